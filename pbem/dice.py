@@ -1,0 +1,137 @@
+"""Randomness anyone can audit: the key chain and the keyed streams of DESIGN §6.
+
+All chance in a game comes from two streams. The public stream of a resolution is keyed by
+that resolution's key from a hash chain whose end (the commitment) is published in the first
+report; the key itself is revealed in the report of the resolution that used it, so any player
+can check `SHA-256(key) == previous key` and recompute every die. The hidden stream (card draws)
+is keyed from the seed and revealed only when the game ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable, Iterable, Sequence
+
+DEFAULT_CHAIN_LENGTH = 4096
+
+
+def _sha256(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def _hmac(key: bytes, message: bytes) -> bytes:
+    return hmac.new(key, message, hashlib.sha256).digest()
+
+
+def chain_end(seed: bytes) -> bytes:
+    """k[L]: the first link computed from the seed, the last one ever revealed."""
+    return _sha256(b"pbem/chain/" + seed)
+
+
+def chain_key(seed: bytes, index: int, length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
+    """k[index] of the chain k[L] = SHA-256("pbem/chain/" || seed), k[i-1] = SHA-256(k[i])."""
+    if not 0 <= index <= length:
+        raise ValueError(f"chain index {index} outside 0..{length}")
+    key = chain_end(seed)
+    for _ in range(length - index):
+        key = _sha256(key)
+    return key
+
+
+def commitment(seed: bytes, length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
+    """k[0], published before any die is rolled."""
+    return chain_key(seed, 0, length)
+
+
+def resolution_key(seed: bytes, resolution: int, length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
+    """The key of resolution r is k[r + 1]; setup (r = 0) uses k[1]."""
+    if resolution + 1 > length:
+        raise ValueError(f"the key chain of {length} links is used up at resolution {resolution}")
+    return chain_key(seed, resolution + 1, length)
+
+
+def key_follows(key: bytes, previous: bytes) -> bool:
+    """True when `key` is the link revealed after `previous`: SHA-256(key) == previous."""
+    return hmac.compare_digest(_sha256(key), previous)
+
+
+def hidden_key(seed: bytes) -> bytes:
+    """h = HMAC-SHA256(seed, "pbem/hidden"): keys card draws; revealed when the game ends."""
+    return _hmac(seed, b"pbem/hidden")
+
+
+def hidden_commitment(seed: bytes) -> bytes:
+    """SHA-256(h), published at the start so that h can be checked when it is revealed."""
+    return _sha256(hidden_key(seed))
+
+
+class Stream:
+    """An endless sequence of bytes made of keyed blocks, with rejection-sampled draws."""
+
+    def __init__(self, block: Callable[[int], bytes]) -> None:
+        self._block = block
+        self._index = 0
+        self._buffer = b""
+        self._pos = 0
+
+    @classmethod
+    def public(cls, key: bytes) -> Stream:
+        """The public stream: HMAC-SHA256(K, "pbem/dice/" || i) for i = 0, 1, 2, ..."""
+        return cls(lambda i: _hmac(key, b"pbem/dice/%d" % i))
+
+    @classmethod
+    def hidden(cls, hidden: bytes, resolution: int) -> Stream:
+        """The hidden stream of a resolution: HMAC-SHA256(h, "pbem/hidden/" || r || "/" || i)."""
+        return cls(lambda i: _hmac(hidden, b"pbem/hidden/%d/%d" % (resolution, i)))
+
+    def byte(self) -> int:
+        """The next byte of the stream."""
+        if self._pos == len(self._buffer):
+            self._buffer = self._block(self._index)
+            self._index += 1
+            self._pos = 0
+        value = self._buffer[self._pos]
+        self._pos += 1
+        return value
+
+    def randbelow(self, n: int) -> int:
+        """A uniform number in 0..n-1 (1 <= n <= 256); bytes >= 256 - 256 % n are skipped."""
+        if not 1 <= n <= 256:
+            raise ValueError(f"randbelow needs 1 <= n <= 256, not {n}")
+        limit = 256 - (256 % n)
+        while True:
+            b = self.byte()
+            if b < limit:
+                return b % n
+
+    def die(self) -> int:
+        """One six-sided die."""
+        return self.randbelow(6) + 1
+
+    def dice(self, count: int) -> tuple[int, ...]:
+        """`count` dice, in the order rolled."""
+        return tuple(self.die() for _ in range(count))
+
+    def shuffle(self, items: Sequence[str]) -> tuple[str, ...]:
+        """Fisher-Yates from the last position down: swap i with randbelow(i + 1)."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return tuple(out)
+
+
+def check_rolls(key: bytes, rolls: Iterable[tuple[Sequence[int], Sequence[int]]]) -> int | None:
+    """Recompute a play resolution's battle dice from its key.
+
+    `rolls` are (attacker, defender) dice in the order rolled. Returns None when every die
+    matches the stream, otherwise the index of the first roll that differs.
+    """
+    stream = Stream.public(key)
+    for index, (attacker, defender) in enumerate(rolls):
+        if tuple(attacker) != stream.dice(len(attacker)):
+            return index
+        if tuple(defender) != stream.dice(len(defender)):
+            return index
+    return None

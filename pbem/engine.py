@@ -1,0 +1,381 @@
+"""Turn resolution: a pure fold of (state, accepted orders, keys) into (new state, events).
+
+Orders reaching the engine were accepted by `rules.validate`; what became impossible since
+(an attack from a territory an earlier attack failed to take) is skipped with an event.
+No file, clock or print in here: the same inputs give the same outputs, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from pbem import rules
+from pbem.board import Board
+from pbem.dice import Stream
+from pbem.events import (
+    AttackStopped,
+    Conquered,
+    Dealt,
+    DrewCard,
+    Eliminated,
+    Event,
+    Fortified,
+    Placed,
+    Reinforced,
+    Rolled,
+    RolledForFirst,
+    SeatsDecided,
+    Skipped,
+    Traded,
+    Won,
+)
+from pbem.orders import BEST, REST, Attack, CardSet, Fortify, Orders
+from pbem.state import (
+    NEUTRAL,
+    GameState,
+    Holding,
+    Options,
+    Phase,
+    Player,
+    SetupMode,
+    TwoPlayer,
+)
+
+
+@dataclass(frozen=True)
+class Randomness:
+    """The keys a resolution draws from: its public key k[r+1] and the hidden key h."""
+
+    public: bytes
+    hidden: bytes
+
+
+class _Table:
+    """A mutable working copy of the state, used only inside one resolution."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.board = state.board
+        self.owner = {t: h.owner for t, h in state.territories.items()}
+        self.armies = {t: h.armies for t, h in state.territories.items()}
+        self.hands = {p.name: list(p.hand) for p in state.players}
+        self.alive = {p.name: p.alive for p in state.players}
+        self.to_place = {p.name: p.to_place for p in state.players}
+        self.deck = list(state.deck)
+        self.sets_traded = state.sets_traded
+        self.winner = state.winner
+        self.events: list[Event] = []
+        self._card_order = {c: i for i, c in enumerate(self.board.cards())}
+
+    def owned(self, player: str) -> list[str]:
+        return [t for t, o in self.owner.items() if o == player]
+
+    def place(self, player: str, territory: str, armies: int, why: str) -> None:
+        self.armies[territory] += armies
+        self.events.append(Placed(player, territory, armies, why))
+
+    def trade(
+        self, player: str, cards: CardSet, *, forced: bool, bonus_used: bool
+    ) -> tuple[int, str | None]:
+        """Trade a set: cards go back to the deck. Returns its value and the territory that
+        gets the +2 (if a card shows one the player holds and the +2 was not yet given)."""
+        hand = self.hands[player]
+        for card in cards:
+            hand.remove(card)
+        self.deck.extend(cards)
+        self.deck.sort(key=self._card_order.__getitem__)
+        value = rules.set_value(self.sets_traded)
+        self.sets_traded += 1
+        self.events.append(Traded(player, tuple(cards), value, self.sets_traded, forced))
+        bonus = None
+        if not bonus_used:
+            bonus = next((c for c in cards if self.owner.get(c) == player), None)
+        return value, bonus
+
+    def freeze(self, **changes: object) -> GameState:
+        players = tuple(
+            replace(
+                p,
+                alive=self.alive[p.name],
+                hand=tuple(self.hands[p.name]),
+                to_place=self.to_place[p.name],
+            )
+            for p in self.state.players
+        )
+        territories = {t: Holding(self.owner[t], self.armies[t]) for t in self.board.names}
+        return replace(
+            self.state,
+            players=players,
+            territories=territories,
+            deck=tuple(self.deck),
+            sets_traded=self.sets_traded,
+            winner=self.winner,
+            **changes,  # type: ignore[arg-type]
+        )
+
+
+def new_game(
+    game: str,
+    names: Sequence[str],
+    board: Board,
+    options: Options,
+    randomness: Randomness,
+) -> tuple[GameState, tuple[Event, ...]]:
+    """Resolution 0, the setup, drawn from the public stream in this order: the dice for the
+    first player (ties roll again), the shuffle of the territories (Fisher-Yates over the board
+    order, from the last position down), then any random placement, one army at a time round
+    the seats (the neutral last), each on randbelow(its territory count) in board order."""
+    if not rules.MIN_PLAYERS <= len(names) <= rules.MAX_PLAYERS:
+        raise ValueError(f"Risk is played by 2 to 6 players, not {len(names)}")
+    stream = Stream.public(randomness.public)
+    events: list[Event] = []
+
+    contenders = list(names)
+    while len(contenders) > 1:
+        rolls = [(name, stream.die()) for name in contenders]
+        events.extend(RolledForFirst(name, die) for name, die in rolls)
+        best = max(die for _, die in rolls)
+        contenders = [name for name, die in rolls if die == best]
+    first = names.index(contenders[0])
+    order = tuple(names[first:]) + tuple(names[:first])
+    events.append(SeatsDecided(order))
+
+    neutral = len(names) == 2 and options.two_player is TwoPlayer.NEUTRAL
+    start = rules.starting_armies(len(names), options.two_player)
+    owners = order + ((NEUTRAL,) if neutral else ())
+    shuffled = stream.shuffle(board.names)
+    owner = {t: owners[i % len(owners)] for i, t in enumerate(shuffled)}
+    armies = dict.fromkeys(board.names, 1)
+    for name in owners:
+        events.append(Dealt(name, tuple(t for t in board.names if owner[t] == name)))
+    left = {name: start - sum(1 for o in owner.values() if o == name) for name in owners}
+
+    random_owners = owners if options.setup is SetupMode.RANDOM else owners[len(order) :]
+    placed = {t: 0 for t in board.names}
+    while any(left[name] > 0 for name in random_owners):
+        for name in random_owners:
+            if left[name] > 0:
+                own = [t for t in board.names if owner[t] == name]
+                placed[own[stream.randbelow(len(own))]] += 1
+                left[name] -= 1
+    for name in random_owners:
+        for t in board.names:
+            if owner[t] == name and placed[t]:
+                armies[t] += placed[t]
+                events.append(Placed(name, t, placed[t], "random"))
+
+    dealt = options.setup is SetupMode.DEAL
+    players = tuple(
+        Player(name, seat, to_place=left[name] if dealt else 0) for seat, name in enumerate(order)
+    )
+    state = GameState(
+        game=game,
+        board=board,
+        options=options,
+        players=players,
+        territories={t: Holding(owner[t], armies[t]) for t in board.names},
+        deck=board.cards(),
+        phase=Phase.SETUP if dealt else Phase.PLAY,
+        turn=0 if dealt else 1,
+        resolution=1,
+        current=0,
+    )
+    return state, tuple(events)
+
+
+def resolve(
+    state: GameState, orders: Sequence[Orders], randomness: Randomness
+) -> tuple[GameState, tuple[Event, ...]]:
+    """Resolve the pending turn from accepted orders: the setup placements of every player, or
+    the current player's turn."""
+    if state.phase is Phase.SETUP:
+        return _resolve_setup(state, orders)
+    if state.phase is Phase.OVER:
+        raise ValueError(f"game {state.game} is over")
+    mine = [o for o in orders if o.player == state.current_player.name]
+    if len(mine) != 1:
+        raise ValueError(f"resolve needs exactly one order file from {state.current_player.name}")
+    return _resolve_turn(state, mine[0], randomness)
+
+
+def _resolve_setup(
+    state: GameState, orders: Sequence[Orders]
+) -> tuple[GameState, tuple[Event, ...]]:
+    table = _Table(state)
+    by_player = {o.player: o for o in orders}
+    for player in state.players:
+        order = by_player.get(player.name)
+        if order is None:
+            raise ValueError(f"the setup turn needs orders from {player.name}")
+        _place_all(table, player.name, order, player.to_place, "setup")
+        table.to_place[player.name] = 0
+    new = table.freeze(phase=Phase.PLAY, turn=1, resolution=state.resolution + 1, current=0)
+    return new, tuple(table.events)
+
+
+def _place_all(table: _Table, player: str, orders: Orders, armies: int, why: str) -> None:
+    fixed = sum(int(p.armies) for p in orders.place if p.armies != REST)
+    for place in orders.place:
+        amount = armies - fixed if place.armies == REST else int(place.armies)
+        table.place(player, place.territory, amount, why)
+
+
+def _resolve_turn(
+    state: GameState, orders: Orders, randomness: Randomness
+) -> tuple[GameState, tuple[Event, ...]]:
+    table = _Table(state)
+    name = orders.player
+    base = rules.reinforcement(state, name)
+    table.events.append(
+        Reinforced(
+            name,
+            state.turn,
+            base.territories,
+            base.from_territories,
+            base.continents,
+            base.from_continents,
+        )
+    )
+    armies = base.total
+    bonus_used = False
+    if orders.trade == BEST:
+        chosen = rules.best_set(state.board, table.hands[name], table.owned(name))
+        trades: tuple[CardSet, ...] = (chosen,) if chosen else ()
+    else:
+        trades = orders.trade
+    for cards in trades:
+        value, bonus = table.trade(name, cards, forced=False, bonus_used=bonus_used)
+        armies += value
+        if bonus:
+            table.place(name, bonus, rules.CARD_TERRITORY_BONUS, "card")
+            bonus_used = True
+    _place_all(table, name, orders, armies, "orders")
+
+    stream = Stream.public(randomness.public)
+    conquests = 0
+    for attack in orders.attack:
+        if table.winner:
+            break
+        result = _attack(table, name, attack, stream, bonus_used)
+        conquests += result[0]
+        bonus_used = result[1]
+
+    if not table.winner:
+        if orders.fortify is not None:
+            _fortify(table, name, orders.fortify)
+        if conquests and table.deck:
+            draw = Stream.hidden(randomness.hidden, state.resolution)
+            card = table.deck.pop(draw.randbelow(len(table.deck)))
+            table.hands[name].append(card)
+            table.events.append(DrewCard(name, card))
+
+    if table.winner:
+        new = table.freeze(phase=Phase.OVER, resolution=state.resolution + 1)
+    else:
+        frozen = table.freeze()
+        new = replace(
+            frozen,
+            turn=state.turn + 1,
+            resolution=state.resolution + 1,
+            current=rules.next_seat(frozen, state.current),
+        )
+    return new, tuple(table.events)
+
+
+def _attack(
+    table: _Table, name: str, attack: Attack, stream: Stream, bonus_used: bool
+) -> tuple[int, bool]:
+    """Carry out one attack order; returns (territories conquered, whether the +2 is used)."""
+    source, target = attack.source, attack.target
+    if table.owner[source] != name:
+        table.events.append(Skipped(name, attack.describe(), f"you do not hold {source}"))
+        return 0, bonus_used
+    if table.owner[target] == name:
+        table.events.append(Skipped(name, attack.describe(), f"you already hold {target}"))
+        return 0, bonus_used
+    if table.armies[source] < 2 or table.armies[source] <= attack.stop_at:
+        table.events.append(
+            Skipped(
+                name,
+                attack.describe(),
+                f"{source} has {table.armies[source]} armies (stop at {attack.stop_at})",
+            )
+        )
+        return 0, bonus_used
+    defender = table.owner[target]
+    last = 0
+    while table.armies[source] > max(1, attack.stop_at):
+        a = rules.attack_dice(table.armies[source], attack.dice)
+        d = rules.defence_dice(table.armies[target])
+        a_dice = stream.dice(a)
+        d_dice = stream.dice(d)
+        lost_a, lost_d = rules.battle(a_dice, d_dice)
+        table.armies[source] -= lost_a
+        table.armies[target] -= lost_d
+        table.events.append(Rolled(name, source, target, defender, a_dice, d_dice, lost_a, lost_d))
+        last = a
+        if table.armies[target] == 0:
+            break
+    if table.armies[target] > 0:
+        why = f"{source} is down to {table.armies[source]}" + (
+            f" (stop at {attack.stop_at})" if attack.stop_at > 1 else ""
+        )
+        table.events.append(AttackStopped(name, source, target, why))
+        return 0, bonus_used
+
+    moved, note = rules.move_in(table.armies[source], last, attack.move)
+    table.owner[target] = name
+    table.armies[source] -= moved
+    table.armies[target] = moved
+    table.events.append(Conquered(name, source, target, defender, moved, note))
+    if defender != NEUTRAL and not any(o == defender for o in table.owner.values()):
+        bonus_used = _eliminate(table, name, defender, target, bonus_used)
+    return 1, bonus_used
+
+
+def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: bool) -> bool:
+    """The loser is out; the victor takes their cards and, holding 6 or more, trades sets at
+    once down to 4 or fewer, placing those armies on the territory just conquered."""
+    taken = table.hands[loser]
+    table.hands[loser] = []
+    table.hands[victor].extend(taken)
+    table.alive[loser] = False
+    table.events.append(Eliminated(loser, victor, len(taken)))
+    living = [p for p, alive in table.alive.items() if alive]
+    if len(living) == 1:
+        table.winner = living[0]
+        table.events.append(Won(living[0]))
+        return bonus_used
+    hand = table.hands[victor]
+    if len(hand) >= rules.ELIMINATION_TRADE_HAND:
+        while len(hand) > rules.ELIMINATION_TRADE_DOWN_TO:
+            chosen = rules.best_set(table.board, hand, table.owned(victor))
+            if chosen is None:  # cannot happen with 5 or more cards; kept for safety
+                break
+            value, bonus = table.trade(victor, chosen, forced=True, bonus_used=bonus_used)
+            table.place(victor, where, value, "elimination")
+            if bonus:
+                table.place(victor, bonus, rules.CARD_TERRITORY_BONUS, "card")
+                bonus_used = True
+    return bonus_used
+
+
+def _fortify(table: _Table, name: str, fortify: Fortify) -> None:
+    state = table.freeze()
+    reason = rules.can_fortify(state, name, fortify.source, fortify.target)
+    if reason:
+        table.events.append(Skipped(name, fortify.describe(), reason))
+        return
+    most = table.armies[fortify.source] - 1
+    note = None
+    if fortify.armies == "all":
+        moved = most
+    else:
+        moved = int(fortify.armies)
+        if moved > most:
+            note = f"asked to move {moved}, cut to {most}: one army stays behind"
+            moved = most
+    table.armies[fortify.source] -= moved
+    table.armies[fortify.target] += moved
+    table.events.append(Fortified(name, fortify.source, fortify.target, moved, note))

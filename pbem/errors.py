@@ -1,0 +1,71 @@
+"""The errors a user can cause, each with a message they can act on.
+
+The command line turns any `PbemError` into a one-line message and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+
+class PbemError(Exception):
+    """Base of every error caused by input: order files, game files, arguments."""
+
+
+class BoardError(PbemError):
+    """A board's data is inconsistent (asymmetric border, territory in no continent, ...)."""
+
+
+class UnknownTerritory(PbemError):
+    """A name that matches no territory; carries the nearest name to suggest."""
+
+    def __init__(self, text: str, suggestion: str | None) -> None:
+        self.text = text
+        self.suggestion = suggestion
+        hint = f"; did you mean '{suggestion}'?" if suggestion else ""
+        super().__init__(f"unknown territory '{text}'{hint}")
+
+
+class OrderError(PbemError):
+    """An order file that cannot be accepted; lists every problem found, each with its line."""
+
+    def __init__(self, problems: list[Problem], source: str = "orders") -> None:
+        self.problems = problems
+        self.source = source
+        super().__init__("\n".join(p.format(source) for p in problems))
+
+
+class Problem:
+    """One thing wrong in an order file: a message and the line it came from (if known)."""
+
+    __slots__ = ("message", "line")
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        self.message = message
+        self.line = line
+
+    def format(self, source: str = "orders") -> str:
+        where = f"{source} line {self.line}" if self.line else source
+        return f"{where}: {self.message}"
+
+    def __repr__(self) -> str:
+        return f"Problem({self.message!r}, line={self.line!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Problem)
+            and (self.message, self.line) == (other.message, other.line)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.message, self.line))
+
+
+class GameFileError(PbemError):
+    """The game directory or one of its files is missing, unreadable or inconsistent."""
+
+
+class LockedError(PbemError):
+    """Another run holds the game's lock."""
+
+
+class AuditError(PbemError):
+    """The history does not replay to what was recorded."""

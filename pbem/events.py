@@ -1,0 +1,210 @@
+"""Events: the one record of what happened in a resolution.
+
+Reports render them, the history stores them, the audit replays and compares them. Each event
+is a frozen dataclass whose `kind` names it in files; `to_dict`/`event_from_dict` round-trip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as plain data: its kind, then its fields (None left out, tuples as lists)."""
+        out: dict[str, Any] = {"type": self.kind}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+@dataclass(frozen=True)
+class RolledForFirst(Event):
+    """A die rolled to decide who plays first (ties roll again)."""
+
+    kind: ClassVar[str] = "rolled_for_first"
+    player: str
+    die: int
+
+
+@dataclass(frozen=True)
+class SeatsDecided(Event):
+    """The order of play: the winner of the first roll, then round the table."""
+
+    kind: ClassVar[str] = "seats_decided"
+    order: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Dealt(Event):
+    """Territories dealt to a player (or the neutral) at setup, one army each."""
+
+    kind: ClassVar[str] = "dealt"
+    player: str
+    territories: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Reinforced(Event):
+    """A player's turn began: the armies they get before any card trade."""
+
+    kind: ClassVar[str] = "reinforced"
+    player: str
+    turn: int
+    territories: int
+    from_territories: int
+    continents: tuple[str, ...]
+    from_continents: int
+
+
+@dataclass(frozen=True)
+class Traded(Event):
+    """A set of cards traded in for armies (`forced` after an elimination)."""
+
+    kind: ClassVar[str] = "traded"
+    player: str
+    cards: tuple[str, ...]
+    value: int
+    set_number: int
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class Placed(Event):
+    """Armies placed on a territory; `why` is orders, card (+2), setup, random or elimination."""
+
+    kind: ClassVar[str] = "placed"
+    player: str
+    territory: str
+    armies: int
+    why: str = "orders"
+
+
+@dataclass(frozen=True)
+class Rolled(Event):
+    """One roll of a battle: both sides' dice as rolled, unsorted, and the losses."""
+
+    kind: ClassVar[str] = "rolled"
+    player: str
+    source: str
+    target: str
+    defender_name: str
+    attacker: tuple[int, ...]
+    defender: tuple[int, ...]
+    attacker_losses: int
+    defender_losses: int
+
+
+@dataclass(frozen=True)
+class Conquered(Event):
+    """A territory taken, and the armies moved into it."""
+
+    kind: ClassVar[str] = "conquered"
+    player: str
+    source: str
+    target: str
+    loser: str
+    moved: int
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class AttackStopped(Event):
+    """An attack that ended without taking its target, and why."""
+
+    kind: ClassVar[str] = "attack_stopped"
+    player: str
+    source: str
+    target: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Eliminated(Event):
+    """A player lost their last territory; the victor takes their cards."""
+
+    kind: ClassVar[str] = "eliminated"
+    player: str
+    by: str
+    cards_taken: int
+
+
+@dataclass(frozen=True)
+class DrewCard(Event):
+    """The card drawn at the end of a turn with a conquest (secret to all but its owner)."""
+
+    kind: ClassVar[str] = "drew_card"
+    player: str
+    card: str
+
+
+@dataclass(frozen=True)
+class Fortified(Event):
+    """The one move of armies at the end of a turn."""
+
+    kind: ClassVar[str] = "fortified"
+    player: str
+    source: str
+    target: str
+    armies: int
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Skipped(Event):
+    """An accepted order that became impossible during resolution, and why."""
+
+    kind: ClassVar[str] = "skipped"
+    player: str
+    order: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Won(Event):
+    """The game is over: one player is left standing."""
+
+    kind: ClassVar[str] = "won"
+    player: str
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (
+        RolledForFirst,
+        SeatsDecided,
+        Dealt,
+        Reinforced,
+        Traded,
+        Placed,
+        Rolled,
+        Conquered,
+        AttackStopped,
+        Eliminated,
+        DrewCard,
+        Fortified,
+        Skipped,
+        Won,
+    )
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from `Event.to_dict` output (lists become tuples again)."""
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(str(kind))
+    if cls is None:
+        raise ValueError(f"unknown event type {kind!r}")
+    values = {
+        f.name: tuple(data[f.name]) if isinstance(data.get(f.name), list) else data.get(f.name)
+        for f in fields(cls)
+        if f.name in data
+    }
+    return cls(**values)

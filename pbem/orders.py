@@ -1,0 +1,369 @@
+"""Order files: TOML text to typed orders (with the line each came from), and back.
+
+Parsing checks the shape of a file: types, known keys, territory names. Whether the orders are
+legal in the current state is `rules.validate`'s question.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pbem.board import Board
+from pbem.errors import OrderError, Problem, UnknownTerritory
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+REST: Literal["rest"] = "rest"
+ALL: Literal["all"] = "all"
+MIN: Literal["min"] = "min"
+BEST: Literal["best"] = "best"
+
+PlaceAmount = int | Literal["rest"]
+MoveRule = int | Literal["all", "min"]
+FortifyAmount = int | Literal["all"]
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Put armies on one of your territories; "rest" takes what the other placements leave."""
+
+    territory: str
+    armies: PlaceAmount
+    line: int | None = field(default=None, compare=False)
+
+    def to_toml(self) -> str:
+        return (
+            f"[[place]]\nterritory = {_toml_value(self.territory)}\n"
+            f"armies = {_toml_value(self.armies)}\n"
+        )
+
+    def describe(self) -> str:
+        return f"place {self.armies} on {self.territory}"
+
+
+@dataclass(frozen=True)
+class Attack:
+    """Attack `target` from `source` until it falls or `source` is down to `stop_at` armies."""
+
+    source: str
+    target: str
+    dice: int | None = None
+    stop_at: int = 1
+    move: MoveRule = ALL
+    line: int | None = field(default=None, compare=False)
+
+    def to_toml(self) -> str:
+        out = f"[[attack]]\nfrom = {_toml_value(self.source)}\nto = {_toml_value(self.target)}\n"
+        if self.dice is not None:
+            out += f"dice = {self.dice}\n"
+        if self.stop_at != 1:
+            out += f"stop_at = {self.stop_at}\n"
+        if self.move != ALL:
+            out += f"move = {_toml_value(self.move)}\n"
+        return out
+
+    def describe(self) -> str:
+        return f"attack {self.target} from {self.source}"
+
+
+@dataclass(frozen=True)
+class Fortify:
+    """Move armies once, at the end of the turn, between two of your territories."""
+
+    source: str
+    target: str
+    armies: FortifyAmount
+    line: int | None = field(default=None, compare=False)
+
+    def to_toml(self) -> str:
+        return (
+            f"[fortify]\nfrom = {_toml_value(self.source)}\nto = {_toml_value(self.target)}\n"
+            f"armies = {_toml_value(self.armies)}\n"
+        )
+
+    def describe(self) -> str:
+        return f"fortify {self.target} from {self.source} with {self.armies}"
+
+
+CardSet = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Orders:
+    """One player's order file for one turn."""
+
+    game: str
+    turn: int
+    player: str
+    secret: str
+    trade: tuple[CardSet, ...] | Literal["best"] = ()
+    place: tuple[Place, ...] = ()
+    attack: tuple[Attack, ...] = ()
+    fortify: Fortify | None = None
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def line_of(self, key: str) -> int | None:
+        return self.lines.get(key)
+
+    def to_toml(self) -> str:
+        """The orders as the TOML a player would write; parsing it gives equal orders."""
+        out = (
+            f"game = {_toml_value(self.game)}\nturn = {self.turn}\n"
+            f"player = {_toml_value(self.player)}\nsecret = {_toml_value(self.secret)}\n"
+        )
+        if self.trade == BEST:
+            out += 'trade = "best"\n'
+        elif self.trade:
+            sets = ", ".join("[" + ", ".join(_toml_value(c) for c in s) + "]" for s in self.trade)
+            out += f"trade = [{sets}]\n"
+        for part in (*self.place, *self.attack, *((self.fortify,) if self.fortify else ())):
+            out += "\n" + part.to_toml()
+        return out
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z_]+)\s*\]\]?")
+_KEY = re.compile(r"^\s*([A-Za-z_]+)\s*=")
+
+
+def _locate(text: str) -> dict[str, int]:
+    """Line numbers of keys: "turn", "place.0", "place.0.armies", "fortify.to", ..."""
+    lines: dict[str, int] = {}
+    table = ""
+    counts: dict[str, int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(raw)
+        if header:
+            name = header.group(2)
+            if header.group(1) == "[[":
+                index = counts.get(name, 0)
+                counts[name] = index + 1
+                table = f"{name}.{index}"
+            else:
+                table = name
+            lines.setdefault(table, number)
+            continue
+        key = _KEY.match(raw)
+        if key:
+            path = f"{table}.{key.group(1)}" if table else key.group(1)
+            lines.setdefault(path, number)
+    return lines
+
+
+_TOP_KEYS = {"game", "turn", "player", "secret", "trade", "place", "attack", "fortify"}
+_PLACE_KEYS = {"territory", "armies"}
+_ATTACK_KEYS = {"from", "to", "dice", "stop_at", "move"}
+_FORTIFY_KEYS = {"from", "to", "armies"}
+
+
+class _Reader:
+    """Collects every problem of a file while building its orders."""
+
+    def __init__(self, board: Board, lines: dict[str, int]) -> None:
+        self.board = board
+        self.lines = lines
+        self.problems: list[Problem] = []
+
+    def line(self, *paths: str) -> int | None:
+        for path in paths:
+            while path:
+                if path in self.lines:
+                    return self.lines[path]
+                path = path.rpartition(".")[0]
+        return None
+
+    def fail(self, message: str, *paths: str) -> None:
+        self.problems.append(Problem(message, self.line(*paths)))
+
+    def territory(self, value: object, path: str) -> str | None:
+        if not isinstance(value, str):
+            self.fail(f"'{path.rsplit('.', 1)[-1]}' must be a territory name in quotes", path)
+            return None
+        try:
+            return self.board.lookup(value)
+        except UnknownTerritory as err:
+            self.fail(str(err), path)
+            return None
+
+    def integer(self, value: object, path: str, low: int, high: int | None = None) -> int | None:
+        name = path.rsplit(".", 1)[-1]
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(f"'{name}' must be a whole number, not {value!r}", path)
+            return None
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            self.fail(f"'{name}' must be {bound}, not {value}", path)
+            return None
+        return value
+
+    def unknown_keys(self, table: Mapping[str, Any], allowed: set[str], path: str) -> None:
+        for key in table:
+            if key not in allowed:
+                where = f"{path}.{key}" if path else key
+                known = ", ".join(sorted(allowed))
+                self.fail(f"unknown key '{key}' (known keys here: {known})", where)
+
+    def tables(self, data: Mapping[str, Any], name: str) -> list[tuple[str, Mapping[str, Any]]]:
+        value = data.get(name, [])
+        if isinstance(value, dict):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            self.fail(f"'{name}' must be written as [[{name}]] tables", name)
+            return []
+        return [(f"{name}.{i}", v) for i, v in enumerate(value)]
+
+
+def parse_orders(text: str, board: Board) -> Orders:
+    """Parse an order file; raises OrderError listing every problem with its line."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        match = re.search(r"line (\d+)", str(err))
+        line = int(match.group(1)) if match else None
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+        raise OrderError(
+            [Problem(f"this is not valid TOML ({reason}); check quotes, brackets and '='", line)]
+        ) from None
+    reader = _Reader(board, _locate(text))
+    reader.unknown_keys(data, _TOP_KEYS, "")
+
+    header: dict[str, Any] = {}
+    for key, kind in (("game", str), ("player", str), ("secret", str), ("turn", int)):
+        value = data.get(key)
+        if value is None:
+            reader.fail(f"'{key}' is missing: copy it from your last report", key)
+        elif not isinstance(value, kind) or isinstance(value, bool):
+            reader.fail(f"'{key}' must be {'a number' if kind is int else 'text in quotes'}", key)
+        else:
+            header[key] = value
+
+    trade = _parse_trade(reader, data.get("trade"))
+    place = _parse_place(reader, data)
+    attack = _parse_attack(reader, data)
+    fortify = _parse_fortify(reader, data)
+
+    if reader.problems:
+        raise OrderError(reader.problems)
+    return Orders(
+        game=header["game"],
+        turn=header["turn"],
+        player=header["player"],
+        secret=header["secret"],
+        trade=trade,
+        place=place,
+        attack=attack,
+        fortify=fortify,
+        lines=reader.lines,
+    )
+
+
+def _parse_trade(reader: _Reader, value: object) -> tuple[CardSet, ...] | Literal["best"]:
+    if value is None:
+        return ()
+    if value == BEST:
+        return BEST
+    usage = 'trade must be "best" or a list of sets, e.g. [["Alaska", "Peru", "wild"]]'
+    if not isinstance(value, list):
+        reader.fail(usage, "trade")
+        return ()
+    sets: list[CardSet] = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 3:
+            reader.fail(f"each set traded is three cards: {usage}", "trade")
+            continue
+        cards: list[str] = []
+        for card in item:
+            if isinstance(card, str) and card.strip().lower() == "wild":
+                cards.append("wild")
+            else:
+                name = reader.territory(card, "trade")
+                if name is not None:
+                    cards.append(name)
+        if len(cards) == 3:
+            sets.append((cards[0], cards[1], cards[2]))
+    return tuple(sets)
+
+
+def _parse_place(reader: _Reader, data: Mapping[str, Any]) -> tuple[Place, ...]:
+    out: list[Place] = []
+    rests = 0
+    for path, table in reader.tables(data, "place"):
+        reader.unknown_keys(table, _PLACE_KEYS, path)
+        territory = reader.territory(table.get("territory"), f"{path}.territory")
+        raw = table.get("armies")
+        armies: PlaceAmount | None
+        if raw == REST:
+            rests += 1
+            armies = REST
+            if rests > 1:
+                reader.fail('"rest" may be used once per file', f"{path}.armies")
+        elif raw is None:
+            reader.fail("'armies' is missing: a number, or \"rest\"", path)
+            armies = None
+        else:
+            armies = reader.integer(raw, f"{path}.armies", 1)
+        if territory is not None and armies is not None:
+            out.append(Place(territory, armies, reader.line(path)))
+    return tuple(out)
+
+
+def _parse_attack(reader: _Reader, data: Mapping[str, Any]) -> tuple[Attack, ...]:
+    out: list[Attack] = []
+    for path, table in reader.tables(data, "attack"):
+        reader.unknown_keys(table, _ATTACK_KEYS, path)
+        source = reader.territory(table.get("from"), f"{path}.from")
+        target = reader.territory(table.get("to"), f"{path}.to")
+        dice = None
+        if "dice" in table:
+            dice = reader.integer(table["dice"], f"{path}.dice", 1, 3)
+        stop_at = reader.integer(table.get("stop_at", 1), f"{path}.stop_at", 1)
+        raw_move = table.get("move", ALL)
+        move: MoveRule | None
+        if raw_move in (ALL, MIN):
+            move = raw_move
+        elif isinstance(raw_move, int) and not isinstance(raw_move, bool):
+            move = reader.integer(raw_move, f"{path}.move", 1)
+        else:
+            reader.fail('\'move\' must be "all", "min" or a number of armies', f"{path}.move")
+            move = None
+        if source and target and stop_at is not None and move is not None:
+            if "dice" in table and dice is None:
+                continue
+            out.append(Attack(source, target, dice, stop_at, move, reader.line(path)))
+    return tuple(out)
+
+
+def _parse_fortify(reader: _Reader, data: Mapping[str, Any]) -> Fortify | None:
+    value = data.get("fortify")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        reader.fail("fortify is one [fortify] table: only one fortification per turn", "fortify")
+        return None
+    reader.unknown_keys(value, _FORTIFY_KEYS, "fortify")
+    source = reader.territory(value.get("from"), "fortify.from")
+    target = reader.territory(value.get("to"), "fortify.to")
+    raw = value.get("armies")
+    armies: FortifyAmount | None
+    if raw == ALL:
+        armies = ALL
+    elif raw is None:
+        reader.fail("'armies' is missing: a number, or \"all\"", "fortify")
+        armies = None
+    else:
+        armies = reader.integer(raw, "fortify.armies", 1)
+    if source and target and armies is not None:
+        return Fortify(source, target, armies, reader.line("fortify"))
+    return None

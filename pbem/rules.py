@@ -1,0 +1,359 @@
+"""The rules of classic Risk as pure functions: values, legality, battles, reinforcements."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from pbem.board import WILD, Board
+from pbem.errors import Problem
+from pbem.orders import ALL, BEST, REST, CardSet, Orders
+from pbem.state import NEUTRAL, FortifyMode, GameState, Phase, TwoPlayer
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+SET_VALUES = (4, 6, 8, 10, 12, 15)
+FORCED_TRADE_HAND = 5
+ELIMINATION_TRADE_HAND = 6
+ELIMINATION_TRADE_DOWN_TO = 4
+CARD_TERRITORY_BONUS = 2
+
+_Fail = Callable[[str, "int | None"], None]
+
+
+def starting_armies(players: int, two_player: TwoPlayer = TwoPlayer.NEUTRAL) -> int:
+    """Armies each player starts with: 35/30/25/20 for 3-6; 40 (with neutral) or 50 for two."""
+    if players == 2:
+        return 40 if two_player is TwoPlayer.NEUTRAL else 50
+    table = {3: 35, 4: 30, 5: 25, 6: 20}
+    if players not in table:
+        raise ValueError(f"Risk is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
+    return table[players]
+
+
+def set_value(sets_traded: int) -> int:
+    """The armies the next set gives when `sets_traded` sets were traded before in the game."""
+    if sets_traded < len(SET_VALUES):
+        return SET_VALUES[sets_traded]
+    return SET_VALUES[-1] + 5 * (sets_traded - len(SET_VALUES) + 1)
+
+
+def is_set(board: Board, cards: Sequence[str]) -> bool:
+    """Three alike, one of each, or any two with a wild."""
+    if len(cards) != 3:
+        return False
+    if WILD in cards:
+        return True
+    kinds = {board.card_kind(c) for c in cards}
+    return len(kinds) in (1, 3)
+
+
+def sets_in(board: Board, hand: Sequence[str]) -> tuple[CardSet, ...]:
+    """Every distinct set the hand can trade, in hand order."""
+    found: list[CardSet] = []
+    for combo in itertools.combinations(hand, 3):
+        key = (combo[0], combo[1], combo[2])
+        if is_set(board, combo) and key not in found:
+            found.append(key)
+    return tuple(found)
+
+
+def best_set(board: Board, hand: Sequence[str], owned: Iterable[str]) -> CardSet | None:
+    """The set to trade when asked for "best": every set is worth the same, so prefer one that
+    shows a territory you hold (+2), then one that keeps your wild cards."""
+    mine = set(owned)
+    choices = sets_in(board, hand)
+    if not choices:
+        return None
+    return min(
+        choices,
+        key=lambda s: (not any(c in mine for c in s), sum(c == WILD for c in s)),
+    )
+
+
+def remove_cards(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...] | None:
+    """The hand without `cards` (wild counted as often as named), or None if it lacks one."""
+    rest = list(hand)
+    for card in cards:
+        if card not in rest:
+            return None
+        rest.remove(card)
+    return tuple(rest)
+
+
+@dataclass(frozen=True)
+class Reinforcement:
+    """The armies a turn gives before trading: territories // 3 (at least 3) and continents."""
+
+    territories: int
+    from_territories: int
+    continents: tuple[str, ...]
+    from_continents: int
+
+    @property
+    def total(self) -> int:
+        return self.from_territories + self.from_continents
+
+
+def reinforcement(state: GameState, player: str) -> Reinforcement:
+    """What `player`'s next turn gives before any card trade."""
+    count = len(state.owned(player))
+    held = state.continents_held(player)
+    bonus = sum(state.board.continents[c].bonus for c in held)
+    return Reinforcement(count, max(3, count // 3), held, bonus)
+
+
+def attack_dice(armies: int, wanted: int | None = None) -> int:
+    """Dice the attacker rolls: at most 3, one fewer than the armies, at most what was asked."""
+    return max(0, min(3, armies - 1, wanted if wanted is not None else 3))
+
+
+def defence_dice(armies: int) -> int:
+    """The defender always rolls as many as allowed: 2 with two or more armies."""
+    return min(2, armies)
+
+
+def battle(attacker: Sequence[int], defender: Sequence[int]) -> tuple[int, int]:
+    """Losses (attacker, defender): highest against highest, then second; ties to the defender."""
+    lost_a = lost_d = 0
+    for a, d in zip(sorted(attacker, reverse=True), sorted(defender, reverse=True), strict=False):
+        if a > d:
+            lost_d += 1
+        else:
+            lost_a += 1
+    return lost_a, lost_d
+
+
+def move_in(armies: int, last_dice: int, rule: int | str) -> tuple[int, str | None]:
+    """Armies moved into a conquered territory from one holding `armies`, and a note if the
+    number asked for was changed: at least the dice of the last roll, one left behind."""
+    most = armies - 1
+    if rule == ALL:
+        return most, None
+    if rule == "min":
+        return min(last_dice, most), None
+    asked = int(rule)
+    if asked < last_dice:
+        return last_dice, f"asked to move {asked}, raised to {last_dice}: the dice of the last roll"
+    if asked > most:
+        return most, f"asked to move {asked}, cut to {most}: one army stays behind"
+    return asked, None
+
+
+def connected(state: GameState, player: str, source: str, target: str) -> bool:
+    """Whether a chain of `player`'s territories leads from source to target."""
+    seen = {source}
+    frontier = [source]
+    while frontier:
+        here = frontier.pop()
+        if here == target:
+            return True
+        for n in state.board.neighbours(here):
+            if n not in seen and state.owner(n) == player:
+                seen.add(n)
+                frontier.append(n)
+    return False
+
+
+def can_fortify(state: GameState, player: str, source: str, target: str) -> str | None:
+    """None when the fortification is legal now, else the reason it is not."""
+    if source == target:
+        return "fortify needs two different territories"
+    for t in (source, target):
+        if state.owner(t) != player:
+            return f"you do not hold {t}"
+    if state.armies(source) < 2:
+        return f"{source} has only 1 army: one must stay behind"
+    if state.options.fortify is FortifyMode.CONNECTED:
+        if not connected(state, player, source, target):
+            return f"no chain of your territories leads from {source} to {target}"
+    elif not state.board.adjacent(source, target):
+        return f"{source} and {target} are not adjacent"
+    return None
+
+
+def next_seat(state: GameState, seat: int) -> int:
+    """The next living player after `seat`, round the table."""
+    n = len(state.players)
+    for step in range(1, n + 1):
+        candidate = (seat + step) % n
+        if state.players[candidate].alive:
+            return candidate
+    return seat
+
+
+def validate(state: GameState, orders: Orders) -> list[Problem]:
+    """Every reason these orders cannot be accepted for the pending turn (empty when valid).
+
+    The secret is the shell's to check; this looks at game, turn, player and the orders.
+    """
+    problems: list[Problem] = []
+
+    def fail(message: str, line: int | None) -> None:
+        problems.append(Problem(message, line))
+
+    if orders.game != state.game:
+        fail(
+            f"these orders are for game '{orders.game}', not '{state.game}'",
+            orders.line_of("game"),
+        )
+    if state.phase is Phase.OVER:
+        fail(f"game '{state.game}' is over: no more orders are taken", orders.line_of("game"))
+        return problems
+    if orders.turn != state.turn:
+        when = "an earlier" if orders.turn < state.turn else "a later"
+        fail(
+            f"these orders are for turn {orders.turn}, {when} turn; the pending turn is "
+            f"{state.turn}: start from the order file in your latest report",
+            orders.line_of("turn"),
+        )
+    if not state.has_player(orders.player) or orders.player == NEUTRAL:
+        fail(f"there is no player '{orders.player}' in this game", orders.line_of("player"))
+        return problems
+    if orders.player not in state.awaiting():
+        fail(
+            f"it is not {orders.player}'s turn: the game awaits "
+            f"{', '.join(state.awaiting()) or 'nobody'}",
+            orders.line_of("player"),
+        )
+        return problems
+    if state.phase is Phase.SETUP:
+        _validate_setup(state, orders, fail)
+    else:
+        _validate_turn(state, orders, fail)
+    return problems
+
+
+def _validate_setup(state: GameState, orders: Orders, fail: _Fail) -> None:
+    for key in ("trade", "attack", "fortify"):
+        if getattr(orders, key):
+            fail(f"the setup turn only places armies: remove '{key}'", orders.line_of(key))
+    player = state.player(orders.player)
+    _validate_placement(state, orders, player.to_place, "your setup armies", fail)
+
+
+def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
+    player = state.player(orders.player)
+    owned = set(state.owned(player.name))
+    hand: tuple[str, ...] = player.hand
+    armies = reinforcement(state, player.name).total
+    traded = state.sets_traded
+    trade_line = orders.line_of("trade")
+    if orders.trade == BEST:
+        chosen = best_set(state.board, hand, owned)
+        if chosen is None:
+            fail('trade = "best" but your hand holds no set: remove the trade', trade_line)
+        else:
+            armies += set_value(traded)
+            traded += 1
+            hand = remove_cards(hand, chosen) or hand
+    else:
+        for cards in orders.trade:
+            left = remove_cards(hand, cards)
+            if left is None:
+                held = ", ".join(hand) or "no cards"
+                fail(f"you do not hold all of {', '.join(cards)} (your hand: {held})", trade_line)
+            elif not is_set(state.board, cards):
+                fail(
+                    f"{', '.join(cards)} is not a set: trade three alike, one of each, "
+                    "or two and a wild",
+                    trade_line,
+                )
+            else:
+                hand = left
+                armies += set_value(traded)
+                traded += 1
+    if len(player.hand) >= FORCED_TRADE_HAND and traded == state.sets_traded:
+        fail(
+            f"you hold {len(player.hand)} cards: with {FORCED_TRADE_HAND} or more you must trade "
+            'a set; add trade = "best" (and place the extra armies, "rest" makes that easy)',
+            trade_line or orders.line_of("player"),
+        )
+    placed = _validate_placement(state, orders, armies, "your reinforcements", fail)
+
+    # Attacks: a later attack may start from a territory an earlier one is to conquer.
+    reachable = set(owned)
+    for attack in orders.attack:
+        line = attack.line
+        if not state.board.adjacent(attack.source, attack.target):
+            fail(f"cannot attack '{attack.target}' from '{attack.source}': not adjacent", line)
+        if attack.source not in reachable:
+            fail(
+                f"cannot attack from '{attack.source}': it is not yours "
+                "(and no earlier attack of yours takes it)",
+                line,
+            )
+        elif attack.source in owned:
+            after = state.armies(attack.source) + placed.get(attack.source, 0)
+            if after < 2:
+                fail(
+                    f"cannot attack from '{attack.source}': it will hold {after} army, "
+                    "and an attack needs at least 2",
+                    line,
+                )
+        if attack.target in owned:
+            fail(f"cannot attack '{attack.target}': it is already yours", line)
+        reachable.add(attack.target)
+    fortify = orders.fortify
+    if fortify is not None:
+        line = fortify.line
+        if fortify.source == fortify.target:
+            fail("fortify needs two different territories", line)
+        for t in (fortify.source, fortify.target):
+            if t not in reachable:
+                fail(f"cannot fortify with '{t}': it is not yours", line)
+        if state.options.fortify is FortifyMode.ADJACENT and not state.board.adjacent(
+            fortify.source, fortify.target
+        ):
+            fail(
+                f"cannot fortify '{fortify.target}' from '{fortify.source}': not adjacent "
+                "(this game fortifies between adjacent territories only)",
+                line,
+            )
+        if fortify.armies != ALL and fortify.source in owned and not orders.attack:
+            most = state.armies(fortify.source) + placed.get(fortify.source, 0) - 1
+            if int(fortify.armies) > most:
+                fail(
+                    f"cannot move {fortify.armies} from '{fortify.source}': at most {most} "
+                    '(one stays behind); write armies = "all" to move all but one',
+                    line,
+                )
+
+
+def _validate_placement(
+    state: GameState, orders: Orders, armies: int, what: str, fail: _Fail
+) -> dict[str, int]:
+    """Check that placements add up to exactly `armies`; returns armies per territory."""
+    placed: dict[str, int] = {}
+    fixed = 0
+    rest_line: int | None = None
+    for place in orders.place:
+        if state.owner(place.territory) != orders.player:
+            fail(f"cannot place on '{place.territory}': it is not yours", place.line)
+        if place.armies == REST:
+            rest_line = place.line
+        else:
+            fixed += int(place.armies)
+            placed[place.territory] = placed.get(place.territory, 0) + int(place.armies)
+    if rest_line is not None:
+        for place in orders.place:
+            if place.armies == REST:
+                if fixed >= armies:
+                    fail(
+                        f'"rest" leaves nothing: the other placements already use {fixed} '
+                        f"of {what} ({armies})",
+                        rest_line,
+                    )
+                placed[place.territory] = placed.get(place.territory, 0) + armies - fixed
+    elif fixed != armies:
+        line = orders.place[-1].line if orders.place else orders.line_of("player")
+        if fixed > armies:
+            fail(f"too many armies placed: {fixed}, but {what} are {armies}", line)
+        else:
+            fail(
+                f"{fixed} armies placed, but {what} are {armies}: place {armies - fixed} more "
+                '(armies = "rest" places whatever is left)',
+                line,
+            )
+    return placed

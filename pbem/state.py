@@ -1,0 +1,129 @@
+"""The game state: plain, serialisable, immutable data, and the queries every part asks of it."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pbem.board import Board
+
+NEUTRAL = "neutral"
+"""The owner name of the neutral armies of a two-player game; no player may take it."""
+
+
+class Phase(str, enum.Enum):
+    SETUP = "setup"
+    PLAY = "play"
+    OVER = "over"
+
+
+class SetupMode(str, enum.Enum):
+    DEAL = "deal"
+    RANDOM = "random"
+
+
+class TwoPlayer(str, enum.Enum):
+    NEUTRAL = "neutral"
+    CLASSIC = "classic"
+
+
+class FortifyMode(str, enum.Enum):
+    ADJACENT = "adjacent"
+    CONNECTED = "connected"
+
+
+@dataclass(frozen=True)
+class Options:
+    """The rules options a game is created with; they never change afterwards."""
+
+    setup: SetupMode = SetupMode.DEAL
+    two_player: TwoPlayer = TwoPlayer.NEUTRAL
+    fortify: FortifyMode = FortifyMode.ADJACENT
+
+
+@dataclass(frozen=True)
+class Player:
+    """A seat at the table: its hand, whether it still plays, armies left to place in setup."""
+
+    name: str
+    seat: int
+    alive: bool = True
+    hand: tuple[str, ...] = ()
+    to_place: int = 0
+
+
+@dataclass(frozen=True)
+class Holding:
+    """Who holds a territory and with how many armies."""
+
+    owner: str
+    armies: int
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Everything the rules need to go on with a game; secrets and keys live elsewhere.
+
+    `territories` is in board order and is never mutated: a resolution builds a new one.
+    `resolution` is the number of the next resolution (setup was resolution 0); `turn` is the
+    pending turn (0 is the setup turn of a dealt game, play turns count from 1).
+    """
+
+    game: str
+    board: Board = field(repr=False)
+    options: Options
+    players: tuple[Player, ...]
+    territories: Mapping[str, Holding]
+    deck: tuple[str, ...]
+    phase: Phase = Phase.PLAY
+    turn: int = 1
+    resolution: int = 1
+    current: int = 0
+    sets_traded: int = 0
+    winner: str | None = None
+
+    def player(self, name: str) -> Player:
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def has_player(self, name: str) -> bool:
+        return any(p.name == name for p in self.players)
+
+    @property
+    def current_player(self) -> Player:
+        return self.players[self.current]
+
+    def awaiting(self) -> tuple[str, ...]:
+        """The players whose orders the pending turn needs."""
+        if self.phase is Phase.SETUP:
+            return tuple(p.name for p in self.players if p.alive)
+        if self.phase is Phase.PLAY:
+            return (self.current_player.name,)
+        return ()
+
+    def owner(self, territory: str) -> str:
+        return self.territories[territory].owner
+
+    def armies(self, territory: str) -> int:
+        return self.territories[territory].armies
+
+    def owned(self, owner: str) -> tuple[str, ...]:
+        """The territories `owner` holds, in board order."""
+        return tuple(t for t, h in self.territories.items() if h.owner == owner)
+
+    def total_armies(self, owner: str) -> int:
+        return sum(h.armies for h in self.territories.values() if h.owner == owner)
+
+    def continents_held(self, owner: str) -> tuple[str, ...]:
+        """The continents every territory of which `owner` holds, in board order."""
+        return tuple(
+            c.name
+            for c in self.board.continents.values()
+            if all(self.territories[t].owner == owner for t in c.territories)
+        )
+
+    def has_neutral(self) -> bool:
+        return any(h.owner == NEUTRAL for h in self.territories.values())
