@@ -1,0 +1,164 @@
+"""Exact odds of a Risk battle: an absorbing Markov chain over dice outcomes, no simulation.
+
+An attack from a territory holding ``attackers`` armies against ``defenders`` armies goes on,
+roll after roll, while the attacking territory holds more than ``max(1, stop_at)`` armies and the
+defender has armies left. Each roll uses ``rules.attack_dice(attacker armies, dice)`` against
+``rules.defence_dice(defender armies)`` and ``rules.battle`` decides the losses, so these odds
+follow exactly the rules the engine plays by.
+
+Every roll removes at least one army, so the states can be swept in order of decreasing total
+armies (no recursion, no linear solve). Probabilities are carried as integers over a common
+denominator of 6^5 per army removed, which keeps the arithmetic exact and fast; they are turned
+into :class:`fractions.Fraction` only at the end.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+
+from pbem.rules import attack_dice, battle, defence_dice
+
+__all__ = ["Forecast", "forecast", "roll_outcomes"]
+
+_SIDES = 6
+_MAX_ATTACK_DICE = 3
+_MAX_DEFENCE_DICE = 2
+# Every one-roll probability is a multiple of 1 / 6^5 (6^(a+d) outcomes, a + d <= 5).
+_UNIT = _SIDES ** (_MAX_ATTACK_DICE + _MAX_DEFENCE_DICE)
+
+
+@cache
+def roll_outcomes(attacker_dice: int, defender_dice: int) -> dict[tuple[int, int], Fraction]:
+    """Exact probability of each (attacker losses, defender losses) for one roll.
+
+    Enumerates all 6^(attacker_dice + defender_dice) throws through :func:`pbem.rules.battle`.
+    The returned dict is cached and shared: do not modify it.
+    """
+    if not 1 <= attacker_dice <= _MAX_ATTACK_DICE:
+        raise ValueError(f"the attacker rolls 1 to 3 dice, not {attacker_dice}")
+    if not 1 <= defender_dice <= _MAX_DEFENCE_DICE:
+        raise ValueError(f"the defender rolls 1 or 2 dice, not {defender_dice}")
+    counts: defaultdict[tuple[int, int], int] = defaultdict(int)
+    faces = range(1, _SIDES + 1)
+    for throw in itertools.product(faces, repeat=attacker_dice + defender_dice):
+        counts[battle(throw[:attacker_dice], throw[attacker_dice:])] += 1
+    total = _SIDES ** (attacker_dice + defender_dice)
+    return {losses: Fraction(n, total) for losses, n in sorted(counts.items())}
+
+
+@cache
+def _scaled_transitions(attacker_dice: int, defender_dice: int) -> tuple[tuple[int, int, int], ...]:
+    """(attacker losses, defender losses, weight) where weight = p * UNIT^(armies removed).
+
+    A state that lost ``r`` armies in all carries its probability over UNIT^r, so following a
+    roll that removes ``k`` armies multiplies the numerator by this integer weight.
+    """
+    result = []
+    for (lost_a, lost_d), p in roll_outcomes(attacker_dice, defender_dice).items():
+        weight = p * _UNIT ** (lost_a + lost_d)
+        assert weight.denominator == 1, "roll probabilities are multiples of 1/6^5"
+        result.append((lost_a, lost_d, weight.numerator))
+    return tuple(result)
+
+
+def _percent(p: Fraction) -> str:
+    """A probability as a percentage to one decimal, never rounding a chance to certainty."""
+    if 0 < p < Fraction(1, 1000):
+        return "<0.1%"
+    if Fraction(999, 1000) < p < 1:
+        return ">99.9%"
+    return f"{float(p) * 100:.1f}%"
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """Exact odds of one attack, carried on until it is won or has to stop.
+
+    ``outcomes`` lists the final (attacker armies, defender armies) with their probability,
+    sorted; attacker armies are those left in the attacking territory before any move-in.
+    """
+
+    attackers: int
+    defenders: int
+    stop_at: int
+    dice: int | None
+    win: Fraction
+    expected_attackers_left: Fraction
+    expected_defenders_left: Fraction
+    outcomes: tuple[tuple[int, int, Fraction], ...]
+
+    def summary(self) -> str:
+        """One readable line, e.g. "10 against 10: takes it 48.0% of the time; ..."."""
+        terms = []
+        if self.stop_at > 1:
+            terms.append(f"stopping at {self.stop_at}")
+        if self.dice is not None:
+            terms.append(f"at most {self.dice} {'die' if self.dice == 1 else 'dice'}")
+        how = f" ({', '.join(terms)})" if terms else ""
+        return (
+            f"{self.attackers} against {self.defenders}{how}: "
+            f"takes it {_percent(self.win)} of the time; "
+            f"expected left: attacker {float(self.expected_attackers_left):.1f}, "
+            f"defender {float(self.expected_defenders_left):.1f}"
+        )
+
+
+@cache
+def forecast(attackers: int, defenders: int, stop_at: int = 1, dice: int | None = None) -> Forecast:
+    """Exact odds of attacking ``defenders`` armies from a territory holding ``attackers``.
+
+    ``attackers`` counts every army on the attacking territory, including the one that must
+    stay behind. The attack goes on while that territory holds more than ``max(1, stop_at)``
+    armies; ``dice`` caps the attacker's dice (None: as many as allowed, up to 3).
+    """
+    if attackers < 1:
+        raise ValueError(f"the attacking territory holds at least 1 army, not {attackers}")
+    if defenders < 1:
+        raise ValueError(f"the defending territory holds at least 1 army, not {defenders}")
+    if stop_at < 1:
+        raise ValueError(f"stop_at is at least 1, not {stop_at}")
+    if dice is not None and not 1 <= dice <= _MAX_ATTACK_DICE:
+        raise ValueError(f"dice is 1, 2 or 3 (or left out for as many as allowed), not {dice}")
+
+    floor = max(1, stop_at)
+    start_total = attackers + defenders
+    # Numerator of the probability of each live state, over UNIT^(armies removed so far).
+    live: dict[tuple[int, int], int] = {(attackers, defenders): 1}
+    final: dict[tuple[int, int], int] = {}
+    for total in range(start_total, 0, -1):
+        for a in range(min(attackers, total), 0, -1):
+            d = total - a
+            if d > defenders:
+                break
+            weight = live.pop((a, d), 0)
+            if not weight:
+                continue
+            if a <= floor or d == 0:
+                final[(a, d)] = weight
+                continue
+            for lost_a, lost_d, w in _scaled_transitions(attack_dice(a, dice), defence_dice(d)):
+                key = (a - lost_a, d - lost_d)
+                live[key] = live.get(key, 0) + weight * w
+    assert not live, "every state is swept before the totals run out"
+
+    denominator = _UNIT**start_total
+    outcomes = tuple(
+        (a, d, Fraction(n * _UNIT ** (a + d), denominator)) for (a, d), n in sorted(final.items())
+    )
+    win = sum((p for _, d, p in outcomes if d == 0), Fraction(0))
+    expected_a = sum((a * p for a, _, p in outcomes), Fraction(0))
+    expected_d = sum((d * p for _, d, p in outcomes), Fraction(0))
+    return Forecast(
+        attackers=attackers,
+        defenders=defenders,
+        stop_at=stop_at,
+        dice=dice,
+        win=win,
+        expected_attackers_left=expected_a,
+        expected_defenders_left=expected_d,
+        outcomes=outcomes,
+    )

@@ -1,0 +1,251 @@
+"""Exact battle odds: pbem.odds against hand-derived fractions, published tables and simulation."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem.odds import Forecast, forecast, roll_outcomes
+from pbem.rules import attack_dice, battle, defence_dice
+
+# --- one roll -----------------------------------------------------------------------------------
+
+
+def test_three_dice_against_two_known_fractions() -> None:
+    outcomes = roll_outcomes(3, 2)
+    assert outcomes[(0, 2)] == Fraction(2890, 7776)
+    assert outcomes[(1, 1)] == Fraction(2611, 7776)
+    assert outcomes[(2, 0)] == Fraction(2275, 7776)
+    assert set(outcomes) == {(0, 2), (1, 1), (2, 0)}
+
+
+def test_one_die_against_one_attacker_wins_15_of_36() -> None:
+    outcomes = roll_outcomes(1, 1)
+    assert outcomes[(0, 1)] == Fraction(15, 36)
+    assert outcomes[(1, 0)] == Fraction(21, 36)
+
+
+def test_one_against_one_probabilities_sum_to_one() -> None:
+    assert sum(roll_outcomes(1, 1).values()) == 1
+
+
+@pytest.mark.parametrize("attacker_dice", [1, 2, 3])
+@pytest.mark.parametrize("defender_dice", [1, 2])
+def test_every_roll_distribution_sums_to_one_and_compares_min_dice(
+    attacker_dice: int, defender_dice: int
+) -> None:
+    outcomes = roll_outcomes(attacker_dice, defender_dice)
+    assert sum(outcomes.values()) == 1
+    assert all(a + d == min(attacker_dice, defender_dice) for a, d in outcomes)
+
+
+def test_two_dice_against_one_attacker_wins_125_of_216() -> None:
+    # The attacker's best die beats one die: 1 - sum_k P(max of 2 <= k) / 6 = 125/216.
+    assert roll_outcomes(2, 1)[(0, 1)] == Fraction(125, 216)
+
+
+@pytest.mark.parametrize(("attacker_dice", "defender_dice"), [(0, 1), (4, 1), (1, 0), (1, 3)])
+def test_roll_outcomes_rejects_impossible_dice(attacker_dice: int, defender_dice: int) -> None:
+    with pytest.raises(ValueError):
+        roll_outcomes(attacker_dice, defender_dice)
+
+
+# --- whole battles: exact values ----------------------------------------------------------------
+
+
+def test_two_attackers_against_one_defender_win_15_of_36() -> None:
+    f = forecast(2, 1)
+    assert f.win == Fraction(15, 36)
+    assert f"{float(f.win) * 100:.2f}" == "41.67"
+    assert f.outcomes == ((1, 1, Fraction(21, 36)), (2, 0, Fraction(15, 36)))
+
+
+def test_three_attackers_against_one_defender_hand_derived() -> None:
+    # Two dice against one (125/216); failing that, one die against one (15/36).
+    assert forecast(3, 1).win == Fraction(125, 216) + Fraction(91, 216) * Fraction(15, 36)
+
+
+# Osborne, "Markov Chains for the RISK Board Game Revisited" (Mathematics Magazine 76, 2003),
+# counts attacking armies A *excluding* the one that must stay behind and fights until A = 0,
+# so his (A, D) is our forecast(A + 1, D). Values from his table of P(attacker wins), 3 decimals.
+OSBORNE = [
+    (1, 1, "0.417"),
+    (2, 1, "0.754"),
+    (1, 2, "0.106"),
+    (2, 2, "0.363"),
+    (3, 3, "0.470"),
+]
+
+
+@pytest.mark.parametrize(("a", "d", "published"), OSBORNE)
+def test_published_osborne_table_small_battles(a: int, d: int, published: str) -> None:
+    assert f"{float(forecast(a + 1, d).win):.3f}" == published
+
+
+def test_ten_armies_against_ten_matches_published_calculator() -> None:
+    # recreationalmath.com/Risk (quoted in MATLAB Cody problem 1260's comments) gives
+    # 0.47993525647768026 for a territory of 10 armies attacking 10, fought to the last army.
+    f = forecast(10, 10)
+    assert abs(float(f.win) - 0.47993525647768026) < 1e-15
+    # Osborne's A = 10, D = 10 is one army more on the attacking territory.
+    assert f"{float(forecast(11, 10).win):.3f}" == "0.568"
+
+
+def test_no_roll_when_the_attacker_cannot_attack() -> None:
+    for f in (forecast(1, 1), forecast(1, 5), forecast(3, 2, stop_at=3), forecast(4, 2, stop_at=9)):
+        assert f.win == 0
+        assert f.outcomes == ((f.attackers, f.defenders, Fraction(1)),)
+        assert f.expected_attackers_left == f.attackers
+        assert f.expected_defenders_left == f.defenders
+
+
+def test_stop_at_halts_the_attack_at_that_many_armies() -> None:
+    f = forecast(8, 6, stop_at=4)
+    # Rolling stops at 4 armies or fewer; the last roll, from 5 armies with 3 dice, can lose 2.
+    assert {a for a, d, _ in f.outcomes if d > 0} == {3, 4}
+    assert min(a for a, _, _ in f.outcomes) == 3
+    assert f.win < forecast(8, 6).win
+
+
+def test_dice_cap_limits_the_dice_rolled() -> None:
+    # With one die a roll compares one pair, so a 3-vs-1 battle is two 1-vs-1 chances.
+    p = Fraction(15, 36)
+    assert forecast(3, 1, dice=1).win == p + (1 - p) * p
+
+
+def test_every_forecast_outcomes_sum_to_exactly_one() -> None:
+    for a in range(1, 13):
+        for d in range(1, 13):
+            for stop_at, dice in ((1, None), (3, None), (1, 2), (4, 1)):
+                f = forecast(a, d, stop_at, dice)
+                assert sum(p for _, _, p in f.outcomes) == 1
+                assert list(f.outcomes) == sorted(f.outcomes)
+                assert all(p > 0 for _, _, p in f.outcomes)
+
+
+def test_expected_left_are_the_outcome_means() -> None:
+    f = forecast(9, 7, stop_at=2, dice=2)
+    assert f.expected_attackers_left == sum(a * p for a, _, p in f.outcomes)
+    assert f.expected_defenders_left == sum(d * p for _, d, p in f.outcomes)
+    assert f.win == sum(p for _, d, p in f.outcomes if d == 0)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ((0, 3), "attacking territory"),
+        ((3, 0), "defending territory"),
+        ((3, 3, 0), "stop_at"),
+        ((3, 3, 1, 0), "dice"),
+        ((3, 3, 1, 4), "dice"),
+    ],
+)
+def test_forecast_rejects_bad_arguments_with_a_clear_message(
+    args: tuple[int, ...], words: str
+) -> None:
+    with pytest.raises(ValueError, match=words):
+        forecast(*args)
+
+
+def test_summary_is_one_readable_line() -> None:
+    line = forecast(10, 10).summary()
+    assert (
+        line
+        == "10 against 10: takes it 48.0% of the time; expected left: attacker 3.0, defender 2.3"
+    )
+    assert "\n" not in line
+    capped = forecast(5, 3, stop_at=3, dice=2).summary()
+    assert capped.startswith("5 against 3 (stopping at 3, at most 2 dice): takes it ")
+    assert forecast(1, 4).summary().startswith("1 against 4: takes it 0.0% of the time")
+    assert ">99.9%" in forecast(60, 1).summary()
+    assert "<0.1%" in forecast(3, 20).summary()
+
+
+def test_hundred_against_hundred_is_fast() -> None:
+    forecast.cache_clear()
+    start = time.perf_counter()
+    f = forecast(100, 100)
+    assert time.perf_counter() - start < 1.0
+    assert Fraction(8, 10) < f.win < Fraction(81, 100)
+
+
+# --- consistency properties ---------------------------------------------------------------------
+
+
+def test_more_attackers_help_and_more_defenders_hurt_on_a_grid() -> None:
+    for d in range(1, 15):
+        wins = [forecast(a, d).win for a in range(1, 20)]
+        assert wins == sorted(wins)
+    for a in range(1, 15):
+        wins = [forecast(a, d).win for d in range(1, 20)]
+        assert wins == sorted(wins, reverse=True)
+
+
+armies = st.integers(min_value=1, max_value=30)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    attackers=armies,
+    defenders=armies,
+    stop_at=st.integers(min_value=1, max_value=12),
+    dice=st.sampled_from([None, 1, 2, 3]),
+)
+def test_forecast_properties(
+    attackers: int, defenders: int, stop_at: int, dice: int | None
+) -> None:
+    f = forecast(attackers, defenders, stop_at, dice)
+    assert 0 <= f.win <= 1
+    assert forecast(attackers + 1, defenders, stop_at, dice).win >= f.win
+    assert forecast(attackers, defenders + 1, stop_at, dice).win <= f.win
+    # Stopping early never raises the odds of taking the territory.
+    assert f.win <= forecast(attackers, defenders, 1, dice).win
+    floor = max(1, stop_at)
+    # A roll costs the attacker at most 2 armies, so it ends at most one below the floor.
+    lowest = min(attackers, max(1, floor - 1))
+    assert lowest <= f.expected_attackers_left <= attackers
+    assert 0 <= f.expected_defenders_left <= defenders
+    assert f.expected_defenders_left >= 1 - f.win  # a defender holding on keeps >= 1 army
+    assert sum(p for _, _, p in f.outcomes) == 1
+    for a, d, _ in f.outcomes:
+        assert d == 0 or a <= floor
+        assert 0 <= d <= defenders and lowest <= a <= attackers
+
+
+# --- simulation cross-check ---------------------------------------------------------------------
+
+
+def _simulate(attackers: int, defenders: int, rng: random.Random) -> bool:
+    while attackers > 1 and defenders > 0:
+        a_dice = attack_dice(attackers)
+        d_dice = defence_dice(defenders)
+        lost_a, lost_d = battle(
+            [rng.randint(1, 6) for _ in range(a_dice)],
+            [rng.randint(1, 6) for _ in range(d_dice)],
+        )
+        attackers -= lost_a
+        defenders -= lost_d
+    return defenders == 0
+
+
+def test_simulated_five_against_three_agrees_with_exact_odds() -> None:
+    rng = random.Random(1)
+    n = 20_000
+    wins = sum(_simulate(5, 3, rng) for _ in range(n))
+    exact = float(forecast(5, 3).win)
+    standard_error = math.sqrt(exact * (1 - exact) / n)
+    assert abs(wins / n - exact) < 4 * standard_error
+
+
+def test_forecast_is_a_frozen_value() -> None:
+    f = forecast(4, 2)
+    assert isinstance(f, Forecast)
+    assert forecast(4, 2) is f  # memoised
+    with pytest.raises(AttributeError):
+        f.win = Fraction(1)  # type: ignore[misc]
