@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import enum
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pbem.board import Board
 
@@ -127,3 +130,77 @@ class GameState:
 
     def has_neutral(self) -> bool:
         return any(h.owner == NEUTRAL for h in self.territories.values())
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    """The state as plain data (what the game file stores), in a stable order."""
+    out: dict[str, Any] = {
+        "game": state.game,
+        "board": state.board.name,
+        "phase": state.phase.value,
+        "turn": state.turn,
+        "resolution": state.resolution,
+        "current": state.current,
+        "sets_traded": state.sets_traded,
+        "options": {
+            "setup": state.options.setup.value,
+            "two_player": state.options.two_player.value,
+            "fortify": state.options.fortify.value,
+        },
+        "deck": list(state.deck),
+        "players": [
+            {
+                "name": p.name,
+                "seat": p.seat,
+                "alive": p.alive,
+                "hand": list(p.hand),
+                "to_place": p.to_place,
+            }
+            for p in state.players
+        ],
+        "territories": {t: [h.owner, h.armies] for t, h in state.territories.items()},
+    }
+    if state.winner is not None:
+        out["winner"] = state.winner
+    return out
+
+
+def state_from_dict(data: Mapping[str, Any], board: Board) -> GameState:
+    """Rebuild a state from `state_to_dict` output; raises KeyError/ValueError on bad data."""
+    options = data["options"]
+    return GameState(
+        game=str(data["game"]),
+        board=board,
+        options=Options(
+            setup=SetupMode(options["setup"]),
+            two_player=TwoPlayer(options["two_player"]),
+            fortify=FortifyMode(options["fortify"]),
+        ),
+        players=tuple(
+            Player(
+                name=str(p["name"]),
+                seat=int(p["seat"]),
+                alive=bool(p["alive"]),
+                hand=tuple(p["hand"]),
+                to_place=int(p["to_place"]),
+            )
+            for p in data["players"]
+        ),
+        territories={
+            t: Holding(str(data["territories"][t][0]), int(data["territories"][t][1]))
+            for t in board.names
+        },
+        deck=tuple(data["deck"]),
+        phase=Phase(data["phase"]),
+        turn=int(data["turn"]),
+        resolution=int(data["resolution"]),
+        current=int(data["current"]),
+        sets_traded=int(data["sets_traded"]),
+        winner=data.get("winner"),
+    )
+
+
+def state_digest(state: GameState) -> str:
+    """A SHA-256 of the state's canonical JSON: equal states, equal digests."""
+    text = json.dumps(state_to_dict(state), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()

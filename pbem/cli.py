@@ -1,0 +1,278 @@
+"""The command line: each command reads its arguments, calls one library function, prints.
+
+Every `PbemError` becomes a one-line message (or one line per problem) and exit code 1.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from pbem import __version__, odds, processor
+from pbem.board import load_board
+from pbem.errors import PbemError
+from pbem.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
+from pbem.store import read_game
+from pbem.view import game_view
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reports_errors(func: F) -> F:
+    """Turn library errors into a clean message and exit code 1, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except PbemError as err:
+            raise click.ClickException(str(err)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+GAME_DIR = click.Path(file_okay=False, path_type=Path)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pbem")
+def main() -> None:
+    """Run games of Risk by email: check orders, resolve turns, write reports, audit dice.
+
+    \b
+    Example, a whole turn:
+      pbem new games/spring --players alice,bob,carol
+      pbem check games/spring games/spring/orders/*.toml
+      pbem resolve games/spring
+    """
+
+
+@main.command()
+@click.argument("directory", type=GAME_DIR)
+@click.option(
+    "--players",
+    required=True,
+    help="Comma-separated names, each optionally with an address: alice=alice@example.org",
+)
+@click.option("--seed", help="64 hex digits; by default a fresh random seed.")
+@click.option("--name", help="The game's name (default: the directory's name).")
+@click.option("--setup", type=click.Choice(["deal", "random"]), default="deal", show_default=True)
+@click.option(
+    "--two-player",
+    type=click.Choice(["neutral", "classic"]),
+    default="neutral",
+    show_default=True,
+    help="Two players: 40 each and a neutral with 40, or 50 each and no neutral.",
+)
+@click.option(
+    "--fortify",
+    type=click.Choice(["adjacent", "connected"]),
+    default="adjacent",
+    show_default=True,
+    help="Fortify to an adjacent territory, or through any chain of your own.",
+)
+@reports_errors
+def new(
+    directory: Path,
+    players: str,
+    seed: str | None,
+    name: str | None,
+    setup: str,
+    two_player: str,
+    fortify: str,
+) -> None:
+    """Create a game in DIRECTORY and write each player's first report.
+
+    \b
+    Example:
+      pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
+    """
+    try:
+        seed_bytes = bytes.fromhex(seed) if seed else None
+    except ValueError:
+        raise PbemError("--seed must be 64 hexadecimal digits") from None
+    options = Options(SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify))
+    outcome = processor.new_game(
+        directory, processor.parse_player_list(players.split(",")), options, seed_bytes, name
+    )
+    state = outcome.state
+    click.echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
+    click.echo("Order of play: " + ", ".join(p.name for p in state.players))
+    if state.phase is Phase.SETUP:
+        click.echo("Setup turn: every player places their remaining armies in one order file.")
+    click.echo(f"Reports to send: {directory / 'reports' / '0000'}")
+
+
+@main.command()
+@click.argument("directory", type=GAME_DIR, required=False)
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--view",
+    "view_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Check against a view.json from a report instead of a game directory.",
+)
+@reports_errors
+def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | None) -> None:
+    """Check order files against the pending turn, changing nothing.
+
+    Exit code 0 when every file is valid, 1 when any is not.
+
+    \b
+    Examples:
+      pbem check games/spring-2027 alice.toml
+      pbem check --view view.json my-orders.toml
+    """
+    if view_file is not None:
+        paths = ((directory,) if directory else ()) + files
+        results = processor.check_with_view(view_file, [Path(p) for p in paths])
+    else:
+        if directory is None or not files:
+            raise click.UsageError("give a game directory and at least one order file")
+        results = processor.check_files(directory, list(files))[1]
+    bad = False
+    for submission, forecast in results:
+        if submission.accepted:
+            click.echo(f"{submission.path.name}: valid.")
+            for line in forecast:
+                click.echo(f"  {line}")
+        else:
+            bad = True
+            for message in submission.messages():
+                click.echo(message)
+    if bad:
+        raise SystemExit(1)
+
+
+@main.command()
+@click.argument("directory", type=GAME_DIR)
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@reports_errors
+def resolve(directory: Path, files: tuple[Path, ...]) -> None:
+    """Resolve the pending turn from FILES, or from DIRECTORY/orders/ when none are given.
+
+    Refuses, changing nothing, while an awaited player has no valid orders.
+
+    \b
+    Example:
+      pbem resolve games/spring-2027
+    """
+    outcome = processor.resolve_game(directory, list(files) or None)
+    if outcome.recovered:
+        click.echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
+    for s in outcome.rejected:
+        for message in s.messages():
+            click.echo(f"rejected: {message}")
+    click.echo(processor.summary(outcome))
+
+
+@main.command()
+@click.argument("directory", type=GAME_DIR)
+@click.option("--json", "as_json", is_flag=True, help="Print the view as JSON (DESIGN §7).")
+@click.option("--player", help="Show only what this player may see.")
+@reports_errors
+def show(directory: Path, as_json: bool, player: str | None) -> None:
+    """Show a game's state, for the moderator or as one player may see it.
+
+    \b
+    Examples:
+      pbem show games/spring-2027
+      pbem show games/spring-2027 --json --player alice
+    """
+    game = read_game(directory)
+    if player is not None and not game.state.has_player(player):
+        raise PbemError(f"there is no player '{player}' in this game")
+    view = game_view(game.state, player, game.commitment)
+    if as_json:
+        click.echo(json.dumps(view, indent=2, ensure_ascii=False))
+    else:
+        click.echo(processor.show_table(game.state, view), nl=False)
+
+
+@main.command(name="dice")
+@click.argument("directory", type=GAME_DIR)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON (DESIGN §7).")
+@click.option("--resolution", type=int, help="Only this resolution.")
+@reports_errors
+def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None:
+    """List every die rolled, resolution by resolution, with its key.
+
+    \b
+    Example:
+      pbem dice games/spring-2027 --resolution 3
+    """
+    history = processor.dice_history(directory, resolution)
+    if as_json:
+        click.echo(json.dumps(history, indent=2))
+        return
+    for entry in history:
+        who = f", {entry['player']}" if entry["player"] else ""
+        click.echo(
+            f"resolution {entry['resolution']} (turn {entry['turn']}{who}) key {entry['key']}"
+        )
+        for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
+            click.echo(f"  first player: {roll['player']} rolled {roll['die']}")
+        for roll in entry["rolls"]:  # type: ignore[attr-defined]
+            a = " ".join(map(str, roll["attacker"]))
+            d = " ".join(map(str, roll["defender"]))
+            click.echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+
+
+@main.command()
+@click.argument("directory", type=GAME_DIR)
+@reports_errors
+def audit(directory: Path) -> None:
+    """Replay the whole history and check every event, die and key against it.
+
+    \b
+    Example:
+      pbem audit games/spring-2027
+    """
+    summary = processor.audit_game(directory)
+    click.echo(
+        f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
+        "every key checked, game.toml matches"
+    )
+
+
+@main.command(name="map")
+@click.argument("name", default="classic")
+@click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (DESIGN §7).")
+@reports_errors
+def map_command(name: str, as_json: bool) -> None:
+    """Print a board: continents, territories, borders and cards.
+
+    \b
+    Example:
+      pbem map classic --json
+    """
+    board = load_board(name)
+    if as_json:
+        click.echo(json.dumps(board.to_json(), indent=2))
+        return
+    for continent in board.continents.values():
+        click.echo(f"{continent.name} (+{continent.bonus})")
+        for t in continent.territories:
+            territory = board.territories[t]
+            neighbours = ", ".join(territory.neighbours)
+            click.echo(f"  {t} [{territory.card.value}]: {neighbours}")
+
+
+@main.command(name="odds")
+@click.argument("attackers", type=click.IntRange(min=1))
+@click.argument("defenders", type=click.IntRange(min=1))
+@click.option("--stop-at", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--dice", type=click.IntRange(1, 3), help="Most dice the attacker rolls.")
+def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None) -> None:
+    """Exact odds of an attack from ATTACKERS armies against DEFENDERS.
+
+    \b
+    Example:
+      pbem odds 10 10 --stop-at 3
+    """
+    click.echo(odds.forecast(attackers, defenders, stop_at, dice).summary())

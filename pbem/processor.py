@@ -1,0 +1,488 @@
+"""What a moderator does to a game: create it, check orders, resolve a turn, audit it.
+
+This is the shell around the engine: it reads and writes the game directory (through `store`),
+renders reports (through `report`) and never decides a rule itself.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pbem import dice, engine, odds, report, rules
+from pbem.board import load_board
+from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
+from pbem.events import Event
+from pbem.orders import Orders, parse_orders
+from pbem.state import (
+    NEUTRAL,
+    FortifyMode,
+    GameState,
+    Options,
+    Phase,
+    SetupMode,
+    TwoPlayer,
+    state_digest,
+)
+from pbem.store import (
+    PLAYER_NAME,
+    Game,
+    HistoryRecord,
+    OrderRecord,
+    Registration,
+    archive_orders,
+    history_count,
+    history_path,
+    locked,
+    order_files,
+    read_game,
+    read_history,
+    write_game,
+    write_history,
+)
+from pbem.view import state_from_view
+
+
+class NotReady(PbemError):
+    """The pending turn cannot be resolved yet: an awaited player has no valid orders."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One order file as checked: its orders when they parse, and every problem found."""
+
+    path: Path
+    text: str
+    orders: Orders | None
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        return self.orders is not None and not self.problems
+
+    @property
+    def player(self) -> str | None:
+        return self.orders.player if self.orders else None
+
+    def messages(self) -> list[str]:
+        return [p.format(self.path.name) for p in self.problems]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a resolution did: the new state, its events, the files used and those rejected."""
+
+    resolution: int
+    state: GameState
+    events: tuple[Event, ...]
+    used: tuple[Submission, ...] = ()
+    rejected: tuple[Submission, ...] = ()
+    recovered: bool = False
+    reports: tuple[Path, ...] = field(default=())
+
+
+def _derived_secret(seed: bytes, name: str) -> str:
+    """A player's secret, derived from the seed so that a game is reproducible from it."""
+    digest = hmac.new(seed, b"pbem/secret/" + name.encode(), "sha256").digest()
+    return digest[:12].hex()
+
+
+def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
+    """`alice,bob=bob@example.org` into (name, email) pairs; raises PbemError on a bad name."""
+    out: list[tuple[str, str]] = []
+    for item in text:
+        name, _, email = item.strip().partition("=")
+        name = name.strip()
+        if not PLAYER_NAME.match(name) or name.lower() == NEUTRAL:
+            raise PbemError(
+                f"'{name}' cannot be a player name: use letters, digits, '-' or '_', "
+                f"starting with a letter (and not '{NEUTRAL}')"
+            )
+        if any(n.lower() == name.lower() for n, _ in out):
+            raise PbemError(f"player '{name}' is listed twice")
+        out.append((name, email.strip()))
+    if not rules.MIN_PLAYERS <= len(out) <= rules.MAX_PLAYERS:
+        raise PbemError(f"Risk needs 2 to 6 players; {len(out)} given")
+    return out
+
+
+def new_game(
+    directory: Path,
+    players: Sequence[tuple[str, str]],
+    options: Options,
+    seed: bytes | None = None,
+    name: str | None = None,
+    board: str = "classic",
+    chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
+) -> Outcome:
+    """Create a game directory: the setup resolution (0), the game file and first reports."""
+    if (directory / "game.toml").exists():
+        raise PbemError(f"{directory} already holds a game; choose another directory")
+    if seed is None:
+        seed = secrets.token_bytes(32)
+    if len(seed) != 32:
+        raise PbemError("the seed must be 32 bytes (64 hex digits)")
+    names = [n for n, _ in players]
+    game_name = name or directory.resolve().name
+    the_board = load_board(board)
+    registrations = tuple(Registration(n, email, _derived_secret(seed, n)) for n, email in players)
+    key = dice.resolution_key(seed, 0, chain_length)
+    state, events = engine.new_game(
+        game_name, names, the_board, options, engine.Randomness(key, dice.hidden_key(seed))
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "orders").mkdir(exist_ok=True)
+    game = Game(directory, state, seed, registrations, chain_length)
+    with locked(directory):
+        record = HistoryRecord(
+            resolution=0,
+            turn=0,
+            players=tuple(names),
+            key=key.hex(),
+            orders=(),
+            events=events,
+            state_digest=state_digest(state),
+            setup={
+                "game": game_name,
+                "board": board,
+                "players": names,
+                "setup": options.setup.value,
+                "two_player": options.two_player.value,
+                "fortify": options.fortify.value,
+            },
+        )
+        write_history(directory, record)
+        paths = report.write_reports(game, 0, events)
+        write_game(game)
+    return Outcome(0, state, events, reports=paths)
+
+
+def _options_of(setup: dict[str, object]) -> Options:
+    return Options(
+        setup=SetupMode(str(setup["setup"])),
+        two_player=TwoPlayer(str(setup["two_player"])),
+        fortify=FortifyMode(str(setup["fortify"])),
+    )
+
+
+def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
+    """Parse, authenticate and validate one order file against the pending turn."""
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return Submission(path, "", None, (Problem("no such file"),))
+        except (OSError, UnicodeDecodeError) as err:
+            return Submission(path, "", None, (Problem(f"cannot read this file: {err}"),))
+    try:
+        orders = parse_orders(text, game.state.board)
+    except OrderError as err:
+        return Submission(path, text, None, tuple(err.problems))
+    problems: list[Problem] = []
+    reg = game.registration(orders.player)
+    if reg is not None and not hmac.compare_digest(
+        orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
+    ):
+        problems.append(
+            Problem(
+                f"the secret is not {orders.player}'s: copy it from your latest report",
+                orders.line_of("secret"),
+            )
+        )
+        return Submission(path, text, orders, tuple(problems))
+    problems.extend(rules.validate(game.state, orders))
+    return Submission(path, text, orders, tuple(problems))
+
+
+Checked = tuple[Submission, list[str]]
+
+
+def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:
+    """Check order files without changing anything; a valid file comes with its forecast."""
+    game = read_game(directory)
+    out: list[Checked] = []
+    for path in paths:
+        submission = check_submission(game, path)
+        lines = forecast(game.state, submission.orders) if submission.accepted else []
+        out.append((submission, lines))
+    return game, out
+
+
+def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
+    """A player's own check, against the view.json of their latest report (no secret check:
+    the view does not hold the secret; the moderator's check does)."""
+    try:
+        view = json.loads(view_file.read_text(encoding="utf-8"))
+        state = state_from_view(view, load_board(str(view.get("board", "classic"))))
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise PbemError(f"{view_file} is not a view file from a report ({err})") from None
+    out: list[Checked] = []
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            out.append(
+                (Submission(path, "", None, (Problem(f"cannot read this file: {err}"),)), [])
+            )
+            continue
+        try:
+            orders = parse_orders(text, state.board)
+        except OrderError as err:
+            out.append((Submission(path, text, None, tuple(err.problems)), []))
+            continue
+        problems = tuple(rules.validate(state, orders))
+        submission = Submission(path, text, orders, problems)
+        out.append((submission, forecast(state, orders) if not problems else []))
+    return out
+
+
+def forecast(state: GameState, orders: Orders | None) -> list[str]:
+    """What a valid order file will do: placements, and the exact odds of each attack."""
+    if orders is None:
+        return []
+    lines: list[str] = []
+    placed: dict[str, int] = {}
+    total = (
+        rules.reinforcement(state, orders.player).total
+        if state.phase is Phase.PLAY
+        else (state.player(orders.player).to_place)
+    )
+    hand = state.player(orders.player).hand
+    traded = state.sets_traded
+    sets: tuple[tuple[str, str, str], ...]
+    if orders.trade == "best":
+        best = rules.best_set(state.board, hand, state.owned(orders.player))
+        sets = (best,) if best else ()
+    else:
+        sets = orders.trade
+    for cards in sets:
+        value = rules.set_value(traded)
+        traded += 1
+        total += value
+        lines.append(f"trade {', '.join(cards)} for {value} armies")
+    fixed = sum(int(p.armies) for p in orders.place if p.armies != "rest")
+    for p in orders.place:
+        amount = total - fixed if p.armies == "rest" else int(p.armies)
+        placed[p.territory] = placed.get(p.territory, 0) + amount
+        lines.append(f"place {amount} on {p.territory}")
+    for attack in orders.attack:
+        defenders = state.armies(attack.target)
+        if state.owner(attack.source) == orders.player:
+            attackers = state.armies(attack.source) + placed.get(attack.source, 0)
+            odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
+            lines.append(f"attack {attack.target} from {attack.source}: {odds_line}")
+        else:
+            lines.append(
+                f"attack {attack.target} ({defenders} armies) from {attack.source}, once taken: "
+                "the odds depend on the armies moved in"
+            )
+    if orders.fortify is not None:
+        lines.append(orders.fortify.describe())
+    return lines
+
+
+def summary(outcome: Outcome) -> str:
+    """A few lines for the terminal after a resolution."""
+    state = outcome.state
+    rolls = sum(1 for e in outcome.events if e.kind == "rolled")
+    conquests = sum(1 for e in outcome.events if e.kind == "conquered")
+    lines = [
+        f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
+        f"{rolls} rolls, {conquests} territories taken."
+    ]
+    if state.phase is Phase.OVER:
+        lines.append(f"The game is over: {state.winner} won.")
+    else:
+        lines.append(f"Turn {state.turn} awaits {', '.join(state.awaiting())}.")
+    if outcome.reports:
+        lines.append(f"Reports: {outcome.reports[0].parent}")
+    return "\n".join(lines)
+
+
+def show_table(state: GameState, view: dict[str, Any]) -> str:
+    """The readable state: territories by continent, then the players."""
+    out = [
+        f"{state.game}: {state.phase.value}, turn {state.turn}, awaiting "
+        f"{', '.join(state.awaiting()) or 'nobody'}"
+    ]
+    for c in state.board.continents.values():
+        holders = {state.owner(t) for t in c.territories}
+        held = f", held by {holders.pop()}" if len(holders) == 1 else ""
+        out.append(f"\n{c.name} (+{c.bonus}){held}")
+        for t in c.territories:
+            out.append(f"  {t:<24} {state.owner(t):<12} {state.armies(t):>4}")
+    out.append("\nplayer        territories armies cards reinforcements")
+    for p in view["players"]:
+        hand = f"  hand: {', '.join(p['hand'])}" if p.get("hand") else ""
+        out.append(
+            f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
+            f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
+        )
+    return "\n".join(out) + "\n"
+
+
+def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcome:
+    """Resolve the pending turn, or complete one that an interrupted run left half written."""
+    with locked(directory):
+        game = read_game(directory)
+        r = game.state.resolution
+        if game.state.phase is Phase.OVER:
+            raise PbemError(f"game '{game.name}' is over: {game.state.winner} won")
+        if history_path(directory, r).exists():
+            return _complete(game, read_history(directory, r))
+        used, rejected = _choose(game, paths)
+        orders = [s.orders for s in used if s.orders is not None]
+        state, events = engine.resolve(game.state, orders, game.randomness(r))
+        record = HistoryRecord(
+            resolution=r,
+            turn=game.state.turn,
+            players=tuple(game.state.awaiting()),
+            key=game.key(r).hex(),
+            orders=tuple(OrderRecord(s.player or "", s.path.name, s.text) for s in used),
+            events=events,
+            state_digest=state_digest(state),
+        )
+        write_history(directory, record)
+        archive_orders(directory, r, [s.path for s in used])
+        new = Game(directory, state, game.seed, game.registrations, game.chain_length)
+        paths_written = report.write_reports(new, r, events)
+        write_game(new)
+        return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
+
+
+def _complete(game: Game, record: HistoryRecord) -> Outcome:
+    """Finish a resolution whose history was written before the run stopped."""
+    r = record.resolution
+    state, events = _replay(game.state, record, game.randomness(r))
+    if events != record.events or state_digest(state) != record.state_digest:
+        raise GameFileError(
+            f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
+        )
+    archive_orders(game.path, r, [game.path / "orders" / o.file for o in record.orders])
+    new = Game(game.path, state, game.seed, game.registrations, game.chain_length)
+    written = report.write_reports(new, r, events)
+    write_game(new)
+    return Outcome(r, state, events, recovered=True, reports=written)
+
+
+def _replay(
+    state: GameState, record: HistoryRecord, randomness: engine.Randomness
+) -> tuple[GameState, tuple[Event, ...]]:
+    orders = [parse_orders(o.text, state.board) for o in record.orders]
+    return engine.resolve(state, orders, randomness)
+
+
+def _choose(game: Game, paths: Sequence[Path] | None) -> tuple[list[Submission], list[Submission]]:
+    """One accepted order file per awaited player, or NotReady saying what is missing."""
+    files = list(paths) if paths else order_files(game.path)
+    checked = [check_submission(game, p) for p in files]
+    accepted = [s for s in checked if s.accepted]
+    rejected = [s for s in checked if not s.accepted]
+    problems: list[str] = []
+    used: list[Submission] = []
+    for name in game.state.awaiting():
+        mine = [s for s in accepted if s.player == name]
+        if not mine:
+            problems.append(f"no valid orders from {name} for turn {game.state.turn}")
+        elif len(mine) > 1:
+            listed = ", ".join(s.path.name for s in mine)
+            problems.append(f"{name} has {len(mine)} valid order files ({listed}): keep one")
+        else:
+            used.append(mine[0])
+    if problems:
+        lines = [m for s in rejected for m in s.messages()] + problems
+        raise NotReady("\n".join(lines))
+    return used, rejected
+
+
+@dataclass(frozen=True)
+class AuditSummary:
+    resolutions: int
+    rolls: int
+    final_digest: str
+
+
+def audit_game(directory: Path) -> AuditSummary:
+    """Replay every resolution from history/0000 and compare everything with what was recorded."""
+    game = read_game(directory)
+    count = history_count(directory)
+    if count == 0:
+        raise AuditError("the history is empty: history/0000.toml is missing")
+    setup_record = read_history(directory, 0)
+    if setup_record.setup is None:
+        raise AuditError("history/0000.toml has no [setup] section")
+    setup = dict(setup_record.setup)
+    commitment = dice.commitment(game.seed, game.chain_length)
+    previous = commitment
+    rolls = 0
+    state: GameState | None = None
+    for r in range(count):
+        record = setup_record if r == 0 else read_history(directory, r)
+        where = f"resolution {r} (history/{r:04d}.toml)"
+        key = bytes.fromhex(record.key)
+        if key != game.key(r):
+            raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
+        if not dice.key_follows(key, previous):
+            raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
+        previous = key
+        randomness = engine.Randomness(key, dice.hidden_key(game.seed))
+        if r == 0:
+            state, events = engine.new_game(
+                str(setup["game"]),
+                list(setup["players"]),
+                load_board(str(setup["board"])),
+                _options_of(setup),
+                randomness,
+            )
+        else:
+            assert state is not None
+            try:
+                state, events = _replay(state, record, randomness)
+            except (OrderError, ValueError) as err:
+                raise AuditError(f"{where}: its orders do not replay ({err})") from None
+        _compare_events(where, record.events, events)
+        if state_digest(state) != record.state_digest:
+            raise AuditError(f"{where}: the state after it differs from the one recorded")
+        rolls += len(record.rolls())
+    assert state is not None
+    if state_digest(state) != state_digest(game.state):
+        raise AuditError("game.toml differs from the state the history replays to")
+    return AuditSummary(count, rolls, state_digest(state))
+
+
+def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
+    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
+        if a != b:
+            raise AuditError(
+                f"{where}, event {i + 1}: recorded {a.to_dict()} but the replay gives {b.to_dict()}"
+            )
+    if len(recorded) != len(replayed):
+        raise AuditError(
+            f"{where}: {len(recorded)} events recorded but the replay gives {len(replayed)}"
+        )
+
+
+def dice_history(directory: Path, resolution: int | None = None) -> list[dict[str, object]]:
+    """DESIGN §7's dice view: every resolution's key and rolls, in order."""
+    read_game(directory)
+    out: list[dict[str, object]] = []
+    for r in range(history_count(directory)):
+        if resolution is not None and r != resolution:
+            continue
+        record = read_history(directory, r)
+        out.append(
+            {
+                "resolution": r,
+                "turn": record.turn,
+                "player": record.players[0] if len(record.players) == 1 else None,
+                "key": record.key,
+                "rolls": record.rolls(),
+                **({"first_player": record.first_player_rolls()} if r == 0 else {}),
+            }
+        )
+    return out

@@ -1,0 +1,301 @@
+"""The game directory on disk: the game file, the history, atomic writes and the lock.
+
+Every write goes to a temporary file that is flushed, synced and renamed over the target, so a
+reader sees the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from pbem import dice
+from pbem.board import load_board
+from pbem.engine import Randomness
+from pbem.errors import GameFileError, LockedError
+from pbem.events import Event, Rolled, RolledForFirst, event_from_dict
+from pbem.state import GameState, state_from_dict, state_to_dict
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+GAME_FILE = "game.toml"
+HISTORY = "history"
+ORDERS = "orders"
+REPORTS = "reports"
+LOCK_FILE = ".lock"
+FORMAT = 1
+PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write a file so that it is either wholly old or wholly new, even after a crash."""
+    raw = data.encode() if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _sync_dir(path.parent)
+
+
+def _sync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(directory: Path) -> Iterator[None]:
+    """Hold the game's lock; a second run on the same game fails at once."""
+    path = directory / LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockedError(
+                f"{directory} is being resolved by another run; wait for it to finish"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A player as the moderator knows them: name, address and the secret that signs orders."""
+
+    name: str
+    email: str
+    secret: str
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game as stored: the state plus what only the moderator holds (seed, secrets)."""
+
+    path: Path
+    state: GameState
+    seed: bytes
+    registrations: tuple[Registration, ...]
+    chain_length: int = dice.DEFAULT_CHAIN_LENGTH
+
+    @property
+    def name(self) -> str:
+        return self.state.game
+
+    def registration(self, name: str) -> Registration | None:
+        return next((r for r in self.registrations if r.name == name), None)
+
+    @property
+    def commitment(self) -> str:
+        return dice.commitment(self.seed, self.chain_length).hex()
+
+    def key(self, resolution: int) -> bytes:
+        return dice.resolution_key(self.seed, resolution, self.chain_length)
+
+    def randomness(self, resolution: int) -> Randomness:
+        return Randomness(self.key(resolution), dice.hidden_key(self.seed))
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GameFileError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise GameFileError(f"cannot read {path}: {err}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise GameFileError(f"{path} is damaged: {err}") from None
+
+
+def read_game(directory: Path) -> Game:
+    """Load a game directory; raises GameFileError if it is not one or is damaged."""
+    path = directory / GAME_FILE
+    if not path.exists():
+        raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
+    data = _load_toml(path)
+    try:
+        board = load_board(str(data["board"]))
+        state_data = dict(data["state"])
+        state_data.update(game=data["game"], board=data["board"], options=data["options"])
+        state_data["players"] = [
+            {k: p[k] for k in ("name", "seat", "alive", "hand", "to_place")}
+            for p in data["players"]
+        ]
+        state = state_from_dict(state_data, board)
+        registrations = tuple(
+            Registration(str(p["name"]), str(p.get("email", "")), str(p["secret"]))
+            for p in data["players"]
+        )
+        return Game(
+            path=directory,
+            state=state,
+            seed=bytes.fromhex(str(data["seed"])),
+            registrations=registrations,
+            chain_length=int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)),
+        )
+    except (KeyError, ValueError, TypeError, IndexError) as err:
+        raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
+
+
+def game_document(game: Game) -> dict[str, Any]:
+    """The game file's content as data: settings, players with secrets, the state."""
+    state = state_to_dict(game.state)
+    players = []
+    for p in state.pop("players"):
+        reg = game.registration(p["name"])
+        assert reg is not None
+        players.append({"name": reg.name, "email": reg.email, "secret": reg.secret, **p})
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "game": state.pop("game"),
+        "board": state.pop("board"),
+        "seed": game.seed.hex(),
+        "chain_length": game.chain_length,
+        "commitment": game.commitment,
+        "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
+        "options": state.pop("options"),
+        "players": players,
+        "state": state,
+    }
+    return doc
+
+
+def write_game(game: Game) -> None:
+    atomic_write(game.path / GAME_FILE, tomli_w.dumps(game_document(game)))
+
+
+def history_path(directory: Path, resolution: int) -> Path:
+    return directory / HISTORY / f"{resolution:04d}.toml"
+
+
+@dataclass(frozen=True)
+class OrderRecord:
+    """An order file as it was received."""
+
+    player: str
+    file: str
+    text: str
+
+
+@dataclass(frozen=True)
+class HistoryRecord:
+    """One resolution as the history keeps it."""
+
+    resolution: int
+    turn: int
+    players: tuple[str, ...]
+    key: str
+    orders: tuple[OrderRecord, ...]
+    events: tuple[Event, ...]
+    state_digest: str
+    setup: Mapping[str, Any] | None = None
+
+    def rolls(self) -> list[dict[str, Any]]:
+        """The battle rolls of this resolution, as DESIGN §7's dice view lists them."""
+        return [
+            {
+                "from": e.source,
+                "to": e.target,
+                "attacker": list(e.attacker),
+                "defender": list(e.defender),
+            }
+            for e in self.events
+            if isinstance(e, Rolled)
+        ]
+
+    def first_player_rolls(self) -> list[dict[str, Any]]:
+        """The setup's dice for the first player, in the order rolled."""
+        return [
+            {"player": e.player, "die": e.die} for e in self.events if isinstance(e, RolledForFirst)
+        ]
+
+
+def write_history(directory: Path, record: HistoryRecord) -> None:
+    """Write a resolution's history file; it is never rewritten once there."""
+    path = history_path(directory, record.resolution)
+    doc: dict[str, Any] = {
+        "resolution": record.resolution,
+        "turn": record.turn,
+        "players": list(record.players),
+        "key": record.key,
+        "state": record.state_digest,
+    }
+    if record.setup is not None:
+        doc["setup"] = dict(record.setup)
+    doc["orders"] = [{"player": o.player, "file": o.file, "text": o.text} for o in record.orders]
+    doc["events"] = [e.to_dict() for e in record.events]
+    atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
+
+
+def read_history(directory: Path, resolution: int) -> HistoryRecord:
+    path = history_path(directory, resolution)
+    data = _load_toml(path)
+    try:
+        return HistoryRecord(
+            resolution=int(data["resolution"]),
+            turn=int(data["turn"]),
+            players=tuple(data["players"]),
+            key=str(data["key"]),
+            orders=tuple(
+                OrderRecord(str(o["player"]), str(o["file"]), str(o["text"]))
+                for o in data.get("orders", [])
+            ),
+            events=tuple(event_from_dict(e) for e in data.get("events", [])),
+            state_digest=str(data["state"]),
+            setup=data.get("setup"),
+        )
+    except (KeyError, ValueError, TypeError) as err:
+        raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
+
+
+def history_count(directory: Path) -> int:
+    """How many history files there are, counting 0000, 0001, ... without a gap."""
+    count = 0
+    while history_path(directory, count).exists():
+        count += 1
+    return count
+
+
+def report_dir(directory: Path, resolution: int) -> Path:
+    return directory / REPORTS / f"{resolution:04d}"
+
+
+def order_files(directory: Path) -> list[Path]:
+    """The order files waiting in the game's orders/ folder, by name."""
+    folder = directory / ORDERS
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.toml") if p.is_file())
+
+
+def archive_orders(directory: Path, resolution: int, files: Sequence[Path]) -> None:
+    """Move used order files out of orders/ into orders/done/NNNN/ (their text is in history)."""
+    done = directory / ORDERS / "done" / f"{resolution:04d}"
+    for path in files:
+        if path.parent.resolve() == (directory / ORDERS).resolve() and path.exists():
+            done.mkdir(parents=True, exist_ok=True)
+            os.replace(path, done / path.name)

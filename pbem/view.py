@@ -1,0 +1,116 @@
+"""What each reader may see of a game: one pure function, used by every way out.
+
+Reports, `show --json`, the view file sent with each report and the player's own order checker
+all go through `game_view`, so a hand, a secret or the deck cannot leak by another road.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pbem import rules
+from pbem.board import Board
+from pbem.state import (
+    NEUTRAL,
+    FortifyMode,
+    GameState,
+    Holding,
+    Options,
+    Phase,
+    Player,
+    SetupMode,
+    TwoPlayer,
+)
+
+
+def game_view(state: GameState, player: str | None = None, commitment: str = "") -> dict[str, Any]:
+    """DESIGN §7's view: the moderator's (player None: every hand) or one player's (own hand)."""
+    players = []
+    for p in state.players:
+        entry: dict[str, Any] = {
+            "name": p.name,
+            "seat": p.seat,
+            "alive": p.alive,
+            "territories": len(state.owned(p.name)),
+            "armies": state.total_armies(p.name),
+            "cards": len(p.hand),
+            "reinforcements": (
+                p.to_place
+                if state.phase is Phase.SETUP
+                else rules.reinforcement(state, p.name).total
+            )
+            if p.alive
+            else 0,
+        }
+        if player is None or player == p.name:
+            entry["hand"] = list(p.hand)
+        players.append(entry)
+    view: dict[str, Any] = {
+        "game": state.game,
+        "turn": state.turn,
+        "resolution": state.resolution,
+        "phase": state.phase.value,
+        "mode": "sequential",
+        "awaiting": list(state.awaiting()),
+        "winner": state.winner,
+        "commitment": commitment,
+        "sets_traded": state.sets_traded,
+        "next_set_value": rules.set_value(state.sets_traded),
+        "board": state.board.name,
+        "options": {
+            "setup": state.options.setup.value,
+            "two_player": state.options.two_player.value,
+            "fortify": state.options.fortify.value,
+        },
+        "players": players,
+        "territories": {
+            t: {"owner": h.owner, "armies": h.armies} for t, h in state.territories.items()
+        },
+    }
+    if player is not None:
+        view["player"] = player
+    if state.has_neutral():
+        view["neutral"] = {
+            "territories": len(state.owned(NEUTRAL)),
+            "armies": state.total_armies(NEUTRAL),
+        }
+    return view
+
+
+def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
+    """A state good enough to check the viewing player's orders: other hands and the deck,
+    which the view does not show, are left empty."""
+    options = view.get("options", {})
+    return GameState(
+        game=str(view["game"]),
+        board=board,
+        options=Options(
+            setup=SetupMode(options.get("setup", "deal")),
+            two_player=TwoPlayer(options.get("two_player", "neutral")),
+            fortify=FortifyMode(options.get("fortify", "adjacent")),
+        ),
+        players=tuple(
+            Player(
+                name=str(p["name"]),
+                seat=int(p["seat"]),
+                alive=bool(p["alive"]),
+                hand=tuple(p.get("hand", ())),
+                to_place=int(p["reinforcements"]) if view["phase"] == "setup" else 0,
+            )
+            for p in view["players"]
+        ),
+        territories={
+            t: Holding(str(view["territories"][t]["owner"]), int(view["territories"][t]["armies"]))
+            for t in board.names
+        },
+        deck=(),
+        phase=Phase(view["phase"]),
+        turn=int(view["turn"]),
+        resolution=int(view["resolution"]),
+        current=next(
+            (i for i, p in enumerate(view["players"]) if p["name"] in view["awaiting"]), 0
+        ),
+        sets_traded=int(view["sets_traded"]),
+        winner=view.get("winner"),
+    )
