@@ -109,7 +109,7 @@ def new(
 
 
 @main.command()
-@click.argument("directory", type=GAME_DIR, required=False)
+@click.argument("directory", type=click.Path(path_type=Path), required=False)
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--view",

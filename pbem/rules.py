@@ -328,15 +328,17 @@ def _validate_placement(
     placed: dict[str, int] = {}
     fixed = 0
     rest_line: int | None = None
+    has_rest = False
     for place in orders.place:
         if state.owner(place.territory) != orders.player:
             fail(f"cannot place on '{place.territory}': it is not yours", place.line)
         if place.armies == REST:
+            has_rest = True
             rest_line = place.line
         else:
             fixed += int(place.armies)
             placed[place.territory] = placed.get(place.territory, 0) + int(place.armies)
-    if rest_line is not None:
+    if has_rest:  # not `rest_line`: orders built in code carry no line numbers
         for place in orders.place:
             if place.armies == REST:
                 if fixed >= armies:
@@ -347,7 +349,12 @@ def _validate_placement(
                     )
                 placed[place.territory] = placed.get(place.territory, 0) + armies - fixed
     elif fixed != armies:
-        line = orders.place[-1].line if orders.place else orders.line_of("player")
+        last = len(orders.place) - 1
+        line = (
+            orders.line_of(f"place.{last}.armies") or orders.place[-1].line
+            if orders.place
+            else orders.line_of("player")
+        )
         if fixed > armies:
             fail(f"too many armies placed: {fixed}, but {what} are {armies}", line)
         else:

@@ -1,0 +1,77 @@
+"""Fixtures shared by the tests of the turn processor and the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pbem import processor, report
+from pbem.state import Options
+from pbem.store import read_game
+
+SEED = bytes(range(32))
+
+
+def new_game(directory: Path, players: str = "alice,bob,carol", **options: object) -> Path:
+    processor.new_game(
+        directory,
+        processor.parse_player_list(players.split(",")),
+        Options(**options),  # type: ignore[arg-type]
+        seed=SEED,
+        name="test-game",
+    )
+    return directory
+
+
+def skeleton(directory: Path, player: str) -> str:
+    """The ready order file a player's latest report holds (valid as it is)."""
+    game = read_game(directory)
+    reg = game.registration(player)
+    assert reg is not None
+    return report.order_skeleton(game.state, player, reg.secret)
+
+
+def attacking(text: str) -> str:
+    """A skeleton with its commented attack example turned into an order."""
+    out, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("# [[attack]]"):
+            inside = True
+        elif not line.startswith("# "):
+            inside = False
+        out.append(line[2:] if inside else line)
+    return "\n".join(out) + "\n"
+
+
+def write_skeletons(directory: Path) -> list[Path]:
+    """Ready (valid) order files in orders/ for every awaited player, attacking in play."""
+    game = read_game(directory)
+    paths = []
+    for player in game.state.awaiting():
+        path = directory / "orders" / f"{player}.toml"
+        path.write_text(attacking(skeleton(directory, player)))
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture
+def game_dir(tmp_path: Path) -> Path:
+    return new_game(tmp_path / "game")
+
+
+@pytest.fixture
+def playing_dir(game_dir: Path) -> Path:
+    """A game past its setup turn: the first player's turn 1 is pending."""
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir)
+    return game_dir
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    """Every file of a game directory (but the lock), for byte-for-byte comparisons."""
+    return {
+        str(p.relative_to(directory)): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file() and p.name != ".lock"
+    }

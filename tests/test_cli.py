@@ -1,0 +1,184 @@
+"""The command line: every command, its exit codes, and a whole game driven from outside."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+import external_driver
+from conftest import SEED, skeleton, snapshot
+from pbem.board import load_board
+from pbem.cli import main
+from pbem.store import read_game
+
+
+def run(*args: str, code: int = 0) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def new(directory: Path, *extra: str) -> Path:
+    run("new", directory, "--players", "alice=alice@example.org,bob,carol", "--seed", SEED.hex(),
+        *extra)
+    return directory
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    def walk(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
+        out = []
+        for name, command in group.commands.items():
+            out.append((f"{prefix} {name}", command))
+            if isinstance(command, click.Group):
+                out += walk(command, f"{prefix} {name}")
+        return out
+
+    commands = walk(main, "pbem")
+    assert {"pbem new", "pbem check", "pbem resolve", "pbem show", "pbem dice", "pbem audit",
+            "pbem map", "pbem odds"} <= {name for name, _ in commands}
+    for name, command in commands:
+        assert command.help, name
+        if not isinstance(command, click.Group):
+            assert "Example" in command.help, f"{name} has no example in its help"
+    assert "Example" in run("--help")
+
+
+def test_new_then_show_json_is_the_designed_view(tmp_path: Path) -> None:
+    directory = new(tmp_path / "spring")
+    view = json.loads(run("show", directory, "--json"))
+    assert view["game"] == "spring"
+    assert view["phase"] == "setup" and view["turn"] == 0 and view["resolution"] == 1
+    assert set(view["awaiting"]) == {"alice", "bob", "carol"}
+    assert len(view["territories"]) == 42
+    assert all("hand" in p for p in view["players"])
+    mine = json.loads(run("show", directory, "--json", "--player", "bob"))
+    assert [("hand" in p) for p in mine["players"]] == [p["name"] == "bob" for p in mine["players"]]
+    assert mine["commitment"] == view["commitment"]
+    assert "North America" in run("show", directory)
+
+
+def test_new_accepts_the_options(tmp_path: Path) -> None:
+    directory = tmp_path / "duel"
+    run("new", directory, "--players", "alice,bob", "--seed", SEED.hex(), "--setup", "random",
+        "--two-player", "classic", "--fortify", "connected")
+    view = json.loads(run("show", directory, "--json"))
+    assert view["phase"] == "play"
+    assert view["options"] == {"setup": "random", "two_player": "classic", "fortify": "connected"}
+    assert sum(p["armies"] for p in view["players"]) == 100
+
+
+def test_user_mistakes_give_one_line_and_exit_code_not_a_traceback(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for args in (
+        ["show", str(tmp_path)],
+        ["resolve", str(tmp_path)],
+        ["new", str(tmp_path / "x"), "--players", "alice"],
+        ["new", str(tmp_path / "x"), "--players", "alice,bob", "--seed", "zz"],
+        ["map", "atlantis"],
+    ):
+        result = runner.invoke(main, args)
+        assert result.exit_code != 0, args
+        assert "Traceback" not in result.output
+        assert result.output.startswith("Error:"), result.output
+
+
+def test_check_exit_codes_and_forecast(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    good = tmp_path / "alice.toml"
+    good.write_text(skeleton(directory, "alice"))
+    out = run("check", directory, good)
+    assert "alice.toml: valid." in out and "place 21 on" in out
+    bad = tmp_path / "bad.toml"
+    bad.write_text(skeleton(directory, "alice").replace('armies = "rest"', "armies = 30"))
+    out = run("check", directory, bad, code=1)
+    assert "bad.toml line 8: too many armies placed: 30" in out
+    before = snapshot(directory)
+    run("check", directory, good, bad, code=1)
+    assert snapshot(directory) == before
+
+
+def test_check_with_a_view_file_needs_no_game_directory(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    view = directory / "reports" / "0000" / "carol.view.json"
+    orders = tmp_path / "carol.toml"
+    orders.write_text(skeleton(directory, "carol"))
+    assert "valid" in run("check", "--view", view, orders)
+    orders.write_text(skeleton(directory, "carol").replace('"rest"', "1"))
+    assert "armies placed, but your setup armies are" in run("check", "--view", view, orders, code=1)
+
+
+def test_resolve_refuses_while_orders_are_missing(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    result = CliRunner().invoke(main, ["resolve", str(directory)])
+    assert result.exit_code == 1
+    assert "no valid orders from alice" in result.output
+
+
+def test_resolve_dice_audit_map_odds(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    for player in ("alice", "bob", "carol"):
+        (directory / "orders" / f"{player}.toml").write_text(skeleton(directory, player))
+    out = run("resolve", directory)
+    assert "resolution 1" in out and "awaits" in out
+    dice = json.loads(run("dice", directory, "--json"))
+    assert [d["resolution"] for d in dice] == [0, 1]
+    assert dice[0]["key"] == read_game(directory).key(0).hex()
+    assert "resolution 0" in run("dice", directory)
+    assert run("audit", directory).startswith("audit passed: 2 resolutions")
+    assert "41.7%" in run("odds", "2", "1")
+    assert "Alaska" in run("map")
+
+
+def test_map_json_agrees_with_the_printed_board() -> None:
+    data = json.loads(run("map", "--json"))
+    board = load_board()
+    assert data["name"] == "classic" and data["wild_cards"] == 2
+    assert {c: v["bonus"] for c, v in data["continents"].items()} == {
+        "North America": 5, "South America": 2, "Europe": 5, "Africa": 3, "Asia": 7,
+        "Australia": 2,
+    }
+    assert list(data["territories"]) == list(board.names)
+    borders = {frozenset((t, n)) for t, v in data["territories"].items() for n in v["neighbours"]}
+    assert len(borders) == 83
+    for pair in (("Alaska", "Kamchatka"), ("Greenland", "Iceland"), ("Brazil", "North Africa"),
+                 ("Southern Europe", "Egypt"), ("Siam", "Indonesia")):
+        assert frozenset(pair) in borders
+    kinds = [v["card"] for v in data["territories"].values()]
+    assert sorted({k: kinds.count(k) for k in kinds}.items()) == [
+        ("artillery", 14), ("cavalry", 14), ("infantry", 14)]
+
+
+def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Path) -> None:
+    directory = new(tmp_path / "outside")
+    result = external_driver.main(directory, 8)
+    assert result["resolutions"] == 9 and result["rolls"] > 0
+    history = directory / "history"
+    target = next(
+        p for p in sorted(history.glob("*.toml"))[1:] if "attacker = [" in p.read_text()
+    )
+    text = target.read_text()
+    start = text.index("attacker = [")
+    start += next(i for i, c in enumerate(text[start:]) if c.isdigit())
+    die = int(text[start])
+    target.write_text(text[:start] + str(die % 6 + 1) + text[start + 1 :])
+    audit = subprocess.run(
+        [sys.executable, "-m", "pbem", "audit", str(directory)], capture_output=True, text=True
+    )
+    assert audit.returncode == 1
+    assert f"resolution {int(target.stem)} " in audit.stderr
+
+
+@pytest.mark.parametrize("setup", ["deal", "random"])
+def test_python_m_pbem_runs(tmp_path: Path, setup: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pbem", "new", str(tmp_path / "g"), "--players", "a,b,c",
+         "--setup", setup], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Created game" in result.stdout
