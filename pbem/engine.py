@@ -128,6 +128,8 @@ def new_game(
     the seats (the neutral last), each on randbelow(its territory count) in board order."""
     if not rules.MIN_PLAYERS <= len(names) <= rules.MAX_PLAYERS:
         raise ValueError(f"Risk is played by 2 to 6 players, not {len(names)}")
+    if len(set(names)) != len(names) or NEUTRAL in names:
+        raise ValueError(f"player names must differ and none may be '{NEUTRAL}': {list(names)}")
     stream = Stream.public(randomness.public)
     events: list[Event] = []
 

@@ -25,6 +25,8 @@ ALL: Literal["all"] = "all"
 MIN: Literal["min"] = "min"
 BEST: Literal["best"] = "best"
 
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
 PlaceAmount = int | Literal["rest"]
 MoveRule = int | Literal["all", "min"]
 FortifyAmount = int | Literal["all"]
@@ -32,7 +34,10 @@ FortifyAmount = int | Literal["all"]
 
 def _toml_value(value: object) -> str:
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        # TOML basic strings may not hold control characters other than tab: escape them.
+        escaped = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", escaped)
+        return '"' + escaped + '"'
     return str(value)
 
 
@@ -151,6 +156,7 @@ def _locate(text: str) -> dict[str, int]:
                 index = counts.get(name, 0)
                 counts[name] = index + 1
                 table = f"{name}.{index}"
+                lines.setdefault(name, number)  # the bare name: the first of its tables
             else:
                 table = name
             lines.setdefault(table, number)

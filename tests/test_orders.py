@@ -1,0 +1,515 @@
+"""Order files (DESIGN section 4): parsing every field, the messages for bad files, the round trip
+through `Orders.to_toml`, and `rules.validate`'s rejections, each with the line it came from."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import BOARD, GAME, SECRET, make_state, order_text, orders
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem import rules
+from pbem.board import WILD
+from pbem.errors import OrderError, Problem
+from pbem.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place, parse_orders
+from pbem.state import FortifyMode, GameState, Options, Phase
+
+
+def parse(body: str, **header: object) -> Orders:
+    return parse_orders(order_text(body, **header), BOARD)  # type: ignore[arg-type]
+
+
+def problems_of(body: str, **header: object) -> list[Problem]:
+    with pytest.raises(OrderError) as caught:
+        parse(body, **header)
+    return caught.value.problems
+
+
+FULL = """\
+trade = [["Alaska", "Peru", "wild"]]
+
+[[place]]
+territory = "Ukraine"
+armies = 7
+
+[[place]]
+territory = "Ural"
+armies = "rest"
+
+[[attack]]
+from = "Ukraine"
+to = "Southern Europe"
+dice = 2
+stop_at = 4
+move = "min"
+
+[[attack]]
+from = "Southern Europe"
+to = "Egypt"
+move = 5
+
+[fortify]
+from = "Ural"
+to = "Ukraine"
+armies = 3
+"""
+
+
+# --- parsing -----------------------------------------------------------------------------------
+
+
+def test_every_field_of_an_order_file() -> None:
+    parsed = parse(FULL)
+    assert parsed == Orders(
+        game=GAME,
+        turn=1,
+        player="alice",
+        secret=SECRET,
+        trade=(("Alaska", "Peru", WILD),),
+        place=(Place("Ukraine", 7), Place("Ural", REST)),
+        attack=(
+            Attack("Ukraine", "Southern Europe", dice=2, stop_at=4, move=MIN),
+            Attack("Southern Europe", "Egypt", move=5),
+        ),
+        fortify=Fortify("Ural", "Ukraine", 3),
+    )
+
+
+def test_each_order_knows_its_line() -> None:
+    parsed = parse(FULL)
+    assert [p.line for p in parsed.place] == [7, 11]
+    assert [a.line for a in parsed.attack] == [15, 22]
+    assert parsed.fortify is not None and parsed.fortify.line == 27
+    assert parsed.line_of("trade") == 5
+    assert (parsed.line_of("game"), parsed.line_of("turn"), parsed.line_of("player")) == (1, 2, 3)
+
+
+def test_orders_are_all_optional() -> None:
+    parsed = parse("")
+    assert (parsed.trade, parsed.place, parsed.attack, parsed.fortify) == ((), (), (), None)
+
+
+def test_attack_defaults_as_many_dice_stop_at_1_move_all() -> None:
+    (attack,) = parse('[[attack]]\nfrom = "Ukraine"\nto = "Ural"\n').attack
+    assert (attack.dice, attack.stop_at, attack.move) == (None, 1, ALL)
+
+
+def test_trade_best() -> None:
+    assert parse('trade = "best"\n').trade == BEST
+
+
+def test_wild_in_any_case() -> None:
+    parsed = parse('trade = [["WILD", "Wild", "alaska"]]\n')
+    assert parsed.trade == ((WILD, WILD, "Alaska"),)
+
+
+def test_fortify_all() -> None:
+    parsed = parse('[fortify]\nfrom = "Ural"\nto = "Ukraine"\narmies = "all"\n')
+    assert parsed.fortify == Fortify("Ural", "Ukraine", ALL)
+
+
+@pytest.mark.parametrize(
+    ("written", "name"),
+    [
+        ("ukraine", "Ukraine"),
+        ("UKRAINE", "Ukraine"),
+        ("north-west territory", "Northwest Territory"),
+        ("N. Europe", "Northern Europe"),
+        ("easternunitedstates", "Eastern United States"),
+        ("E.Australia", "Eastern Australia"),
+        ("NWT", "Northwest Territory"),
+        ("Mexico", "Central America"),
+        ("England", "Great Britain"),
+        ("Québec", "Quebec"),
+    ],
+)
+def test_names_ignore_case_spaces_hyphens_dots_and_take_aliases(written: str, name: str) -> None:
+    parsed = parse(f'[[place]]\nterritory = "{written}"\narmies = 1\n')
+    assert parsed.place == (Place(name, 1),)
+
+
+def test_unknown_name_suggests_the_nearest() -> None:
+    assert problems_of('[[place]]\nterritory = "Ukrane"\narmies = 1\n') == [
+        Problem("unknown territory 'Ukrane'; did you mean 'Ukraine'?", 6)
+    ]
+
+
+def test_bad_toml_message_has_its_line() -> None:
+    problems = problems_of("[[place]]\nterritory = Ukraine\narmies = 1\n")
+    assert len(problems) == 1
+    assert problems[0].line == 6
+    assert problems[0].message.startswith("this is not valid TOML (")
+    with pytest.raises(OrderError, match=r"^orders line 6: this is not valid TOML"):
+        parse("[[place]]\nterritory = Ukraine\n")
+
+
+def test_several_problems_collected_in_one_error_with_their_lines() -> None:
+    body = """\
+trade = [["Alaska", "Peru"]]
+[[place]]
+territory = "Ukrane"
+armies = 0
+[[place]]
+territory = "Ural"
+armies = "rest"
+[[place]]
+territory = "Siam"
+armies = "rest"
+[[attack]]
+from = "Ural"
+to = "Siberia"
+dice = 4
+stop_at = 0
+move = "some"
+colour = "red"
+[fortify]
+from = "Ural"
+to = 3
+armies = 2
+"""
+    with pytest.raises(OrderError) as caught:
+        parse(body)
+    problems = caught.value.problems
+    assert sorted(problems, key=lambda p: p.line or 0) == [
+        Problem(
+            'each set traded is three cards: trade must be "best" or a list of sets, '
+            'e.g. [["Alaska", "Peru", "wild"]]',
+            5,
+        ),
+        Problem("unknown territory 'Ukrane'; did you mean 'Ukraine'?", 7),
+        Problem("'armies' must be at least 1, not 0", 8),
+        Problem('"rest" may be used once per file', 14),
+        Problem("'dice' must be between 1 and 3, not 4", 18),
+        Problem("'stop_at' must be at least 1, not 0", 19),
+        Problem('\'move\' must be "all", "min" or a number of armies', 20),
+        Problem("unknown key 'colour' (known keys here: dice, from, move, stop_at, to)", 21),
+        Problem("'to' must be a territory name in quotes", 24),
+    ]
+    assert str(caught.value).splitlines()[0] == (
+        'orders line 5: each set traded is three cards: trade must be "best" or a list of '
+        'sets, e.g. [["Alaska", "Peru", "wild"]]'
+    )
+
+
+def test_header_fields_are_required_and_typed() -> None:
+    text = 'game = "g"\nturn = "one"\nsecret = 5\n'
+    with pytest.raises(OrderError) as caught:
+        parse_orders(text, BOARD)
+    assert caught.value.problems == [
+        Problem("'player' is missing: copy it from your last report", None),
+        Problem("'secret' must be text in quotes", 3),
+        Problem("'turn' must be a number", 2),
+    ]
+
+
+def test_unknown_top_level_key() -> None:
+    assert problems_of('colour = "red"\n') == [
+        Problem(
+            "unknown key 'colour' (known keys here: attack, fortify, game, place, player, "
+            "secret, trade, turn)",
+            5,
+        )
+    ]
+
+
+def test_only_one_fortify() -> None:
+    body = '[[fortify]]\nfrom = "Ural"\nto = "Ukraine"\narmies = 1\n'
+    assert problems_of(body) == [
+        Problem("fortify is one [fortify] table: only one fortification per turn", 5)
+    ]
+
+
+def test_place_needs_armies() -> None:
+    assert problems_of('[[place]]\nterritory = "Ural"\n') == [
+        Problem("'armies' is missing: a number, or \"rest\"", 5)
+    ]
+
+
+def test_to_toml_round_trips_through_parse_orders() -> None:
+    parsed = parse(FULL)
+    again = parse_orders(parsed.to_toml(), BOARD)
+    assert again == parsed
+    assert again.to_toml() == parsed.to_toml()
+    best = parse('trade = "best"\n[fortify]\nfrom = "Ural"\nto = "Ukraine"\narmies = "all"\n')
+    assert parse_orders(best.to_toml(), BOARD) == best
+
+
+names = st.sampled_from(BOARD.names)
+cards = st.sampled_from((*BOARD.names, WILD))
+text = st.text(st.characters(codec="utf-8"), max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    game=text,
+    turn=st.integers(0, 10_000),
+    player=text,
+    secret=text,
+    trade=st.one_of(st.just(BEST), st.lists(st.tuples(cards, cards, cards), max_size=2).map(tuple)),
+    place=st.lists(
+        st.builds(Place, names, st.one_of(st.integers(1, 50), st.just(REST))), max_size=3
+    ).filter(lambda ps: sum(p.armies == REST for p in ps) <= 1),
+    attack=st.lists(
+        st.builds(
+            Attack,
+            names,
+            names,
+            st.one_of(st.none(), st.integers(1, 3)),
+            st.integers(1, 9),
+            st.one_of(st.just(ALL), st.just(MIN), st.integers(1, 9)),
+        ),
+        max_size=3,
+    ),
+    fortify=st.one_of(
+        st.none(), st.builds(Fortify, names, names, st.one_of(st.just(ALL), st.integers(1, 9)))
+    ),
+)
+def test_any_orders_round_trip_through_toml(
+    game: str,
+    turn: int,
+    player: str,
+    secret: str,
+    trade: object,
+    place: list[Place],
+    attack: list[Attack],
+    fortify: Fortify | None,
+) -> None:
+    original = Orders(
+        game,
+        turn,
+        player,
+        secret,
+        trade,
+        tuple(place),
+        tuple(attack),
+        fortify,  # type: ignore[arg-type]
+    )
+    assert parse_orders(original.to_toml(), BOARD) == original
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+def alice_to_play(**changes: object) -> GameState:
+    """Alice (3 armies to place) holds Ukraine 5, Ural 3, Siam 1; bob holds the rest."""
+    return make_state(
+        {"Ukraine": ("alice", 5), "Ural": ("alice", 3), "Siam": "alice"},
+        **changes,  # type: ignore[arg-type]
+    )
+
+
+def check(state: GameState, body: str, **header: object) -> list[Problem]:
+    return rules.validate(state, parse(body, **header))
+
+
+PLACE_3 = '[[place]]\nterritory = "Ukraine"\narmies = 3\n'  # lines 5-7
+
+
+def test_valid_orders_have_no_problems() -> None:
+    body = (
+        PLACE_3
+        + '[[attack]]\nfrom = "Ukraine"\nto = "Southern Europe"\n'
+        + '[[attack]]\nfrom = "Southern Europe"\nto = "Egypt"\n'
+        + '[fortify]\nfrom = "Ural"\nto = "Ukraine"\narmies = 2\n'
+    )
+    assert check(alice_to_play(), body) == []
+
+
+def test_wrong_game() -> None:
+    assert check(alice_to_play(), PLACE_3, game="other") == [
+        Problem(f"these orders are for game 'other', not '{GAME}'", 1)
+    ]
+
+
+def test_stale_turn() -> None:
+    assert check(alice_to_play(turn=5), PLACE_3, turn=4) == [
+        Problem(
+            "these orders are for turn 4, an earlier turn; the pending turn is 5: start from "
+            "the order file in your latest report",
+            2,
+        )
+    ]
+
+
+def test_future_turn() -> None:
+    assert check(alice_to_play(turn=5), PLACE_3, turn=6) == [
+        Problem(
+            "these orders are for turn 6, a later turn; the pending turn is 5: start from "
+            "the order file in your latest report",
+            2,
+        )
+    ]
+
+
+def test_not_your_turn() -> None:
+    assert check(alice_to_play(), PLACE_3, player="bob") == [
+        Problem("it is not bob's turn: the game awaits alice", 3)
+    ]
+
+
+def test_unknown_player() -> None:
+    assert check(alice_to_play(), PLACE_3, player="mallory") == [
+        Problem("there is no player 'mallory' in this game", 3)
+    ]
+
+
+def test_place_on_a_territory_not_yours() -> None:
+    body = '[[place]]\nterritory = "China"\narmies = 3\n'
+    assert check(alice_to_play(), body) == [Problem("cannot place on 'China': it is not yours", 5)]
+
+
+def test_too_many_armies() -> None:
+    body = PLACE_3 + '[[place]]\nterritory = "Ural"\narmies = 1\n'
+    assert check(alice_to_play(), body) == [
+        Problem("too many armies placed: 4, but your reinforcements are 3", 10)
+    ]
+
+
+def test_too_few_armies() -> None:
+    body = '[[place]]\nterritory = "Ukraine"\narmies = 2\n'
+    assert check(alice_to_play(), body) == [
+        Problem(
+            '2 armies placed, but your reinforcements are 3: place 1 more (armies = "rest" '
+            "places whatever is left)",
+            7,
+        )
+    ]
+
+
+def test_no_placement_at_all() -> None:
+    assert check(alice_to_play(), "") == [
+        Problem(
+            '0 armies placed, but your reinforcements are 3: place 3 more (armies = "rest" '
+            "places whatever is left)",
+            3,
+        )
+    ]
+
+
+def test_rest_that_leaves_nothing() -> None:
+    body = PLACE_3 + '[[place]]\nterritory = "Ural"\narmies = "rest"\n'
+    assert check(alice_to_play(), body) == [
+        Problem(
+            '"rest" leaves nothing: the other placements already use 3 of your reinforcements (3)',
+            8,
+        )
+    ]
+
+
+def test_attack_not_adjacent() -> None:
+    body = PLACE_3 + '[[attack]]\nfrom = "Ukraine"\nto = "China"\n'
+    assert check(alice_to_play(), body) == [
+        Problem("cannot attack 'China' from 'Ukraine': not adjacent", 8)
+    ]
+
+
+def test_attack_from_a_territory_not_yours() -> None:
+    body = PLACE_3 + '[[attack]]\nfrom = "China"\nto = "Siam"\n'
+    assert check(alice_to_play(), body) == [
+        Problem(
+            "cannot attack from 'China': it is not yours (and no earlier attack of yours takes it)",
+            8,
+        ),
+        Problem("cannot attack 'Siam': it is already yours", 8),
+    ]
+
+
+def test_attack_from_a_territory_with_one_army() -> None:
+    body = PLACE_3 + '[[attack]]\nfrom = "Siam"\nto = "China"\n'
+    assert check(alice_to_play(), body) == [
+        Problem("cannot attack from 'Siam': it will hold 1 army, and an attack needs at least 2", 8)
+    ]
+
+
+def test_fortify_not_adjacent() -> None:
+    body = PLACE_3 + '[fortify]\nfrom = "Ukraine"\nto = "Siam"\narmies = 1\n'
+    assert check(alice_to_play(), body) == [
+        Problem(
+            "cannot fortify 'Siam' from 'Ukraine': not adjacent (this game fortifies between "
+            "adjacent territories only)",
+            8,
+        )
+    ]
+    connected = alice_to_play(options=Options(fortify=FortifyMode.CONNECTED))
+    assert check(connected, body) == []
+
+
+def test_fortify_from_or_to_a_territory_not_yours() -> None:
+    body = PLACE_3 + '[fortify]\nfrom = "Ukraine"\nto = "Afghanistan"\narmies = 1\n'
+    assert check(alice_to_play(), body) == [
+        Problem("cannot fortify with 'Afghanistan': it is not yours", 8)
+    ]
+
+
+def test_fortify_too_many_armies() -> None:
+    body = PLACE_3 + '[fortify]\nfrom = "Ural"\nto = "Ukraine"\narmies = 3\n'
+    assert check(alice_to_play(), body) == [
+        Problem(
+            "cannot move 3 from 'Ural': at most 2 (one stays behind); write armies = \"all\" "
+            "to move all but one",
+            8,
+        )
+    ]
+
+
+def test_trade_of_cards_not_held() -> None:
+    state = alice_to_play(hands={"alice": ("Alaska", "Peru")})
+    body = 'trade = [["Alaska", "Peru", "wild"]]\n' + PLACE_3
+    assert check(state, body) == [
+        Problem("you do not hold all of Alaska, Peru, wild (your hand: Alaska, Peru)", 5)
+    ]
+
+
+def test_trade_not_a_set() -> None:
+    state = alice_to_play(hands={"alice": ("Alaska", "Peru", "Greenland")})
+    body = 'trade = [["Alaska", "Peru", "Greenland"]]\n' + PLACE_3
+    assert check(state, body) == [
+        Problem(
+            "Alaska, Peru, Greenland is not a set: trade three alike, one of each, or two and "
+            "a wild",
+            5,
+        )
+    ]
+
+
+def test_trade_best_without_a_set() -> None:
+    state = alice_to_play(hands={"alice": ("Alaska", "Peru", "Greenland")})
+    assert check(state, 'trade = "best"\n' + PLACE_3) == [
+        Problem('trade = "best" but your hand holds no set: remove the trade', 5)
+    ]
+
+
+def test_forced_trade_missing() -> None:
+    hand = ("Alaska", "Peru", "Greenland", "Alberta", "Japan")
+    state = alice_to_play(hands={"alice": hand})
+    forced = Problem(
+        'you hold 5 cards: with 5 or more you must trade a set; add trade = "best" (and place '
+        'the extra armies, "rest" makes that easy)',
+        3,
+    )
+    assert check(state, PLACE_3) == [forced]
+    rest = '[[place]]\nterritory = "Ukraine"\narmies = "rest"\n'
+    assert check(state, 'trade = "best"\n' + rest) == []
+
+
+def test_setup_turn_only_places() -> None:
+    state = alice_to_play(phase=Phase.SETUP, turn=0, to_place={"alice": 10, "bob": 10})
+    body = (
+        'trade = "best"\n'
+        + '[[place]]\nterritory = "Ukraine"\narmies = "rest"\n'
+        + '[[attack]]\nfrom = "Ukraine"\nto = "Southern Europe"\n'
+    )
+    assert check(state, body, turn=0) == [
+        Problem("the setup turn only places armies: remove 'trade'", 5),
+        Problem("the setup turn only places armies: remove 'attack'", 9),
+    ]
+    assert check(state, '[[place]]\nterritory = "Siam"\narmies = 10\n', turn=0) == []
+    assert check(state, '[[place]]\nterritory = "Siam"\narmies = 10\n', turn=0, player="bob") == [
+        Problem("cannot place on 'Siam': it is not yours", 5)
+    ]
+
+
+def test_orders_built_in_code_validate_like_parsed_ones() -> None:
+    state = alice_to_play()
+    assert rules.validate(state, orders(state, place=[("Ukraine", "rest")])) == []
+    assert rules.validate(state, orders(state, place=[("Ukraine", 1), ("Ural", REST)])) == []
