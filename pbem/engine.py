@@ -301,7 +301,9 @@ def _attack(
             Skipped(
                 name,
                 attack.describe(),
-                f"{source} has {table.armies[source]} armies (stop at {attack.stop_at})",
+                f"{source} has only 1 army: an attack needs 2"
+                if table.armies[source] < 2
+                else f"{source} has {table.armies[source]} armies (stop at {attack.stop_at})",
             )
         )
         return 0, bonus_used
