@@ -50,9 +50,9 @@ class Problem:
         return f"Problem({self.message!r}, line={self.line!r})"
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Problem)
-            and (self.message, self.line) == (other.message, other.line)
+        return isinstance(other, Problem) and (self.message, self.line) == (
+            other.message,
+            other.line,
         )
 
     def __hash__(self) -> int:

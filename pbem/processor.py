@@ -350,7 +350,9 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
         new = Game(directory, state, game.seed, game.registrations, game.chain_length)
-        paths_written = report.write_reports(new, r, events)
+        paths_written = report.write_reports(
+            new, r, events, rejected=[m for s in rejected for m in s.messages()]
+        )
         write_game(new)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
 

@@ -1,0 +1,219 @@
+"""A player's own check of a resolution's dice, as the README's audit section explains.
+
+Given the key a report reveals, the previous key (the one before it in the chain, or the
+commitment for resolution 0) and the dice as rolled, check that SHA-256(key) is the previous
+key and that every die is the next one of the key's public stream. Pure functions; the CLI
+reads the values from its arguments, a report's text or its view file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pbem import dice
+from pbem.errors import PbemError
+
+Roll = tuple[tuple[int, ...], tuple[int, ...]]
+"""One roll: the attacker's dice then the defender's, as rolled (a lone die: defender ())."""
+
+
+class VerifyError(PbemError):
+    """The values to verify cannot be read (bad hex, bad dice, not a report)."""
+
+
+@dataclass(frozen=True)
+class DiceRecord:
+    """What a resolution's dice check needs: its key, the previous key and the rolls."""
+
+    key: bytes
+    previous: bytes
+    rolls: tuple[Roll, ...]
+    resolution: int | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of a check: whether the key follows, and the first roll that differs."""
+
+    record: DiceRecord
+    key_follows: bool
+    mismatch: int | None
+    expected: Roll | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.key_follows and self.mismatch is None
+
+    def lines(self) -> list[str]:
+        """What `pbem verify` prints, one finding a line."""
+        record = self.record
+        which = f"resolution {record.resolution}: " if record.resolution is not None else ""
+        out = [
+            f"{which}key OK: SHA-256(key) = previous key"
+            if self.key_follows
+            else f"{which}key WRONG: SHA-256(key) is {_sha(record.key)}, "
+            f"not the previous key {record.previous.hex()}"
+        ]
+        count = len(record.rolls)
+        if self.mismatch is None:
+            out.append(
+                "no dice were rolled"
+                if count == 0
+                else f"{count} roll{'' if count == 1 else 's'}, every die matches"
+            )
+        else:
+            given = format_roll(record.rolls[self.mismatch])
+            expected = format_roll(self.expected) if self.expected else "?"
+            out.append(
+                f"roll {self.mismatch + 1} of {count} does NOT match: the report has "
+                f"{given}, the key gives {expected}"
+            )
+        return out
+
+
+def _sha(key: bytes) -> str:
+    return hashlib.sha256(key).hexdigest()
+
+
+def verify(record: DiceRecord) -> Verdict:
+    """Check the key against the previous key, and every die against the key's stream."""
+    follows = dice.key_follows(record.key, record.previous)
+    index = dice.check_rolls(record.key, record.rolls)
+    expected: Roll | None = None
+    if index is not None:
+        stream = dice.Stream.public(record.key)
+        for i, (attacker, defender) in enumerate(record.rolls):
+            got = (stream.dice(len(attacker)), stream.dice(len(defender)))
+            if i == index:
+                expected = got
+                break
+    return Verdict(record, follows, index, expected)
+
+
+def parse_hex_key(text: str, what: str) -> bytes:
+    """A 32-byte key written as 64 hex digits."""
+    try:
+        raw = bytes.fromhex(text.strip())
+    except ValueError:
+        raise VerifyError(f"the {what} must be 64 hexadecimal digits, not '{text}'") from None
+    if len(raw) != 32:
+        raise VerifyError(f"the {what} must be 64 hexadecimal digits (32 bytes), not {len(raw)}")
+    return raw
+
+
+def _dice_of(text: str, roll: str) -> tuple[int, ...]:
+    values = text.replace(",", " ").split()
+    if not all(v.isdigit() and 1 <= int(v) <= 6 for v in values):
+        raise VerifyError(f"'{roll}' is not a roll: write dice 1-6, like \"6 3 1/5 2\"")
+    if len(values) > 3:
+        raise VerifyError(f"'{roll}' has more than 3 dice on one side")
+    return tuple(int(v) for v in values)
+
+
+def parse_roll(text: str) -> Roll:
+    """'6 3 1/5 2' (attacker/defender, as rolled) into a roll; a lone '4' is one die."""
+    attacker, _, defender = text.partition("/")
+    roll = (_dice_of(attacker, text), _dice_of(defender, text))
+    if not roll[0]:
+        raise VerifyError(f"'{text}' has no attacker's dice")
+    return roll
+
+
+def format_roll(roll: Roll) -> str:
+    attacker, defender = roll
+    a = " ".join(map(str, attacker))
+    return f"{a}/{' '.join(map(str, defender))}" if defender else a
+
+
+def record_from_arguments(key: str, previous: str, rolls: Sequence[str]) -> DiceRecord:
+    """The record from the command line: two hex keys and the rolls as written."""
+    return DiceRecord(
+        parse_hex_key(key, "key"),
+        parse_hex_key(previous, "previous key"),
+        tuple(parse_roll(r) for r in rolls),
+    )
+
+
+def record_from_view(data: Mapping[str, Any]) -> DiceRecord:
+    """The record from a report's view file (its "dice" section)."""
+    section = data.get("dice")
+    if not isinstance(section, Mapping):
+        raise VerifyError("this view file has no dice section: use the one sent with a report")
+    try:
+        rolls: list[Roll] = [((int(r["die"]),), ()) for r in section.get("first_player", [])]
+        rolls += [
+            (tuple(int(d) for d in r["attacker"]), tuple(int(d) for d in r["defender"]))
+            for r in section["rolls"]
+        ]
+        return DiceRecord(
+            parse_hex_key(str(section["key"]), "key"),
+            parse_hex_key(str(section["previous_key"]), "previous key"),
+            tuple(rolls),
+            int(section["resolution"]),
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise VerifyError(f"the view file's dice section is incomplete ({err!r})") from None
+
+
+_KEY_LINE = re.compile(r"^\s*Key of resolution (\d+):\s*([0-9a-fA-F]{64})\s*$")
+_PREVIOUS_LINE = re.compile(r"^\s*Previous key:\s*([0-9a-fA-F]{64})\s*$")
+_FIRST_LINE = re.compile(r"^\s*First-player dice, as rolled:\s*(.*)$")
+_ROLLS_LINE = re.compile(r"^\s*Rolls, attacker/defender as rolled \((\d+)\):\s*$")
+
+
+def record_from_report(text: str) -> DiceRecord:
+    """The record from a text report's dice check section (as the built-in template writes)."""
+    lines = text.splitlines()
+    key = previous = None
+    resolution: int | None = None
+    rolls: list[Roll] = []
+    for i, line in enumerate(lines):
+        if m := _KEY_LINE.match(line):
+            resolution, key = int(m.group(1)), m.group(2)
+        elif m := _PREVIOUS_LINE.match(line):
+            previous = m.group(1)
+        elif m := _FIRST_LINE.match(line):
+            for entry in m.group(1).split(","):
+                rolls.append(((int(entry.split()[-1]),), ()))
+        elif m := _ROLLS_LINE.match(line):
+            body = []
+            for more in lines[i + 1 :]:
+                if not more.startswith("    ") or not more.strip():
+                    break
+                body.append(more.strip())
+            written = [r for r in " ".join(body).split(";") if r.strip()]
+            rolls += [parse_roll(r) for r in written]
+            if len(written) != int(m.group(1)):
+                raise VerifyError(
+                    f"the report lists {m.group(1)} rolls but {len(written)} could be read"
+                )
+    if key is None or previous is None:
+        raise VerifyError(
+            "no dice check found: give a report's .txt or .view.json file, as it was sent"
+        )
+    return DiceRecord(
+        parse_hex_key(key, "key"), parse_hex_key(previous, "previous key"), tuple(rolls), resolution
+    )
+
+
+def read_record(path: Path) -> DiceRecord:
+    """The record from a saved report: its view file (.json) or its text."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise VerifyError(f"cannot read {path}: {err}") from None
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError as err:
+            raise VerifyError(f"{path} is not a view file ({err})") from None
+        if not isinstance(data, Mapping):
+            raise VerifyError(f"{path} is not a view file")
+        return record_from_view(data)
+    return record_from_report(text)

@@ -1,0 +1,565 @@
+"""Reports: complete, private, well-formed, self-contained, and overridable per game."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from html.parser import HTMLParser
+from pathlib import Path
+
+import jinja2
+import pytest
+from conftest import new_game, skeleton, write_skeletons
+
+from pbem import dice, processor, report, rules
+from pbem.events import (
+    AttackStopped,
+    Conquered,
+    DrewCard,
+    Eliminated,
+    Event,
+    Fortified,
+    Placed,
+    Reinforced,
+    Rolled,
+    Skipped,
+    Traded,
+    Won,
+)
+from pbem.orders import parse_orders
+from pbem.state import Phase
+from pbem.store import read_game, read_history
+from pbem.view import game_view
+
+MODERATOR = ("moderator.txt.j2", "moderator.html.j2")
+RESOLUTIONS = 9
+"""Setup (0), the setup turn (1), then seven play turns: conquests, cards, a few hands."""
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A self-played game: every awaited player sends their report's order file, attacking."""
+    directory = new_game(tmp_path_factory.mktemp("played") / "game")
+    for _ in range(RESOLUTIONS - 1):
+        write_skeletons(directory)
+        processor.resolve_game(directory)
+    game = read_game(directory)
+    assert game.state.phase is Phase.PLAY
+    assert any(p.hand for p in game.state.players), "the self-play should have drawn cards"
+    return directory
+
+
+def reports_of(directory: Path, player: str) -> list[tuple[int, str]]:
+    """Every file sent to `player` (text, HTML, view, order file), each with its resolution."""
+    out = []
+    for r in range(RESOLUTIONS):
+        for suffix in ("txt", "html", "view.json", "orders.toml"):
+            path = directory / "reports" / f"{r:04d}" / f"{player}.{suffix}"
+            if path.exists():
+                out.append((r, path.read_text(encoding="utf-8")))
+    return out
+
+
+def section(text: str, heading: str) -> str:
+    """A text report's section: the lines under `heading` and its underline, to the next one."""
+    lines = text.splitlines()
+    start = lines.index(heading) + 2
+    end = next(
+        (i - 1 for i in range(start + 1, len(lines)) if re.fullmatch(r"-{3,}", lines[i])),
+        len(lines),
+    )
+    return "\n".join(lines[start:end])
+
+
+class StrictHTML(HTMLParser):
+    """Fails on a closing tag that does not close the innermost open element."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.open: list[str] = []
+        self.territories: list[str] = []
+        self.in_svg = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._attrs(tag, attrs)
+        if tag not in self.VOID:
+            self.open.append(tag)
+        if tag == "svg":
+            self.in_svg += 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._attrs(tag, attrs)
+
+    def _attrs(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name == "data-territory":
+                assert self.in_svg, f"<{tag} data-territory> outside the map"
+                assert value is not None
+                self.territories.append(value)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert tag not in self.VOID, f"</{tag}> closes a void element"
+        assert self.open and self.open[-1] == tag, f"</{tag}> closes <{self.open[-1:]}>"
+        self.open.pop()
+        if tag == "svg":
+            self.in_svg -= 1
+
+
+def parse_html(text: str) -> StrictHTML:
+    parser = StrictHTML()
+    parser.feed(text)
+    parser.close()
+    assert parser.open == [], f"unclosed elements: {parser.open}"
+    return parser
+
+
+# --- Privacy ---------------------------------------------------------------------------------
+
+
+def test_each_report_holds_the_players_own_secret_and_no_other(played: Path) -> None:
+    game = read_game(played)
+    secrets = {r.name: r.secret for r in game.registrations}
+    for player, secret in secrets.items():
+        files = reports_of(played, player)
+        texts = [t for _, t in files]
+        assert all(secret in t for t in texts if not t.lstrip().startswith("{"))
+        for other, other_secret in secrets.items():
+            if other != player:
+                assert not any(other_secret in t for t in texts), f"{other}'s secret leaks"
+
+
+def test_each_report_shows_the_players_own_hand_and_no_other(played: Path) -> None:
+    game = read_game(played)
+    last = f"{RESOLUTIONS - 1:04d}"
+    for p in game.state.players:
+        text = (played / "reports" / last / f"{p.name}.txt").read_text()
+        hand = [line.split(" (")[0].strip() for line in section(text, "Your hand").splitlines()]
+        for card in p.hand:
+            assert card in hand
+        html = (played / "reports" / last / f"{p.name}.html").read_text()
+        shown = re.findall(r'<div class="card">([^<]*)<div class="kind">', html)
+        assert shown == list(p.hand)
+        view = json.loads((played / "reports" / last / f"{p.name}.view.json").read_text())
+        for entry in view["players"]:
+            assert ("hand" in entry) == (entry["name"] == p.name)
+
+
+def test_another_players_card_draw_is_told_without_the_card(played: Path) -> None:
+    game = read_game(played)
+    draws = [
+        (r, e)
+        for r in range(RESOLUTIONS)
+        for e in read_history(played, r).events
+        if isinstance(e, DrewCard)
+    ]
+    assert draws
+    for r, draw in draws:
+        for p in game.state.players:
+            text = (played / "reports" / f"{r:04d}" / f"{p.name}.txt").read_text()
+            named = f"{draw.player} drew a card: {draw.card}."
+            if p.name == draw.player:
+                assert named in text
+            else:
+                assert named not in text and f"{draw.player} drew a card." in text
+
+
+def test_no_report_holds_the_seed_the_hidden_key_or_the_deck(played: Path) -> None:
+    game = read_game(played)
+    forbidden = {
+        "seed": game.seed.hex(),
+        "hidden key": dice.hidden_key(game.seed).hex(),
+    }
+    deck = game.state.deck
+    for p in game.state.players:
+        for r, text in reports_of(played, p.name):
+            for what, value in forbidden.items():
+                assert value not in text.lower(), f"the {what} is in a report of resolution {r}"
+            for i in range(len(deck) - 2):
+                for sep in (", ", '", "', "\n  "):
+                    assert sep.join(deck[i : i + 3]) not in text, "the deck's order leaks"
+            assert '"deck"' not in text
+
+
+def test_the_hidden_key_is_revealed_when_the_game_is_over(played: Path) -> None:
+    game = read_game(played)
+    winner = game.state.players[0].name
+    over = replace(game, state=replace(game.state, phase=Phase.OVER, winner=winner))
+    text = report.render(over, RESOLUTIONS, [Won(winner)], winner)
+    assert dice.hidden_key(game.seed).hex() in text
+    assert f"{winner} has won. Congratulations!" in text
+    assert "Your order file" not in text
+
+
+# --- Contents --------------------------------------------------------------------------------
+
+
+def test_text_report_sections_come_in_order(played: Path) -> None:
+    game = read_game(played)
+    player = game.state.current_player.name
+    text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{player}.txt").read_text()
+    headings = [
+        f"Turn {game.state.turn} is yours",
+        "What happened",
+        "The board",
+        "Players",
+        "Your hand",
+        "Your next reinforcements",
+        f"Your order file for turn {game.state.turn}",
+        "Dice check",
+    ]
+    positions = [text.index(h) for h in headings]
+    assert positions == sorted(positions)
+
+
+def test_a_waiting_player_is_told_whose_turn_is_next_and_when_theirs_is(played: Path) -> None:
+    game = read_game(played)
+    state = game.state
+    waiting = state.players[(state.current + 1) % len(state.players)].name
+    text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.txt").read_text()
+    assert f"Turn {state.turn} is next: {state.current_player.name} plays." in text
+    assert f"Your next turn is turn {state.turn + 1}" in text
+    orders = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.orders.toml").read_text()
+    assert f"turn = {state.turn + 1}" in orders
+
+
+def test_the_board_marks_own_territories_and_held_continents(played: Path) -> None:
+    game = read_game(played)
+    state = game.state
+    name = state.current_player.name
+    text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{name}.txt").read_text()
+    board = section(text, "The board")
+    for t in state.board.names:
+        line = next(line for line in board.splitlines() if line[4:].startswith(t + " "))
+        assert line.startswith("  * ") == (state.owner(t) == name)
+        assert line.split()[-1] == str(state.armies(t))
+    for c in state.board.continents.values():
+        holders = {state.owner(t) for t in c.territories}
+        if len(holders) == 1:
+            who = "you" if name in holders else holders.pop()
+            assert f"{c.name} (+{c.bonus}): held by {who}" in board
+
+
+def test_players_table_and_reinforcements_come_from_the_view(played: Path) -> None:
+    game = read_game(played)
+    state = game.state
+    name = state.current_player.name
+    text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{name}.txt").read_text()
+    table = section(text, "Players")
+    for p in game_view(state, name)["players"]:
+        row = next(line for line in table.splitlines() if line[2:].startswith(p["name"] + " "))
+        assert row[2:].split()[1:5] == [
+            str(p["territories"]),
+            str(p["armies"]),
+            str(p["cards"]),
+            str(p["reinforcements"]),
+        ]
+    base = rules.reinforcement(state, name)
+    assert f"{base.total:3d}  in all, before cards" in section(text, "Your next reinforcements")
+
+
+def test_the_order_file_is_ready_to_send_as_it_is(played: Path) -> None:
+    game = read_game(played)
+    name = game.state.current_player.name
+    folder = played / "reports" / f"{RESOLUTIONS - 1:04d}"
+    orders = folder / f"{name}.orders.toml"
+    assert orders.read_text() == skeleton(played, name)
+    assert orders.read_text() in (folder / f"{name}.txt").read_text()
+    submission = processor.check_submission(game, orders)
+    assert submission.accepted, submission.messages()
+    parsed = parse_orders(orders.read_text(), game.state.board)
+    assert parsed.place[0].armies == "rest"
+    text = orders.read_text()
+    assert "# [[attack]]" in text and "# [fortify]" in text
+
+
+def test_the_dice_check_shows_key_previous_key_commitment_and_rolls(played: Path) -> None:
+    game = read_game(played)
+    for r in range(RESOLUTIONS):
+        text = (played / "reports" / f"{r:04d}" / "alice.txt").read_text()
+        key = game.key(r).hex()
+        assert key in text
+        assert dice.chain_key(game.seed, r, game.chain_length).hex() in text
+        assert game.commitment in text
+        assert "hashlib.sha256(bytes.fromhex('" + key + "'))" in text
+        rolls = read_history(played, r).rolls()
+        if rolls:
+            assert f"Rolls, attacker/defender as rolled ({len(rolls)}):" in text
+
+
+def test_a_deadline_is_shown_only_when_the_game_has_one(played: Path) -> None:
+    game = read_game(played)
+    env = report.environment(played.resolve())
+    for player, names in (("alice", ("report.txt.j2", "report.html.j2")), (None, MODERATOR)):
+        context = report.report_context(game, RESOLUTIONS - 1, (), player)
+        for name in names:
+            assert "due by" not in env.get_template(name).render(context)
+        context["view"]["deadline"] = "Friday 2027-05-07 18:00 UTC"
+        for name in names:
+            assert "Friday 2027-05-07 18:00 UTC" in env.get_template(name).render(context)
+
+
+# --- The story -------------------------------------------------------------------------------
+
+
+def _story(events: list[Event], viewer: str | None, armies: dict[str, int]) -> list[str]:
+    lines = []
+    for item in report.tell(events, viewer, armies):
+        lines.append(item.text)
+        lines += [
+            f"  {r.attacker}/{r.defender} {r.losses} {r.source_left}:{r.target_left}"
+            for r in item.rolls
+        ]
+        if item.result:
+            lines.append("  " + item.result)
+    return lines
+
+
+def test_a_battle_is_told_with_both_sides_dice_losses_and_the_conquest() -> None:
+    events: list[Event] = [
+        Rolled("alice", "Ukraine", "Ural", "bob", (6, 3, 1), (5, 2), 0, 2),
+        Rolled("alice", "Ukraine", "Ural", "bob", (2, 2, 1), (4,), 1, 0),
+        Rolled("alice", "Ukraine", "Ural", "bob", (6, 5, 5), (1,), 0, 1),
+        Conquered("alice", "Ukraine", "Ural", "bob", 3),
+    ]
+    assert _story(events, "carol", {"Ukraine": 8, "Ural": 3}) == [
+        "alice attacked Ural (bob) from Ukraine: 8 armies against 3.",
+        "  6 3 1/5 2 bob loses 2 8:1",
+        "  2 2 1/4 alice loses 1 7:1",
+        "  6 5 5/1 bob loses 1 7:0",
+        "  alice took Ural, moving in 3 (4 stay in Ukraine).",
+    ]
+
+
+def test_a_stopped_attack_says_why_and_what_is_left() -> None:
+    events: list[Event] = [
+        Rolled("alice", "Peru", "Brazil", "bob", (1, 1), (6, 6), 2, 0),
+        AttackStopped("alice", "Peru", "Brazil", "Peru is down to 3 (stop at 3)"),
+    ]
+    story = _story(events, "alice", {"Peru": 5, "Brazil": 4})
+    assert story[-1] == "  alice stopped: Peru is down to 3 (stop at 3); Brazil holds with 4."
+
+
+def test_the_armies_before_a_resolution_are_worked_back_from_the_state(played: Path) -> None:
+    for r in range(2, RESOLUTIONS):
+        after = json.loads((played / "reports" / f"{r:04d}" / "alice.view.json").read_text())
+        before = json.loads((played / "reports" / f"{r - 1:04d}" / "alice.view.json").read_text())
+        game = read_game(played)
+        state = replace(
+            game.state,
+            territories={
+                t: replace(game.state.territories[t], armies=after["territories"][t]["armies"])
+                for t in game.state.board.names
+            },
+        )
+        worked_back = report.armies_before(state, read_history(played, r).events)
+        assert worked_back == {t: h["armies"] for t, h in before["territories"].items()}
+
+
+def test_every_kind_of_event_reads_as_a_sentence() -> None:
+    events: list[Event] = [
+        Reinforced("alice", 5, 14, 4, ("Australia",), 2),
+        Traded("alice", ("Peru", "Ural", "wild"), 6, 2),
+        Placed("alice", "Peru", 2, "card"),
+        Placed("alice", "Siam", 4),
+        Placed("alice", "Indonesia", 4),
+        Skipped("alice", "attack Japan from Siam", "you do not hold Siam"),
+        Eliminated("bob", "alice", 3),
+        Traded("alice", ("Egypt", "Congo", "Japan"), 8, 3, forced=True),
+        Placed("alice", "Ural", 8, "elimination"),
+        Fortified("alice", "Siam", "China", 3),
+        DrewCard("alice", "Congo"),
+        Won("alice"),
+    ]
+    assert _story(events, "carol", {}) == [
+        "Turn 5: alice receives 6 armies (4 for 14 territories, 2 for holding Australia).",
+        "alice traded Peru, Ural, wild for 6 armies (set 2 of the game).",
+        "alice placed 2 on Peru for its card.",
+        "alice placed 8 armies: 4 on Siam and 4 on Indonesia.",
+        "alice's order to attack Japan from Siam was skipped: you do not hold Siam.",
+        "bob is out of the game, eliminated by alice, who takes 3 cards.",
+        "alice traded Egypt, Congo, Japan for 8 armies (set 3 of the game) "
+        "(forced, after an elimination).",
+        "alice placed 8 from the forced trade: 8 on Ural.",
+        "alice moved 3 from Siam to China.",
+        "alice drew a card.",
+        "alice has won the game!",
+    ]
+    assert "alice drew a card: Congo." in _story(events, "alice", {})
+    assert "alice drew a card: Congo." in _story(events, None, {})
+
+
+# --- HTML: well-formed, self-contained, escaped, with the map ---------------------------------
+
+
+def test_html_reports_are_well_formed_and_self_contained(played: Path) -> None:
+    for r in range(RESOLUTIONS):
+        folder = played / "reports" / f"{r:04d}"
+        for path in sorted(folder.glob("*.html")):
+            html = path.read_text()
+            parse_html(html)
+            lowered = html.lower()
+            for outside in ("http", "src=", "<link", "<script", "@import", "url("):
+                assert outside not in lowered, f"{path.name} reaches outside: {outside}"
+
+
+def test_the_map_has_one_shape_per_territory(played: Path) -> None:
+    game = read_game(played)
+    html = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / "alice.html").read_text()
+    parser = parse_html(html)
+    assert len(parser.territories) == 42
+    assert sorted(parser.territories) == sorted(game.state.board.names)
+
+
+def test_the_map_outlines_own_territories_and_marks_this_turns_conquests(played: Path) -> None:
+    game = read_game(played)
+    r = RESOLUTIONS - 1
+    taken = {e.target for e in read_history(played, r).events if isinstance(e, Conquered)}
+    for p in game.state.players:
+        shapes = report.map_shapes(game.state, p.name, taken)
+        mine = {t.name for t in shapes["territories"] if t.mine}
+        assert mine == set(game.state.owned(p.name))
+        assert {t.name for t in shapes["territories"] if t.taken} == taken
+        html = (played / "reports" / f"{r:04d}" / f"{p.name}.html").read_text()
+        assert html.count('stroke="#1c1c1c" stroke-width="3.5"') == len(mine)
+        assert html.count('stroke-dasharray="4 3"') == len(taken)
+
+
+def test_the_alaska_kamchatka_border_leaves_both_edges_of_the_map(played: Path) -> None:
+    state = read_game(played).state
+    shapes = report.map_shapes(state, None)
+    wraps = [line for line in shapes["lines"] if line.kind == "wrap"]
+    assert sorted(line.x2 for line in wraps) == [0, state.board.width]
+    alaska, kamchatka = (state.board.territories[t].position for t in ("Alaska", "Kamchatka"))
+    assert {(line.x1, line.y1) for line in wraps} == {alaska, kamchatka}
+    assert len(shapes["lines"]) == len(state.board.borders()) + 1
+
+
+def test_player_supplied_text_is_escaped_in_html(played: Path) -> None:
+    game = read_game(played)
+    evil = "<script>alert('x')</script>"
+    hostile = replace(game, state=replace(game.state, game=f"game {evil}"))
+    events: list[Event] = [Skipped("alice", f"attack {evil}", f"because {evil}")]
+    for player in ("alice", None):
+        html = report.render(hostile, 3, events, player, "html", rejected=[f"orders: {evil}"])
+        assert "<script" not in html
+        assert "&lt;script&gt;" in html
+        parse_html(html)
+
+
+# --- Templates: per-game override, strictness ------------------------------------------------
+
+
+def test_a_game_can_override_a_template(tmp_path: Path) -> None:
+    directory = tmp_path / "game"
+    (directory / "templates").mkdir(parents=True)
+    (directory / "templates" / "report.txt.j2").write_text(
+        "Dear {{ player }}, turn {{ view.turn }}.\n"
+    )
+    new_game(directory)
+    assert (directory / "reports" / "0000" / "alice.txt").read_text() == "Dear alice, turn 0.\n"
+    assert "<svg" in (directory / "reports" / "0000" / "alice.html").read_text()
+
+
+def test_a_typo_in_a_template_fails_loudly(tmp_path: Path) -> None:
+    directory = tmp_path / "game"
+    (directory / "templates").mkdir(parents=True)
+    (directory / "templates" / "report.txt.j2").write_text("Dear {{ playr }}.\n")
+    with pytest.raises(jinja2.UndefinedError):
+        new_game(directory)
+
+
+def test_every_builtin_template_ships_with_the_package() -> None:
+    folder = report.builtin_templates()
+    for name in (
+        "report.txt.j2",
+        "report.html.j2",
+        "moderator.txt.j2",
+        "moderator.html.j2",
+        "base.html.j2",
+        "macros.html.j2",
+    ):
+        assert (folder / name).is_file()
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    assert '"templates" = "pbem/templates"' in pyproject
+
+
+def test_html_templates_autoescape_and_are_strict() -> None:
+    env = report.environment(None)
+    assert env.undefined is jinja2.StrictUndefined
+    assert env.get_template("macros.html.j2").module is not None
+    auto = env.autoescape
+    assert callable(auto) and auto("report.html.j2") and not auto("report.txt.j2")
+
+
+# --- The moderator's overview ------------------------------------------------------------------
+
+
+def test_the_moderators_overview_lists_hands_awaited_players_and_rejections(
+    tmp_path: Path,
+) -> None:
+    directory = new_game(tmp_path / "game")
+    write_skeletons(directory)
+    (directory / "orders" / "zz-broken.toml").write_text('game = "test-game"\nturn = [\n')
+    outcome = processor.resolve_game(directory)
+    assert outcome.rejected
+    folder = directory / "reports" / "0001"
+    text = (folder / "_moderator.txt").read_text()
+    html = (folder / "_moderator.html").read_text()
+    game = read_game(directory)
+    assert "Rejected order files" in text and "zz-broken.toml" in text
+    assert "zz-broken.toml" in html
+    assert f"awaiting orders from {game.state.current_player.name}" in text
+    for p in game.state.players:
+        assert p.name in text
+    parse_html(html)
+
+
+def test_every_player_gets_text_html_view_and_order_files(played: Path) -> None:
+    game = read_game(played)
+    folder = played / "reports" / f"{RESOLUTIONS - 1:04d}"
+    for p in game.state.players:
+        for suffix in ("txt", "html", "view.json", "orders.toml"):
+            assert (folder / f"{p.name}.{suffix}").is_file()
+        view = json.loads((folder / f"{p.name}.view.json").read_text())
+        assert view["dice"]["key"] == game.key(RESOLUTIONS - 1).hex()
+    assert (folder / "_moderator.txt").is_file()
+
+
+def test_reports_are_the_same_byte_for_byte_when_rendered_again(played: Path) -> None:
+    game = read_game(played)
+    r = RESOLUTIONS - 1
+    events = read_history(played, r).events
+    for p in game.state.players:
+        for kind in ("txt", "html"):
+            again = report.render(game, r, events, p.name, kind)
+            assert again == (played / "reports" / f"{r:04d}" / f"{p.name}.{kind}").read_text()
+
+
+def test_a_two_player_game_shows_the_neutral(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game", "alice,bob")
+    text = (directory / "reports" / "0000" / "alice.txt").read_text()
+    assert re.search(r"^  neutral +14 +\d+$", text, re.MULTILINE)
+    html = (directory / "reports" / "0000" / "alice.html").read_text()
+    assert "neutral" in html
+    parse_html(html)
+
+
+def test_an_eliminated_player_follows_the_game_without_an_order_file(played: Path) -> None:
+    game = read_game(played)
+    state = game.state
+    out = next(p for p in state.players if p.name != state.current_player.name)
+    winner = state.current_player.name
+    territories = {
+        t: replace(h, owner=winner) if h.owner == out.name else h
+        for t, h in state.territories.items()
+    }
+    players = tuple(replace(p, alive=False, hand=()) if p is out else p for p in state.players)
+    dead = replace(game, state=replace(state, territories=territories, players=players))
+    events: list[Event] = [Eliminated(out.name, winner, 0)]
+    text = report.render(dead, RESOLUTIONS, events, out.name)
+    assert "You are out of the game" in text and "Your order file" not in text
+    assert f"{out.name} is out of the game, eliminated by {winner}" in text
+    parse_html(report.render(dead, RESOLUTIONS, events, out.name, "html"))

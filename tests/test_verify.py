@@ -1,0 +1,273 @@
+"""A player's own tools: `pbem verify` re-derives a turn's dice, and `pbem check --view`
+gives the moderator's verdict on their own machine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import attacking, new_game, skeleton, write_skeletons
+
+from pbem import processor, verify
+from pbem.cli import main
+from pbem.store import read_game, read_history
+
+RESOLUTIONS = 7
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = new_game(tmp_path_factory.mktemp("verify") / "game")
+    for _ in range(RESOLUTIONS - 1):
+        write_skeletons(directory)
+        processor.resolve_game(directory)
+    return directory
+
+
+def run(*args: object, code: int = 0) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def report_file(directory: Path, r: int, player: str, suffix: str) -> Path:
+    return directory / "reports" / f"{r:04d}" / f"{player}.{suffix}"
+
+
+# --- verify --------------------------------------------------------------------------------
+
+
+def test_every_report_verifies_from_its_view_file_and_its_text(played: Path) -> None:
+    checked_rolls = 0
+    for r in range(RESOLUTIONS):
+        for player in ("alice", "bob", "carol"):
+            from_view = verify.read_record(report_file(played, r, player, "view.json"))
+            from_text = verify.read_record(report_file(played, r, player, "txt"))
+            assert from_view == from_text
+            verdict = verify.verify(from_view)
+            assert verdict.ok, verdict.lines()
+        record = read_history(played, r)
+        expected = [(tuple(x["attacker"]), tuple(x["defender"])) for x in record.rolls()]
+        if r == 0:
+            expected = [((x["die"],), ()) for x in record.first_player_rolls()]
+        assert list(from_view.rolls) == expected
+        assert from_view.key.hex() == record.key
+        checked_rolls += len(expected)
+    assert checked_rolls > 3
+
+
+def test_verify_command_over_a_report(played: Path) -> None:
+    out = run("verify", "--report", report_file(played, RESOLUTIONS - 1, "bob", "view.json"))
+    assert "key OK: SHA-256(key) = previous key" in out
+    assert "every die matches" in out or "no dice were rolled" in out
+    out = run("verify", "--report", report_file(played, 0, "bob", "txt"))
+    assert "resolution 0: key OK" in out and "3 rolls, every die matches" in out
+
+
+def _played_roll(played: Path) -> tuple[int, list[dict[str, object]]]:
+    for r in range(1, RESOLUTIONS):
+        rolls = read_history(played, r).rolls()
+        if len(rolls) >= 2:
+            return r, rolls
+    raise AssertionError("the self-play rolled no dice")
+
+
+def test_verify_command_with_keys_and_dice(played: Path) -> None:
+    game = read_game(played)
+    r, rolls = _played_roll(played)
+    key, previous = game.key(r).hex(), game.key(r - 1).hex()
+    written = [
+        " ".join(map(str, x["attacker"])) + "/" + " ".join(map(str, x["defender"]))  # type: ignore[call-overload]
+        for x in rolls
+    ]
+    args = [a for w in written for a in ("--dice", w)]
+    out = run("verify", key, previous, *args)
+    assert out.splitlines() == [
+        "key OK: SHA-256(key) = previous key",
+        f"{len(rolls)} rolls, every die matches",
+    ]
+
+
+def test_a_changed_die_is_named_and_fails(played: Path) -> None:
+    game = read_game(played)
+    r, rolls = _played_roll(played)
+    view = json.loads(report_file(played, r, "alice", "view.json").read_text())
+    original = view["dice"]["rolls"][1]["attacker"][0]
+    view["dice"]["rolls"][1]["attacker"][0] = 1 if original != 1 else 2
+    tampered = played.parent / "tampered.view.json"
+    tampered.write_text(json.dumps(view))
+    out = run("verify", "--report", tampered, code=1)
+    assert "key OK" in out
+    assert f"roll 2 of {len(rolls)} does NOT match" in out
+    assert f"the key gives {' '.join(map(str, rolls[1]['attacker']))}/" in out  # type: ignore[call-overload]
+    assert game.key(r).hex() == view["dice"]["key"]
+
+
+def test_a_key_that_does_not_follow_fails(played: Path) -> None:
+    game = read_game(played)
+    wrong_previous = game.key(1).hex()
+    out = run("verify", game.key(3).hex(), wrong_previous, code=1)
+    assert "key WRONG" in out and wrong_previous in out
+
+
+def test_a_text_report_with_a_changed_key_fails(played: Path) -> None:
+    game = read_game(played)
+    text = report_file(played, 2, "carol", "txt").read_text()
+    altered = text.replace(game.key(2).hex(), game.key(3).hex())
+    path = played.parent / "altered.txt"
+    path.write_text(altered)
+    assert "key WRONG" in run("verify", "--report", path, code=1)
+
+
+@pytest.mark.parametrize(
+    ("text", "roll"),
+    [
+        ("6 3 1/5 2", ((6, 3, 1), (5, 2))),
+        ("6,3/4", ((6, 3), (4,))),
+        ("5", ((5,), ())),
+    ],
+)
+def test_a_roll_is_written_attacker_slash_defender(text: str, roll: verify.Roll) -> None:
+    assert verify.parse_roll(text) == roll
+    assert verify.parse_roll(verify.format_roll(roll)) == roll
+
+
+@pytest.mark.parametrize("text", ["7/1", "1 2 3 4/1", "/3", "a/b", "1/2 3 4 5"])
+def test_a_roll_that_cannot_be_is_refused(text: str) -> None:
+    with pytest.raises(verify.VerifyError):
+        verify.parse_roll(text)
+
+
+def test_verify_needs_keys_or_a_report(played: Path) -> None:
+    assert "give KEY and PREVIOUS_KEY" in run("verify", code=2)
+    assert "64 hexadecimal digits" in run("verify", "abc", "def", code=1)
+    orders = played.parent / "not-a-report.txt"
+    orders.write_text("hello\n")
+    assert "no dice check found" in run("verify", "--report", orders, code=1)
+
+
+# --- check --view agrees with the moderator's check ------------------------------------------
+
+
+def _corpus(directory: Path) -> dict[str, tuple[str, str]]:
+    """Order files for the pending turn, valid and not: name -> (author, text)."""
+    game = read_game(directory)
+    state = game.state
+    me = state.current_player.name
+    other = next(p.name for p in state.players if p.name != me and p.alive)
+    base = skeleton(directory, me)
+    owned = state.owned(me)
+    strongest = base.split('territory = "')[1].split('"')[0]
+    far = next(
+        t for t in state.board.names if t not in owned and not state.board.adjacent(strongest, t)
+    )
+    foreign = next(t for t in state.board.names if state.owner(t) != me)
+    foreign_target = next(n for n in state.board.neighbours(foreign) if state.owner(n) != me)
+    inner_pair = next(
+        (a, b) for a in owned for b in owned if a != b and not state.board.adjacent(a, b)
+    )
+    header_turn = f"turn = {state.turn}"
+    return {
+        "valid.toml": (me, base),
+        "attacking.toml": (me, attacking(base)),
+        "bad-territory.toml": (
+            me,
+            base.replace(f'territory = "{strongest}"', 'territory = "Atlantis"'),
+        ),
+        "misspelt.toml": (me, base.replace(f'territory = "{strongest}"', 'territory = "Ukrane"')),
+        "too-many.toml": (me, base.replace('armies = "rest"', "armies = 999")),
+        "too-few.toml": (me, base.replace('armies = "rest"', "armies = 1")),
+        "stale.toml": (me, base.replace(header_turn, f"turn = {state.turn - 1}")),
+        "future.toml": (me, base.replace(header_turn, f"turn = {state.turn + 1}")),
+        "wrong-game.toml": (me, base.replace(f'game = "{state.game}"', 'game = "other"')),
+        "not-adjacent.toml": (
+            me,
+            base + f'\n[[attack]]\nfrom = "{strongest}"\nto = "{far}"\n',
+        ),
+        "not-yours.toml": (
+            me,
+            base + f'\n[[attack]]\nfrom = "{foreign}"\nto = "{foreign_target}"\n',
+        ),
+        "fortify-far.toml": (
+            me,
+            base + f'\n[fortify]\nfrom = "{inner_pair[0]}"\nto = "{inner_pair[1]}"\narmies = 1\n',
+        ),
+        "trade-not-held.toml": (
+            me,
+            base.replace(header_turn, header_turn + '\ntrade = [["Alaska", "Peru", "Japan"]]'),
+        ),
+        "bad-toml.toml": (me, base + "\n[[attack]\nfrom = \n"),
+        "unknown-key.toml": (me, base + '\n[[place]]\nterritory = "Peru"\narmys = 2\n'),
+        "not-your-turn.toml": (
+            other,
+            skeleton(directory, other)
+            .replace(f"turn = {state.turn + 1}", header_turn)
+            .replace(f"turn = {state.turn + 2}", header_turn),
+        ),
+    }
+
+
+def _agreement(directory: Path, tmp_path: Path) -> int:
+    game = read_game(directory)
+    latest = game.state.resolution - 1
+    rejected = 0
+    for name, (author, text) in _corpus(directory).items():
+        path = tmp_path / name
+        path.write_text(text)
+        view = report_file(directory, latest, author, "view.json")
+        ((moderator, forecast),) = processor.check_files(directory, [path])[1]
+        ((own, own_forecast),) = processor.check_with_view(view, [path])
+        assert own.accepted == moderator.accepted, name
+        assert own.messages() == moderator.messages(), name
+        assert own_forecast == forecast, name
+        assert run("check", "--view", view, path, code=own.accepted ^ 1) == run(
+            "check", directory, path, code=moderator.accepted ^ 1
+        ), name
+        rejected += not moderator.accepted
+    return rejected
+
+
+def test_check_with_a_view_gives_the_moderators_verdict_in_play(
+    played: Path, tmp_path: Path
+) -> None:
+    assert _agreement(played, tmp_path) == len(_corpus(played)) - 2
+
+
+def test_check_with_a_view_gives_the_moderators_verdict_in_setup(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    game = read_game(directory)
+    for player in ("alice", "carol"):
+        for name, text in {
+            "valid.toml": skeleton(directory, player),
+            "too-few.toml": skeleton(directory, player).replace('armies = "rest"', "armies = 2"),
+            "attack.toml": skeleton(directory, player)
+            + '\n[[attack]]\nfrom = "Peru"\nto = "Brazil"\n',
+        }.items():
+            path = tmp_path / f"{player}-{name}"
+            path.write_text(text)
+            view = report_file(directory, 0, player, "view.json")
+            ((moderator, forecast),) = processor.check_files(directory, [path])[1]
+            ((own, own_forecast),) = processor.check_with_view(view, [path])
+            assert (own.accepted, own.messages(), own_forecast) == (
+                moderator.accepted,
+                moderator.messages(),
+                forecast,
+            ), name
+            assert own.accepted == (name == "valid.toml")
+    assert game.state.phase.value == "setup"
+
+
+def test_only_the_moderator_checks_the_secret(played: Path, tmp_path: Path) -> None:
+    game = read_game(played)
+    me = game.state.current_player.name
+    reg = game.registration(me)
+    assert reg is not None
+    path = tmp_path / "forged.toml"
+    path.write_text(skeleton(played, me).replace(reg.secret, "not-the-secret"))
+    ((moderator, _),) = processor.check_files(played, [path])[1]
+    view = report_file(played, game.state.resolution - 1, me, "view.json")
+    ((own, _),) = processor.check_with_view(view, [path])
+    assert not moderator.accepted and "secret" in moderator.messages()[0]
+    assert own.accepted
