@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from pbem import __version__, odds, processor
+from pbem import __version__, odds, processor, verify
 from pbem.board import load_board
 from pbem.errors import PbemError
 from pbem.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
@@ -263,6 +263,48 @@ def map_command(name: str, as_json: bool) -> None:
             click.echo(f"  {t} [{territory.card.value}]: {neighbours}")
 
 
+@main.command(name="verify")
+@click.argument("key", required=False)
+@click.argument("previous_key", required=False)
+@click.option(
+    "--dice",
+    "rolls",
+    multiple=True,
+    help='One roll, attacker/defender dice as rolled: "6 3 1/5 2". Repeat, in order.',
+)
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Take the keys and rolls from a report: its .view.json or its .txt.",
+)
+@reports_errors
+def verify_command(
+    key: str | None, previous_key: str | None, rolls: tuple[str, ...], report_file: Path | None
+) -> None:
+    """Check a resolution's dice: SHA-256(KEY) = PREVIOUS_KEY, and every die from KEY.
+
+    Exit code 0 when the key and every die check out, 1 when anything does not.
+
+    \b
+    Examples:
+      pbem verify --report reports/0003/alice.view.json
+      pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
+    """
+    if report_file is not None:
+        if key or previous_key or rolls:
+            raise click.UsageError("give either --report or KEY PREVIOUS_KEY --dice ...")
+        record = verify.read_record(report_file)
+    elif key and previous_key:
+        record = verify.record_from_arguments(key, previous_key, rolls)
+    else:
+        raise click.UsageError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
+    verdict = verify.verify(record)
+    click.echo("\n".join(verdict.lines()))
+    if not verdict.ok:
+        raise SystemExit(1)
+
+
 @main.command(name="odds")
 @click.argument("attackers", type=click.IntRange(min=1))
 @click.argument("defenders", type=click.IntRange(min=1))
@@ -276,3 +318,91 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
       pbem odds 10 10 --stop-at 3
     """
     click.echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
+
+
+# The mail commands import pbem.mail (email, mailbox, smtplib) only when they run.
+MAIL_FROM = click.option(
+    "--from",
+    "sender",
+    envvar="PBEM_FROM",
+    default="pbem@localhost",
+    show_default=True,
+    help="The moderator's address, which pbem mails from (or set PBEM_FROM).",
+)
+
+
+@main.group(name="mail")
+def mail_group() -> None:
+    """Take orders from a mailbox and mail the reports; without a server, through folders."""
+
+
+@mail_group.command(name="fetch")
+@click.argument("directory", type=GAME_DIR)
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--maildir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--mbox", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@MAIL_FROM
+@reports_errors
+def mail_fetch(
+    directory: Path, files: tuple[Path, ...], maildir: Path | None, mbox: Path | None, sender: str
+) -> None:
+    """Store the orders mailed in (DIRECTORY/orders/) and answer each message (outbox/).
+
+    \b
+    Examples:
+      pbem mail fetch games/spring-2027 --maildir ~/Maildir
+      pbem mail fetch games/spring-2027 alice.eml
+    """
+    from pbem import mail
+
+    result = mail.fetch_orders(directory, mail.Sources(maildir, mbox, files), sender)
+    click.echo("\n".join(result.lines()))
+
+
+@mail_group.command(name="send")
+@click.argument("directory", type=GAME_DIR)
+@click.option("--smtp", metavar="HOST:PORT", help="Send through this server; else only outbox/.")
+@click.option("--starttls", is_flag=True, help="Encrypt the connection with STARTTLS.")
+@click.option("--user", help="Log in as NAME (password: PBEM_SMTP_PASSWORD or a prompt).")
+@click.option("--dry-run", is_flag=True, help="Show what would be written and sent only.")
+@click.option(
+    "--bcc-moderator",
+    "bcc",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Send the moderator (the --from address, or ADDRESS) a copy of every report.",
+)
+@MAIL_FROM
+@reports_errors
+def mail_send(
+    directory: Path,
+    smtp: str | None,
+    starttls: bool,
+    user: str | None,
+    dry_run: bool,
+    bcc: str | None,
+    sender: str,
+) -> None:
+    """Mail each player's reports not yet sent, and the answers waiting in outbox/.
+
+    Without --smtp the messages are written to DIRECTORY/outbox/ as .eml files. Exit code 1
+    when anything could not be sent; run it again to send only what is left.
+
+    \b
+    Examples:
+      pbem mail send games/spring-2027 --dry-run
+      pbem mail send games/spring-2027 --smtp mail.example.org:587 --starttls --user pbem
+    """
+    from pbem import mail
+
+    def ask() -> str:
+        return str(click.prompt(f"SMTP password for {user}", hide_input=True))
+
+    server = mail.smtp_server(smtp, starttls, user, ask) if smtp else None
+    copy_to = None if bcc is None else bcc or sender
+    result = mail.send_mail(directory, sender, server, copy_to, dry_run)
+    click.echo("\n".join(result.lines()))
+    if not result.ok:
+        raise SystemExit(1)

@@ -1,0 +1,884 @@
+"""Email in and out: orders fetched from Maildir, mbox and .eml files; reports mailed over a real
+SMTP server (aiosmtpd on loopback) or written to the outbox."""
+
+from __future__ import annotations
+
+import mailbox
+import shutil
+import socket
+import ssl
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+from click.testing import CliRunner
+
+from pbem import mail, processor, report
+from pbem.cli import main
+from pbem.errors import PbemError
+from pbem.state import Options, Phase
+from pbem.store import read_game, write_game
+
+SEED = bytes(range(32))
+GAME = "spring-2027"
+MODERATOR = "moderator@example.org"
+PLAYERS = [(p, f"{p}@example.org") for p in ("alice", "bob", "carol")]
+FILES = ["r0000-alice.eml", "r0000-bob.eml", "r0000-carol.eml"]
+T0 = datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+# --- building games and messages ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def new_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("template") / GAME
+    processor.new_game(directory, PLAYERS, Options(), seed=SEED, name=GAME)
+    return directory
+
+
+@pytest.fixture
+def game_dir(new_game: Path, tmp_path: Path) -> Path:
+    """A new game (a copy of one made once: creating a game renders every report)."""
+    return Path(shutil.copytree(new_game, tmp_path / GAME))
+
+
+def orders_for(directory: Path, player: str, territory: str | None = None) -> str:
+    """The player's ready order file (valid as it is), optionally placing on another territory."""
+    game = read_game(directory)
+    reg = game.registration(player)
+    assert reg is not None
+    text = report.order_skeleton(game.state, player, reg.secret)
+    if territory is not None:
+        start = text.index('territory = "')
+        end = text.index("\n", start)
+        text = text[:start] + f'territory = "{territory}"' + text[end:]
+    return text
+
+
+def owned(directory: Path, player: str, n: int) -> str:
+    return read_game(directory).state.owned(player)[n]
+
+
+def message(
+    sender: str,
+    body: str | None = "",
+    *,
+    minutes: int = 0,
+    mid: str | None = None,
+    subject: str = "my orders",
+    attach: str | bytes | None = None,
+    filename: str = "orders.toml",
+    html: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = MODERATOR
+    msg["Subject"] = subject
+    msg["Date"] = format_datetime(T0 + timedelta(minutes=minutes))
+    msg["Message-ID"] = mid or f"<{sender.split('@')[0]}.{minutes}.{subject.count(' ')}@test>"
+    for name, value in (headers or {}).items():
+        msg[name] = value
+    if body is not None:
+        msg.set_content(body)
+    if html is not None:
+        if body is None:
+            msg.set_content(html, subtype="html")
+        else:
+            msg.add_alternative(html, subtype="html")
+    if attach is not None:
+        data = attach.encode() if isinstance(attach, str) else attach
+        msg.add_attachment(data, maintype="application", subtype="octet-stream", filename=filename)
+    return msg
+
+
+def into_maildir(path: Path, messages: list[EmailMessage]) -> Path:
+    box = mailbox.Maildir(path, create=True)
+    for i, msg in enumerate(messages):
+        entry = mailbox.MaildirMessage(msg.as_bytes())
+        entry.set_date(1_800_000_000 + i)  # arrival order, as the delivery agent stamps it
+        box.add(entry)
+    return path
+
+
+def into_mbox(path: Path, messages: list[EmailMessage]) -> Path:
+    box = mailbox.mbox(path, create=True)
+    for msg in messages:
+        box.add(msg.as_bytes())
+    box.flush()
+    box.close()
+    return path
+
+
+def fetch(directory: Path, messages: list[EmailMessage], kind: str = "maildir") -> mail.FetchResult:
+    where = directory.parent / f"box-{kind}-{len(list(directory.parent.iterdir()))}"
+    if kind == "maildir":
+        sources = mail.Sources(maildir=into_maildir(where, messages))
+    else:
+        sources = mail.Sources(mbox=into_mbox(where, messages))
+    return mail.fetch_orders(directory, sources, MODERATOR)
+
+
+def parse(data: bytes) -> EmailMessage:
+    return BytesParser(policy=policy.default).parsebytes(data)
+
+
+def outbox(directory: Path) -> dict[str, EmailMessage]:
+    return {p.name: parse(p.read_bytes()) for p in sorted((directory / "outbox").glob("*.eml"))}
+
+
+def reply_to(directory: Path, result: mail.FetchResult, mid: str) -> tuple[mail.Incoming, str]:
+    incoming = next(i for i in result.incoming if i.message_id == mid)
+    assert incoming.reply is not None
+    msg = parse((directory / "outbox" / incoming.reply).read_bytes())
+    body = msg.get_body(preferencelist=("plain",))
+    assert body is not None
+    return incoming, body.get_content()
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(directory)): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file() and p.name != ".lock"
+    }
+
+
+def run(*args: object, code: int = 0, **kwargs: Any) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, **kwargs)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+# --- a real SMTP server on loopback ------------------------------------------------------------
+
+
+@dataclass
+class Recorder:
+    """An aiosmtpd handler that keeps what it receives; it can refuse addresses or drop a
+    connection in the middle of a message (421), as real servers do."""
+
+    received: list[tuple[str, list[str], bytes]] = field(default_factory=list)
+    refuse: set[str] = field(default_factory=set)
+    drop_after: int | None = None
+
+    async def handle_RCPT(  # noqa: N802 (aiosmtpd's hook names)
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        if address in self.refuse:
+            return "550 5.1.1 no such mailbox"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(  # noqa: N802
+        self, server: Any, session: Any, envelope: Any
+    ) -> str:
+        if self.drop_after is not None and len(self.received) >= self.drop_after:
+            self.drop_after = None
+            return "421 4.3.2 service shutting down"
+        self.received.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.content))
+        return "250 OK"
+
+    def messages(self) -> list[EmailMessage]:
+        return [parse(content) for _, _, content in self.received]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    recorder: Recorder
+    port: int
+    options: dict[str, Any] = field(default_factory=dict)
+    controller: Controller | None = None
+
+    @property
+    def spec(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def smtp(self, **kwargs: Any) -> mail.SmtpServer:
+        return mail.SmtpServer("127.0.0.1", self.port, timeout=5, **kwargs)
+
+    def start(self) -> None:
+        self.controller = Controller(
+            self.recorder, hostname="127.0.0.1", port=self.port, **self.options
+        )
+        self.controller.start()
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    running = Server(Recorder(), free_port())
+    running.start()
+    yield running
+    running.stop()
+
+
+# --- finding the orders in a message -----------------------------------------------------------
+
+
+ORDERS = 'game = "g"\nturn = 0\nplayer = "alice"\nsecret = "x"\n\n[[place]]\nterritory = "Peru"\n'
+
+
+def test_orders_in_the_body_are_read_from_game_to_the_end() -> None:
+    assert mail.orders_from_body("Hello,\nhere they are:\n\n" + ORDERS) == ORDERS
+
+
+def test_the_signature_and_trailing_words_are_left_out() -> None:
+    body = ORDERS + "\nThanks!\nBob\n-- \nBob Smith, Springfield\ngame = 'not this'\n"
+    assert mail.orders_from_body(body) == ORDERS
+
+
+def test_quoted_lines_and_their_attribution_are_left_out() -> None:
+    quoted = "".join(f"> {line}\n" for line in ORDERS.replace("Peru", "Ural").splitlines())
+    top = ORDERS + "\nOn Mon, 1 Mar 2027, pbem wrote:\n" + quoted
+    bottom = "On Mon, 1 Mar 2027, pbem wrote:\n" + quoted + "\n" + ORDERS
+    assert mail.orders_from_body(top) == ORDERS
+    assert mail.orders_from_body(bottom) == ORDERS
+
+
+def test_an_original_message_separator_ends_the_orders() -> None:
+    body = ORDERS + "\n-----Original Message-----\nFrom: pbem\n" + ORDERS.replace("Peru", "Ural")
+    assert mail.orders_from_body(body) == ORDERS
+
+
+def test_a_body_without_a_game_line_has_no_orders() -> None:
+    assert mail.orders_from_body("See you next week!\n> game = 'quoted'\n") is None
+
+
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("Auto-Submitted", "auto-replied"),
+        ("Auto-Submitted", "auto-generated; owner-email=x@y"),
+        ("Precedence", "bulk"),
+        ("Precedence", "junk"),
+        ("Precedence", "list"),
+        ("X-Autoreply", "yes"),
+        ("X-Autorespond", "On vacation"),
+        ("Return-Path", "<>"),
+        ("X-Pbem-Loop", GAME),
+    ],
+)
+def test_machines_are_recognised(header: str, value: str) -> None:
+    assert mail.automatic(message("alice@example.org", "x", headers={header: value}))
+
+
+def test_people_are_not_machines() -> None:
+    headers = {"Auto-Submitted": "no", "Precedence": "first-class", "Return-Path": "<a@b>"}
+    assert mail.automatic(message("alice@example.org", "x", headers=headers)) is None
+
+
+# --- orders in: each kind of message ends as specified ------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["maildir", "mbox"])
+def test_a_mailbox_of_every_kind_of_message(game_dir: Path, kind: str) -> None:
+    d = game_dir
+    alice, bob, carol = (f"{p}@example.org" for p in ("alice", "bob", "carol"))
+    last_report = (d / "reports" / "0000" / "carol.txt").read_text()
+    quoting = (
+        orders_for(d, "carol")
+        + "\nOn Mon, 1 Mar 2027 at 09:00, pbem <pbem@localhost> wrote:\n"
+        + "".join(f"> {line}\n" for line in last_report.splitlines())
+        + "\n-- \nCarol\n"
+    )
+    first_alice = message(alice, "Here:\n\n" + orders_for(d, "alice"), minutes=1, mid="<a1@t>")
+    messages = [
+        first_alice,
+        message(bob, "orders attached", attach=orders_for(d, "bob"), minutes=10, mid="<b2@t>"),
+        message("mallory@evil.example", orders_for(d, "carol"), minutes=2, mid="<forged@t>"),
+        message(carol, quoting, subject="Re: [spring-2027] turn 0: your move", mid="<c@t>"),
+        message(alice, None, html="<p>game = ...</p>", minutes=3, mid="<html@t>"),
+        first_alice,  # delivered twice
+        message(alice, orders_for(d, "alice", owned(d, "alice", 0)), minutes=20, mid="<a2@t>"),
+        message(bob, orders_for(d, "bob", owned(d, "bob", 0)), minutes=5, mid="<b1@t>"),
+        message(
+            bob, "I am away", minutes=30, mid="<away@t>", headers={"Auto-Submitted": "auto-replied"}
+        ),
+    ]
+    result = fetch(d, messages, kind)
+
+    verdicts = [(i.message_id, i.verdict) for i in result.incoming]
+    assert verdicts == [
+        ("<a1@t>", mail.Verdict.ACCEPTED),
+        ("<b2@t>", mail.Verdict.ACCEPTED),
+        ("<forged@t>", mail.Verdict.REJECTED),
+        ("<c@t>", mail.Verdict.ACCEPTED),
+        ("<html@t>", mail.Verdict.REJECTED),
+        ("<a1@t>", mail.Verdict.DUPLICATE),
+        ("<a2@t>", mail.Verdict.ACCEPTED),
+        ("<b1@t>", mail.Verdict.IGNORED),
+        ("<away@t>", mail.Verdict.UNANSWERED),
+    ]
+    # The orders that stand: alice's later message, bob's attachment, carol's reply.
+    assert (d / "orders" / "alice.toml").read_text() == orders_for(d, "alice", owned(d, "alice", 0))
+    assert (d / "orders" / "bob.toml").read_text() == orders_for(d, "bob")
+    assert (d / "orders" / "carol.toml").read_text() == orders_for(d, "carol")
+    assert (d / "orders" / "replaced" / "alice-1.toml").read_text() == orders_for(d, "alice")
+    assert sorted(p.name for p in (d / "orders").glob("*.toml")) == [
+        "alice.toml",
+        "bob.toml",
+        "carol.toml",
+    ]
+    # One answer per message from a person, none to the machine, and a note to the moderator.
+    box = outbox(d)
+    answered = [i for i in result.incoming if i.reply]
+    assert len(answered) == 7 and len({i.reply for i in answered}) == 7
+    assert sum(name.startswith("reply-") for name in box) == 7
+    notes = [m for name, m in box.items() if name.startswith("note-")]
+    assert len(notes) == 1 and notes[0]["To"] == MODERATOR
+    assert "mallory@evil.example" in notes[0].get_content()
+    assert all(m[mail.LOOP_HEADER] == GAME for m in box.values())
+    assert {m["To"] for m in box.values()} == {alice, bob, carol, "mallory@evil.example", MODERATOR}
+
+    _, forged = reply_to(d, result, "<forged@t>")
+    assert "mallory@evil.example is not the address registered for carol" in forged
+    _, html_only = reply_to(d, result, "<html@t>")
+    assert "HTML only" in html_only and "accepted earlier stand" in html_only
+    _, ignored = reply_to(d, result, "<b1@t>")
+    assert "before the orders already accepted" in ignored
+    incoming, replaced = reply_to(d, result, "<a2@t>")
+    assert "They replace the orders you sent on" in replaced
+    assert "orders/replaced/alice-1.toml" in incoming.reasons[0]
+    _, accepted = reply_to(d, result, "<c@t>")
+    assert "accepted" in accepted and "What they will do:\n  place 21 on " in accepted
+
+    # Fetching the same mailbox again changes nothing at all.
+    before = snapshot(d)
+    again = fetch(d, messages, kind)
+    assert {i.verdict for i in again.incoming} == {mail.Verdict.DUPLICATE}
+    assert snapshot(d) == before
+
+
+def test_a_reply_threads_to_the_message_it_answers(game_dir: Path) -> None:
+    msg = message(
+        "alice@example.org",
+        orders_for(game_dir, "alice"),
+        mid="<q@t>",
+        headers={"References": "<pbem.spring-2027.r0000.alice@localhost>"},
+    )
+    result = fetch(game_dir, [msg])
+    answer = outbox(game_dir)[result.incoming[0].reply or ""]
+    assert answer["In-Reply-To"] == "<q@t>"
+    assert answer["References"] == "<pbem.spring-2027.r0000.alice@localhost> <q@t>"
+    assert answer["Auto-Submitted"] == "auto-replied"
+    assert answer["Subject"] == "[spring-2027] accepted: your orders for turn 0"
+
+
+def test_a_rejection_lists_every_problem_with_its_line(game_dir: Path) -> None:
+    text = orders_for(game_dir, "alice")
+    text += '\n[[place]]\nterritory = "Atlantis"\narmies = 1\n'
+    text += '\n[[place]]\nterritory = "Lemuria"\narmies = 1\n'
+    result = fetch(game_dir, [message("alice@example.org", text, mid="<bad@t>")])
+    incoming, body = reply_to(game_dir, result, "<bad@t>")
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert len(incoming.reasons) == 2
+    for reason in incoming.reasons:
+        assert reason.startswith("orders.toml line ")
+        assert reason in body
+    assert '15 | territory = "Atlantis"' in body and '19 | territory = "Lemuria"' in body
+    assert not (game_dir / "orders" / "alice.toml").exists()
+
+
+def test_a_wrong_secret_is_rejected(game_dir: Path) -> None:
+    text = orders_for(game_dir, "alice")
+    secret = read_game(game_dir).registration("alice").secret  # type: ignore[union-attr]
+    result = fetch(game_dir, [message("alice@example.org", text.replace(secret, "guess"))])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert "the secret is not alice's" in result.incoming[0].reasons[0]
+
+
+def test_a_message_without_orders_is_rejected(game_dir: Path) -> None:
+    result = fetch(game_dir, [message("bob@example.org", "When is the next turn?")])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert result.incoming[0].reasons[0].startswith("no orders found")
+
+
+def test_orders_for_an_unknown_game_are_rejected(game_dir: Path) -> None:
+    text = orders_for(game_dir, "bob").replace(f'game = "{GAME}"', 'game = "autumn-2027"')
+    result = fetch(game_dir, [message("bob@example.org", text)])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert "unknown game 'autumn-2027'" in result.incoming[0].reasons[0]
+    assert not (game_dir / "orders" / "bob.toml").exists()
+
+
+def test_orders_for_a_finished_game_are_rejected(game_dir: Path) -> None:
+    game = read_game(game_dir)
+    over = replace(game.state, phase=Phase.OVER, winner="carol")
+    write_game(replace(game, state=over))
+    result = fetch(game_dir, [message("bob@example.org", orders_for(game_dir, "bob"))])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert "is over (carol won)" in result.incoming[0].reasons[0]
+
+
+def test_an_oversized_attachment_is_rejected(game_dir: Path) -> None:
+    big = orders_for(game_dir, "bob") + "#" * (mail.MAX_ORDERS_BYTES + 1)
+    result = fetch(game_dir, [message("bob@example.org", "attached", attach=big)])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert "at most 64 KiB" in result.incoming[0].reasons[0]
+
+
+def test_two_attached_order_files_are_rejected(game_dir: Path) -> None:
+    msg = message("bob@example.org", "both", attach=orders_for(game_dir, "bob"))
+    msg.add_attachment(b"x = 1", maintype="text", subtype="plain", filename="other.toml")
+    result = fetch(game_dir, [msg])
+    assert "2 order files are attached" in result.incoming[0].reasons[0]
+
+
+def test_a_report_attached_to_a_reply_is_not_read_for_orders(game_dir: Path) -> None:
+    sent = mail.build_report(read_game(game_dir), 0, "bob", MODERATOR)
+    assert sent is not None
+    msg = message(
+        "bob@example.org", "my orders:\n" + orders_for(game_dir, "bob", owned(game_dir, "bob", 1))
+    )
+    msg.add_attachment(sent)  # message/rfc822, with the old order file inside
+    result = fetch(game_dir, [msg])
+    assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
+    assert owned(game_dir, "bob", 1) in (game_dir / "orders" / "bob.toml").read_text()
+
+
+def test_orders_from_a_player_without_an_address_are_rejected(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    processor.new_game(
+        directory, [("alice", ""), ("bob", "bob@example.org")], Options(), seed=SEED, name="g"
+    )
+    result = fetch(directory, [message("alice@example.org", orders_for(directory, "alice"))])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert result.incoming[0].note is not None
+
+
+def test_orders_from_eml_files(game_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "alice.eml"
+    path.write_bytes(message("alice@example.org", orders_for(game_dir, "alice")).as_bytes())
+    result = mail.fetch_orders(game_dir, mail.Sources(files=(path,)), MODERATOR)
+    assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
+    assert (game_dir / "orders" / "alice.toml").read_text() == orders_for(game_dir, "alice")
+
+
+def test_an_interrupted_fetch_can_be_run_again(
+    game_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    messages = [message("alice@example.org", orders_for(game_dir, "alice"), mid="<i@t>")]
+    real_save = mail._save
+
+    def crash(path: Path, data: dict[str, Any]) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mail, "_save", crash)
+    with pytest.raises(KeyboardInterrupt):
+        fetch(game_dir, messages)
+    monkeypatch.setattr(mail, "_save", real_save)
+    result = fetch(game_dir, messages)
+    assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
+    assert not (game_dir / "orders" / "replaced").exists()
+    assert len(outbox(game_dir)) == 1
+
+
+def test_a_missing_mailbox_is_a_clean_error(game_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(PbemError, match="cannot read the mbox"):
+        mail.fetch_orders(game_dir, mail.Sources(mbox=tmp_path / "nope"))
+    with pytest.raises(PbemError, match="give a mailbox"):
+        mail.fetch_orders(game_dir, mail.Sources())
+
+
+def test_fetch_on_the_command_line(
+    game_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PBEM_FROM", "Risk moderator <risk@example.org>")
+    box = into_maildir(
+        tmp_path / "Maildir",
+        [
+            message("alice@example.org", orders_for(game_dir, "alice"), mid="<x@t>"),
+            message("eve@example.org", "hi", mid="<y@t>"),
+        ],
+    )
+    out = run("mail", "fetch", game_dir, "--maildir", box)
+    assert "accepted: <x@t> from alice@example.org (alice)" in out
+    assert "rejected: <y@t> from eve@example.org" in out
+    assert "2 messages read: 1 accepted, 1 rejected" in out
+    assert {m["From"] for m in outbox(game_dir).values()} == {"Risk moderator <risk@example.org>"}
+    assert "0 accepted" in run("mail", "fetch", game_dir, "--maildir", box)
+
+
+# --- reports out -------------------------------------------------------------------------------
+
+
+def check_report(directory: Path, msg: EmailMessage, player: str, resolution: int = 0) -> None:
+    """The message holds exactly the report files written for the player."""
+    folder = directory / "reports" / f"{resolution:04d}"
+    text = msg.get_body(preferencelist=("plain",))
+    page = msg.get_body(preferencelist=("html",))
+    assert text is not None and page is not None
+    assert text.get_content().replace("\r\n", "\n") == (folder / f"{player}.txt").read_text()
+    html_file = folder / f"{player}.html"
+    if html_file.exists():
+        assert page.get_content().replace("\r\n", "\n") == html_file.read_text()
+    attachments = {p.get_filename(): p for p in msg.iter_attachments()}
+    assert set(attachments) == {f"{player}.orders.toml", f"{player}.view.json"}
+    view = attachments[f"{player}.view.json"].get_content()
+    assert view == (folder / f"{player}.view.json").read_bytes()
+    orders = attachments[f"{player}.orders.toml"].get_content().replace("\r\n", "\n")
+    orders_file = folder / f"{player}.orders.toml"
+    if orders_file.exists():
+        assert orders == orders_file.read_text()
+    else:
+        assert orders == orders_for(directory, player)
+    assert msg["To"] == f"{player}@example.org"
+    assert msg[mail.LOOP_HEADER] == GAME
+    assert msg["Message-ID"].startswith(f"<pbem.{GAME}.r{resolution:04d}.{player}@")
+
+
+def test_without_a_server_reports_go_to_the_outbox(game_dir: Path) -> None:
+    result = mail.send_mail(game_dir, MODERATOR)
+    assert result.ok and sorted(result.built) == FILES
+    box = outbox(game_dir)
+    assert set(box) == set(result.built)
+    for player in ("alice", "bob", "carol"):
+        msg = box[f"r0000-{player}.eml"]
+        check_report(game_dir, msg, player)
+        assert msg["Subject"] == f"[{GAME}] turn 0: your move"
+        assert msg["From"] == MODERATOR and msg["Reply-To"] == MODERATOR
+        assert msg["Bcc"] is None
+    before = snapshot(game_dir)
+    assert mail.send_mail(game_dir, MODERATOR).built == []
+    assert snapshot(game_dir) == before
+
+
+def test_missing_report_files_are_made_up_for(game_dir: Path) -> None:
+    """Reports written before the HTML page and the order file existed are still mailed."""
+    folder = game_dir / "reports" / "0000"
+    for name in ("alice.html", "alice.orders.toml", "alice.view.json"):
+        (folder / name).unlink(missing_ok=True)
+    msg = mail.build_report(read_game(game_dir), 0, "alice", MODERATOR)
+    assert msg is not None
+    page = msg.get_body(preferencelist=("html",))
+    assert page is not None and page.get_content().startswith("<!doctype html>")
+    assert "<pre>" in page.get_content()
+    attachments = {p.get_filename(): p.get_content() for p in msg.iter_attachments()}
+    assert attachments == {"alice.orders.toml": orders_for(game_dir, "alice")}
+    assert msg["Subject"] == f"[{GAME}] report after resolution 0"
+    (folder / "alice.txt").unlink()
+    assert mail.build_report(read_game(game_dir), 0, "alice", MODERATOR) is None
+    assert "r0000-alice.eml" not in mail.send_mail(game_dir).built
+
+
+def test_a_dry_run_changes_nothing(game_dir: Path) -> None:
+    before = snapshot(game_dir)
+    out = run("mail", "send", game_dir, "--dry-run", "--smtp", "127.0.0.1:1")
+    assert "would write outbox/r0000-alice.eml" in out
+    assert snapshot(game_dir) == before
+
+
+def test_subjects_say_what_the_report_is() -> None:
+    view = {
+        "phase": "play",
+        "turn": 13,
+        "awaiting": ["alice"],
+        "players": [{"name": "alice", "alive": True}, {"name": "bob", "alive": False}],
+    }
+    assert mail.report_subject(view, "alice", 14) == "turn 13: your move"
+    assert mail.report_subject(view, "bob", 14) == "report: you are out of the game"
+    assert mail.report_subject({**view, "awaiting": ["carol"]}, "alice", 14) == "turn 13: report"
+    assert mail.report_subject({**view, "phase": "over", "winner": "alice"}, "bob", 20) == (
+        "game over: alice won"
+    )
+
+
+def test_reports_over_smtp_parse_back_into_the_files(game_dir: Path, server: Server) -> None:
+    result = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert result.ok and result.pending == []
+    assert len(result.delivered) == 3
+    received = server.recorder.received
+    assert sorted(rcpt[0] for _, rcpt, _ in received) == [
+        f"{p}@example.org" for p in ("alice", "bob", "carol")
+    ]
+    assert {sender for sender, _, _ in received} == {MODERATOR}
+    for msg in server.recorder.messages():
+        check_report(game_dir, msg, msg["To"].split("@")[0])
+    assert sorted(p.name for p in (game_dir / "outbox" / "sent").iterdir()) == FILES
+    assert mail.send_mail(game_dir, MODERATOR, server.smtp()).delivered == []
+    assert len(server.recorder.received) == 3
+
+
+def test_the_moderator_gets_a_copy_only_when_asked(
+    new_game: Path, tmp_path: Path, server: Server
+) -> None:
+    players = [f"{p}@example.org" for p in ("alice", "bob", "carol")]
+    runs = [(), ("--bcc-moderator",), ("--bcc-moderator", "archive@example.org")]
+    for n, extra in enumerate(runs):
+        directory = shutil.copytree(new_game, tmp_path / str(n))
+        server.recorder.received.clear()
+        run("mail", "send", directory, "--smtp", server.spec, "--from", MODERATOR, *extra)
+        copies = [[], [MODERATOR], ["archive@example.org"]][n]
+        assert [rcpt for _, rcpt, _ in server.recorder.received] == [[p, *copies] for p in players]
+        assert all(b"Bcc" not in content for _, _, content in server.recorder.received)
+
+
+def test_with_the_server_down_send_fails_cleanly_then_delivers_once(
+    game_dir: Path, server: Server
+) -> None:
+    server.stop()
+    out = run("mail", "send", game_dir, "--smtp", server.spec, code=1)
+    assert "cannot connect to 127.0.0.1" in out and "3 messages wait in outbox/" in out
+    server.start()
+    out = run("mail", "send", game_dir, "--smtp", server.spec)
+    assert out.count("sent r0000-") == 3
+    run("mail", "send", game_dir, "--smtp", server.spec)
+    assert sorted(m["To"] for m in server.recorder.messages()) == [
+        "alice@example.org",
+        "bob@example.org",
+        "carol@example.org",
+    ]
+
+
+def test_a_connection_lost_half_way_sends_the_rest_later(game_dir: Path, server: Server) -> None:
+    server.recorder.drop_after = 1
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert not first.ok and len(first.delivered) == 1 and len(first.pending) == 2
+    assert any("421" in line for line in first.failed)
+    second = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert second.ok and len(second.delivered) == 2 and second.pending == []
+    assert sorted(m["To"] for m in server.recorder.messages()) == [
+        "alice@example.org",
+        "bob@example.org",
+        "carol@example.org",
+    ]
+
+
+def test_a_refused_address_is_reported_and_retried_alone(game_dir: Path, server: Server) -> None:
+    server.recorder.refuse = {"bob@example.org", MODERATOR}
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp(), bcc=MODERATOR)
+    assert not first.ok
+    assert "r0000-bob.eml: bob@example.org refused: 550 5.1.1 no such mailbox" in first.failed
+    assert sorted({line.split(":")[0] for line in first.failed}) == FILES
+    assert first.pending == FILES
+    assert [rcpt for _, rcpt, _ in server.recorder.received] == [
+        ["alice@example.org"],
+        ["carol@example.org"],
+    ]
+    server.recorder.refuse = set()
+    second = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert second.ok and second.pending == []
+    delivered = sorted(a for _, rcpt, _ in server.recorder.received for a in rcpt)
+    assert delivered == sorted(
+        [f"{p}@example.org" for p in ("alice", "bob", "carol")] + [MODERATOR] * 3
+    )
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[Server, Path, list[tuple[str, str]]]]:
+    cert, key = make_certificate(tmp_path)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    logins: list[tuple[str, str]] = []
+
+    def authenticate(
+        server: Any, session: Any, envelope: Any, mechanism: str, data: Any
+    ) -> AuthResult:
+        assert isinstance(data, LoginPassword)
+        logins.append((data.login.decode(), data.password.decode()))
+        return AuthResult(success=data.password == b"hunter2", handled=False)
+
+    running = Server(
+        Recorder(),
+        free_port(),
+        {
+            "tls_context": context,
+            "require_starttls": True,
+            "authenticator": authenticate,
+            "auth_required": True,
+        },
+    )
+    running.start()
+    yield running, cert, logins
+    running.stop()
+
+
+def test_starttls_and_a_password_from_the_environment(
+    game_dir: Path,
+    tls_server: tuple[Server, Path, list[tuple[str, str]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server, cert, logins = tls_server
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    monkeypatch.setenv("PBEM_SMTP_PASSWORD", "hunter2")
+    run("mail", "send", game_dir, "--smtp", server.spec, "--starttls", "--user", "mod")
+    assert logins == [("mod", "hunter2")]
+    assert len(server.recorder.received) == 3
+
+
+def test_a_password_is_asked_for_never_taken_as_an_argument(
+    game_dir: Path,
+    tls_server: tuple[Server, Path, list[tuple[str, str]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server, cert, logins = tls_server
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    monkeypatch.delenv("PBEM_SMTP_PASSWORD", raising=False)
+    run("mail", "send", game_dir, "--smtp", server.spec, "--password", "x", code=2)
+    out = run(
+        "mail",
+        "send",
+        game_dir,
+        "--smtp",
+        server.spec,
+        "--starttls",
+        "--user",
+        "mod",
+        input="wrong\n",
+        code=1,
+    )
+    assert "535" in out and "3 messages wait" in out
+    run(
+        "mail",
+        "send",
+        game_dir,
+        "--smtp",
+        server.spec,
+        "--starttls",
+        "--user",
+        "mod",
+        input="hunter2\n",
+    )
+    assert logins[-1] == ("mod", "hunter2") and {pw for _, pw in logins[:-1]} == {"wrong"}
+    assert len(server.recorder.received) == 3
+    assert "hunter2" not in (game_dir / "game.toml").read_text()
+    assert all("hunter2" not in p.read_text() for p in (game_dir / "mail").iterdir())
+
+
+def test_without_starttls_a_server_that_requires_it_refuses(
+    game_dir: Path, tls_server: tuple[Server, Path, list[tuple[str, str]]]
+) -> None:
+    server, _, _ = tls_server
+    out = run("mail", "send", game_dir, "--smtp", server.spec, code=1)
+    assert "failed:" in out and "3 messages wait" in out
+
+
+def test_a_bad_server_spec_is_a_clean_error(game_dir: Path) -> None:
+    assert "must be HOST:PORT" in run("mail", "send", game_dir, "--smtp", "host:port", code=1)
+
+
+# --- the whole loop ----------------------------------------------------------------------------
+
+
+def test_a_game_played_by_email(game_dir: Path, server: Server, tmp_path: Path) -> None:
+    """New game, reports mailed, replies built from them fetched from a Maildir, resolved, the
+    answers and the next reports mailed."""
+    assert mail.send_mail(game_dir, MODERATOR, server.smtp()).ok
+    reports = server.recorder.messages()
+    assert len(reports) == 3
+    replies = []
+    for i, msg in enumerate(reports):
+        attached = {p.get_filename(): p for p in msg.iter_attachments()}
+        player = msg["To"].split("@")[0]
+        orders = attached[f"{player}.orders.toml"].get_content()
+        reply = message(
+            msg["To"],
+            "Here are my orders.",
+            minutes=i,
+            mid=f"<loop{i}@t>",
+            subject=f"Re: {msg['Subject']}",
+            attach=orders,
+            filename=f"{player}.orders.toml",
+            headers={"In-Reply-To": msg["Message-ID"]},
+        )
+        replies.append(reply)
+    box = into_maildir(tmp_path / "Maildir", replies)
+    fetched = mail.fetch_orders(game_dir, mail.Sources(maildir=box), MODERATOR)
+    assert fetched.count(mail.Verdict.ACCEPTED) == 3
+
+    outcome = processor.resolve_game(game_dir)
+    assert outcome.resolution == 0 + 1 and len(outcome.used) == 3
+
+    server.recorder.received.clear()
+    sent = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert sent.ok and sorted(sent.built) == [f.replace("r0000", "r0001") for f in FILES]
+    received = server.recorder.messages()
+    assert len(received) == 6  # three answers to the orders, three reports
+    answers = [m for m in received if m["In-Reply-To"]]
+    assert sorted(m["To"] for m in answers) == [
+        f"{p}@example.org" for p in ("alice", "bob", "carol")
+    ]
+    assert all("accepted" in m["Subject"] for m in answers)
+    state = read_game(game_dir).state
+    first = state.current_player.name
+    for msg in received:
+        if msg["In-Reply-To"] is None:
+            player = msg["To"].split("@")[0]
+            check_report(game_dir, msg, player, 1)
+            mine = "your move" if player == first else "report"
+            assert msg["Subject"] == f"[{GAME}] turn {state.turn}: {mine}"
+
+    # The next turn's orders, from the player whose move it is, go round once more.
+    report_msg = next(
+        m for m in received if m["To"] == f"{first}@example.org" and m["In-Reply-To"] is None
+    )
+    orders = next(
+        p for p in report_msg.iter_attachments() if (p.get_filename() or "").endswith(".toml")
+    ).get_content()
+    box2 = into_maildir(
+        tmp_path / "Maildir2",
+        [message(f"{first}@example.org", orders, minutes=100, mid="<turn1@t>")],
+    )
+    assert (
+        mail.fetch_orders(game_dir, mail.Sources(maildir=box2), MODERATOR).count(
+            mail.Verdict.ACCEPTED
+        )
+        == 1
+    )
+    assert processor.resolve_game(game_dir).resolution == 2
+    server.recorder.received.clear()
+    assert mail.send_mail(game_dir, MODERATOR, server.smtp()).ok
+    assert len(server.recorder.received) == 4
