@@ -19,7 +19,12 @@ import sys
 from pathlib import Path
 
 CONTINENT_BONUS = {
-    "North America": 5, "South America": 2, "Europe": 5, "Africa": 3, "Asia": 7, "Australia": 2,
+    "North America": 5,
+    "South America": 2,
+    "Europe": 5,
+    "Africa": 3,
+    "Asia": 7,
+    "Australia": 2,
 }
 
 
@@ -60,14 +65,21 @@ def secret_of(game_dir: Path, player: str, resolution: int) -> str:
 def orders_for(view: dict, board: dict, player: str, secret: str, rng: random.Random) -> str:
     mine = [t for t, h in view["territories"].items() if h["owner"] == player]
     me = next(p for p in view["players"] if p["name"] == player)
-    lines = [f'game = "{view["game"]}"', f'turn = {view["turn"]}', f'player = "{player}"',
-             f'secret = "{secret}"']
+    lines = [
+        f'game = "{view["game"]}"',
+        f"turn = {view['turn']}",
+        f'player = "{player}"',
+        f'secret = "{secret}"',
+    ]
     if view["phase"] == "play" and me["cards"] >= 5:
         lines.append('trade = "best"')
 
     def enemies(t: str) -> list[str]:
-        return [n for n in board["territories"][t]["neighbours"]
-                if view["territories"][n]["owner"] != player]
+        return [
+            n
+            for n in board["territories"][t]["neighbours"]
+            if view["territories"][n]["owner"] != player
+        ]
 
     borders = [t for t in mine if enemies(t)] or mine
     front = max(borders, key=lambda t: (view["territories"][t]["armies"], rng.random()))
@@ -94,14 +106,18 @@ def main(game_dir: Path, max_resolutions: int) -> dict:
             me = next(p for p in pview["players"] if p["name"] == player)
             if pview["phase"] == "play":
                 count = me["territories"]
-                held = [c for c, info in board["continents"].items()
-                        if all(pview["territories"][t]["owner"] == player
-                               for t in info["territories"])]
+                held = [
+                    c
+                    for c, info in board["continents"].items()
+                    if all(pview["territories"][t]["owner"] == player for t in info["territories"])
+                ]
                 expected = max(3, count // 3) + sum(CONTINENT_BONUS[c] for c in held)
                 assert me["reinforcements"] == expected, (player, me, expected)
             assert pview["next_set_value"] == set_value(pview["sets_traded"])
             path = game_dir / "orders" / f"{player}.toml"
-            path.write_text(orders_for(pview, board, player, secret_of(game_dir, player, r - 1), rng))
+            path.write_text(
+                orders_for(pview, board, player, secret_of(game_dir, player, r - 1), rng)
+            )
             files.append(str(path))
         pbem("check", str(game_dir), *files)
         pbem("resolve", str(game_dir))

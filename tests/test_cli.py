@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import click
+import external_driver
 import pytest
 from click.testing import CliRunner
-
-import external_driver
 from conftest import SEED, skeleton, snapshot
+
 from pbem.board import load_board
 from pbem.cli import main
 from pbem.store import read_game
@@ -25,8 +25,15 @@ def run(*args: str, code: int = 0) -> str:
 
 
 def new(directory: Path, *extra: str) -> Path:
-    run("new", directory, "--players", "alice=alice@example.org,bob,carol", "--seed", SEED.hex(),
-        *extra)
+    run(
+        "new",
+        directory,
+        "--players",
+        "alice=alice@example.org,bob,carol",
+        "--seed",
+        SEED.hex(),
+        *extra,
+    )
     return directory
 
 
@@ -40,8 +47,16 @@ def test_every_command_has_help_with_an_example() -> None:
         return out
 
     commands = walk(main, "pbem")
-    assert {"pbem new", "pbem check", "pbem resolve", "pbem show", "pbem dice", "pbem audit",
-            "pbem map", "pbem odds"} <= {name for name, _ in commands}
+    assert {
+        "pbem new",
+        "pbem check",
+        "pbem resolve",
+        "pbem show",
+        "pbem dice",
+        "pbem audit",
+        "pbem map",
+        "pbem odds",
+    } <= {name for name, _ in commands}
     for name, command in commands:
         assert command.help, name
         if not isinstance(command, click.Group):
@@ -65,8 +80,20 @@ def test_new_then_show_json_is_the_designed_view(tmp_path: Path) -> None:
 
 def test_new_accepts_the_options(tmp_path: Path) -> None:
     directory = tmp_path / "duel"
-    run("new", directory, "--players", "alice,bob", "--seed", SEED.hex(), "--setup", "random",
-        "--two-player", "classic", "--fortify", "connected")
+    run(
+        "new",
+        directory,
+        "--players",
+        "alice,bob",
+        "--seed",
+        SEED.hex(),
+        "--setup",
+        "random",
+        "--two-player",
+        "classic",
+        "--fortify",
+        "connected",
+    )
     view = json.loads(run("show", directory, "--json"))
     assert view["phase"] == "play"
     assert view["options"] == {"setup": "random", "two_player": "classic", "fortify": "connected"}
@@ -110,7 +137,9 @@ def test_check_with_a_view_file_needs_no_game_directory(tmp_path: Path) -> None:
     orders.write_text(skeleton(directory, "carol"))
     assert "valid" in run("check", "--view", view, orders)
     orders.write_text(skeleton(directory, "carol").replace('"rest"', "1"))
-    assert "armies placed, but your setup armies are" in run("check", "--view", view, orders, code=1)
+    assert "armies placed, but your setup armies are" in run(
+        "check", "--view", view, orders, code=1
+    )
 
 
 def test_resolve_refuses_while_orders_are_missing(tmp_path: Path) -> None:
@@ -140,18 +169,30 @@ def test_map_json_agrees_with_the_printed_board() -> None:
     board = load_board()
     assert data["name"] == "classic" and data["wild_cards"] == 2
     assert {c: v["bonus"] for c, v in data["continents"].items()} == {
-        "North America": 5, "South America": 2, "Europe": 5, "Africa": 3, "Asia": 7,
+        "North America": 5,
+        "South America": 2,
+        "Europe": 5,
+        "Africa": 3,
+        "Asia": 7,
         "Australia": 2,
     }
     assert list(data["territories"]) == list(board.names)
     borders = {frozenset((t, n)) for t, v in data["territories"].items() for n in v["neighbours"]}
     assert len(borders) == 83
-    for pair in (("Alaska", "Kamchatka"), ("Greenland", "Iceland"), ("Brazil", "North Africa"),
-                 ("Southern Europe", "Egypt"), ("Siam", "Indonesia")):
+    for pair in (
+        ("Alaska", "Kamchatka"),
+        ("Greenland", "Iceland"),
+        ("Brazil", "North Africa"),
+        ("Southern Europe", "Egypt"),
+        ("Siam", "Indonesia"),
+    ):
         assert frozenset(pair) in borders
     kinds = [v["card"] for v in data["territories"].values()]
     assert sorted({k: kinds.count(k) for k in kinds}.items()) == [
-        ("artillery", 14), ("cavalry", 14), ("infantry", 14)]
+        ("artillery", 14),
+        ("cavalry", 14),
+        ("infantry", 14),
+    ]
 
 
 def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Path) -> None:
@@ -159,9 +200,7 @@ def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Pat
     result = external_driver.main(directory, 8)
     assert result["resolutions"] == 9 and result["rolls"] > 0
     history = directory / "history"
-    target = next(
-        p for p in sorted(history.glob("*.toml"))[1:] if "attacker = [" in p.read_text()
-    )
+    target = next(p for p in sorted(history.glob("*.toml"))[1:] if "attacker = [" in p.read_text())
     text = target.read_text()
     start = text.index("attacker = [")
     start += next(i for i, c in enumerate(text[start:]) if c.isdigit())
@@ -177,8 +216,19 @@ def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Pat
 @pytest.mark.parametrize("setup", ["deal", "random"])
 def test_python_m_pbem_runs(tmp_path: Path, setup: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "pbem", "new", str(tmp_path / "g"), "--players", "a,b,c",
-         "--setup", setup], capture_output=True, text=True
+        [
+            sys.executable,
+            "-m",
+            "pbem",
+            "new",
+            str(tmp_path / "g"),
+            "--players",
+            "a,b,c",
+            "--setup",
+            setup,
+        ],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     assert "Created game" in result.stdout

@@ -500,7 +500,9 @@ def test_skipped_attack_says_why() -> None:
     )
     assert only(events, Skipped) == [
         Skipped("alice", "attack Siberia from Ural", "you do not hold Ural"),
-        Skipped("alice", "attack Afghanistan from Ukraine", "Ukraine has only 1 army: an attack needs 2"),
+        Skipped(
+            "alice", "attack Afghanistan from Ukraine", "Ukraine has only 1 army: an attack needs 2"
+        ),
         Skipped("alice", "fortify Siberia from Ural with all", "you do not hold Ural"),
     ]
     assert only(events, Fortified) == []

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import tomli_w
-
 from conftest import new_game, skeleton, snapshot, write_skeletons
+
 from pbem import processor, store
 from pbem.errors import AuditError, LockedError, PbemError
 from pbem.state import Phase
