@@ -7,7 +7,7 @@ No file, clock or print in here: the same inputs give the same outputs, byte for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pbem import rules
@@ -93,6 +93,11 @@ class _Table:
             bonus = next((c for c in cards if self.owner.get(c) == player), None)
         return value, bonus
 
+    def view(self) -> GameState:
+        """The state with the table's territories, for a rules question asked mid-resolution;
+        cheaper than `freeze` (nothing is copied), valid only until the table changes."""
+        return replace(self.state, territories=_Holdings(self))
+
     def freeze(self, **changes: object) -> GameState:
         players = tuple(
             replace(
@@ -113,6 +118,22 @@ class _Table:
             winner=self.winner,
             **changes,  # type: ignore[arg-type]
         )
+
+
+class _Holdings(Mapping[str, Holding]):
+    """A read-only view of a table's territories as holdings, built on demand."""
+
+    def __init__(self, table: _Table) -> None:
+        self._table = table
+
+    def __getitem__(self, territory: str) -> Holding:
+        return Holding(self._table.owner[territory], self._table.armies[territory])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table.owner)
+
+    def __len__(self) -> int:
+        return len(self._table.owner)
 
 
 def new_game(
@@ -366,8 +387,7 @@ def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: b
 
 
 def _fortify(table: _Table, name: str, fortify: Fortify) -> None:
-    state = table.freeze()
-    reason = rules.can_fortify(state, name, fortify.source, fortify.target)
+    reason = rules.can_fortify(table.view(), name, fortify.source, fortify.target)
     if reason:
         table.events.append(Skipped(name, fortify.describe(), reason))
         return

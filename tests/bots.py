@@ -1,0 +1,430 @@
+"""Self-play bots: legal, purposeful order files for any pending turn.
+
+A bot plays to end the game: it trades sets, gives each of its best fronts the armies it needs to
+take a weak neighbour (one that finishes a continent, or belongs to a weak player, so that players
+are eliminated and games end), attacks from there and on from what it expects to conquer, and
+fortifies forward or from the interior toward a border. Its random choices (a `random.Random` the
+caller seeds) vary every feature of an order file: "best" and explicit trades, numbers and "rest",
+`dice`, `stop_at`, `move`, chained attacks, forward fortifications. `orders_for` checks each file
+with `rules.validate` and round-trips it through `Orders.to_toml` and `parse_orders`, so self-play
+also exercises the parser.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pbem import rules
+from pbem.board import Board
+from pbem.orders import (
+    ALL,
+    BEST,
+    MIN,
+    REST,
+    Attack,
+    CardSet,
+    Fortify,
+    FortifyAmount,
+    MoveRule,
+    Orders,
+    Place,
+    parse_orders,
+)
+from pbem.state import NEUTRAL, FortifyMode, GameState, Phase
+
+SECRET = "x"
+
+
+class BotError(AssertionError):
+    """A bot wrote orders that the rules reject or that do not survive a parse round trip."""
+
+
+def orders_for(state: GameState, name: str, rng: random.Random) -> Orders:
+    """Legal orders from `name` for the pending turn of `state` (checked and round-tripped)."""
+    if state.phase is Phase.SETUP:
+        orders = setup_orders(state, name, rng)
+    elif state.phase is Phase.PLAY:
+        orders = turn_orders(state, name, rng)
+    else:
+        raise ValueError(f"game {state.game} is over: no orders to write")
+    check_orders(state, orders)
+    return orders
+
+
+def check_orders(state: GameState, orders: Orders) -> Orders:
+    """Assert that `orders` are valid now and that their TOML parses back to equal orders."""
+    problems = rules.validate(state, orders)
+    if problems:
+        listing = "\n".join(p.format() for p in problems)
+        raise BotError(f"bot orders rejected:\n{listing}\n--- orders ---\n{orders.to_toml()}")
+    text = orders.to_toml()
+    parsed = parse_orders(text, state.board)
+    if parsed != orders:
+        raise BotError(f"orders do not round-trip:\n{text}\n{orders!r}\n!=\n{parsed!r}")
+    return parsed
+
+
+def _header(state: GameState, name: str) -> dict[str, object]:
+    return {"game": state.game, "turn": state.turn, "player": name, "secret": SECRET}
+
+
+def split(total: int, parts: int, rng: random.Random) -> list[int]:
+    """`parts` whole numbers of at least 1 adding up to `total` (parts <= total), largest first."""
+    parts = max(1, min(parts, total))
+    cuts = sorted(rng.sample(range(1, total), parts - 1)) if parts > 1 else []
+    bounds = [0, *cuts, total]
+    return sorted((b - a for a, b in zip(bounds, bounds[1:], strict=False)), reverse=True)
+
+
+def placements(
+    amounts: Sequence[tuple[str, int]], rng: random.Random, rest_chance: float = 0.6
+) -> tuple[Place, ...]:
+    """Place orders for (territory, armies); one of them may say "rest" instead of its number."""
+    out = [Place(t, a) for t, a in amounts]
+    if out and rng.random() < rest_chance:
+        i = rng.randrange(len(out))
+        out[i] = Place(out[i].territory, REST)
+    return tuple(out)
+
+
+@dataclass
+class _Map:
+    """A scratch copy of who holds what, for planning one player's turn."""
+
+    board: Board
+    name: str
+    owner: dict[str, str]
+    armies: dict[str, int]
+
+    @classmethod
+    def of(cls, state: GameState, name: str) -> _Map:
+        return cls(
+            state.board,
+            name,
+            {t: h.owner for t, h in state.territories.items()},
+            {t: h.armies for t, h in state.territories.items()},
+        )
+
+    def enemies(self, territory: str) -> list[str]:
+        return [n for n in self.board.neighbours(territory) if self.owner[n] != self.name]
+
+    def mine(self) -> list[str]:
+        return [t for t, o in self.owner.items() if o == self.name]
+
+    def borders(self) -> list[str]:
+        return [t for t in self.mine() if self.enemies(t)]
+
+
+def setup_orders(state: GameState, name: str, rng: random.Random) -> Orders:
+    """Setup: spread the armies to place over a few border territories, mostly in the continent
+    where the player holds the most."""
+    m = _Map.of(state, name)
+    total = state.player(name).to_place
+    borders = m.borders() or m.mine()
+    held: dict[str, int] = {}
+    for t in m.mine():
+        c = state.board.territories[t].continent
+        held[c] = held.get(c, 0) + 1
+    borders.sort(key=lambda t: (-held[state.board.territories[t].continent], rng.random()))
+    chosen = borders[: rng.randint(1, min(4, len(borders)))]
+    amounts = list(zip(chosen, split(total, len(chosen), rng), strict=False))
+    if amounts[0][1] > 1 and rng.random() < 0.15:  # the same territory twice is allowed
+        first, armies = amounts[0]
+        moved = rng.randint(1, armies - 1)
+        amounts[0] = (first, armies - moved)
+        amounts.append((first, moved))
+    return Orders(**_header(state, name), place=placements(amounts, rng))  # type: ignore[arg-type]
+
+
+def _choose_trade(
+    state: GameState, hand: tuple[str, ...], rng: random.Random
+) -> tuple[tuple[CardSet, ...] | str, int]:
+    """The trade to write and the armies it gives: "best", one or two explicit sets, or none."""
+    board = state.board
+    sets = rules.sets_in(board, hand)
+    if not sets:
+        return (), 0
+    if len(hand) < rules.FORCED_TRADE_HAND and rng.random() < 0.2:
+        return (), 0  # hold the set for later
+    if rng.random() < 0.4:
+        return BEST, rules.set_value(state.sets_traded)
+    chosen: list[CardSet] = []
+    left: tuple[str, ...] | None = hand
+    for _ in range(2):
+        assert left is not None
+        options = rules.sets_in(board, left)
+        if not options or (chosen and rng.random() < 0.3):
+            break
+        cards = list(rng.choice(options))
+        rng.shuffle(cards)  # the order of a set's cards does not matter
+        chosen.append((cards[0], cards[1], cards[2]))
+        left = rules.remove_cards(left, cards)
+    value = sum(rules.set_value(state.sets_traded + i) for i in range(len(chosen)))
+    return tuple(chosen), value
+
+
+def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
+    """A play turn: trade, place, attack, fortify."""
+    board = state.board
+    m = _Map.of(state, name)
+    player = state.player(name)
+    armies = rules.reinforcement(state, name).total
+    trade, value = _choose_trade(state, player.hand, rng)
+    armies += value
+
+    counts: dict[str, int] = {}
+    for o in m.owner.values():
+        counts[o] = counts.get(o, 0) + 1
+    players_left = [p for p in counts if p not in (name, NEUTRAL)]
+
+    def worth(target: str) -> float:
+        """How much taking `target` is worth, before counting the armies on it."""
+        owner = m.owner[target]
+        continent = board.continents[board.territories[target].continent]
+        held = sum(m.owner[t] == name for t in continent.territories)
+        missing = len(continent.territories) - held
+        value = 6.0 * held / len(continent.territories) + continent.bonus * 0.3
+        if missing == 1:
+            value += 5.0
+        if owner == NEUTRAL:
+            value -= 4.0 if players_left else 0.0
+        else:
+            value += 12.0 / counts[owner]  # weak players first: their cards, and the end
+            if counts[owner] <= 6:
+                value += 8.0 - counts[owner]
+        return value
+
+    worths = {t: worth(t) for t in board.names if m.owner[t] != name}
+
+    # Fronts: the best attacks, each given the armies it needs, as far as the armies go; the
+    # rest to the best of them (or, now and then, all on one base or spread at random).
+    borders = m.borders()
+    pairs = sorted(
+        (
+            (worths[t] + 2 * min(m.armies[s] / (m.armies[t] + 1), 4) + 2 * rng.random(), s, t)
+            for s in borders
+            for t in m.enemies(s)
+        ),
+        reverse=True,
+    )
+    base = pairs[0][1] if pairs else rng.choice(m.mine())
+    roll = rng.random()
+    if roll < 0.6 and armies > 1:
+        alloc: dict[str, int] = {}
+        budget = armies
+        fronts: set[str] = set()
+        for _, s, t in pairs:
+            if t in fronts:
+                continue
+            need = max(0, (m.armies[t] * 13 + 9) // 10 + 3 - m.armies[s] - alloc.get(s, 0))
+            if need > budget:
+                continue
+            fronts.add(t)
+            if need:
+                alloc[s] = alloc.get(s, 0) + need
+                budget -= need
+            if budget == 0:
+                break
+        if budget:
+            alloc[base] = alloc.get(base, 0) + budget
+        amounts = list(alloc.items())
+    elif roll < 0.8 or armies < 2:
+        amounts = [(base, armies)]
+    else:
+        parts = split(armies, rng.randint(2, 4), rng)
+        others = [t for t in borders if t != base] or [base]
+        amounts = [(base, parts[0])] + [(rng.choice(others), p) for p in parts[1:]]
+    place = placements(amounts, rng, rest_chance=0.5)
+    placed: dict[str, int] = {}
+    for t, a in amounts:
+        placed[t] = placed.get(t, 0) + a
+    for t, a in placed.items():
+        m.armies[t] += a
+
+    attacks = _plan_attacks(m, worths, rng)
+    fortify = _plan_fortify(state, m, attacks, placed, worths, rng)
+    return Orders(
+        **_header(state, name),  # type: ignore[arg-type]
+        trade=trade,  # type: ignore[arg-type]
+        place=place,
+        attack=tuple(a for a, _ in attacks),
+        fortify=fortify,
+    )
+
+
+def _plan_attacks(
+    m: _Map, worths: dict[str, float], rng: random.Random
+) -> list[tuple[Attack, bool]]:
+    """Attacks in order, each with whether the plan expects it to conquer. `m` is updated to
+    the expected outcome, so a later attack may start from an expected conquest."""
+    order = m.mine()  # a list, not a set: the same seed must give the same game in any process
+    mine = set(order)
+    targeted: set[str] = set()
+    out: list[tuple[Attack, bool]] = []
+    for _ in range(rng.choice((4, 8, 12, 20, 42))):
+        best: tuple[float, str, str] | None = None
+        for s in order:
+            a = m.armies[s]
+            if a < 3 and not (a == 2 and rng.random() < 0.05):
+                continue
+            for t in m.board.neighbours(s):
+                if t in mine or t in targeted:
+                    continue
+                d = m.armies[t]
+                if a - 1 <= d and rng.random() > 0.05:  # now and then a long shot
+                    continue
+                score = 2 * min(a / (d + 1), 4) + worths[t] + 2 * rng.random()
+                if best is None or score > best[0]:
+                    best = (score, s, t)
+        if best is None:
+            break
+        _, s, t = best
+        a, d = m.armies[s], m.armies[t]
+        dice = None if rng.random() < 0.7 else rng.randint(1, 3)
+        stop_at = 1 if rng.random() < 0.75 else rng.randint(2, max(2, a // 2))
+        roll = rng.random()
+        move: MoveRule = ALL if roll < 0.6 else MIN if roll < 0.8 else rng.randint(1, a)
+        out_attack = Attack(s, t, dice, stop_at, move)
+        targeted.add(t)
+        left = a - (d * 85 + 99) // 100  # the attacker loses about 0.85 armies per defender
+        if left <= max(1, stop_at):
+            m.armies[s] = max(1, min(a, stop_at))
+            out.append((out_attack, False))
+            continue
+        last = min(3, left - 1, dice or 3)
+        most = left - 1
+        if move == ALL:
+            moved = most
+        elif move == MIN:
+            moved = min(last, most)
+        else:
+            moved = max(last, min(int(move), most))
+        m.armies[s] = left - moved
+        m.armies[t] = moved
+        m.owner[t] = m.name
+        mine.add(t)
+        order.append(t)
+        out.append((out_attack, True))
+        # Now and then a second try at the same target from another territory: skipped if the
+        # first attack takes it.
+        if rng.random() < 0.05:
+            others = [x for x in m.board.neighbours(t) if x in mine and x != s and m.armies[x] > 2]
+            if others:
+                out.append((Attack(rng.choice(others), t), False))
+    return out
+
+
+def _plan_fortify(
+    state: GameState,
+    m: _Map,
+    attacks: list[tuple[Attack, bool]],
+    placed: dict[str, int],
+    worths: dict[str, float],
+    rng: random.Random,
+) -> Fortify | None:
+    """Forward the armies an attack left behind, or bring the biggest interior stack toward the
+    border (the most promising border, where armies may travel through own territories)."""
+    if rng.random() < 0.05:
+        return None
+    board, name = state.board, m.name
+    forward = [(m.armies[a.source], a) for a, hoped in attacks if hoped and a.move != ALL]
+    if forward and rng.random() < 0.6:
+        attack = max(forward, key=lambda f: f[0])[1]
+        return Fortify(attack.source, attack.target, ALL)
+    original = [t for t, h in state.territories.items() if h.owner == name]
+    # Distance of each own territory from the nearest enemy, through own territories.
+    distance = {t: 0 for t in original if any(state.owner(n) != name for n in board.neighbours(t))}
+    todo = list(distance)
+    while todo:
+        here = todo.pop(0)
+        for n in board.neighbours(here):
+            if n not in distance and state.owner(n) == name:
+                distance[n] = distance[here] + 1
+                todo.append(n)
+    interior = [
+        t for t in original if distance.get(t, 0) > 0 and state.armies(t) + placed.get(t, 0) >= 2
+    ]
+    if not interior:
+        return None
+    source = max(interior, key=lambda t: (state.armies(t), rng.random()))
+    have = state.armies(source) + placed.get(source, 0)
+    if state.options.fortify is FortifyMode.CONNECTED:
+        reach = _reachable_now(state, name, source)
+        borders = [t for t in board.names if t in reach and distance.get(t) == 0]
+        if not borders:
+            return None
+
+        def promise(t: str) -> float:
+            return max(worths[n] for n in board.neighbours(t) if n in worths) + rng.random()
+
+        target = max(borders, key=promise)
+    else:
+        near = [n for n in board.neighbours(source) if n in distance]
+        target = min(near, key=lambda n: (distance[n], rng.random()))
+    amount: FortifyAmount
+    roll = rng.random()
+    if roll < 0.6:
+        amount = ALL
+    elif roll < 0.9 or not attacks:
+        amount = rng.randint(1, have - 1)
+    else:
+        amount = have + rng.randint(0, 3)  # more than it holds: cut, with a note
+    return Fortify(source, target, amount)
+
+
+def _reachable_now(state: GameState, name: str, source: str) -> set[str]:
+    seen = {source}
+    todo = [source]
+    while todo:
+        for n in state.board.neighbours(todo.pop()):
+            if n not in seen and state.owner(n) == name:
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
+# The kinds of order a bot writes, for the test that checks every feature is exercised.
+def features(orders: Orders) -> set[str]:
+    """Names of the order features used in `orders`."""
+    out: set[str] = set()
+    if orders.trade == BEST:
+        out.add("trade best")
+    elif orders.trade:
+        out.add(f"trade {len(orders.trade)} explicit")
+        if any("wild" in s for s in orders.trade):
+            out.add("trade wild")
+    for p in orders.place:
+        out.add("place rest" if p.armies == REST else "place number")
+    if len({p.territory for p in orders.place}) < len(orders.place):
+        out.add("place twice")
+    targets: set[str] = set()
+    for a in orders.attack:
+        out.add("attack")
+        out.add(f"dice {a.dice}")
+        out.add("stop_at" if a.stop_at != 1 else "stop_at default")
+        out.add(f"move {a.move if isinstance(a.move, str) else 'number'}")
+        if a.source in targets:
+            out.add("chained attack")
+        if a.target in targets:
+            out.add("second try")
+        targets.add(a.target)
+    if orders.fortify is not None:
+        out.add("fortify " + ("all" if orders.fortify.armies == ALL else "number"))
+        if orders.fortify.source in targets or orders.fortify.target in targets:
+            out.add("fortify forward")
+    return out
+
+
+__all__ = [
+    "SECRET",
+    "BotError",
+    "check_orders",
+    "features",
+    "orders_for",
+    "placements",
+    "setup_orders",
+    "split",
+    "turn_orders",
+]

@@ -1,0 +1,806 @@
+"""Self-play: hundreds of whole games between bots, with the rules' invariants checked after
+every resolution by replaying its events, as an auditor would (OpenSpiel's random_sim_test).
+
+Every game has a fixed seed, sha256(b"selfplay/<i>"), and draws its keys as DESIGN §6 says:
+resolution r uses k[r + 1] of the seed's hash chain, card draws the hidden key h.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pytest
+from bots import BotError, features, orders_for
+
+from pbem import dice, rules
+from pbem.board import load_board
+from pbem.engine import Randomness, new_game, resolve
+from pbem.events import (
+    AttackStopped,
+    Conquered,
+    Dealt,
+    DrewCard,
+    Eliminated,
+    Event,
+    Fortified,
+    Placed,
+    Reinforced,
+    Rolled,
+    RolledForFirst,
+    SeatsDecided,
+    Skipped,
+    Traded,
+    Won,
+    event_from_dict,
+)
+from pbem.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders
+from pbem.state import (
+    NEUTRAL,
+    FortifyMode,
+    GameState,
+    Options,
+    Phase,
+    SetupMode,
+    TwoPlayer,
+)
+
+GAMES = 200
+MAX_RESOLUTIONS = 300
+NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
+BOARD = load_board("classic")
+DECK = Counter(BOARD.cards())
+CARD_ORDER = {c: i for i, c in enumerate(BOARD.cards())}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One self-played game: its number, players and options."""
+
+    index: int
+    players: int
+    options: Options
+
+    @property
+    def seed(self) -> bytes:
+        return hashlib.sha256(b"selfplay/%d" % self.index).digest()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return NAMES[: self.players]
+
+    @property
+    def id(self) -> str:
+        o = self.options
+        extra = f"-{o.two_player.value}" if self.players == 2 else ""
+        return f"game{self.index:03d}-{self.players}p{extra}-{o.setup.value}-{o.fortify.value}"
+
+
+def make_case(i: int) -> Case:
+    """Cycle through 2-6 players, both setups, both fortify rules and both two-player rules."""
+    options = Options(
+        setup=(SetupMode.DEAL, SetupMode.RANDOM)[(i // 5) % 2],
+        two_player=(TwoPlayer.NEUTRAL, TwoPlayer.CLASSIC)[(i // 20) % 2],
+        fortify=(FortifyMode.ADJACENT, FortifyMode.CONNECTED)[(i // 10) % 2],
+    )
+    return Case(i, 2 + i % 5, options)
+
+
+CASES = [make_case(i) for i in range(GAMES)]
+
+
+def key_chain(seed: bytes, length: int = dice.DEFAULT_CHAIN_LENGTH) -> list[bytes]:
+    """k[0..L] at once (one hash a link), so that a game need not walk the chain each turn."""
+    keys = [b""] * (length + 1)
+    key = dice.chain_end(seed)
+    keys[length] = key
+    for i in range(length, 0, -1):
+        key = hashlib.sha256(key).digest()
+        keys[i - 1] = key
+    return keys
+
+
+def fingerprint(state: GameState) -> int:
+    """A hash of everything in a state, to compare two runs without keeping every state."""
+    return hash(
+        (
+            state.game,
+            state.phase,
+            state.turn,
+            state.resolution,
+            state.current,
+            state.sets_traded,
+            state.winner,
+            state.players,
+            state.deck,
+            tuple(state.territories.items()),
+        )
+    )
+
+
+@dataclass
+class Played:
+    """What a game left behind: the orders given, one fingerprint per resolution, the end."""
+
+    case: Case
+    final: GameState
+    orders: list[tuple[Orders, ...]] = field(default_factory=list)
+    prints: list[tuple[int, int]] = field(default_factory=list)  # (state, events) per resolution
+    wins: int = 0
+    features: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def ended(self) -> bool:
+        return self.final.phase is Phase.OVER
+
+    @property
+    def resolutions(self) -> int:
+        return self.final.resolution
+
+
+class AuditFailure(AssertionError):
+    pass
+
+
+def need(condition: object, message: str) -> None:
+    if not condition:
+        raise AuditFailure(message)
+
+
+def fail(message: str) -> None:
+    """Where a message takes work to format, checks say `if not ...: fail(...)` (hot loops)."""
+    raise AuditFailure(message)
+
+
+# --- the audit of one resolution -----------------------------------------------------------
+
+
+# The rules' numbers, written out again (DESIGN section 5) rather than taken from pbem.rules.
+def set_value(sets_traded: int) -> int:
+    """4, 6, 8, 10, 12, 15, then 5 more a set: the value of the game's next set."""
+    return (4, 6, 8, 10, 12, 15)[sets_traded] if sets_traded < 6 else 15 + 5 * (sets_traded - 5)
+
+
+def is_set(cards: Sequence[str]) -> bool:
+    """Three alike, one of each, or two and a wild."""
+    if len(cards) != 3:
+        return False
+    if "wild" in cards:
+        return True
+    return len({BOARD.territories[c].card for c in cards}) in (1, 3)
+
+
+STARTING_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
+ELIMINATION_TRADE_AT = 6  # cards taken that make 6 or more are traded at once ...
+ELIMINATION_TRADE_TO = 4  # ... until 4 or fewer remain
+
+
+def compare_dice(attacker: Sequence[int], defender: Sequence[int]) -> tuple[int, int]:
+    """Highest against highest, then second against second; ties go to the defender."""
+    lost_a = lost_d = 0
+    for a, d in zip(sorted(attacker, reverse=True), sorted(defender, reverse=True), strict=False):
+        if a > d:
+            lost_d += 1
+        else:
+            lost_a += 1
+    return lost_a, lost_d
+
+
+def check_invariants(
+    case: Case, before: GameState, events: Sequence[Event], after: GameState
+) -> None:
+    """What must hold after any resolution, looking only at the states and the events."""
+    neutral = case.players == 2 and case.options.two_player is TwoPlayer.NEUTRAL
+    alive = {p.name for p in after.players if p.alive}
+    need(list(after.territories) == list(BOARD.names), "territories out of board order")
+    for t, h in after.territories.items():
+        if h.armies < 1:
+            fail(f"{t} holds {h.armies} armies")
+        if h.owner not in alive and not (neutral and h.owner == NEUTRAL):
+            fail(f"{t} is held by {h.owner}, who is neither alive nor the neutral")
+    cards = Counter(after.deck)
+    for p in after.players:
+        cards.update(p.hand)
+        # The winner keeps the loser's cards untraded; otherwise no hand grows beyond 6.
+        if after.phase is not Phase.OVER and len(p.hand) > 6:
+            fail(f"{p.name} holds {len(p.hand)} cards")
+        if not p.alive:
+            if p.hand:
+                fail(f"{p.name} is out but holds cards {p.hand}")
+            if after.owned(p.name):
+                fail(f"{p.name} is out but holds territories")
+    if cards != DECK:
+        fail(f"cards lost or made up: {cards - DECK} / {DECK - cards}")
+    placed = sum(e.armies for e in events if isinstance(e, Placed))
+    lost = sum(e.attacker_losses + e.defender_losses for e in events if isinstance(e, Rolled))
+    total_before = sum(h.armies for h in before.territories.values())
+    total_after = sum(h.armies for h in after.territories.values())
+    need(
+        total_after == total_before + placed - lost,
+        f"armies {total_before} + placed {placed} - lost {lost} != {total_after}",
+    )
+    draws = [e for e in events if isinstance(e, DrewCard)]
+    if len(draws) > 1:
+        fail(f"{len(draws)} cards drawn in one resolution")
+    if draws:
+        need(any(isinstance(e, Conquered) for e in events), "a card drawn without a conquest")
+    wins = [e for e in events if isinstance(e, Won)]
+    need(len(wins) <= 1, "two Won events")
+    if after.phase is Phase.OVER:
+        need(len(wins) == 1, "the game is over without a Won event")
+        need(after.winner == wins[0].player, "winner differs from the Won event")
+        if alive != {after.winner}:
+            fail(f"winner {after.winner} but alive: {alive}")
+        owners = {h.owner for h in after.territories.values()}
+        if not (owners <= {after.winner, NEUTRAL}):
+            fail(f"over, yet territories held by {owners}")
+        if not neutral:
+            need(owners == {after.winner}, "a game without neutral ends with all 42 held")
+    else:
+        need(not wins and after.winner is None, "a Won event but the game goes on")
+    need(after.resolution == before.resolution + 1, "the resolution number did not move on")
+
+
+class Replay:
+    """Re-applies a play resolution's events to the state before it, checking each against the
+    rules and the orders, then compares the result with the engine's state."""
+
+    def __init__(
+        self,
+        case: Case,
+        before: GameState,
+        orders: Orders,
+        events: Sequence[Event],
+        key: bytes,
+        hidden: bytes,
+    ) -> None:
+        self.case = case
+        self.before = before
+        self.orders = orders
+        self.events = list(events)
+        self.key = key
+        self.hidden = hidden
+        self.i = 0
+        self.name = before.current_player.name
+        self.owner = {t: h.owner for t, h in before.territories.items()}
+        self.armies = {t: h.armies for t, h in before.territories.items()}
+        self.hands = {p.name: list(p.hand) for p in before.players}
+        self.alive = {p.name: p.alive for p in before.players}
+        self.deck = list(before.deck)
+        self.sets = before.sets_traded
+        self.bonus_used = False
+        self.won: str | None = None
+        self.rolls: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        self.outcomes: Counter[str] = Counter()
+
+    # the event cursor
+    def peek(self) -> Event | None:
+        return self.events[self.i] if self.i < len(self.events) else None
+
+    def take(self, kind: type, what: str) -> Event:
+        event = self.peek()
+        if not isinstance(event, kind):
+            fail(f"expected {kind.__name__} ({what}), got {event!r}")
+        self.i += 1
+        assert event is not None
+        return event
+
+    def trade(self, forced: bool) -> int:
+        """A traded set, then its armies: the +2 of a card showing a territory the trader
+        holds (once a turn) and, for a trade forced by an elimination, the set's value."""
+        event = self.take(Traded, "a trade")
+        assert isinstance(event, Traded)
+        if not (event.player == self.name and event.forced == forced):
+            fail(f"odd trade {event}")
+        if not is_set(event.cards):
+            fail(f"{event.cards} is not a set")
+        left = rules.remove_cards(self.hands[self.name], event.cards)
+        if left is None:
+            fail(f"{self.name} traded {event.cards} without holding them")
+        if event.value != set_value(self.sets):
+            fail(f"set valued {event.value}")
+        need(event.set_number == self.sets + 1, "set numbers do not count the game's sets")
+        for card in event.cards:
+            self.hands[self.name].remove(card)
+        self.deck.extend(event.cards)
+        self.deck.sort(key=CARD_ORDER.__getitem__)  # the deck is kept in board order
+        self.sets += 1
+        mine = [c for c in event.cards if self.owner.get(c) == self.name]
+        bonus = placed = False
+        while True:
+            nxt = self.peek()
+            if not isinstance(nxt, Placed):
+                break
+            if nxt.why == "card" and not bonus:
+                need(not self.bonus_used, "the +2 of a traded card given twice in one turn")
+                if not (nxt.territory in mine and nxt.armies == 2):
+                    fail(f"bad card bonus {nxt}")
+                self.bonus_used = bonus = True
+                self.outcomes["card bonus"] += 1
+            elif nxt.why == "elimination" and forced and not placed:
+                if nxt.armies != event.value:
+                    fail(f"{nxt} for a set worth {event.value}")
+                need(self.owner[nxt.territory] == self.name, "forced-trade armies on another's")
+                placed = True
+            else:
+                break
+            if nxt.player != self.name:
+                fail(f"{nxt} placed for another player")
+            self.armies[nxt.territory] += nxt.armies
+            self.i += 1
+        if not (bonus or self.bonus_used or not mine):
+            fail(f"no +2 for {mine} in {event.cards}")
+        if placed != forced:
+            fail(f"forced trade {event} without its armies placed")
+        return event.value
+
+    def run(self) -> None:
+        before, orders, name = self.before, self.orders, self.name
+        reinforced = self.take(Reinforced, "the turn's reinforcements")
+        assert isinstance(reinforced, Reinforced)
+        count = len(before.owned(name))
+        held = before.continents_held(name)
+        need(
+            (reinforced.player, reinforced.turn) == (name, before.turn)
+            and reinforced.territories == count
+            and reinforced.from_territories == max(3, count // 3)
+            and reinforced.continents == held
+            and reinforced.from_continents == sum(BOARD.continents[c].bonus for c in held),
+            f"reinforcements wrong: {reinforced} for {count} territories and {held}",
+        )
+        armies = reinforced.from_territories + reinforced.from_continents
+
+        traded: list[tuple[str, ...]] = []
+        while isinstance(self.peek(), Traded):
+            start = self.i
+            armies += self.trade(forced=False)
+            traded.append(tuple(sorted(self.events[start].cards)))  # type: ignore[attr-defined]
+        if orders.trade == BEST:
+            best = rules.best_set(BOARD, before.player(name).hand, before.owned(name))
+            need(
+                best is not None and traded == [tuple(sorted(best))], f"traded {traded}, not {best}"
+            )
+        else:
+            need(
+                traded == [tuple(sorted(s)) for s in orders.trade],
+                f"traded {traded}, ordered {orders.trade}",
+            )
+
+        fixed = sum(int(p.armies) for p in orders.place if p.armies != REST)
+        for place in orders.place:
+            event = self.take(Placed, place.describe())
+            amount = armies - fixed if place.armies == REST else place.armies
+            if event != Placed(name, place.territory, amount, "orders"):
+                fail(f"{event} for {place.describe()}")
+            if self.owner[place.territory] != name:
+                fail(f"placed on {place.territory}: not yours")
+            self.armies[place.territory] += amount  # type: ignore[operator]
+
+        for attack in orders.attack:
+            if self.won:
+                break
+            self.attack(attack)
+
+        if not self.won and orders.fortify is not None:
+            self.fortify(orders.fortify)
+        conquered = any(isinstance(e, Conquered) for e in self.events)
+        if not self.won and conquered and self.deck:
+            drew = self.take(DrewCard, "the card for a conquest")
+            assert isinstance(drew, DrewCard)
+            stream = dice.Stream.hidden(self.hidden, before.resolution)
+            expected = self.deck[stream.randbelow(len(self.deck))]
+            if drew != DrewCard(name, expected):
+                fail(f"drew {drew.card}, the stream says {expected}")
+            self.deck.remove(expected)
+            self.hands[name].append(expected)
+        if self.i != len(self.events):
+            fail(f"unexpected events: {self.events[self.i :]}")
+        need(dice.check_rolls(self.key, self.rolls) is None, "dice differ from the public stream")
+
+    def attack(self, attack: Attack) -> None:
+        name = self.name
+        source, target, stop = attack.source, attack.target, max(1, attack.stop_at)
+        event = self.peek()
+        if isinstance(event, Skipped):
+            self.i += 1
+            if event.order != attack.describe():
+                fail(f"skipped {event.order}")
+            need(
+                self.owner[source] != name
+                or self.owner[target] == name
+                or self.armies[source] <= stop,
+                f"attack skipped though possible: {event}",
+            )
+            self.outcomes["attack skipped"] += 1
+            return
+        if self.owner[source] != name:
+            fail(f"attack from {source}, not {name}'s")
+        if self.owner[target] == name:
+            fail(f"attack on {target}, {name}'s own")
+        if self.armies[source] <= stop:
+            fail(f"attack from {source} with {self.armies[source]}")
+        defender = self.owner[target]
+        last = 0
+        while isinstance(self.peek(), Rolled):
+            roll = self.peek()
+            assert isinstance(roll, Rolled)
+            self.i += 1
+            if (roll.player, roll.source, roll.target, roll.defender_name) != (
+                name,
+                source,
+                target,
+                defender,
+            ):
+                fail(f"roll {roll} in attack {attack.describe()}")
+            if self.armies[source] <= stop or self.armies[target] <= 0:
+                fail("rolled past the end")
+            a, d = len(roll.attacker), len(roll.defender)
+            if a > min(3, self.armies[source] - 1):  # one more army than dice, at most 3
+                fail(f"attacker rolled {a} dice")
+            if a != min(3, self.armies[source] - 1, attack.dice or 3):
+                fail(f"attacker rolled {a} dice, allowed {attack.dice}")
+            if d != min(2, self.armies[target]):
+                fail(f"defender rolled {d} dice")
+            if not all(1 <= x <= 6 for x in (*roll.attacker, *roll.defender)):
+                fail(f"not a die in {roll}")
+            if (roll.attacker_losses, roll.defender_losses) != compare_dice(
+                roll.attacker, roll.defender
+            ):
+                fail(f"losses wrong in {roll}")
+            self.armies[source] -= roll.attacker_losses
+            self.armies[target] -= roll.defender_losses
+            self.rolls.append((roll.attacker, roll.defender))
+            last = a
+        if last <= 0:
+            fail(f"attack {attack.describe()} rolled no dice")
+        end = self.peek()
+        if isinstance(end, AttackStopped):
+            self.i += 1
+            need(self.armies[target] > 0, "attack stopped, but the target is empty")
+            need(self.armies[source] <= stop, "attack stopped early")
+            self.outcomes["attack stopped"] += 1
+            return
+        conquered = self.take(Conquered, "the conquest")
+        assert isinstance(conquered, Conquered)
+        need(self.armies[target] == 0, "conquered a territory with armies left")
+        most = self.armies[source] - 1
+        need(last <= most, "cannot move the dice of the last roll in")
+        if attack.move == ALL:
+            moved = most
+        elif attack.move == MIN:
+            moved = last
+        else:
+            moved = max(last, min(int(attack.move), most))
+        need(
+            (conquered.player, conquered.source, conquered.target, conquered.loser)
+            == (name, source, target, defender)
+            and conquered.moved == moved
+            and (conquered.note is not None) == (attack.move not in (ALL, MIN, moved)),
+            f"{conquered} for {attack}",
+        )
+        if conquered.note:
+            self.outcomes["move changed"] += 1
+        self.owner[target] = name
+        self.armies[source] -= moved
+        self.armies[target] = moved
+        self.outcomes["conquered"] += 1
+        if defender == NEUTRAL or defender in self.owner.values():
+            return
+        out = self.take(Eliminated, f"{defender} lost their last territory")
+        assert isinstance(out, Eliminated)
+        need(
+            out == Eliminated(defender, name, len(self.hands[defender])),
+            f"{out}: {defender} held {self.hands[defender]}",
+        )
+        self.outcomes["eliminated"] += 1
+        self.hands[name].extend(self.hands[defender])
+        self.hands[defender] = []
+        self.alive[defender] = False
+        living = [p for p, a in self.alive.items() if a]
+        if len(living) == 1:
+            won = self.take(Won, "the last player standing")
+            if won != Won(name):
+                fail(f"{won}, yet {name} is the last one")
+            self.won = name
+            return
+        if len(self.hands[name]) < ELIMINATION_TRADE_AT:
+            need(not isinstance(self.peek(), Traded), "forced trade with fewer than 6 cards")
+            return
+        while len(self.hands[name]) > ELIMINATION_TRADE_TO:
+            self.trade(forced=True)
+            self.outcomes["forced trade"] += 1
+        need(not isinstance(self.peek(), Traded), "forced trades below 4 cards")
+
+    def fortify(self, fortify: Fortify) -> None:
+        name, source, target = self.name, fortify.source, fortify.target
+        possible = (
+            source != target
+            and self.owner[source] == name
+            and self.owner[target] == name
+            and self.armies[source] >= 2
+            and (
+                target in self.connected(source)
+                if self.case.options.fortify is FortifyMode.CONNECTED
+                else BOARD.adjacent(source, target)
+            )
+        )
+        event = self.peek()
+        if isinstance(event, Skipped):
+            self.i += 1
+            if possible or event.order != fortify.describe():
+                fail(f"{event} though possible")
+            self.outcomes["fortify skipped"] += 1
+            return
+        done = self.take(Fortified, fortify.describe())
+        assert isinstance(done, Fortified)
+        if not possible:
+            fail(f"{done} is not a legal fortification")
+        most = self.armies[source] - 1
+        moved = most if fortify.armies == ALL else min(int(fortify.armies), most)
+        need(
+            (done.player, done.source, done.target, done.armies) == (name, source, target, moved)
+            and (done.note is not None) == (fortify.armies not in (ALL, moved)),
+            f"{done} for {fortify}",
+        )
+        if done.note:
+            self.outcomes["fortify cut"] += 1
+        self.armies[source] -= moved
+        self.armies[target] += moved
+
+    def connected(self, source: str) -> set[str]:
+        seen = {source}
+        todo = [source]
+        while todo:
+            for n in BOARD.neighbours(todo.pop()):
+                if n not in seen and self.owner[n] == self.name:
+                    seen.add(n)
+                    todo.append(n)
+        return seen
+
+    def compare(self, after: GameState) -> None:
+        """The replayed state must be the engine's."""
+        for t, h in after.territories.items():
+            if (h.owner, h.armies) != (self.owner[t], self.armies[t]):
+                fail(f"{t}: engine {h}, replay {self.owner[t]} {self.armies[t]}")
+        for p in after.players:
+            if sorted(p.hand) != sorted(self.hands[p.name]):
+                fail(f"{p.name}'s hand differs")
+            if p.alive != self.alive[p.name]:
+                fail(f"{p.name} alive={p.alive}")
+        need(after.deck == tuple(self.deck), "deck differs (or is not in board order)")
+        need(after.sets_traded == self.sets, "sets traded differs")
+        if self.won:
+            need(after.phase is Phase.OVER and after.winner == self.won, "the game goes on")
+            need(after.turn == self.before.turn, "the turn moved on after the game ended")
+        else:
+            if after.phase is not Phase.PLAY:
+                fail(f"phase {after.phase}")
+            need(after.turn == self.before.turn + 1, "the turn did not move on")
+            seats = len(after.players)
+            nxt = next(
+                (self.before.current + k) % seats
+                for k in range(1, seats + 1)
+                if after.players[(self.before.current + k) % seats].alive
+            )
+            if after.current != nxt:
+                fail(f"next player {after.current}, expected seat {nxt}")
+
+
+def audit_setup(case: Case, state: GameState, events: Sequence[Event], key: bytes) -> None:
+    """Resolution 0: first-player dice from the public stream, a fair deal, the armies."""
+    stream = dice.Stream.public(key)
+    i = 0
+    contenders = list(case.names)
+    while len(contenders) > 1:
+        rolls = []
+        for name in contenders:
+            event = events[i]
+            i += 1
+            if event != RolledForFirst(name, stream.die()):
+                fail(f"first-player roll {event}")
+            assert isinstance(event, RolledForFirst)
+            rolls.append((name, event.die))
+        best = max(d for _, d in rolls)
+        contenders = [n for n, d in rolls if d == best]
+    first = case.names.index(contenders[0])
+    order = case.names[first:] + case.names[:first]
+    if events[i] != SeatsDecided(order):
+        fail(f"seats {events[i]}, expected {order}")
+    i += 1
+    neutral = case.players == 2 and case.options.two_player is TwoPlayer.NEUTRAL
+    owners = order + ((NEUTRAL,) if neutral else ())
+    shuffled = stream.shuffle(BOARD.names)
+    dealt: dict[str, list[str]] = {o: [] for o in owners}
+    for j, t in enumerate(shuffled):
+        dealt[owners[j % len(owners)]].append(t)
+    for o in owners:
+        expected = Dealt(o, tuple(t for t in BOARD.names if t in dealt[o]))
+        if events[i] != expected:
+            fail(f"deal {events[i]}, expected {expected}")
+        i += 1
+    sizes = {len(v) for v in dealt.values()}
+    need(max(sizes) - min(sizes) <= 1, "an unfair deal")
+    for event in events[i:]:
+        if not (isinstance(event, Placed) and event.why == "random"):
+            fail(f"setup event {event}")
+        assert isinstance(event, Placed)
+        need(state.owner(event.territory) == event.player, "placed on another's territory")
+    if case.players == 2:
+        start = 40 if case.options.two_player is TwoPlayer.NEUTRAL else 50
+    else:
+        start = STARTING_ARMIES[case.players]
+    for o in owners:
+        player = state.player(o) if o != NEUTRAL else None
+        have = state.total_armies(o) + (player.to_place if player else 0)
+        if have != start:
+            fail(f"{o} starts with {have} armies, not {start}")
+    need([p.name for p in state.players] == list(order), "seats out of order")
+    if case.options.setup is SetupMode.DEAL:
+        need(state.phase is Phase.SETUP and state.turn == 0, "a dealt game starts with setup")
+        need(all(p.to_place > 0 for p in state.players), "nothing left to place at setup")
+    else:
+        need(state.phase is Phase.PLAY and state.turn == 1, "a random game starts at once")
+        need(all(p.to_place == 0 for p in state.players), "armies left to place")
+    need(Counter(state.deck) == DECK and not any(p.hand for p in state.players), "deck at start")
+
+
+def audit_setup_turn(
+    before: GameState, orders: Sequence[Orders], events: Sequence[Event], after: GameState
+) -> None:
+    """The setup turn places exactly each player's remaining armies, and play begins."""
+    placed: Counter[str] = Counter()
+    for event in events:
+        if not (isinstance(event, Placed) and event.why == "setup"):
+            fail(f"setup turn event {event}")
+        assert isinstance(event, Placed)
+        need(before.owner(event.territory) == event.player, "setup armies on another's land")
+        placed[event.player] += event.armies
+    for p in before.players:
+        if placed[p.name] != p.to_place:
+            fail(f"{p.name} placed {placed[p.name]} of {p.to_place}")
+    need(after.phase is Phase.PLAY and after.turn == 1 and after.current == 0, "play begins")
+    need(all(q.to_place == 0 for q in after.players), "armies still to place")
+    for t, h in after.territories.items():
+        need(h.owner == before.owner(t), "the setup turn changed an owner")
+
+
+# --- playing -------------------------------------------------------------------------------
+
+
+@functools.cache
+def play(case: Case) -> Played:
+    """Self-play one game to its end (or MAX_RESOLUTIONS), auditing every resolution."""
+    seed = case.seed
+    keys = key_chain(seed)
+    need(keys[1] == dice.resolution_key(seed, 0), "the chain disagrees with pbem.dice")
+    need(keys[0] == dice.commitment(seed), "the commitment is not k[0]")
+    hidden = dice.hidden_key(seed)
+    rng = random.Random(seed)
+    state, events = new_game(case.id, case.names, BOARD, case.options, Randomness(keys[1], hidden))
+    audit_setup(case, state, events, keys[1])
+    played = Played(case, state)
+    played.prints.append((fingerprint(state), hash(events)))
+    while state.phase is not Phase.OVER and state.resolution < MAX_RESOLUTIONS:
+        r = state.resolution
+        key = keys[r + 1]
+        need(dice.key_follows(key, keys[r]), "a key that does not follow the last one")
+        try:
+            orders = tuple(orders_for(state, name, rng) for name in state.awaiting())
+        except BotError as error:
+            raise BotError(f"{case.id}, resolution {r} (turn {state.turn}): {error}") from None
+        for o in orders:
+            played.features.update(features(o))
+        new, events = resolve(state, orders, Randomness(key, hidden))
+        try:
+            check_invariants(case, state, events, new)
+            if state.phase is Phase.SETUP:
+                audit_setup_turn(state, orders, events, new)
+            else:
+                replay = Replay(case, state, orders[0], events, key, hidden)
+                replay.run()
+                replay.compare(new)
+                played.outcomes.update(replay.outcomes)
+        except AuditFailure as failure:
+            raise AuditFailure(
+                f"{case.id}, resolution {r} (turn {state.turn}, {state.awaiting()}): {failure}\n"
+                + "\n".join(o.to_toml() for o in orders)
+                + "\nevents:\n"
+                + "\n".join(repr(e) for e in events)
+            ) from None
+        played.wins += sum(isinstance(e, Won) for e in events)
+        played.orders.append(orders)
+        played.prints.append((fingerprint(new), hash(events)))
+        state = new
+    r = state.resolution - 1
+    need(keys[r + 1] == dice.resolution_key(seed, r), "the chain disagrees with pbem.dice")
+    played.final = state
+    return played
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_selfplay_game_keeps_the_rules(case: Case) -> None:
+    played = play(case)
+    final = played.final
+    if played.wins != (1 if played.ended else 0):
+        fail(f"{played.wins} Won events")
+    if played.ended:
+        alive = [p.name for p in final.players if p.alive]
+        assert alive == [final.winner]
+        assert rules.validate(final, played.orders[-1][0])  # no orders after the end
+
+
+def test_most_selfplay_games_end() -> None:
+    games = [play(c) for c in CASES]
+    ended = sum(g.ended for g in games)
+    assert len(games) >= 200
+    assert ended / len(games) > 0.8, f"only {ended} of {len(games)} games ended"
+    for players in range(2, 7):
+        some = [g for g in games if g.case.players == players]
+        assert sum(g.ended for g in some) > len(some) // 2, f"{players}-player games stall"
+
+
+def test_selfplay_exercises_every_order_feature_and_outcome() -> None:
+    seen: Counter[str] = Counter()
+    outcomes: Counter[str] = Counter()
+    for c in CASES:
+        seen.update(play(c).features)
+        outcomes.update(play(c).outcomes)
+    wanted = {
+        "trade best",
+        "trade 1 explicit",
+        "trade 2 explicit",
+        "trade wild",
+        "place rest",
+        "place number",
+        "place twice",
+        "dice None",
+        "dice 1",
+        "dice 2",
+        "dice 3",
+        "stop_at",
+        "move all",
+        "move min",
+        "move number",
+        "chained attack",
+        "second try",
+        "fortify all",
+        "fortify number",
+        "fortify forward",
+    }
+    assert wanted <= set(seen), f"never written: {wanted - set(seen)}"
+    happened = {
+        "conquered",
+        "attack stopped",
+        "attack skipped",
+        "move changed",
+        "card bonus",
+        "eliminated",
+        "forced trade",
+        "fortify skipped",
+        "fortify cut",
+    }
+    assert happened <= set(outcomes), f"never happened: {happened - set(outcomes)}"
+
+
+REPLAYED = CASES[::7]
+
+
+@pytest.mark.parametrize("case", REPLAYED, ids=[c.id for c in REPLAYED])
+def test_replaying_seed_and_orders_gives_the_same_game(case: Case) -> None:
+    played = play(case)
+    keys = key_chain(case.seed)
+    hidden = dice.hidden_key(case.seed)
+    state, events = new_game(case.id, case.names, BOARD, case.options, Randomness(keys[1], hidden))
+    prints = [(fingerprint(state), hash(events))]
+    for orders in played.orders:
+        state, events = resolve(state, orders, Randomness(keys[state.resolution + 1], hidden))
+        prints.append((fingerprint(state), hash(events)))
+        # Events survive their file form.
+        assert tuple(event_from_dict(e.to_dict()) for e in events) == events
+    assert prints == played.prints
+    assert state == played.final
