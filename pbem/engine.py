@@ -90,7 +90,7 @@ class _Table:
         self.events.append(Traded(player, tuple(cards), value, self.sets_traded, forced))
         bonus = None
         if not bonus_used:
-            bonus = next((c for c in cards if self.owner.get(c) == player), None)
+            bonus = rules.card_bonus_territory([cards], self.owned(player))
         return value, bonus
 
     def view(self) -> GameState:

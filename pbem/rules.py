@@ -72,6 +72,13 @@ def best_set(board: Board, hand: Sequence[str], owned: Iterable[str]) -> CardSet
     )
 
 
+def card_bonus_territory(sets: Iterable[CardSet], owned: Iterable[str]) -> str | None:
+    """The territory that gets the +2 of a turn's trades: the first traded card, in the order
+    traded, that shows a territory the trader holds (once per turn)."""
+    mine = set(owned)
+    return next((c for cards in sets for c in cards if c in mine), None)
+
+
 def remove_cards(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...] | None:
     """The hand without `cards` (wild counted as often as named), or None if it lacks one."""
     rest = list(hand)
@@ -240,6 +247,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
     armies = reinforcement(state, player.name).total
     traded = state.sets_traded
     trade_line = orders.line_of("trade")
+    sets: list[CardSet] = []
     if orders.trade == BEST:
         chosen = best_set(state.board, hand, owned)
         if chosen is None:
@@ -248,6 +256,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
             armies += set_value(traded)
             traded += 1
             hand = remove_cards(hand, chosen) or hand
+            sets.append(chosen)
     else:
         for cards in orders.trade:
             left = remove_cards(hand, cards)
@@ -264,6 +273,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
                 hand = left
                 armies += set_value(traded)
                 traded += 1
+                sets.append(cards)
     if len(player.hand) >= FORCED_TRADE_HAND and traded == state.sets_traded:
         fail(
             f"you hold {len(player.hand)} cards: with {FORCED_TRADE_HAND} or more you must trade "
@@ -271,6 +281,9 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
             trade_line or orders.line_of("player"),
         )
     placed = _validate_placement(state, orders, armies, "your reinforcements", fail)
+    bonus = card_bonus_territory(sets, owned)
+    if bonus is not None:
+        placed[bonus] = placed.get(bonus, 0) + CARD_TERRITORY_BONUS
 
     # Attacks: a later attack may start from a territory an earlier one is to conquer.
     reachable = set(owned)

@@ -965,3 +965,21 @@ def test_random_games_keep_the_invariants(game: int, players: int, options: Opti
         new, events = resolve(state, [turn], randomness(key(state.resolution)))
         check_invariants(state, new, events)
         state = new
+
+
+def test_card_bonus_armies_count_for_an_attack_from_that_territory() -> None:
+    state = make_state(
+        {"Siam": "alice", "Alaska": ("alice", 1), "Kamchatka": ("bob", 1)},
+        hands={"alice": ("Alaska", "Peru", "Venezuela")},
+    )
+    sets = [("Alaska", "Peru", "Venezuela")]
+    order = orders(
+        state,
+        trade=sets,
+        place=[("Siam", "rest")],
+        attack=[Attack("Alaska", "Kamchatka", stop_at=1)],
+    )
+    assert rules.validate(state, order) == []
+    _, events = play(state, order)
+    assert Placed("alice", "Alaska", 2, "card") in events
+    assert only(events, Rolled)[0].source == "Alaska"
