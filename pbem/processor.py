@@ -278,7 +278,8 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
             lines.append(f"attack {attack.target} from {attack.source}: {odds_line}")
         else:
             lines.append(
-                f"attack {attack.target} ({defenders} armies) from {attack.source}, once taken: "
+                f"attack {attack.target} ({defenders} {'army' if defenders == 1 else 'armies'}) "
+                f"from {attack.source}, once taken: "
                 "the odds depend on the armies moved in"
             )
     if orders.fortify is not None:

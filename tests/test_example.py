@@ -1,0 +1,46 @@
+"""The example game in games/: it audits, its pending orders are valid, and resolving a copy
+(the README's first command) writes every player's reports."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+from conftest import snapshot
+
+from pbem import processor
+from pbem.cli import main
+from pbem.store import read_game
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
+
+
+def test_example_game_audits() -> None:
+    summary = processor.audit_game(EXAMPLE)
+    assert summary.resolutions >= 10
+
+
+def test_example_is_three_players_mid_game_with_valid_pending_orders() -> None:
+    game = read_game(EXAMPLE)
+    assert len(game.state.players) == 3 and all(p.alive for p in game.state.players)
+    assert game.state.phase.value == "play"
+    files = sorted((EXAMPLE / "orders").glob("*.toml"))
+    assert [f.stem for f in files] == list(game.state.awaiting())
+    _, results = processor.check_files(EXAMPLE, files)
+    assert all(s.accepted for s, _ in results)
+
+
+def test_resolving_a_copy_of_the_example_writes_reports(tmp_path: Path) -> None:
+    copy = tmp_path / "example"
+    shutil.copytree(EXAMPLE, copy)
+    before = snapshot(EXAMPLE)
+    result = CliRunner().invoke(main, ["resolve", str(copy)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    r = read_game(copy).state.resolution - 1
+    folder = copy / "reports" / f"{r:04d}"
+    for player in ("alice", "bob", "carol"):
+        for suffix in (".txt", ".html", ".view.json", ".orders.toml"):
+            assert (folder / f"{player}{suffix}").exists()
+    assert "audit passed" in CliRunner().invoke(main, ["audit", str(copy)]).output
+    assert snapshot(EXAMPLE) == before
