@@ -9,6 +9,7 @@ is keyed from the seed and revealed only when the game ends.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from collections.abc import Callable, Iterable, Sequence
@@ -29,14 +30,20 @@ def chain_end(seed: bytes) -> bytes:
     return _sha256(b"pbem/chain/" + seed)
 
 
+@functools.lru_cache(maxsize=16)
+def _chain(seed: bytes, length: int) -> tuple[bytes, ...]:
+    """The whole chain k[0..L], computed once per game (L hashes) and kept."""
+    links = [chain_end(seed)]
+    for _ in range(length):
+        links.append(_sha256(links[-1]))
+    return tuple(reversed(links))
+
+
 def chain_key(seed: bytes, index: int, length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
     """k[index] of the chain k[L] = SHA-256("pbem/chain/" || seed), k[i-1] = SHA-256(k[i])."""
     if not 0 <= index <= length:
         raise ValueError(f"chain index {index} outside 0..{length}")
-    key = chain_end(seed)
-    for _ in range(length - index):
-        key = _sha256(key)
-    return key
+    return _chain(seed, length)[index]
 
 
 def commitment(seed: bytes, length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
@@ -46,6 +53,8 @@ def commitment(seed: bytes, length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
 
 def resolution_key(seed: bytes, resolution: int, length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
     """The key of resolution r is k[r + 1]; setup (r = 0) uses k[1]."""
+    if resolution < 0:
+        raise ValueError(f"resolutions count from 0, not {resolution}")
     if resolution + 1 > length:
         raise ValueError(f"the key chain of {length} links is used up at resolution {resolution}")
     return chain_key(seed, resolution + 1, length)

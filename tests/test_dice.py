@@ -284,3 +284,8 @@ def test_each_face_equally_likely() -> None:
     counts = Counter(stream.dice(60_000))
     chi2 = sum((counts[f] - 10_000) ** 2 / 10_000 for f in range(1, 7))
     assert chi2 < 20.52  # 0.1% critical value, 5 degrees of freedom
+
+
+def test_resolution_numbers_start_at_zero() -> None:
+    with pytest.raises(ValueError, match="count from 0"):
+        dice.resolution_key(SEED, -1)
