@@ -85,9 +85,16 @@ def orders_for(view: dict, board: dict, player: str, secret: str, rng: random.Ra
     front = max(borders, key=lambda t: (view["territories"][t]["armies"], rng.random()))
     lines += ["", "[[place]]", f'territory = "{front}"', 'armies = "rest"']
     if view["phase"] == "play":
-        target = min(enemies(front), key=lambda t: view["territories"][t]["armies"], default=None)
-        if target:
-            lines += ["", "[[attack]]", f'from = "{front}"', f'to = "{target}"']
+        # A chain of attacks: each from the territory the previous one is to take.
+        source, taken = front, {front}
+        for _ in range(6):
+            options = [t for t in enemies(source) if t not in taken]
+            if not options:
+                break
+            target = min(options, key=lambda t: (view["territories"][t]["armies"], t))
+            lines += ["", "[[attack]]", f'from = "{source}"', f'to = "{target}"']
+            source = target
+            taken.add(target)
     return "\n".join(lines) + "\n"
 
 

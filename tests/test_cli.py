@@ -196,9 +196,14 @@ def test_map_json_agrees_with_the_printed_board() -> None:
 
 
 def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Path) -> None:
-    directory = new(tmp_path / "outside")
-    result = external_driver.main(directory, 8)
-    assert result["resolutions"] == 9 and result["rolls"] > 0
+    directory = tmp_path / "outside"
+    run("new", directory, "--players", "alice,bob", "--seed", SEED.hex())
+    result = external_driver.main(directory, 120)
+    assert result["phase"] == "over", result
+    assert result["rolls"] > 0
+    view = json.loads(run("show", directory, "--json"))
+    assert view["winner"] in ("alice", "bob")
+    assert [p["alive"] for p in view["players"]].count(True) == 1
     history = directory / "history"
     target = next(p for p in sorted(history.glob("*.toml"))[1:] if "attacker = [" in p.read_text())
     text = target.read_text()
