@@ -47,6 +47,8 @@ from pbem.store import (
 )
 from pbem.view import state_from_view
 
+NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
+
 
 class NotReady(PbemError):
     """The pending turn cannot be resolved yet: an awaited player has no valid orders."""
@@ -170,15 +172,25 @@ def _options_of(setup: dict[str, object]) -> Options:
     )
 
 
+def _read_text(path: Path) -> str | Problem:
+    """An order file's text, or the problem that stops it being read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Problem("no such file")
+    except UnicodeDecodeError:
+        return Problem(NOT_TEXT)
+    except OSError as err:
+        return Problem(f"cannot read this file: {err.strerror or err}")
+
+
 def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
     """Parse, authenticate and validate one order file against the pending turn."""
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return Submission(path, "", None, (Problem("no such file"),))
-        except (OSError, UnicodeDecodeError) as err:
-            return Submission(path, "", None, (Problem(f"cannot read this file: {err}"),))
+        read = _read_text(path)
+        if isinstance(read, Problem):
+            return Submission(path, "", None, (read,))
+        text = read
     try:
         orders = parse_orders(text, game.state.board)
     except OrderError as err:
@@ -223,12 +235,9 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
         raise PbemError(f"{view_file} is not a view file from a report ({err})") from None
     out: list[Checked] = []
     for path in paths:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            out.append(
-                (Submission(path, "", None, (Problem(f"cannot read this file: {err}"),)), [])
-            )
+        text = _read_text(path)
+        if isinstance(text, Problem):
+            out.append((Submission(path, "", None, (text,)), []))
             continue
         try:
             orders = parse_orders(text, state.board)

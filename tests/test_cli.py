@@ -237,3 +237,15 @@ def test_python_m_pbem_runs(tmp_path: Path, setup: str) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "Created game" in result.stdout
+
+
+def test_unreadable_order_files_are_named_not_tracebacks(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00orders")
+    missing = tmp_path / "missing.toml"
+    view = directory / "reports" / "0000" / "alice.view.json"
+    for args in (["check", directory, binary, missing], ["check", "--view", view, binary, missing]):
+        out = run(*args, code=1)
+        assert "binary.toml: this is not a text file in UTF-8" in out
+        assert "missing.toml: no such file" in out
