@@ -130,6 +130,8 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
     """
     if view_file is not None:
         paths = ((directory,) if directory else ()) + files
+        if not paths:
+            raise click.UsageError("give at least one order file to check")
         results = processor.check_with_view(view_file, [Path(p) for p in paths])
     else:
         if directory is None or not files:
@@ -310,6 +312,7 @@ def verify_command(
 @click.argument("defenders", type=click.IntRange(min=1))
 @click.option("--stop-at", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--dice", type=click.IntRange(1, 3), help="Most dice the attacker rolls.")
+@reports_errors
 def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None) -> None:
     """Exact odds of an attack from ATTACKERS armies against DEFENDERS.
 
@@ -317,6 +320,8 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     Example:
       pbem odds 10 10 --stop-at 3
     """
+    if attackers + defenders > odds.LARGEST:
+        raise PbemError(f"exact odds are computed for up to {odds.LARGEST} armies in all")
     click.echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
 
 

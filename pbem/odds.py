@@ -30,6 +30,10 @@ _MAX_DEFENCE_DICE = 2
 # Every one-roll probability is a multiple of 1 / 6^5 (6^(a+d) outcomes, a + d <= 5).
 _UNIT = _SIDES ** (_MAX_ATTACK_DICE + _MAX_DEFENCE_DICE)
 
+LARGEST = 600
+"""The most armies in all (attackers and defenders) that odds are computed for: about a
+second; past it the exact sums grow too slow for a command that must answer at once."""
+
 
 @cache
 def roll_outcomes(attacker_dice: int, defender_dice: int) -> dict[tuple[int, int], Fraction]:

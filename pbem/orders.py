@@ -233,6 +233,7 @@ class _Reader:
 
 def parse_orders(text: str, board: Board) -> Orders:
     """Parse an order file; raises OrderError listing every problem with its line."""
+    text = text.removeprefix("\ufeff")  # the byte-order mark some editors put first
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -285,10 +286,10 @@ def _parse_trade(reader: _Reader, value: object) -> tuple[CardSet, ...] | Litera
         reader.fail(usage, "trade")
         return ()
     sets: list[CardSet] = []
+    if not all(isinstance(item, list) and len(item) == 3 for item in value):
+        reader.fail(f"each set traded is a list of three cards: {usage}", "trade")
+        return ()
     for item in value:
-        if not isinstance(item, list) or len(item) != 3:
-            reader.fail(f"each set traded is three cards: {usage}", "trade")
-            continue
         cards: list[str] = []
         for card in item:
             if isinstance(card, str) and card.strip().lower() == "wild":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,6 @@ from pbem.store import (
     Registration,
     archive_orders,
     history_count,
-    history_path,
     locked,
     order_files,
     read_game,
@@ -47,6 +47,8 @@ from pbem.store import (
 )
 from pbem.view import state_from_view
 
+EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
+GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
 
 
@@ -107,7 +109,12 @@ def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
             )
         if any(n.lower() == name.lower() for n, _ in out):
             raise PbemError(f"player '{name}' is listed twice")
-        out.append((name, email.strip()))
+        email = email.strip()
+        if email and not EMAIL.match(email):
+            raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")
+        if email and any(e.lower() == email.lower() for _, e in out):
+            raise PbemError(f"{email} is given for two players: each needs an address of their own")
+        out.append((name, email))
     if not rules.MIN_PLAYERS <= len(out) <= rules.MAX_PLAYERS:
         raise PbemError(f"Risk needs 2 to 6 players; {len(out)} given")
     return out
@@ -131,16 +138,24 @@ def new_game(
         raise PbemError("the seed must be 32 bytes (64 hex digits)")
     names = [n for n, _ in players]
     game_name = name or directory.resolve().name
+    if not GAME_NAME.match(game_name):
+        raise PbemError(
+            f"'{game_name}' cannot be a game name: use letters, digits, '.', '-' or '_' "
+            "(choose one with --name)"
+        )
     the_board = load_board(board)
     registrations = tuple(Registration(n, email, _derived_secret(seed, n)) for n, email in players)
     key = dice.resolution_key(seed, 0, chain_length)
     state, events = engine.new_game(
         game_name, names, the_board, options, engine.Randomness(key, dice.hidden_key(seed))
     )
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "orders").mkdir(exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "orders").mkdir(exist_ok=True)
+    except OSError as err:
+        raise PbemError(f"cannot create {directory}: {err.strerror or err}") from None
     game = Game(directory, state, seed, registrations, chain_length)
-    with locked(directory):
+    with locked(directory, creating=True):
         record = HistoryRecord(
             resolution=0,
             turn=0,
@@ -230,8 +245,10 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     the view does not hold the secret; the moderator's check does)."""
     try:
         view = json.loads(view_file.read_text(encoding="utf-8"))
+        if not isinstance(view, dict):
+            raise TypeError("it is not a JSON object")
         state = state_from_view(view, load_board(str(view.get("board", "classic"))))
-    except (OSError, ValueError, KeyError, TypeError) as err:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise PbemError(f"{view_file} is not a view file from a report ({err})") from None
     out: list[Checked] = []
     for path in paths:
@@ -283,6 +300,12 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
         defenders = state.armies(attack.target)
         if state.owner(attack.source) == orders.player:
             attackers = state.armies(attack.source) + placed.get(attack.source, 0)
+            if attackers + defenders > odds.LARGEST:
+                lines.append(
+                    f"attack {attack.target} from {attack.source}: {attackers} against "
+                    f"{defenders} (too many armies for exact odds)"
+                )
+                continue
             odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
             lines.append(f"attack {attack.target} from {attack.source}: {odds_line}")
         else:
@@ -343,7 +366,18 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
         r = game.state.resolution
         if game.state.phase is Phase.OVER:
             raise PbemError(f"game '{game.name}' is over: {game.state.winner} won")
-        if history_path(directory, r).exists():
+        count = history_count(directory)
+        if count < r:
+            raise GameFileError(
+                f"history/{count:04d}.toml is missing, but game.toml is at resolution {r}: "
+                "restore the history from a backup"
+            )
+        if count > r + 1:
+            raise GameFileError(
+                f"the history goes on to history/{count - 1:04d}.toml, beyond game.toml's "
+                f"resolution {r}: restore game.toml from a backup"
+            )
+        if count == r + 1:
             return _complete(game, read_history(directory, r))
         used, rejected = _choose(game, paths)
         orders = [s.orders for s in used if s.orders is not None]
@@ -482,8 +516,11 @@ def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Ev
 def dice_history(directory: Path, resolution: int | None = None) -> list[dict[str, object]]:
     """DESIGN §7's dice view: every resolution's key and rolls, in order."""
     read_game(directory)
+    count = history_count(directory)
+    if resolution is not None and not 0 <= resolution < count:
+        raise PbemError(f"there is no resolution {resolution}: this game has 0 to {count - 1}")
     out: list[dict[str, object]] = []
-    for r in range(history_count(directory)):
+    for r in range(count):
         if resolution is not None and r != resolution:
             continue
         record = read_history(directory, r)

@@ -24,7 +24,7 @@ from pbem.board import load_board
 from pbem.engine import Randomness
 from pbem.errors import GameFileError, LockedError
 from pbem.events import Event, Rolled, RolledForFirst, event_from_dict
-from pbem.state import GameState, state_from_dict, state_to_dict
+from pbem.state import NEUTRAL, GameState, state_from_dict, state_to_dict
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,8 +67,10 @@ def _sync_dir(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def locked(directory: Path) -> Iterator[None]:
+def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
     """Hold the game's lock; a second run on the same game fails at once."""
+    if not creating and not (directory / GAME_FILE).is_file():
+        raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
     path = directory / LOCK_FILE
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -114,6 +116,11 @@ class Game:
         return dice.commitment(self.seed, self.chain_length).hex()
 
     def key(self, resolution: int) -> bytes:
+        if resolution + 1 > self.chain_length:
+            raise GameFileError(
+                f"this game's key chain of {self.chain_length} keys is used up at resolution "
+                f"{resolution}: no more dice can be rolled that players can check"
+            )
         return dice.resolution_key(self.seed, resolution, self.chain_length)
 
     def randomness(self, resolution: int) -> Randomness:
@@ -150,15 +157,59 @@ def read_game(directory: Path) -> Game:
             Registration(str(p["name"]), str(p.get("email", "")), str(p["secret"]))
             for p in data["players"]
         )
-        return Game(
+        game = Game(
             path=directory,
             state=state,
             seed=bytes.fromhex(str(data["seed"])),
             registrations=registrations,
             chain_length=int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)),
         )
-    except (KeyError, ValueError, TypeError, IndexError) as err:
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as err:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
+    problem = inconsistency(game)
+    if problem:
+        raise GameFileError(f"{path} is damaged: {problem}; restore it from a backup")
+    return game
+
+
+MAX_CHAIN_LENGTH = 100_000
+
+
+def inconsistency(game: Game) -> str | None:
+    """What makes a loaded game impossible (so no command works from it), or None."""
+    state = game.state
+    names = [p.name for p in state.players]
+    if not 2 <= len(names) <= 6 or len(set(names)) != len(names):
+        return f"it lists {len(names)} players, {len(set(names))} of them different"
+    if not 0 <= state.current < len(names):
+        return f"the current seat {state.current} is not one of the {len(names)} seats"
+    if [p.seat for p in state.players] != list(range(len(names))):
+        return "the players' seats are not 0, 1, 2, ... in order"
+    if {r.name for r in game.registrations} != set(names):
+        return "the registered players and the players of the state differ"
+    if len(game.seed) != 32:
+        return "the seed is not 32 bytes"
+    if not 1 <= game.chain_length <= MAX_CHAIN_LENGTH:
+        return f"chain_length {game.chain_length} is outside 1..{MAX_CHAIN_LENGTH}"
+    if not 1 <= state.resolution <= game.chain_length:
+        return f"resolution {state.resolution} is outside 1..{game.chain_length}"
+    owners = set(names) | {NEUTRAL}
+    for territory, holding in state.territories.items():
+        if holding.owner not in owners:
+            return f"{territory} is held by '{holding.owner}', who is not in the game"
+        if holding.armies < 1:
+            return f"{territory} holds {holding.armies} armies"
+    cards = state.board.cards()
+    held = [c for p in state.players for c in p.hand] + list(state.deck)
+    if any(not isinstance(c, str) for c in held) or sorted(held) != sorted(cards):
+        return "the cards in the hands and the deck are not the board's deck"
+    for p in state.players:
+        holds = any(h.owner == p.name for h in state.territories.values())
+        if p.alive and not holds:
+            return f"{p.name} is in the game but holds no territory"
+        if holds and not p.alive:
+            return f"{p.name} is out of the game but holds territories"
+    return None
 
 
 def game_document(game: Game) -> dict[str, Any]:

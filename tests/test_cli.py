@@ -249,3 +249,86 @@ def test_unreadable_order_files_are_named_not_tracebacks(tmp_path: Path) -> None
         out = run(*args, code=1)
         assert "binary.toml: this is not a text file in UTF-8" in out
         assert "missing.toml: no such file" in out
+
+
+def _edit_game(directory: Path, old: str, new: str) -> None:
+    path = directory / "game.toml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize(
+    ("old", "replacement", "reason"),
+    [
+        ("current = 0", "current = 7", "current seat 7"),
+        ("chain_length = 4096", "chain_length = 0", "chain_length 0"),
+        ("resolution = 1", "resolution = -1", "resolution -1"),
+        ("hand = []", "hand = [5]", "cards in the hands"),
+        ('Alaska = [\n    "bob",\n    1,', 'Alaska = [\n    "bob",\n    0,', "holds 0 armies"),
+    ],
+)
+def test_a_damaged_game_file_is_refused_by_every_command(
+    tmp_path: Path, old: str, replacement: str, reason: str
+) -> None:
+    directory = tmp_path / "g"
+    run("new", directory, "--players", "alice,bob,carol", "--seed", SEED.hex(), "--setup", "random")
+    if "Alaska" in old:
+        owner = read_game(directory).state.owner("Alaska")
+        old = old.replace("bob", owner)
+        replacement = replacement.replace("bob", owner)
+    _edit_game(directory, old, replacement)
+    before = snapshot(directory)
+    for args in (["show", directory], ["resolve", directory], ["audit", directory]):
+        result = CliRunner().invoke(main, [str(a) for a in args])
+        assert result.exit_code == 1, (args, result.output)
+        assert "Traceback" not in result.output
+        assert "damaged" in result.output and reason in result.output, result.output
+    assert snapshot(directory) == before
+
+
+def test_resolve_refuses_a_history_with_a_gap(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    (directory / "history" / "0000.toml").unlink()
+    out = CliRunner().invoke(main, ["resolve", str(directory)]).output
+    assert "history/0000.toml is missing" in out
+
+
+def test_commands_on_a_missing_directory_say_so(tmp_path: Path) -> None:
+    for args in (["resolve"], ["mail", "send"], ["show"], ["audit"]):
+        result = CliRunner().invoke(main, [*args, str(tmp_path / "nowhere")])
+        assert result.exit_code == 1 and "not a game directory" in result.output, result.output
+    result = CliRunner().invoke(main, ["new", "/dev/null/x", "--players", "a,b"])
+    assert result.exit_code == 1 and "cannot create" in result.output
+
+
+def test_new_checks_addresses_and_game_names(tmp_path: Path) -> None:
+    for players, message in (
+        ("a=not an address,b", "is not an email address"),
+        ("a=x@example.org\nBcc: spy@example.org,b", "is not an email address"),
+        ("a=x@example.org,b=x@example.org", "given for two players"),
+    ):
+        result = CliRunner().invoke(main, ["new", str(tmp_path / "g"), "--players", players])
+        assert result.exit_code == 1 and message in result.output, result.output
+    result = CliRunner().invoke(
+        main, ["new", str(tmp_path / "g"), "--players", "a,b", "--name", "evil\nBcc: x"]
+    )
+    assert result.exit_code == 1 and "cannot be a game name" in result.output
+
+
+def test_an_order_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    path = tmp_path / "alice.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + skeleton(directory, "alice").encode())
+    assert "valid" in run("check", directory, path)
+
+
+def test_dice_of_a_resolution_that_does_not_exist(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    out = CliRunner().invoke(main, ["dice", str(directory), "--resolution", "9"]).output
+    assert "there is no resolution 9" in out
+
+
+def test_odds_refuse_what_would_take_too_long() -> None:
+    result = CliRunner().invoke(main, ["odds", "3000", "3000"])
+    assert result.exit_code == 1 and "up to 600 armies" in result.output

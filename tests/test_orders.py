@@ -172,7 +172,7 @@ armies = 2
     problems = caught.value.problems
     assert sorted(problems, key=lambda p: p.line or 0) == [
         Problem(
-            'each set traded is three cards: trade must be "best" or a list of sets, '
+            'each set traded is a list of three cards: trade must be "best" or a list of sets, '
             'e.g. [["Alaska", "Peru", "wild"]]',
             5,
         ),
@@ -186,7 +186,7 @@ armies = 2
         Problem("'to' must be a territory name in quotes", 24),
     ]
     assert str(caught.value).splitlines()[0] == (
-        'orders line 5: each set traded is three cards: trade must be "best" or a list of '
+        'orders line 5: each set traded is a list of three cards: trade must be "best" or a list of '
         'sets, e.g. [["Alaska", "Peru", "wild"]]'
     )
 
