@@ -30,7 +30,7 @@ from pbem.events import (
     Traded,
     Won,
 )
-from pbem.orders import BEST, REST, Attack, CardSet, Fortify, Orders
+from pbem.orders import Attack, CardSet, Fortify, Orders
 from pbem.state import (
     NEUTRAL,
     GameState,
@@ -238,10 +238,8 @@ def _resolve_setup(
 
 
 def _place_all(table: _Table, player: str, orders: Orders, armies: int, why: str) -> None:
-    fixed = sum(int(p.armies) for p in orders.place if p.armies != REST)
-    for place in orders.place:
-        amount = armies - fixed if place.armies == REST else int(place.armies)
-        table.place(player, place.territory, amount, why)
+    for territory, amount in rules.placement_amounts(orders.place, armies):
+        table.place(player, territory, amount, why)
 
 
 def _resolve_turn(
@@ -262,12 +260,7 @@ def _resolve_turn(
     )
     armies = base.total
     bonus_used = False
-    if orders.trade == BEST:
-        chosen = rules.best_set(state.board, table.hands[name], table.owned(name))
-        trades: tuple[CardSet, ...] = (chosen,) if chosen else ()
-    else:
-        trades = orders.trade
-    for cards in trades:
+    for cards in rules.sets_to_trade(state, name, orders.trade):
         value, bonus = table.trade(name, cards, forced=False, bonus_used=bonus_used)
         armies += value
         if bonus:

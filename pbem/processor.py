@@ -22,12 +22,9 @@ from pbem.events import Event
 from pbem.orders import Orders, parse_orders
 from pbem.state import (
     NEUTRAL,
-    FortifyMode,
     GameState,
     Options,
     Phase,
-    SetupMode,
-    TwoPlayer,
     state_digest,
 )
 from pbem.store import (
@@ -168,23 +165,13 @@ def new_game(
                 "game": game_name,
                 "board": board,
                 "players": names,
-                "setup": options.setup.value,
-                "two_player": options.two_player.value,
-                "fortify": options.fortify.value,
+                **options.to_dict(),
             },
         )
         write_history(directory, record)
         paths = report.write_reports(game, 0, events)
         write_game(game)
     return Outcome(0, state, events, reports=paths)
-
-
-def _options_of(setup: dict[str, object]) -> Options:
-    return Options(
-        setup=SetupMode(str(setup["setup"])),
-        two_player=TwoPlayer(str(setup["two_player"])),
-        fortify=FortifyMode(str(setup["fortify"])),
-    )
 
 
 def _read_text(path: Path) -> str | Problem:
@@ -278,24 +265,15 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
         if state.phase is Phase.PLAY
         else (state.player(orders.player).to_place)
     )
-    hand = state.player(orders.player).hand
     traded = state.sets_traded
-    sets: tuple[tuple[str, str, str], ...]
-    if orders.trade == "best":
-        best = rules.best_set(state.board, hand, state.owned(orders.player))
-        sets = (best,) if best else ()
-    else:
-        sets = orders.trade
-    for cards in sets:
+    for cards in rules.sets_to_trade(state, orders.player, orders.trade):
         value = rules.set_value(traded)
         traded += 1
         total += value
         lines.append(f"trade {', '.join(cards)} for {value} armies")
-    fixed = sum(int(p.armies) for p in orders.place if p.armies != "rest")
-    for p in orders.place:
-        amount = total - fixed if p.armies == "rest" else int(p.armies)
-        placed[p.territory] = placed.get(p.territory, 0) + amount
-        lines.append(f"place {amount} on {p.territory}")
+    for territory, amount in rules.placement_amounts(orders.place, total):
+        placed[territory] = placed.get(territory, 0) + amount
+        lines.append(f"place {amount} on {territory}")
     for attack in orders.attack:
         defenders = state.armies(attack.target)
         if state.owner(attack.source) == orders.player:
@@ -482,7 +460,7 @@ def audit_game(directory: Path) -> AuditSummary:
                 str(setup["game"]),
                 list(setup["players"]),
                 load_board(str(setup["board"])),
-                _options_of(setup),
+                Options.from_dict(setup),
                 randomness,
             )
         else:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pbem.board import WILD, Board
 from pbem.errors import Problem
-from pbem.orders import ALL, BEST, REST, CardSet, Orders
+from pbem.orders import ALL, BEST, REST, CardSet, Orders, Place
 from pbem.state import NEUTRAL, FortifyMode, GameState, Phase, TwoPlayer
 
 MIN_PLAYERS = 2
@@ -77,6 +78,24 @@ def card_bonus_territory(sets: Iterable[CardSet], owned: Iterable[str]) -> str |
     traded, that shows a territory the trader holds (once per turn)."""
     mine = set(owned)
     return next((c for cards in sets for c in cards if c in mine), None)
+
+
+def sets_to_trade(
+    state: GameState, player: str, trade: tuple[CardSet, ...] | Literal["best"]
+) -> tuple[CardSet, ...]:
+    """The sets an order file trades: those listed, or for "best" the best set held, if any."""
+    if isinstance(trade, tuple):
+        return trade
+    chosen = best_set(state.board, state.player(player).hand, state.owned(player))
+    return (chosen,) if chosen else ()
+
+
+def placement_amounts(places: Sequence[Place], armies: int) -> tuple[tuple[str, int], ...]:
+    """Each placement's territory and armies, "rest" being what the others leave of `armies`."""
+    fixed = sum(int(p.armies) for p in places if p.armies != REST)
+    return tuple(
+        (p.territory, armies - fixed if p.armies == REST else int(p.armies)) for p in places
+    )
 
 
 def remove_cards(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...] | None:

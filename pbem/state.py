@@ -44,6 +44,23 @@ class Options:
     two_player: TwoPlayer = TwoPlayer.NEUTRAL
     fortify: FortifyMode = FortifyMode.ADJACENT
 
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "setup": self.setup.value,
+            "two_player": self.two_player.value,
+            "fortify": self.fortify.value,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Options:
+        """Options from `to_dict` output; a missing key takes its default."""
+        default = cls()
+        return cls(
+            setup=SetupMode(data.get("setup", default.setup.value)),
+            two_player=TwoPlayer(data.get("two_player", default.two_player.value)),
+            fortify=FortifyMode(data.get("fortify", default.fortify.value)),
+        )
+
 
 @dataclass(frozen=True)
 class Player:
@@ -142,11 +159,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "resolution": state.resolution,
         "current": state.current,
         "sets_traded": state.sets_traded,
-        "options": {
-            "setup": state.options.setup.value,
-            "two_player": state.options.two_player.value,
-            "fortify": state.options.fortify.value,
-        },
+        "options": state.options.to_dict(),
         "deck": list(state.deck),
         "players": [
             {
@@ -167,15 +180,10 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
 
 def state_from_dict(data: Mapping[str, Any], board: Board) -> GameState:
     """Rebuild a state from `state_to_dict` output; raises KeyError/ValueError on bad data."""
-    options = data["options"]
     return GameState(
         game=str(data["game"]),
         board=board,
-        options=Options(
-            setup=SetupMode(options["setup"]),
-            two_player=TwoPlayer(options["two_player"]),
-            fortify=FortifyMode(options["fortify"]),
-        ),
+        options=Options.from_dict(data["options"]),
         players=tuple(
             Player(
                 name=str(p["name"]),

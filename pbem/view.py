@@ -13,14 +13,11 @@ from pbem import rules
 from pbem.board import Board
 from pbem.state import (
     NEUTRAL,
-    FortifyMode,
     GameState,
     Holding,
     Options,
     Phase,
     Player,
-    SetupMode,
-    TwoPlayer,
 )
 
 
@@ -58,11 +55,7 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
         "sets_traded": state.sets_traded,
         "next_set_value": rules.set_value(state.sets_traded),
         "board": state.board.name,
-        "options": {
-            "setup": state.options.setup.value,
-            "two_player": state.options.two_player.value,
-            "fortify": state.options.fortify.value,
-        },
+        "options": state.options.to_dict(),
         "players": players,
         "territories": {
             t: {"owner": h.owner, "armies": h.armies} for t, h in state.territories.items()
@@ -81,15 +74,10 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
 def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
     """A state good enough to check the viewing player's orders: other hands and the deck,
     which the view does not show, are left empty."""
-    options = view.get("options", {})
     return GameState(
         game=str(view["game"]),
         board=board,
-        options=Options(
-            setup=SetupMode(options.get("setup", "deal")),
-            two_player=TwoPlayer(options.get("two_player", "neutral")),
-            fortify=FortifyMode(options.get("fortify", "adjacent")),
-        ),
+        options=Options.from_dict(view.get("options") or {}),
         players=tuple(
             Player(
                 name=str(p["name"]),
