@@ -8,7 +8,7 @@ from __future__ import annotations
 import platform
 import time
 
-from pbem.odds import forecast
+from pbem.core.odds import forecast
 
 
 def main() -> None:

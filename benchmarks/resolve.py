@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from conftest import SEED, write_skeletons  # noqa: E402
 
-from pbem import processor  # noqa: E402
-from pbem.state import Options  # noqa: E402
+from pbem.core.state import Options  # noqa: E402
+from pbem.game import processor  # noqa: E402
 
 
 def main(turns: int) -> None:

@@ -21,11 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bots import orders_for  # noqa: E402
 
-from pbem import dice  # noqa: E402
-from pbem.board import load_board  # noqa: E402
-from pbem.engine import Randomness, new_game, resolve  # noqa: E402
-from pbem.orders import Orders  # noqa: E402
-from pbem.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer  # noqa: E402
+from pbem.core import dice  # noqa: E402
+from pbem.core.board import load_board  # noqa: E402
+from pbem.core.engine import Randomness, new_game, resolve  # noqa: E402
+from pbem.core.orders import Orders  # noqa: E402
+from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer  # noqa: E402
 
 MAX_RESOLUTIONS = 300
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")

@@ -13,12 +13,15 @@ from typing import Any, TypeVar
 
 import click
 
-from pbem import __version__, odds, processor, verify
-from pbem.board import load_board
+from pbem import __version__
+from pbem.core import odds
+from pbem.core.board import load_board
+from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
 from pbem.errors import PbemError
-from pbem.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
-from pbem.store import read_game
-from pbem.view import game_view
+from pbem.game import processor
+from pbem.game.store import read_game
+from pbem.present import verify
+from pbem.present.view import game_view
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -358,7 +361,7 @@ def mail_fetch(
       pbem mail fetch games/spring-2027 --maildir ~/Maildir
       pbem mail fetch games/spring-2027 alice.eml
     """
-    from pbem import mail
+    from pbem.mail import mailer as mail
 
     result = mail.fetch_orders(directory, mail.Sources(maildir, mbox, files), sender)
     click.echo("\n".join(result.lines()))
@@ -400,7 +403,7 @@ def mail_send(
       pbem mail send games/spring-2027 --dry-run
       pbem mail send games/spring-2027 --smtp mail.example.org:587 --starttls --user pbem
     """
-    from pbem import mail
+    from pbem.mail import mailer as mail
 
     def ask() -> str:
         return str(click.prompt(f"SMTP password for {user}", hide_input=True))

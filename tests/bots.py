@@ -16,9 +16,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbem import rules
-from pbem.board import Board
-from pbem.orders import (
+from pbem.core import rules
+from pbem.core.board import Board
+from pbem.core.orders import (
     ALL,
     BEST,
     MIN,
@@ -32,7 +32,7 @@ from pbem.orders import (
     Place,
     parse_orders,
 )
-from pbem.state import NEUTRAL, FortifyMode, GameState, Phase
+from pbem.core.state import NEUTRAL, FortifyMode, GameState, Phase
 
 SECRET = "x"
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from pbem import processor, report
-from pbem.state import Options
-from pbem.store import read_game
+from pbem.core.state import Options
+from pbem.game import processor
+from pbem.game.store import read_game
+from pbem.present import report
 
 SEED = bytes(range(32))
 

@@ -11,13 +11,13 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from pbem import rules
-from pbem.board import load_board
-from pbem.dice import Stream, hidden_key
-from pbem.engine import Randomness, resolve
-from pbem.events import Event
-from pbem.orders import Attack, CardSet, Fortify, Orders, Place, PlaceAmount
-from pbem.state import NEUTRAL, GameState, Holding, Options, Phase, Player
+from pbem.core import rules
+from pbem.core.board import load_board
+from pbem.core.dice import Stream, hidden_key
+from pbem.core.engine import Randomness, resolve
+from pbem.core.events import Event
+from pbem.core.orders import Attack, CardSet, Fortify, Orders, Place, PlaceAmount
+from pbem.core.state import NEUTRAL, GameState, Holding, Options, Phase, Player
 
 BOARD = load_board("classic")
 GAME = "test-game"

@@ -16,9 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bots import orders_for  # noqa: E402
 
-from pbem import processor  # noqa: E402
-from pbem.state import Options  # noqa: E402
-from pbem.store import read_game  # noqa: E402
+from pbem.core.state import Options  # noqa: E402
+from pbem.game import processor  # noqa: E402
+from pbem.game.store import read_game  # noqa: E402
 
 SEED = bytes.fromhex("5eed" * 16)
 PLAYERS = ["alice=alice@example.org", "bob=bob@example.org", "carol=carol@example.org"]

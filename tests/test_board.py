@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from pbem.board import (
+from pbem.core.board import (
     WILD,
     Board,
     CardKind,

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import SEED, skeleton, snapshot
 
-from pbem.board import load_board
 from pbem.cli import main
-from pbem.store import read_game
+from pbem.core.board import load_board
+from pbem.game.store import read_game
 
 
 def run(*args: str, code: int = 0) -> str:

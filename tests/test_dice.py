@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from pbem import dice, rules
-from pbem.dice import Stream
+from pbem.core import dice, rules
+from pbem.core.dice import Stream
 
 SEED = bytes(range(32))
 LENGTH = 4096

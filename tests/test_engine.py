@@ -22,11 +22,11 @@ from helpers import (
     randomness,
 )
 
-from pbem import rules
-from pbem.board import WILD
-from pbem.dice import Stream, check_rolls
-from pbem.engine import new_game, resolve
-from pbem.events import (
+from pbem.core import rules
+from pbem.core.board import WILD
+from pbem.core.dice import Stream, check_rolls
+from pbem.core.engine import new_game, resolve
+from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
@@ -43,8 +43,8 @@ from pbem.events import (
     Traded,
     Won,
 )
-from pbem.orders import ALL, MIN, Attack, Fortify, Orders, Place
-from pbem.state import (
+from pbem.core.orders import ALL, MIN, Attack, Fortify, Orders, Place
+from pbem.core.state import (
     NEUTRAL,
     FortifyMode,
     GameState,

@@ -9,9 +9,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import snapshot
 
-from pbem import processor
 from pbem.cli import main
-from pbem.store import read_game
+from pbem.game import processor
+from pbem.game.store import read_game
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 

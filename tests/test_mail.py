@@ -23,11 +23,13 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from click.testing import CliRunner
 
-from pbem import mail, processor, report
 from pbem.cli import main
+from pbem.core.state import Options, Phase
 from pbem.errors import PbemError
-from pbem.state import Options, Phase
-from pbem.store import read_game, write_game
+from pbem.game import processor
+from pbem.game.store import read_game, write_game
+from pbem.mail import mailer as mail
+from pbem.present import report
 
 SEED = bytes(range(32))
 GAME = "spring-2027"

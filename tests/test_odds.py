@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.odds import Forecast, forecast, roll_outcomes
-from pbem.rules import attack_dice, battle, defence_dice
+from pbem.core.odds import Forecast, forecast, roll_outcomes
+from pbem.core.rules import attack_dice, battle, defence_dice
 
 # --- one roll -----------------------------------------------------------------------------------
 
@@ -253,8 +253,8 @@ def test_odds_agree_with_the_engines_own_battles() -> None:
     that take the territory, and the armies left, match the exact forecast."""
     from helpers import key, make_state, orders, play
 
-    from pbem.events import Conquered
-    from pbem.orders import Attack
+    from pbem.core.events import Conquered
+    from pbem.core.orders import Attack
 
     state = make_state({"Ukraine": ("alice", 6), "Ural": ("bob", 4), "Siam": "alice"})
     turn = orders(state, place=[("Siam", "rest")], attack=[Attack("Ukraine", "Ural", stop_at=2)])

@@ -8,11 +8,11 @@ from helpers import BOARD, GAME, SECRET, make_state, order_text, orders
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem import rules
-from pbem.board import WILD
+from pbem.core import rules
+from pbem.core.board import WILD
+from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place, parse_orders
+from pbem.core.state import FortifyMode, GameState, Options, Phase
 from pbem.errors import OrderError, Problem
-from pbem.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place, parse_orders
-from pbem.state import FortifyMode, GameState, Options, Phase
 
 
 def parse(body: str, **header: object) -> Orders:

@@ -10,10 +10,10 @@ import pytest
 import tomli_w
 from conftest import new_game, skeleton, snapshot, write_skeletons
 
-from pbem import processor, store
+from pbem.core.state import Phase
 from pbem.errors import AuditError, LockedError, PbemError
-from pbem.state import Phase
-from pbem.store import read_game, read_history
+from pbem.game import processor, store
+from pbem.game.store import read_game, read_history
 
 
 def test_new_game_writes_game_file_setup_history_and_first_reports(game_dir: Path) -> None:

@@ -12,8 +12,8 @@ import jinja2
 import pytest
 from conftest import new_game, skeleton, write_skeletons
 
-from pbem import dice, processor, report, rules
-from pbem.events import (
+from pbem.core import dice, rules
+from pbem.core.events import (
     AttackStopped,
     Conquered,
     DrewCard,
@@ -27,10 +27,12 @@ from pbem.events import (
     Traded,
     Won,
 )
-from pbem.orders import parse_orders
-from pbem.state import Phase
-from pbem.store import read_game, read_history
-from pbem.view import game_view
+from pbem.core.orders import parse_orders
+from pbem.core.state import Phase
+from pbem.game import processor
+from pbem.game.store import read_game, read_history
+from pbem.present import report
+from pbem.present.view import game_view
 
 MODERATOR = ("moderator.txt.j2", "moderator.html.j2")
 RESOLUTIONS = 9

@@ -7,10 +7,10 @@ import itertools
 import pytest
 from helpers import BOARD, make_state, orders
 
-from pbem import rules
-from pbem.board import WILD
-from pbem.orders import ALL, MIN
-from pbem.state import FortifyMode, Options, TwoPlayer
+from pbem.core import rules
+from pbem.core.board import WILD
+from pbem.core.orders import ALL, MIN
+from pbem.core.state import FortifyMode, Options, TwoPlayer
 
 # Cards by the unit they show on the classic board.
 INFANTRY = ("Alaska", "Venezuela", "Peru")

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 import pytest
 from bots import BotError, features, orders_for
 
-from pbem import dice, rules
-from pbem.board import load_board
-from pbem.engine import Randomness, new_game, resolve
-from pbem.events import (
+from pbem.core import dice, rules
+from pbem.core.board import load_board
+from pbem.core.engine import Randomness, new_game, resolve
+from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
@@ -38,8 +38,8 @@ from pbem.events import (
     Won,
     event_from_dict,
 )
-from pbem.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders
-from pbem.state import (
+from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders
+from pbem.core.state import (
     NEUTRAL,
     FortifyMode,
     GameState,

@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import attacking, new_game, skeleton, write_skeletons
 
-from pbem import processor, verify
 from pbem.cli import main
-from pbem.store import read_game, read_history
+from pbem.game import processor
+from pbem.game.store import read_game, read_history
+from pbem.present import verify
 
 RESOLUTIONS = 7
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pbem.board import Board
+from pbem.core.board import Board
 from pbem.errors import OrderError, Problem, UnknownTerritory
 
 if sys.version_info >= (3, 11):

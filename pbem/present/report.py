@@ -20,9 +20,9 @@ from typing import Any
 
 import jinja2
 
-from pbem import dice, rules
-from pbem.board import Board
-from pbem.events import (
+from pbem.core import dice, rules
+from pbem.core.board import Board
+from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
@@ -39,9 +39,9 @@ from pbem.events import (
     Traded,
     Won,
 )
-from pbem.state import NEUTRAL, GameState, Phase
-from pbem.store import Game, atomic_write, report_dir
-from pbem.view import game_view
+from pbem.core.state import NEUTRAL, GameState, Phase
+from pbem.game.store import Game, atomic_write, report_dir
+from pbem.present.view import game_view
 
 MODERATOR = "_moderator"
 
@@ -69,7 +69,7 @@ def builtin_templates() -> Path:
     packaged = resources.files("pbem") / "templates"
     if packaged.is_dir():
         return Path(str(packaged))
-    return Path(__file__).resolve().parent.parent / "templates"
+    return Path(__file__).resolve().parents[2] / "templates"
 
 
 @functools.lru_cache(maxsize=32)

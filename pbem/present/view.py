@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pbem import rules
-from pbem.board import Board
-from pbem.state import (
+from pbem.core import rules
+from pbem.core.board import Board
+from pbem.core.state import (
     NEUTRAL,
     GameState,
     Holding,

@@ -41,11 +41,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, cast
 
-from pbem import processor, report
+from pbem.core.orders import parse_orders
+from pbem.core.state import Phase
 from pbem.errors import GameFileError, OrderError, PbemError
-from pbem.orders import parse_orders
-from pbem.state import Phase
-from pbem.store import Game, atomic_write, history_count, locked, read_game, report_dir
+from pbem.game import processor
+from pbem.game.store import Game, atomic_write, history_count, locked, read_game, report_dir
+from pbem.present import report
 
 LOOP_HEADER = "X-Pbem-Loop"
 DEFAULT_FROM = "pbem@localhost"

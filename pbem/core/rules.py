@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pbem.board import WILD, Board
+from pbem.core.board import WILD, Board
+from pbem.core.orders import ALL, BEST, REST, CardSet, Orders, Place
+from pbem.core.state import NEUTRAL, FortifyMode, GameState, Phase, TwoPlayer
 from pbem.errors import Problem
-from pbem.orders import ALL, BEST, REST, CardSet, Orders, Place
-from pbem.state import NEUTRAL, FortifyMode, GameState, Phase, TwoPlayer
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6

@@ -15,19 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pbem import dice, engine, odds, report, rules
-from pbem.board import load_board
-from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
-from pbem.events import Event
-from pbem.orders import Orders, parse_orders
-from pbem.state import (
+from pbem.core import dice, engine, odds, rules
+from pbem.core.board import load_board
+from pbem.core.events import Event
+from pbem.core.orders import Orders, parse_orders
+from pbem.core.state import (
     NEUTRAL,
     GameState,
     Options,
     Phase,
     state_digest,
 )
-from pbem.store import (
+from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
+from pbem.game.store import (
     PLAYER_NAME,
     Game,
     HistoryRecord,
@@ -42,7 +42,8 @@ from pbem.store import (
     write_game,
     write_history,
 )
-from pbem.view import state_from_view
+from pbem.present import report
+from pbem.present.view import state_from_view
 
 EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
-from pbem.rules import attack_dice, battle, defence_dice
+from pbem.core.rules import attack_dice, battle, defence_dice
 
 __all__ = ["Forecast", "forecast", "roll_outcomes"]
 

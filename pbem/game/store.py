@@ -19,12 +19,12 @@ from typing import Any
 
 import tomli_w
 
-from pbem import dice
-from pbem.board import load_board
-from pbem.engine import Randomness
+from pbem.core import dice
+from pbem.core.board import load_board
+from pbem.core.engine import Randomness
+from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
+from pbem.core.state import NEUTRAL, GameState, state_from_dict, state_to_dict
 from pbem.errors import GameFileError, LockedError
-from pbem.events import Event, Rolled, RolledForFirst, event_from_dict
-from pbem.state import NEUTRAL, GameState, state_from_dict, state_to_dict
 
 if sys.version_info >= (3, 11):
     import tomllib

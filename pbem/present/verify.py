@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pbem import dice
+from pbem.core import dice
 from pbem.errors import PbemError
 
 Roll = tuple[tuple[int, ...], tuple[int, ...]]

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.board import Board
+from pbem.core.board import Board
 
 NEUTRAL = "neutral"
 """The owner name of the neutral armies of a two-player game; no player may take it."""

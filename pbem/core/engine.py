@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pbem import rules
-from pbem.board import Board
-from pbem.dice import Stream
-from pbem.events import (
+from pbem.core import rules
+from pbem.core.board import Board
+from pbem.core.dice import Stream
+from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
@@ -30,8 +30,8 @@ from pbem.events import (
     Traded,
     Won,
 )
-from pbem.orders import Attack, CardSet, Fortify, Orders
-from pbem.state import (
+from pbem.core.orders import Attack, CardSet, Fortify, Orders
+from pbem.core.state import (
     NEUTRAL,
     GameState,
     Holding,

@@ -1,6 +1,6 @@
 """Boards as data: territories, borders, continents and the card deck, loaded from TOML.
 
-A board lives in `pbem/boards/NAME.toml` (see `classic.toml`). `load_board` reads and checks it
+A board lives in `pbem/core/boards/NAME.toml` (see `classic.toml`). `load_board` reads and checks it
 once per process; the `Board` it returns is immutable and answers the rules engine's questions
 (who borders whom, which continent, which card) and turns what a player wrote into a canonical
 territory name (`Board.lookup`).
@@ -184,7 +184,7 @@ class Board:
 
 
 def _boards_dir() -> Traversable:
-    return resources.files("pbem") / "boards"
+    return resources.files("pbem.core") / "boards"
 
 
 def board_names() -> tuple[str, ...]:

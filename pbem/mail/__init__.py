@@ -1,0 +1,1 @@
+"""Orders in and reports out by email."""

@@ -1,0 +1,1 @@
+"""What people read: the views, reports and the player's verifier."""
