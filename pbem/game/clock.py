@@ -128,9 +128,9 @@ def next_deadline(previous: datetime, schedule: Schedule) -> datetime:
     forward to the next `due_at` in the schedule's zone (the same time if it is one).
 
     `turn_time` counts on the wall clock of the zone, so `24h` from 20:00 is 20:00 the next
-    day even across a daylight-saving change (23 or 25 hours then). A due time that a daylight-saving change skips on that day (02:30 in spring) means the
-    same moment as the wall clock read before the change; an hour the change repeats (in
-    autumn) means its first occurrence."""
+    day even across a daylight-saving change (23 or 25 hours then). A due time that the change
+    skips on that day (02:30 in spring) means the same moment as the wall clock read before
+    the change; an hour the change repeats (in autumn) means its first occurrence."""
     where = schedule.zone
     # Aware arithmetic within one zone is wall-clock arithmetic; the UTC round trip then
     # settles a wall time that the change skips or repeats.

@@ -14,6 +14,7 @@ import json
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,11 @@ from pbem.core.events import (
     Conquered,
     Dealt,
     DrewCard,
+    Dropped,
     Eliminated,
     Event,
     Fortified,
+    MissedTurn,
     Placed,
     Reinforced,
     Rolled,
@@ -40,6 +43,7 @@ from pbem.core.events import (
     Won,
 )
 from pbem.core.state import NEUTRAL, GameState, Phase
+from pbem.game import clock
 from pbem.game.store import Game, atomic_write, report_dir
 from pbem.present.view import game_view
 
@@ -162,9 +166,23 @@ def narrate(event: Event, viewer: str | None) -> str:
         return f"{event.player} moved {event.armies} from {event.source} to {event.target}{note}."
     if isinstance(event, Skipped):
         return f"{event.player}'s order to {event.order} was skipped: {event.reason}."
+    if isinstance(event, MissedTurn):
+        return f"No orders from {event.player} by the deadline{_in_a_row(event.missed)}."
+    if isinstance(event, Dropped):
+        armies = f"{event.armies} {'army' if event.armies == 1 else 'armies'}"
+        where = f"{event.territories} {'territory' if event.territories == 1 else 'territories'}"
+        return (
+            f"{event.player} missed {_plural(event.missed, 'turn')} in a row and leaves the game: "
+            f"their {armies} on {where} stay as neutral armies that only defend, their "
+            f"{_plural(event.cards, 'card')} go back into the deck, and their seat is skipped."
+        )
     if isinstance(event, Won):
         return f"{event.player} has won the game!"
     return str(event)
+
+
+def _in_a_row(missed: int) -> str:
+    return f" ({missed} turns missed in a row)" if missed > 1 else ""
 
 
 # --- The story: events told as a reader follows them ---------------------------------------
@@ -304,6 +322,8 @@ def _placements(group: Sequence[Placed]) -> str:
     first = group[0]
     spots = _listing([f"{p.armies} on {p.territory}" for p in group])
     total = sum(p.armies for p in group)
+    if first.why == "autopilot":
+        return f"autopilot placed {spots if len(group) == 1 else f'{total}: {spots}'}"
     if first.why == "setup":
         return f"{first.player} placed {total} setup armies: {spots}."
     if first.why == "random":
@@ -332,6 +352,7 @@ def tell(events: Sequence[Event], viewer: str | None, armies: Mapping[str, int])
 
     `armies` are the armies on each territory before the events (see `armies_before`)."""
     counts = dict(armies)
+    autopilot = {e.player for e in events if isinstance(e, MissedTurn)}
     items: list[StoryItem] = []
     i = 0
     while i < len(events):
@@ -353,6 +374,31 @@ def tell(events: Sequence[Event], viewer: str | None, armies: Mapping[str, int])
             items.append(StoryItem("place", _placements(group)))
             i += len(group)
             continue
+        if isinstance(e, MissedTurn):
+            sentence = narrate(e, viewer)
+            group = list(_autopilot_placements(events, i + 1, e.player))
+            for p in group:
+                _move(counts, p)
+            if group:
+                sentence = f"{sentence[:-1]}: {_placements(group)}."
+            items.append(StoryItem("missed", sentence))
+            i += 1 + len(group)
+            continue
+        if isinstance(e, Traded) and e.player in autopilot and not e.forced:
+            items.append(
+                StoryItem(
+                    "trade",
+                    f"The autopilot traded {', '.join(e.cards)} for {e.player}, who held 5 or "
+                    f"more cards, for {e.value} armies (set {e.set_number} of the game).",
+                )
+            )
+            i += 1
+            continue
+        if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
+            _move(counts, e)
+            items.append(StoryItem("place", f"2 placed on {e.territory} for {e.player}'s card."))
+            i += 1
+            continue
         if isinstance(e, RolledForFirst):
             rolls = [e]
             while i + len(rolls) < len(events) and isinstance(
@@ -366,6 +412,14 @@ def tell(events: Sequence[Event], viewer: str | None, armies: Mapping[str, int])
         items.append(StoryItem(_KINDS.get(type(e), "other"), narrate(e, viewer)))
         i += 1
     return items
+
+
+def _autopilot_placements(events: Sequence[Event], start: int, player: str) -> Iterable[Placed]:
+    """The autopilot's placements for `player` that follow `start`."""
+    for e in events[start:]:
+        if not (isinstance(e, Placed) and e.why == "autopilot" and e.player == player):
+            return
+        yield e
 
 
 # --- The order skeleton --------------------------------------------------------------------
@@ -725,16 +779,35 @@ def _check_command(key: str) -> str:
     )
 
 
+def deadline_iso(game: Game) -> str | None:
+    """The pending turn's deadline as the views carry it (ISO 8601, in the game's zone)."""
+    if game.deadline is None or game.schedule is None:
+        return None
+    return clock.iso(game.deadline, game.schedule.zone)
+
+
+def deadline_text(game: Game, now: datetime | None) -> str | None:
+    """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (counted from `now`, the resolution's time)."""
+    if game.deadline is None or game.schedule is None or game.state.phase is Phase.OVER:
+        return None
+    return clock.describe(game.deadline, game.schedule.zone, now)
+
+
 def report_context(
     game: Game,
     resolution: int,
     events: Sequence[Event],
     player: str | None,
     rejected: Sequence[str] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Everything a report shows, as ready values (player None: the moderator's overview)."""
+    """Everything a report shows, as ready values (player None: the moderator's overview).
+
+    `now` is when the resolution was made (the deadline is told relative to it); `undone`
+    the notes of the resolutions the moderator took back."""
     state = game.state
-    view = game_view(state, player, game.commitment)
+    view = game_view(state, player, game.commitment, deadline_iso(game))
     colours = player_colours(state)
     section = dice_section(game, resolution, events)
     continents = []
@@ -796,6 +869,8 @@ def report_context(
         "next_player": state.current_player.name if state.phase is Phase.PLAY else None,
         "awaiting": list(state.awaiting()),
         "rejected": list(rejected),
+        "deadline": deadline_text(game, now),
+        "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
     }
     if player is not None:
@@ -853,11 +928,13 @@ def render(
     player: str | None,
     kind: str = "txt",
     rejected: Sequence[str] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
     name = "moderator" if player is None else "report"
     env = environment(game.path.resolve())
-    context = report_context(game, resolution, events, player, rejected)
+    context = report_context(game, resolution, events, player, rejected, now, undone)
     return env.get_template(f"{name}.{kind}.j2").render(context)
 
 
@@ -867,13 +944,18 @@ def render_text(game: Game, resolution: int, events: Sequence[Event], player: st
 
 def view_file(game: Game, resolution: int, events: Sequence[Event], player: str) -> str:
     """The player's view (DESIGN §7) with this resolution's dice check, as sent with a report."""
-    view = game_view(game.state, player, game.commitment)
+    view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
     return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
 
 
 def write_reports(
-    game: Game, resolution: int, events: Sequence[Event], rejected: Sequence[str] = ()
+    game: Game,
+    resolution: int,
+    events: Sequence[Event],
+    rejected: Sequence[str] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
 ) -> tuple[Path, ...]:
     """Write every player's report (text, HTML, view file, order file) and the moderator's.
 
@@ -884,8 +966,8 @@ def write_reports(
     written: list[Path] = []
     for p in game.state.players:
         files = {
-            f"{p.name}.txt": render(game, resolution, events, p.name, "txt"),
-            f"{p.name}.html": render(game, resolution, events, p.name, "html"),
+            f"{p.name}.txt": render(game, resolution, events, p.name, "txt", (), now, undone),
+            f"{p.name}.html": render(game, resolution, events, p.name, "html", (), now, undone),
             f"{p.name}.view.json": view_file(game, resolution, events, p.name),
         }
         reg = game.registration(p.name)
@@ -898,6 +980,6 @@ def write_reports(
             written.append(folder / filename)
     for kind in ("txt", "html"):
         path = folder / f"{MODERATOR}.{kind}"
-        atomic_write(path, render(game, resolution, events, None, kind, rejected))
+        atomic_write(path, render(game, resolution, events, None, kind, rejected, now, undone))
         written.append(path)
     return tuple(written)
