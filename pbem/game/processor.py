@@ -535,13 +535,12 @@ def audit_game(directory: Path) -> AuditSummary:
             _compare(where, record, state, events)
         else:
             assert state is not None
-            for u in (u for u in undone if u.resolution == r):
-                kept = undo.undone_folder(directory, u) / f"{r:04d}.toml"
-                rolls += _audit_resolution(game, f"undone resolution {r} ({kept})", state, kept)
+            rolls += _audit_undone(game, [u for u in undone if u.resolution == r], state)
             _audit_deadline(directory, game, where, record)
             state = _replay_checked(game, where, state, record)
         rolls += len(record.rolls())
     assert state is not None
+    rolls += _audit_undone(game, [u for u in undone if u.resolution == count], state)
     if state_digest(state) != state_digest(game.state):
         raise AuditError("game.toml differs from the state the history replays to")
     if state.phase is not Phase.OVER and game.deadline != deadlines.pending_deadline(
@@ -558,12 +557,20 @@ def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
     return key
 
 
-def _audit_resolution(game: Game, where: str, state: GameState, path: Path) -> int:
-    """Check an undone resolution: its key, and its dice and events from the state before."""
-    record = read_history_file(path)
-    _audit_key(game, where, record, record.resolution)
-    _replay_checked(game, where, state, record)
-    return len(record.rolls())
+def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameState) -> int:
+    """Check undone resolutions: their keys, and their dice and events from the state before
+    them; returns how many rolls they hold."""
+    rolls = 0
+    for u in undone:
+        path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
+        where = f"undone resolution {u.resolution} ({path})"
+        record = read_history_file(path)
+        _audit_key(game, where, record, u.resolution)
+        if record.key != u.key:
+            raise AuditError(f"{where}: its key differs from the one its undo.toml records")
+        _replay_checked(game, where, state, record)
+        rolls += len(record.rolls())
+    return rolls
 
 
 def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:

@@ -171,10 +171,16 @@ def narrate(event: Event, viewer: str | None) -> str:
     if isinstance(event, Dropped):
         armies = f"{event.armies} {'army' if event.armies == 1 else 'armies'}"
         where = f"{event.territories} {'territory' if event.territories == 1 else 'territories'}"
+        cards = (
+            f"their {_plural(event.cards, 'card')} {'goes' if event.cards == 1 else 'go'} back "
+            "into the deck, "
+            if event.cards
+            else ""
+        )
         return (
             f"{event.player} missed {_plural(event.missed, 'turn')} in a row and leaves the game: "
-            f"their {armies} on {where} stay as neutral armies that only defend, their "
-            f"{_plural(event.cards, 'card')} go back into the deck, and their seat is skipped."
+            f"their {armies} on {where} stay as neutral armies that only defend, {cards}"
+            "and their seat is skipped."
         )
     if isinstance(event, Won):
         return f"{event.player} has won the game!"
