@@ -215,3 +215,23 @@ def test_an_interrupted_undo_run_again_gives_the_same_game(
     assert finished and record.why == WHY
     assert snapshot(crashed) == snapshot(clean)
     processor.audit_game(crashed)
+
+
+def test_the_reports_of_a_resolution_made_again_are_mailed_and_the_undone_not(
+    tmp_path: Path,
+) -> None:
+    from pbem.mail.mailer import send_mail
+
+    d = new_game(tmp_path / "g", "alice=a@example.org,bob=b@example.org,carol=c@example.org")
+    _resolved_twice(d)
+    send_mail(d)
+    outbox = d / "outbox"
+    built = sorted(p.name for p in outbox.glob("r0002-*.eml"))
+    assert built
+    undo.undo_last(d, NOW, WHY)
+    assert not list(outbox.glob("r0002-*.eml"))
+    assert sorted(p.name for p in (d / "history/undone/0002-1/outbox").iterdir()) == built
+    processor.resolve_game(d)
+    send_mail(d)
+    again = (outbox / built[0]).read_text()
+    assert ".r0002.a2." in again

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -169,15 +169,7 @@ def change_deadline(
         )
         path = changes_folder(directory) / f"{r:04d}-{number}.toml"
         atomic_write(path, tomli_w.dumps(change.to_dict()))
-        moved = Game(
-            game.path,
-            game.state,
-            game.seed,
-            game.registrations,
-            game.chain_length,
-            game.schedule,
-            new,
-        )
+        moved = replace(game, deadline=new)
         write_game(moved)
         return moved, change
 

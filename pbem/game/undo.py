@@ -203,6 +203,10 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
     if done.is_dir() and not any(done.iterdir()):
         done.rmdir()
 
+    from pbem.mail.mailer import withdraw_reports
+
+    withdraw_reports(directory, r, folder / "outbox")
+
     changes = deadlines.changes_folder(directory)
     if changes.is_dir():
         for path in sorted(changes.glob(f"{r + 1:04d}-*.toml")):

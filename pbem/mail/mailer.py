@@ -46,6 +46,7 @@ from pbem.core.state import Phase
 from pbem.errors import GameFileError, OrderError, PbemError
 from pbem.game import processor
 from pbem.game.store import Game, atomic_write, history_count, locked, read_game, report_dir
+from pbem.game.undo import undo_records
 from pbem.present import report
 
 LOOP_HEADER = "X-Pbem-Loop"
@@ -621,7 +622,10 @@ def build_report(
     if bcc:
         msg["Bcc"] = bcc
     msg["Reply-To"] = sender
-    msg["Message-ID"] = f"<pbem.{_slug(game.name)}.r{resolution:04d}.{player}@{_domain(sender)}>"
+    msg["Message-ID"] = (
+        f"<pbem.{_slug(game.name)}.r{resolution:04d}{_remade(game, resolution)}.{player}"
+        f"@{_domain(sender)}>"
+    )
     msg.set_content(text, cte="quoted-printable")
     msg.add_alternative(page, subtype="html", cte="quoted-printable")
     if orders is not None:
@@ -854,3 +858,27 @@ def _smtp_reason(err: smtplib.SMTPException) -> str:
     if isinstance(err, smtplib.SMTPResponseException):
         return f"the server answered {_reply_text(err.smtp_code, err.smtp_error)}"
     return str(err) or type(err).__name__
+
+
+def _remade(game: Game, resolution: int) -> str:
+    """`.a2` for a resolution made again after its first was undone (a new Message-ID)."""
+    again = sum(1 for u in undo_records(game.path) if u.resolution == resolution)
+    return f".a{again + 1}" if again else ""
+
+
+def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
+    """An undone resolution's reports: the messages built for them and not yet sent move from
+    outbox/ to `into`, and they count as not mailed, so the reports of the resolution made
+    again in its place are mailed. Safe to run again."""
+    prefix = f"r{resolution:04d}-"
+    for path in _pending(directory):
+        if path.name.startswith(prefix):
+            atomic_write(into / path.name, path.read_bytes())
+            path.unlink()
+    path = directory / MAIL / SENT
+    if path.exists():
+        sent = _sent(directory)
+        keep = [k for k in sent["reports"] if not str(k).startswith(f"{resolution:04d}/")]
+        if keep != sent["reports"]:
+            sent["reports"] = keep
+            _save(path, sent)
