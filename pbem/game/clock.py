@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta, timezone
+from datetime import datetime, time, timedelta, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -160,9 +160,10 @@ def _relative(deadline: datetime, now: datetime) -> str:
     return f"in {amount}" if ahead else f"{amount} ago"
 
 
-def describe(deadline: datetime, where: ZoneInfo, now: datetime | None = None) -> str:
-    """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (without the last part when `now` is None)."""
-    local = deadline.astimezone(where)
+def describe(deadline: datetime, where: tzinfo | None = None, now: datetime | None = None) -> str:
+    """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (without the last part when `now` is None);
+    in the zone `where`, or in the time's own offset."""
+    local = deadline.astimezone(where) if where is not None else deadline
     text = (
         f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year}, "
         f"{local.strftime('%H:%M')} {local.tzname()}"

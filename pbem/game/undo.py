@@ -87,7 +87,7 @@ class UndoRecord:
     def note(self) -> str:
         """One line for reports and `pbem dice`."""
         try:
-            when = clock.describe(clock.parse_instant(self.time, "time"), clock.zone(clock.UTC))
+            when = clock.describe(clock.parse_instant(self.time, "time"))
         except PbemError:
             when = self.time
         return (

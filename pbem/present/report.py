@@ -253,6 +253,7 @@ _KINDS: dict[type[Event], str] = {
     Traded: "trade",
     Placed: "place",
     Dealt: "setup",
+    Dropped: "dropped",
     SeatsDecided: "setup",
     RolledForFirst: "setup",
     Eliminated: "eliminated",
@@ -329,7 +330,7 @@ def _placements(group: Sequence[Placed]) -> str:
     spots = _listing([f"{p.armies} on {p.territory}" for p in group])
     total = sum(p.armies for p in group)
     if first.why == "autopilot":
-        return f"autopilot placed {spots if len(group) == 1 else f'{total}: {spots}'}"
+        return f"autopilot placed {spots if len(group) == 1 else f'{total} armies: {spots}'}"
     if first.why == "setup":
         return f"{first.player} placed {total} setup armies: {spots}."
     if first.why == "random":
