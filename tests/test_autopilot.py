@@ -181,3 +181,60 @@ def test_a_state_without_missed_turns_serialises_as_before() -> None:
     again = state_from_dict(state_to_dict(marked), BOARD)
     assert again.player("alice").missed == 1 and again.player("alice").dropped
     assert again.options.drop_after == 2
+
+
+def test_selfplay_with_silent_players_keeps_the_rules() -> None:
+    """Bot games in which any awaited player may stay silent: the autopilot's orders are always
+    valid, counts and drops follow the rule, no card or territory is lost, and games end."""
+    import random
+
+    from bots import orders_for
+
+    from pbem.core import dice
+    from pbem.core.engine import Randomness, new_game
+
+    drops = wins_by_drop = ended = 0
+    for i in range(40):
+        rng = random.Random(i)
+        names = [f"p{n}" for n in range(2 + i % 5)]
+        seed = bytes([i]) * 32
+        options = Options(drop_after=rng.choice([0, 1, 2, 3]))
+        state, _ = new_game(
+            "g", names, BOARD, options, Randomness(dice.resolution_key(seed, 0), seed)
+        )
+        for _ in range(400):
+            if state.phase is Phase.OVER:
+                ended += 1
+                break
+            silent = {n for n in state.awaiting() if rng.random() < 0.3}
+            orders_list = []
+            for name in state.awaiting():
+                if name in silent:
+                    got = autopilot_orders(state, name, SECRET)
+                    assert rules.validate(state, got) == [], got.to_toml()
+                    orders_list.append(got)
+                else:
+                    orders_list.append(orders_for(state, name, rng))
+            key = dice.resolution_key(seed, state.resolution)
+            new, events = resolve(state, orders_list, Randomness(key, seed), silent)
+            held = [c for p in new.players for c in p.hand] + list(new.deck)
+            assert sorted(held) == sorted(BOARD.cards())
+            for p in new.players:
+                owns = bool(new.owned(p.name))
+                assert p.alive == owns or new.phase is Phase.OVER
+                if p.dropped:
+                    assert not owns and not p.hand
+                if p.name in silent and not p.dropped:
+                    assert p.missed == state.player(p.name).missed + 1
+                elif p.name in state.awaiting() and p.name not in silent:
+                    assert p.missed == 0
+            assert state_from_dict(state_to_dict(new), BOARD) == new
+            dropped = only(events, Dropped)
+            drops += len(dropped)
+            if dropped and only(events, Won):
+                wins_by_drop += 1
+            if new.phase is Phase.PLAY:
+                assert new.current_player.alive
+            state = new
+    print(f"drops {drops}, wins by a drop {wins_by_drop}, games ended {ended} of 40")
+    assert drops > 10 and wins_by_drop > 0 and ended > 30
