@@ -130,7 +130,7 @@ def new(
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
-    schedule = processor.schedule_from_options(turn_time, due_at, zone)
+    schedule = deadlines.schedule_from_options(turn_time, due_at, zone)
     options = Options(SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify), drop_after)
     outcome = processor.new_game(
         directory,

@@ -386,3 +386,21 @@ def test_replaying_on_another_day_changes_nothing_written(tmp_path: Path) -> Non
     ]
     assert changed == []
     assert "audit passed" in run("audit", d)
+
+
+def test_audit_refuses_an_autopilot_that_played_before_the_deadline(tmp_path: Path) -> None:
+    import tomli_w
+
+    from pbem.errors import AuditError
+
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob")
+    run("resolve", d, "--now", SETUP_DUE)
+    send(d, *read_game(d).state.awaiting())
+    run("resolve", d, "--now", at(deadline(d) - timedelta(hours=1)))
+    path = d / "history" / "0001.toml"
+    data = tomllib.loads(path.read_text())
+    data["time"] = "2026-12-03T19:00:00+01:00"
+    path.write_text(tomli_w.dumps(data, multiline_strings=True))
+    with pytest.raises(AuditError, match="resolution 1 .*before the deadline 2026-12-03T20:00"):
+        audit_game(d)

@@ -22,6 +22,7 @@ from pbem.game import clock
 from pbem.game.store import (
     HISTORY,
     Game,
+    HistoryRecord,
     OrderRecord,
     _load_toml,
     atomic_write,
@@ -65,6 +66,22 @@ class DeadlineChange:
             out["extend"] = self.extend
         out["why"] = self.why
         return out
+
+
+def schedule_from_options(
+    turn_time: str | None, due_at: str | None, zone: str = clock.UTC
+) -> clock.Schedule | None:
+    """The deadlines of `pbem new --turn-time --due-at --timezone` (None: no deadlines)."""
+    if turn_time is None:
+        if due_at is not None or zone != clock.UTC:
+            raise PbemError("--due-at and --timezone need --turn-time (how long a turn lasts)")
+        return None
+    clock.zone(zone)
+    return clock.Schedule(
+        clock.parse_duration(turn_time),
+        clock.parse_time_of_day(due_at) if due_at else None,
+        zone,
+    )
 
 
 def changes_folder(directory: Path) -> Path:
@@ -214,3 +231,16 @@ def autopilot_records(game: Game, missing: Sequence[str]) -> list[OrderRecord]:
         text = autopilot_text(game.state, name, reg.secret if reg else "")
         out.append(OrderRecord(name, AUTOPILOT_FILE, text, autopilot=True))
     return out
+
+
+def autopilot_too_early(directory: Path, game: Game, record: HistoryRecord) -> str | None:
+    """For the audit: why the autopilot may not have played in this resolution (it may only
+    at or after the deadline of its turn), or None."""
+    if not any(o.autopilot for o in record.orders):
+        return None
+    deadline = pending_deadline(directory, game, record.resolution)
+    if deadline is None or record.time is None:
+        return "autopilot orders in a turn without a known deadline"
+    if clock.parse_instant(record.time, "time") < deadline:
+        return f"the autopilot played at {record.time}, before the deadline {clock.iso(deadline)}"
+    return None

@@ -331,22 +331,6 @@ def summary(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def schedule_from_options(
-    turn_time: str | None, due_at: str | None, zone: str = clock.UTC
-) -> clock.Schedule | None:
-    """The deadlines of `pbem new --turn-time --due-at --timezone` (None: no deadlines)."""
-    if turn_time is None:
-        if due_at is not None or zone != clock.UTC:
-            raise PbemError("--due-at and --timezone need --turn-time (how long a turn lasts)")
-        return None
-    clock.zone(zone)
-    return clock.Schedule(
-        clock.parse_duration(turn_time),
-        clock.parse_time_of_day(due_at) if due_at else None,
-        zone,
-    )
-
-
 def show_table(state: GameState, view: dict[str, Any], deadline: str | None = None) -> str:
     """The readable state: territories by continent, then the players."""
     out = [
@@ -536,7 +520,9 @@ def audit_game(directory: Path) -> AuditSummary:
         else:
             assert state is not None
             rolls += _audit_undone(game, [u for u in undone if u.resolution == r], state)
-            _audit_deadline(directory, game, where, record)
+            early = deadlines.autopilot_too_early(directory, game, record)
+            if early:
+                raise AuditError(f"{where}: {early}")
             state = _replay_checked(game, where, state, record)
         rolls += len(record.rolls())
     assert state is not None
@@ -586,20 +572,6 @@ def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequen
     _compare_events(where, record.events, events)
     if state_digest(state) != record.state_digest:
         raise AuditError(f"{where}: the state after it differs from the one recorded")
-
-
-def _audit_deadline(directory: Path, game: Game, where: str, record: HistoryRecord) -> None:
-    """The autopilot may play only at or after the deadline of its turn."""
-    if not any(o.autopilot for o in record.orders):
-        return
-    deadline = deadlines.pending_deadline(directory, game, record.resolution)
-    if deadline is None or record.time is None:
-        raise AuditError(f"{where}: autopilot orders in a turn without a known deadline")
-    if clock.parse_instant(record.time, "time") < deadline:
-        raise AuditError(
-            f"{where}: the autopilot played at {record.time}, before the deadline "
-            f"{clock.iso(deadline)}"
-        )
 
 
 def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
