@@ -718,6 +718,18 @@ def test_fortify_cut_to_leave_one_behind_with_note() -> None:
     assert (new.armies("Ukraine"), new.armies("Ural")) == (9, 1)
 
 
+def test_fortify_cut_with_note_without_an_attack_too() -> None:
+    state = make_state({"Ukraine": ("alice", 5), "Ural": "alice", "Siam": "alice"})
+    fortify = Fortify("Ukraine", "Ural", 999)
+    new, events = play(state, orders(state, place=[("Siam", "rest")], fortify=fortify))
+    assert only(events, Fortified) == [
+        Fortified(
+            "alice", "Ukraine", "Ural", 4, "asked to move 999, cut to 4: one army stays behind"
+        )
+    ]
+    assert (new.armies("Ukraine"), new.armies("Ural")) == (1, 5)
+
+
 def test_fortify_comes_after_the_attacks() -> None:
     fortify = Fortify("Ural", "Siberia", 3)
     state = make_state(

@@ -408,15 +408,7 @@ def _fortify(table: _Table, name: str, fortify: Fortify) -> None:
     if reason:
         table.events.append(Skipped(name, fortify.describe(), reason))
         return
-    most = table.armies[fortify.source] - 1
-    note = None
-    if fortify.armies == "all":
-        moved = most
-    else:
-        moved = int(fortify.armies)
-        if moved > most:
-            note = f"asked to move {moved}, cut to {most}: one army stays behind"
-            moved = most
+    moved, note = rules.fortify_move(table.armies[fortify.source], fortify.armies)
     table.armies[fortify.source] -= moved
     table.armies[fortify.target] += moved
     table.events.append(Fortified(name, fortify.source, fortify.target, moved, note))
