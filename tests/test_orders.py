@@ -186,8 +186,8 @@ armies = 2
         Problem("'to' must be a territory name in quotes", 24),
     ]
     assert str(caught.value).splitlines()[0] == (
-        'orders line 5: each set traded is a list of three cards: trade must be "best" or a list of '
-        'sets, e.g. [["Alaska", "Peru", "wild"]]'
+        'orders line 5: each set traded is a list of three cards: trade must be "best" or a '
+        'list of sets, e.g. [["Alaska", "Peru", "wild"]]'
     )
 
 
