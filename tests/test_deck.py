@@ -353,6 +353,12 @@ def test_reports_say_which_rule_a_game_follows(tmp_path: Path) -> None:
         assert "Traded cards are set aside face up, out of the draw pile" in text
 
 
+def test_show_tells_the_cards_beside_the_board(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    result = CliRunner().invoke(main, ["show", str(directory)], catch_exceptions=False)
+    assert "Draw pile: 44 cards. Set aside: none." in result.output
+
+
 def test_a_report_tells_a_reshuffle() -> None:
     assert narrate(Reshuffled("alice", 12), "bob") == (
         "The draw pile was empty when alice was to draw: the 12 traded cards set aside were "

@@ -337,7 +337,7 @@ def summary(outcome: Outcome) -> str:
 
 
 def show_table(state: GameState, view: dict[str, Any]) -> str:
-    """The readable state: territories by continent, then the players."""
+    """The readable state: territories by continent, the players, the cards beside the board."""
     out = [
         f"{state.game}: {state.phase.value}, turn {state.turn}, awaiting "
         f"{', '.join(state.awaiting()) or 'nobody'}"
@@ -355,6 +355,7 @@ def show_table(state: GameState, view: dict[str, Any]) -> str:
             f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
             f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
         )
+    out += ["", *report.piles_context(view["piles"])["lines"]]
     return "\n".join(out) + "\n"
 
 
