@@ -282,7 +282,11 @@ def test_a_format_2_game_file_must_say_where_traded_cards_go(tmp_path: Path) -> 
     doc = game_document(read_game(directory))
     del doc["options"]["traded_cards"]
     (directory / "game.toml").write_text(tomli_w.dumps(doc))
-    with pytest.raises(GameFileError, match='add traded_cards = "aside"'):
+    with pytest.raises(GameFileError, match='go; write traded_cards = "aside"'):
+        read_game(directory)
+    doc["options"]["traded_cards"] = "sideways"
+    (directory / "game.toml").write_text(tomli_w.dumps(doc))
+    with pytest.raises(GameFileError, match="'sideways' is not a rule"):
         read_game(directory)
 
 

@@ -203,10 +203,13 @@ def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
     for step in range(version, FORMAT):
         data = MIGRATIONS[step](data)
     options = data.get("options")
-    if not isinstance(options, dict) or "traded_cards" not in options:
+    known = [r.value for r in TradedCards]
+    if not isinstance(options, dict) or options.get("traded_cards") not in known:
+        where = options.get("traded_cards") if isinstance(options, dict) else None
         raise GameFileError(
-            f"{path} is damaged: its [options] do not say where traded cards go; add "
-            'traded_cards = "aside" (beside the board) or "deck" (back into the deck)'
+            f"{path} is damaged: its [options] do not say where traded cards go"
+            + (f" ('{where}' is not a rule)" if where is not None else "")
+            + '; write traded_cards = "aside" (beside the board) or "deck" (back into the deck)'
         )
     return data
 
