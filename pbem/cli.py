@@ -17,7 +17,7 @@ import click
 from pbem import __version__
 from pbem.core import odds
 from pbem.core.board import load_board
-from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
+from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
 from pbem.game import clock, deadlines, processor, undo
 from pbem.game.store import read_game
@@ -93,6 +93,13 @@ def main() -> None:
     show_default=True,
     help="Fortify to an adjacent territory, or through any chain of your own.",
 )
+@click.option(
+    "--traded-cards",
+    type=click.Choice(["aside", "deck"]),
+    default="aside",
+    show_default=True,
+    help="Traded cards are set aside until the draw pile runs out, or go back into the deck.",
+)
 @click.option("--turn-time", help="Deadlines: each turn is due this long after the last (48h, 2d).")
 @click.option("--due-at", metavar="HH:MM", help="Move each deadline forward to this time of day.")
 @click.option("--timezone", "zone", default="UTC", show_default=True, help="IANA zone of --due-at.")
@@ -113,6 +120,7 @@ def new(
     setup: str,
     two_player: str,
     fortify: str,
+    traded_cards: str,
     turn_time: str | None,
     due_at: str | None,
     zone: str,
@@ -131,7 +139,13 @@ def new(
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
     schedule = deadlines.schedule_from_options(turn_time, due_at, zone)
-    options = Options(SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify), drop_after)
+    options = Options(
+        SetupMode(setup),
+        TwoPlayer(two_player),
+        FortifyMode(fortify),
+        TradedCards(traded_cards),
+        drop_after,
+    )
     outcome = processor.new_game(
         directory,
         processor.parse_player_list(players.split(",")),

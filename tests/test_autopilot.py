@@ -11,7 +11,14 @@ from pbem.core.autopilot import autopilot_orders, autopilot_text, front, spread
 from pbem.core.engine import resolve
 from pbem.core.events import Conquered, Dropped, MissedTurn, Placed, Rolled, Traded, Won
 from pbem.core.orders import Attack, parse_orders
-from pbem.core.state import NEUTRAL, Options, Phase, state_from_dict, state_to_dict
+from pbem.core.state import (
+    NEUTRAL,
+    Options,
+    Phase,
+    TradedCards,
+    state_from_dict,
+    state_to_dict,
+)
 
 WEST = {"Alaska": ("alice", 3), "Northwest Territory": ("alice", 1), "Alberta": ("alice", 2)}
 
@@ -124,9 +131,23 @@ def test_a_player_who_misses_drop_after_turns_leaves_as_neutral_armies() -> None
     assert all(after.owner(t) == NEUTRAL for t in WEST)
     assert after.player("alice").dropped and not after.player("alice").alive
     assert after.player("alice").hand == ()
-    assert set(hand) <= set(after.deck)
-    assert list(after.deck) == [c for c in BOARD.cards() if c in after.deck]
+    assert set(hand) <= set(after.discards)  # where traded cards go, by default
     assert after.current_player.name == "bob"
+
+
+def test_a_dropped_players_cards_go_back_into_the_deck_under_that_rule() -> None:
+    hand = ("Peru", "Brazil")
+    state = make_state(
+        {**WEST, "Kamchatka": ("bob", 9)},
+        default=("carol", 1),
+        players=["alice", "bob", "carol"],
+        hands={"alice": hand},
+        options=Options(traded_cards=TradedCards.DECK),
+    )
+    state = replace(state, players=tuple(replace(p, missed=2) for p in state.players))
+    after, _ = _missed_turn(state)
+    assert set(hand) <= set(after.deck) and not after.discards
+    assert list(after.deck) == [c for c in BOARD.cards() if c in after.deck]
 
 
 def test_drop_after_zero_never_drops() -> None:
@@ -217,7 +238,7 @@ def test_selfplay_with_silent_players_keeps_the_rules() -> None:
                     orders_list.append(orders_for(state, name, rng))
             key = dice.resolution_key(seed, state.resolution)
             new, events = resolve(state, orders_list, Randomness(key, seed), silent)
-            held = [c for p in new.players for c in p.hand] + list(new.deck)
+            held = [c for p in new.players for c in p.hand] + list(new.deck) + list(new.discards)
             assert sorted(held) == sorted(BOARD.cards())
             for p in new.players:
                 owns = bool(new.owned(p.name))

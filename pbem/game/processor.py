@@ -19,7 +19,7 @@ from typing import Any
 from pbem.core import dice, engine, odds, rules
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import Orders, parse_orders
+from pbem.core.orders import ALL, Orders, parse_orders
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -29,7 +29,7 @@ from pbem.core.state import (
 )
 from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
 from pbem.game import clock, deadlines, undo
-from pbem.game.replay import replay_orders, replay_setup
+from pbem.game.replay import recorded_orders, replay_orders, replay_setup
 from pbem.game.store import (
     PLAYER_NAME,
     Game,
@@ -301,7 +301,11 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
                 )
                 continue
             odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
-            lines.append(f"attack {attack.target} from {attack.source}: {odds_line}")
+            note = rules.attack_dice_note(attackers, attack.dice)
+            lines.append(
+                f"attack {attack.target} from {attack.source}: {odds_line}"
+                + (f" (first roll: {note})" if note else "")
+            )
         else:
             lines.append(
                 f"attack {attack.target} ({defenders} {'army' if defenders == 1 else 'armies'}) "
@@ -309,8 +313,24 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
                 "the odds depend on the armies moved in"
             )
     if orders.fortify is not None:
-        lines.append(orders.fortify.describe())
+        lines.append(_fortify_forecast(state, orders, placed))
     return lines
+
+
+def _fortify_forecast(state: GameState, orders: Orders, placed: dict[str, int]) -> str:
+    """The fortification, and the cut it will get if it asks for more than will be there."""
+    fortify = orders.fortify
+    assert fortify is not None
+    line = fortify.describe()
+    if fortify.armies == ALL or state.owner(fortify.source) != orders.player:
+        return line
+    armies = state.armies(fortify.source) + placed.get(fortify.source, 0)
+    _, note = rules.fortify_move(armies, fortify.armies)
+    if note is None:
+        return line
+    if orders.attack:
+        return f"{line} (at most {armies - 1} unless your attacks change that: more is cut)"
+    return f"{line} ({note})"
 
 
 def summary(outcome: Outcome) -> str:
@@ -332,7 +352,8 @@ def summary(outcome: Outcome) -> str:
 
 
 def show_table(state: GameState, view: dict[str, Any], deadline: str | None = None) -> str:
-    """The readable state: territories by continent, then the players."""
+    """The readable state: territories by continent, the players, the cards beside the board;
+    when the pending turn is due, if the game has deadlines."""
     out = [
         f"{state.game}: {state.phase.value}, turn {state.turn}, awaiting "
         f"{', '.join(state.awaiting()) or 'nobody'}"
@@ -356,6 +377,7 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
             f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
             f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
         )
+    out += ["", *report.piles_context(view["piles"])["lines"]]
     return "\n".join(out) + "\n"
 
 
@@ -400,7 +422,8 @@ def resolve_game(
                 lines += [f"no valid orders from {n} for turn {game.state.turn}" for n in missing]
                 raise NotReady("\n".join([*lines, *([why] if why else [])]))
             records += deadlines.autopilot_records(game, missing)
-        state, events = replay_orders(game.state, records, game.randomness(r))
+        orders = recorded_orders(game.state, records)
+        state, events = replay_orders(game.state, records, game.randomness(r), orders)
         record = HistoryRecord(
             resolution=r,
             turn=game.state.turn,
@@ -419,6 +442,7 @@ def resolve_game(
             r,
             events,
             rejected=[m for s in rejected for m in s.messages()],
+            orders=orders,
             now=now,
             undone=undo.undone_notes(directory),
         )
@@ -437,7 +461,8 @@ def _after(game: Game, state: GameState, now: datetime | None) -> Game:
 def _complete(game: Game, record: HistoryRecord) -> Outcome:
     """Finish a resolution whose history was written before the run stopped."""
     r = record.resolution
-    state, events = replay_orders(game.state, record.orders, game.randomness(r))
+    orders = recorded_orders(game.state, record.orders)
+    state, events = replay_orders(game.state, record.orders, game.randomness(r), orders)
     if events != record.events or state_digest(state) != record.state_digest:
         raise GameFileError(
             f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
@@ -447,7 +472,9 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
     )
     now = clock.parse_instant(record.time, "time") if record.time else None
     new = _after(game, state, now)
-    written = report.write_reports(new, r, events, now=now, undone=undo.undone_notes(game.path))
+    written = report.write_reports(
+        new, r, events, orders=orders, now=now, undone=undo.undone_notes(game.path)
+    )
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
 

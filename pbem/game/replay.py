@@ -12,7 +12,7 @@ from typing import Any
 from pbem.core import engine
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import parse_orders
+from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import GameState, Options
 from pbem.errors import GameFileError
 from pbem.game.store import Game, OrderRecord, history_count, read_history
@@ -31,12 +31,21 @@ def replay_setup(
     )
 
 
+def recorded_orders(state: GameState, records: Sequence[OrderRecord]) -> list[Orders]:
+    """The orders of order files as the history keeps them, parsed again."""
+    return [parse_orders(o.text, state.board) for o in records]
+
+
 def replay_orders(
-    state: GameState, records: Sequence[OrderRecord], randomness: engine.Randomness
+    state: GameState,
+    records: Sequence[OrderRecord],
+    randomness: engine.Randomness,
+    orders: Sequence[Orders] | None = None,
 ) -> tuple[GameState, tuple[Event, ...]]:
     """A resolution again from its order files as the history keeps them (the autopilot's
-    among them, which count as missed turns)."""
-    orders = [parse_orders(o.text, state.board) for o in records]
+    among them, which count as missed turns); `orders`: the same, already parsed."""
+    if orders is None:
+        orders = recorded_orders(state, records)
     autopilot = {o.player for o in records if o.autopilot}
     return engine.resolve(state, orders, randomness, autopilot)
 
