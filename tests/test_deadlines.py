@@ -404,3 +404,12 @@ def test_audit_refuses_an_autopilot_that_played_before_the_deadline(tmp_path: Pa
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
     with pytest.raises(AuditError, match="resolution 1 .*before the deadline 2026-12-03T20:00"):
         audit_game(d)
+
+
+def test_resolve_says_who_the_autopilot_played_for_and_who_left(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME, "--drop-after", "1", players="alice,bob")
+    send(d, "alice")
+    out = run("resolve", d, "--now", SETUP_DUE)
+    assert "No orders from bob by the deadline." in out
+    assert "bob missed 1 turn in a row and leaves the game" in out
+    assert "The game is over: alice won." in out

@@ -235,3 +235,18 @@ def test_the_reports_of_a_resolution_made_again_are_mailed_and_the_undone_not(
     send_mail(d)
     again = (outbox / built[0]).read_text()
     assert ".r0002.a2." in again
+
+
+def test_an_undo_not_yet_resolved_again_is_in_pbem_dice(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    undo.undo_last(d, NOW, WHY)
+    entries = processor.dice_history(d)
+    assert [(e["resolution"], "undone" in e) for e in entries] == [
+        (0, False),
+        (1, False),
+        (2, True),
+    ]
+    assert processor.dice_history(d, 2)[0]["note"] == next(iter(undo.undone_notes(d)))
+    with pytest.raises(PbemError, match="there is no resolution 3"):
+        processor.dice_history(d, 3)

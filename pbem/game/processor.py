@@ -342,6 +342,9 @@ def summary(outcome: Outcome) -> str:
         f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
         f"{rolls} rolls, {conquests} territories taken."
     ]
+    lines += [
+        report.narrate(e, None) for e in outcome.events if e.kind in ("missed_turn", "dropped")
+    ]
     if state.phase is Phase.OVER:
         lines.append(f"The game is over: {state.winner} won.")
     else:
@@ -559,7 +562,11 @@ def audit_game(directory: Path) -> AuditSummary:
     if state.phase is not Phase.OVER and game.deadline != deadlines.pending_deadline(
         directory, game, count
     ):
-        raise AuditError("game.toml's deadline differs from the one the history gives")
+        raise AuditError(
+            "game.toml's deadline differs from the one the history gives "
+            f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
+            "was interrupted, run it again with --set and that time"
+        )
     return AuditSummary(count, rolls, state_digest(state))
 
 
@@ -617,18 +624,20 @@ def dice_history(directory: Path, resolution: int | None = None) -> list[dict[st
     """DESIGN §7's dice view: every resolution's key and rolls, in order."""
     read_game(directory)
     count = history_count(directory)
-    if resolution is not None and not 0 <= resolution < count:
-        raise PbemError(f"there is no resolution {resolution}: this game has 0 to {count - 1}")
-    out: list[dict[str, object]] = []
     undone = undo.undo_records(directory)
-    for r in range(count):
+    last = count if any(u.resolution == count for u in undone) else count - 1
+    if resolution is not None and not 0 <= resolution <= last:
+        raise PbemError(f"there is no resolution {resolution}: this game has 0 to {last}")
+    out: list[dict[str, object]] = []
+    for r in range(last + 1):
         if resolution is not None and r != resolution:
             continue
         for u in undone:
             if u.resolution == r:
                 kept = read_history_file(undo.undone_folder(directory, u) / f"{r:04d}.toml")
                 out.append({**_dice_entry(kept), "undone": u.to_dict(), "note": u.note()})
-        out.append(_dice_entry(read_history(directory, r)))
+        if r < count:
+            out.append(_dice_entry(read_history(directory, r)))
     return out
 
 
