@@ -19,6 +19,7 @@ import tomli_w
 from pbem.core.autopilot import AUTOPILOT_FILE, autopilot_text
 from pbem.errors import GameFileError, PbemError
 from pbem.game import clock
+from pbem.game.undo import check_not_interrupted
 from pbem.game.store import (
     HISTORY,
     Game,
@@ -155,6 +156,7 @@ def change_deadline(
     if not why.strip():
         raise PbemError('say why the deadline moves: --why "alice is on holiday"')
     with locked(directory):
+        check_not_interrupted(directory)
         game = read_game(directory)
         if game.schedule is None:
             raise PbemError(
