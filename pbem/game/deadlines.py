@@ -19,7 +19,6 @@ import tomli_w
 from pbem.core.autopilot import AUTOPILOT_FILE, autopilot_text
 from pbem.errors import GameFileError, PbemError
 from pbem.game import clock
-from pbem.game.undo import check_not_interrupted
 from pbem.game.store import (
     HISTORY,
     Game,
@@ -33,6 +32,7 @@ from pbem.game.store import (
     read_history,
     write_game,
 )
+from pbem.game.undo import check_not_interrupted
 
 DEADLINES = "deadlines"
 _CHANGE_FILE = re.compile(r"^(\d{4})-(\d+)\.toml$")
