@@ -169,7 +169,10 @@ def test_three_misses_and_carol_leaves_the_game_as_neutral_armies(tmp_path: Path
         assert "carol missed 3 turns in a row and leaves the game" in text, name
         assert "stay as neutral armies that only defend" in text
     assert "(dropped)" in (d / "reports" / f"{last:04d}" / "_moderator.txt").read_text()
-    assert "(dropped)" in run("show", d)
+    shown = run("show", d)
+    assert "(dropped)" in shown
+    neutral = [NEUTRAL, "14", str(game.state.total_armies(NEUTRAL))]
+    assert neutral in [line.split() for line in shown.splitlines()]
     view = json.loads((d / "reports" / f"{last:04d}" / "alice.view.json").read_text())
     assert next(p for p in view["players"] if p["name"] == "carol")["dropped"] is True
     assert audit_game(d).resolutions == last + 1

@@ -380,6 +380,9 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
             f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
             f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
         )
+    if "neutral" in view:
+        neutral = view["neutral"]
+        out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
     out += ["", *report.piles_context(view["piles"])["lines"]]
     return "\n".join(out) + "\n"
 
