@@ -259,3 +259,20 @@ def test_selfplay_with_silent_players_keeps_the_rules() -> None:
             state = new
     print(f"drops {drops}, wins by a drop {wins_by_drop}, games ended {ended} of 40")
     assert drops > 10 and wins_by_drop > 0 and ended > 30
+
+
+def test_when_every_player_is_silent_in_setup_the_last_one_is_not_dropped() -> None:
+    state = make_state(
+        {**WEST, "Kamchatka": ("bob", 2)},
+        default=("carol", 1),
+        players=["alice", "bob", "carol"],
+        phase=Phase.SETUP,
+        turn=0,
+        to_place={"alice": 3, "bob": 3, "carol": 3},
+        options=Options(drop_after=1),
+    )
+    silent = [autopilot_orders(state, p, SECRET) for p in ("alice", "bob", "carol")]
+    after, events = resolve(state, silent, randomness(), {"alice", "bob", "carol"})
+    assert [e.player for e in only(events, Dropped)] == ["alice", "bob"]
+    assert only(events, Won) == [Won("carol")]
+    assert after.phase is Phase.OVER and after.player("carol").alive

@@ -305,9 +305,11 @@ def _count_turn(table: _Table, player: str, turn: int, missed: bool) -> None:
 
 def _drop_if_due(table: _Table, player: str) -> None:
     """A player who missed `drop_after` turns in a row leaves: their armies stay as neutral
-    armies that only defend, their cards go back to the pile, their seat is skipped."""
+    armies that only defend, their cards go back to the pile, their seat is skipped. The last
+    player in the game is never dropped (when every player of a setup turn is silent, they
+    leave in seat order until one is left, who wins)."""
     limit = table.state.options.drop_after
-    if not limit or table.missed[player] < limit or not table.alive[player]:
+    if not limit or table.missed[player] < limit or table.living() in ([], [player]):
         return
     held = table.owned(player)
     armies = sum(table.armies[t] for t in held)
