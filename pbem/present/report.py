@@ -182,8 +182,8 @@ def narrate(event: Event, viewer: str | None) -> str:
         armies = f"{event.armies} {'army' if event.armies == 1 else 'armies'}"
         where = f"{event.territories} {'territory' if event.territories == 1 else 'territories'}"
         cards = (
-            f"their {_plural(event.cards, 'card')} {'goes' if event.cards == 1 else 'go'} back "
-            "into the deck, "
+            f"their {_plural(event.cards, 'card')} {'goes' if event.cards == 1 else 'go'} where "
+            "traded cards go, "
             if event.cards
             else ""
         )
