@@ -416,3 +416,16 @@ def test_resolve_says_who_the_autopilot_played_for_and_who_left(tmp_path: Path) 
     assert "No orders from bob by the deadline." in out
     assert "bob missed 1 turn in a row and leaves the game" in out
     assert "The game is over: alice won." in out
+
+
+def test_a_drop_is_told_with_the_armies_and_cards_left() -> None:
+    from pbem.core.events import Dropped
+    from pbem.present.report import narrate
+
+    assert narrate(Dropped("carol", 3, 14, 43, 2), "alice") == (
+        "carol missed 3 turns in a row and leaves the game: their 43 armies on 14 territories "
+        "stay as neutral armies that only defend, their 2 cards go where traded cards go, and "
+        "their seat is skipped."
+    )
+    assert "1 card goes" in narrate(Dropped("carol", 1, 1, 1, 1), None)
+    assert "1 army on 1 territory" in narrate(Dropped("carol", 1, 1, 1, 1), None)
