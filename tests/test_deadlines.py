@@ -131,6 +131,14 @@ def test_the_setup_turn_with_one_silent_player_is_placed_by_the_autopilot(
         assert "carol placed" not in text, name
         if not name.startswith(("carol", "_")):
             assert secret not in text
+    warning = (
+        "You sent no valid orders for your last turn: the autopilot played for you. Miss 2 "
+        "more turns in a row and you leave the game; valid orders reset the count."
+    )
+    texts = reports(d, 1)
+    assert warning in texts["carol.txt"]
+    assert warning in (d / "reports" / "0001" / "carol.html").read_text()
+    assert not any("You sent no valid orders" in texts[n] for n in ("alice.txt", "bob.txt"))
     assert "(missed 1 in a row)" in (d / "reports" / "0001" / "_moderator.txt").read_text()
     assert "missed 1 in a row" in run("show", d)
     assert audit_game(d).resolutions == 2

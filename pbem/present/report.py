@@ -999,11 +999,32 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
         },
         "to_place": me.to_place,
         "alive": me.alive,
+        "missed": _missed_warning(state, player),
         "my_turn": turn,
         "my_turn_now": state.phase is not Phase.OVER and player in state.awaiting(),
         "before_me": _players_before(state, player) if state.phase is Phase.PLAY else [],
         "skeleton": order_skeleton(state, player, secret) if playing else None,
     }
+
+
+def _missed_warning(state: GameState, player: str) -> str | None:
+    """What a player who is missing turns should read (None when they are not)."""
+    me = state.player(player)
+    if not me.missed or not me.alive or state.phase is Phase.OVER:
+        return None
+    limit = state.options.drop_after
+    text = (
+        f"You sent no valid orders for your last {_plural(me.missed, 'turn')}"
+        if me.missed > 1
+        else "You sent no valid orders for your last turn"
+    ) + ": the autopilot played for you."
+    if limit:
+        left = limit - me.missed
+        text += (
+            f" Miss {_plural(left, 'more turn')} in a row and you leave the game; "
+            "valid orders reset the count."
+        )
+    return text
 
 
 def render(
