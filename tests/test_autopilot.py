@@ -276,3 +276,18 @@ def test_when_every_player_is_silent_in_setup_the_last_one_is_not_dropped() -> N
     assert [e.player for e in only(events, Dropped)] == ["alice", "bob"]
     assert only(events, Won) == [Won("carol")]
     assert after.phase is Phase.OVER and after.player("carol").alive
+
+
+def test_the_story_tells_the_autopilots_trade_and_placements_not_the_players() -> None:
+    from pbem.present.report import armies_before, tell
+
+    hand = ("Alaska", "Brazil", "Iceland", "Egypt", "Siam")
+    state = make_state({**WEST, "Kamchatka": ("bob", 9)}, hands={"alice": hand})
+    after, events = _missed_turn(state)
+    story = [item.text for item in tell(events, "bob", armies_before(after, events))]
+    assert any(t.startswith("The autopilot traded") and "for alice" in t for t in story)
+    assert "2 placed on Alaska for alice's card." in story
+    assert any(
+        t.startswith("No orders from alice by the deadline: autopilot placed") for t in story
+    )
+    assert not any(t.startswith(("alice placed", "alice traded")) for t in story)

@@ -418,6 +418,11 @@ def tell(
             item, i = _battle(events, i, counts, asked.get(i))
             items.append(item)
             continue
+        if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
+            _move(counts, e)
+            items.append(StoryItem("place", f"2 placed on {e.territory} for {e.player}'s card."))
+            i += 1
+            continue
         if isinstance(e, Placed):
             group = [e]
             while (
@@ -449,11 +454,6 @@ def tell(
                     f"more cards, for {e.value} armies (set {e.set_number} of the game).",
                 )
             )
-            i += 1
-            continue
-        if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
-            _move(counts, e)
-            items.append(StoryItem("place", f"2 placed on {e.territory} for {e.player}'s card."))
             i += 1
             continue
         if isinstance(e, RolledForFirst):
