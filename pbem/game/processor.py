@@ -424,9 +424,7 @@ def resolve_game(
             if why is None and not force:
                 why = deadlines.outage_guard(game, missing)
             if why is not None:
-                lines = [m for s in rejected for m in s.messages()]
-                lines += [f"no valid orders from {n} for turn {game.state.turn}" for n in missing]
-                raise NotReady("\n".join([*lines, *([why] if why else [])]))
+                raise NotReady("\n".join(_missing(game, rejected, missing, [why] if why else [])))
             records += deadlines.autopilot_records(game, missing)
         orders = recorded_orders(game.state, records)
         state, events = replay_orders(game.state, records, game.randomness(r), orders)
@@ -507,10 +505,18 @@ def _choose(
         else:
             used.append(mine[0])
     if problems:
-        lines = [m for s in rejected for m in s.messages()] + problems
-        lines += [f"no valid orders from {n} for turn {game.state.turn}" for n in missing]
-        raise NotReady("\n".join(lines))
+        raise NotReady("\n".join(_missing(game, rejected, missing, problems)))
     return used, rejected, missing
+
+
+def _missing(
+    game: Game, rejected: Sequence[Submission], missing: Sequence[str], more: Sequence[str]
+) -> list[str]:
+    """Why a turn cannot be resolved: the files rejected, the players with no valid orders,
+    and what else there is to say."""
+    lines = [m for s in rejected for m in s.messages()]
+    lines += [f"no valid orders from {n} for turn {game.state.turn}" for n in missing]
+    return [*lines, *more]
 
 
 @dataclass(frozen=True)
