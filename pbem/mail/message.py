@@ -118,7 +118,7 @@ def read_letter(raw: bytes) -> Letter:
 def _headers(msg: Message) -> dict[str, list[str]]:
     """Every header by lower-case name: unfolded text, bytes outside ASCII read as UTF-8."""
     out: dict[str, list[str]] = {}
-    for name, value in msg.items():
+    for name, value in msg.raw_items():  # as written: items() decodes 8-bit text away
         text = str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         text = re.sub(r"\r?\n(?=[ \t])", "", text).replace("\r", " ").replace("\n", " ")
         out.setdefault(str(name).strip().lower(), []).append(text)

@@ -209,7 +209,7 @@ def read_outgoing(path: Path) -> _Outgoing:
     for header in ("Bcc", "Resent-Bcc"):
         del msg[header]
     data = msg.as_bytes(policy=policy.compat32.clone(linesep="\r\n"))
-    mid = " ".join(_text(v) for v in msg.get_all("Message-ID", []))
+    mid = " ".join(_text(v) for name, v in msg.raw_items() if name.lower() == "message-id")
     return _Outgoing(data, senders[0], tuple(recipients), mid)
 
 
@@ -218,7 +218,8 @@ def _text(value: Any) -> str:
 
 
 def _addresses(msg: Message, headers: Sequence[str]) -> list[str]:
-    values = [_text(v) for h in headers for v in msg.get_all(h, [])]
+    wanted = {h.lower() for h in headers}
+    values = [_text(v) for name, v in msg.raw_items() if name.lower() in wanted]
     out: list[str] = []
     for _, found in getaddresses(values):
         if found and "@" in found and found not in out:

@@ -1,0 +1,290 @@
+"""Mail out against a hostile or failing SMTP server (aiosmtpd on loopback): a message refused for
+good goes to outbox/failed/ with the reason and the rest are sent; one refused for now waits; a
+run killed at any moment loses nothing and repeats at most the message in flight."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_mail import (
+    MODERATOR,
+    SEED,
+    Recorder,
+    Server,
+    free_port,
+    parse,
+    run,
+)
+from test_mail import game_dir as _game_dir  # noqa: F401 (fixtures, found by pytest by name)
+from test_mail import new_game as _new_game  # noqa: F401
+from test_mail import server as _server  # noqa: F401
+
+from pbem import mail
+from pbem.core.state import Options
+from pbem.game import processor
+
+ROOT = Path(__file__).resolve().parent.parent
+JORG = "jörg@example.org"
+"""An address outside ASCII: only a server offering SMTPUTF8 takes it."""
+
+
+def folder(directory: Path, name: str) -> list[str]:
+    path = directory / "outbox" / name
+    return sorted(p.name for p in path.iterdir()) if path.is_dir() else []
+
+
+def received_to(srv: Server) -> list[str]:
+    return sorted(a for _, rcpt, _ in srv.recorder.received for a in rcpt)
+
+
+def plain(directory: Path, name: str, to: str, mid: str, sender: str = MODERATOR) -> None:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = to
+    msg["Subject"] = "a note"
+    msg["Message-ID"] = mid
+    msg.set_content("hello\n")
+    (directory / "outbox").mkdir(exist_ok=True)
+    (directory / "outbox" / name).write_bytes(msg.as_bytes())
+
+
+@pytest.fixture
+def four(tmp_path: Path) -> Path:
+    """A game whose fourth player has an address outside ASCII."""
+    directory = tmp_path / "four"
+    players = [(p, f"{p}@example.org") for p in ("alice", "bob", "carol")] + [("jorg", JORG)]
+    processor.new_game(directory, players, Options(), seed=SEED, name="four")
+    return directory
+
+
+@pytest.fixture
+def ascii_server() -> Iterator[Server]:
+    """A server that does not offer SMTPUTF8 (aiosmtpd's Controller offers it by default)."""
+    running = Server(Recorder(), free_port(), {"enable_SMTPUTF8": False})
+    running.start()
+    yield running
+    running.stop()
+
+
+def test_a_refusal_at_data_and_an_address_without_smtputf8_fail_alone(
+    four: Path, ascii_server: Server
+) -> None:
+    server = ascii_server
+    server.recorder.refuse_data = {"bob@example.org": "554 5.7.1 message refused"}
+    first = mail.send_mail(four, MODERATOR, server.smtp())
+    assert not first.ok
+    assert received_to(server) == ["alice@example.org", "carol@example.org"]
+    assert folder(four, "failed") == [
+        "r0000-bob.eml",
+        "r0000-bob.eml.reason.txt",
+        "r0000-jorg.eml",
+        "r0000-jorg.eml.reason.txt",
+    ]
+    assert folder(four, "sent") == ["r0000-alice.eml", "r0000-carol.eml"]
+    failed = four / "outbox" / "failed"
+    assert "554 5.7.1 message refused" in (failed / "r0000-bob.eml.reason.txt").read_text()
+    assert "SMTPUTF8" in (failed / "r0000-jorg.eml.reason.txt").read_text()
+    assert any(
+        line.startswith("r0000-bob.eml: the server refused it: 554") for line in first.failed
+    )
+    assert first.pending == []
+    # Nothing is sent twice, and the failed ones are not retried by themselves.
+    again = mail.send_mail(four, MODERATOR, server.smtp())
+    assert again.ok and again.delivered == [] and len(server.recorder.received) == 2
+
+
+def test_an_address_outside_ascii_goes_to_a_server_with_smtputf8(four: Path) -> None:
+    srv = Server(Recorder(), free_port(), {"enable_SMTPUTF8": True})
+    srv.start()
+    try:
+        result = mail.send_mail(four, MODERATOR, srv.smtp())
+    finally:
+        srv.stop()
+    assert result.ok and JORG in received_to(srv)
+    got = next(parse(c) for _, rcpt, c in srv.recorder.received if rcpt == [JORG])
+    assert got["To"] == JORG
+
+
+def test_a_failed_message_put_back_is_tried_again(four: Path, server: Server) -> None:
+    server.recorder.refuse_data = {"bob@example.org": "554 5.7.1 message refused"}
+    mail.send_mail(four, MODERATOR, server.smtp())
+    os.replace(four / "outbox/failed/r0000-bob.eml", four / "outbox/r0000-bob.eml")
+    server.recorder.refuse_data = {}
+    assert mail.send_mail(four, MODERATOR, server.smtp()).delivered == [
+        "r0000-bob.eml to bob@example.org"
+    ]
+    assert "r0000-bob.eml" in folder(four, "sent")
+
+
+def test_a_permanently_refused_copy_does_not_hold_back_the_player(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    server.recorder.refuse = {MODERATOR: "550 5.1.1 no such mailbox"}
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp(), bcc=MODERATOR)
+    assert received_to(server) == [f"{p}@example.org" for p in ("alice", "bob", "carol")]
+    assert len(first.failed) == 3 and first.pending == []
+    assert all(f"{MODERATOR} refused: 550 5.1.1" in line for line in first.failed)
+    assert mail.send_mail(game_dir, MODERATOR, server.smtp()).delivered == []
+    assert len(server.recorder.received) == 3
+
+
+def test_a_refusal_for_now_at_data_waits_and_the_rest_go(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    server.recorder.refuse_data = {"bob@example.org": "451 4.3.0 try again later"}
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert not first.ok and first.pending == ["r0000-bob.eml"]
+    assert (
+        "r0000-bob.eml: bob@example.org refused for now: 451 4.3.0 try again later; it waits"
+        in (first.failed)
+    )
+    assert folder(game_dir, "failed") == []
+    server.recorder.refuse_data = {}
+    second = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert second.ok and second.delivered == ["r0000-bob.eml to bob@example.org"]
+    assert received_to(server) == [f"{p}@example.org" for p in ("alice", "bob", "carol")]
+
+
+def test_a_refused_sender_fails_that_message_only(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    plain(
+        game_dir, "hand-made.eml", "alice@example.org", "<h@t>", sender="someone@elsewhere.example"
+    )
+
+    async def mail_hook(srv: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        if address == "someone@elsewhere.example":
+            return "553 5.7.1 sender not allowed"
+        envelope.mail_from = address
+        return "250 OK"
+
+    server.recorder.handle_MAIL = mail_hook  # type: ignore[attr-defined]
+    result = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert folder(game_dir, "failed") == ["hand-made.eml", "hand-made.eml.reason.txt"]
+    assert any("553 5.7.1 sender not allowed" in line for line in result.failed)
+    assert len(folder(game_dir, "sent")) == 3
+
+
+def test_a_file_that_is_not_a_message_goes_to_failed_never_to_sent(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    outbox = game_dir / "outbox"
+    outbox.mkdir()
+    (outbox / "garbage.eml").write_bytes(os.urandom(300).replace(b":", b"-"))
+    (outbox / "notes.txt").write_text("To: alice@example.org\n\nnot to be sent\n")
+    (outbox / ".r0000-alice.eml.x.tmp").write_text("a half-written file")
+    result = run("mail", "send", game_dir, "--smtp", server.spec, code=1)
+    assert "garbage.eml: not a message" in result and "notes.txt: not a message" in result
+    assert folder(game_dir, "failed") == [
+        "garbage.eml",
+        "garbage.eml.reason.txt",
+        "notes.txt",
+        "notes.txt.reason.txt",
+    ]
+    assert len(server.recorder.received) == 3 and "garbage.eml" not in folder(game_dir, "sent")
+    assert (outbox / ".r0000-alice.eml.x.tmp").exists()
+
+
+def test_a_421_at_data_stops_the_run_and_the_rest_wait(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    server.recorder.drop_after = 0
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert first.delivered == [] and len(first.pending) == 3 and folder(game_dir, "failed") == []
+    assert "stopped taking mail (421" in first.failed[0]
+
+
+# --- killed at random moments --------------------------------------------------------------------
+
+
+class Counting(Recorder):
+    """Records, for each message, the run that was going when the server began to take it."""
+
+    run: int = 0
+    runs: list[tuple[int, str]]
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(delay=delay)
+        self.runs = []
+
+    async def handle_DATA(  # noqa: N802
+        self, server: Any, session: Any, envelope: Any
+    ) -> str:
+        current = self.run
+        answer = await super().handle_DATA(server, session, envelope)
+        self.runs.append((current, parse(envelope.content)["Message-ID"]))
+        return answer
+
+
+@pytest.fixture
+def slow_server() -> Iterator[Server]:
+    running = Server(Counting(delay=0.01), free_port())
+    running.start()
+    yield running
+    running.stop()
+
+
+def test_killing_send_at_random_moments_loses_nothing(
+    game_dir: Path,
+    slow_server: Server,
+) -> None:
+    """40 `kill -9`s of `pbem mail send` at random moments: every message arrives, and each
+    run after a kill repeats at most one message (the one in flight)."""
+    recorder = slow_server.recorder
+    assert isinstance(recorder, Counting)
+    rng = random.Random(20270301)
+    made: list[str] = []
+
+    def top_up() -> None:
+        while len(mail.send_mail(game_dir, MODERATOR).pending) < 12:
+            n = len(made)
+            made.append(f"<m{n}@t>")
+            plain(game_dir, f"m{n:03d}.eml", f"p{n % 5}@example.org", made[-1])
+
+    command = [sys.executable, "-m", "pbem", "mail", "send", str(game_dir)]
+    command += ["--smtp", slow_server.spec, "--from", MODERATOR]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    kills = 0
+    for attempt in range(1, 41):
+        top_up()
+        recorder.run = attempt
+        proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        time.sleep(rng.uniform(0.05, 0.45))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        proc.wait()
+    recorder.run = 41
+    out = run("mail", "send", game_dir, "--smtp", slow_server.spec, "--from", MODERATOR)
+    assert "messages wait" not in out
+
+    got = {mid for _, mid in recorder.runs}
+    assert (
+        set(made) | {f"<pbem.spring-2027.r0000.{p}@example.org>" for p in ("alice", "bob", "carol")}
+        <= got
+    )
+    assert kills >= 30  # most runs were cut short, so the kills hit the sending
+    seen: set[str] = set()
+    for attempt in range(1, 42):
+        mids = [mid for r, mid in recorder.runs if r == attempt]
+        assert len([m for m in mids if m in seen]) <= 1, attempt
+        seen.update(mids)
+    assert folder(game_dir, "failed") == []
+    assert sorted(p.name for p in (game_dir / "outbox").iterdir()) == ["sent"]
