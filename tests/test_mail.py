@@ -47,11 +47,15 @@ NOW = T0 + timedelta(days=1)
 # --- building games and messages ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def new_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("template") / GAME
+def make_template(factory: pytest.TempPathFactory) -> Path:
+    directory = factory.mktemp("template") / GAME
     processor.new_game(directory, PLAYERS, Options(), seed=SEED, name=GAME)
     return directory
+
+
+@pytest.fixture(scope="module")
+def new_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_template(tmp_path_factory)
 
 
 @pytest.fixture
@@ -241,12 +245,17 @@ class Server:
             self.controller = None
 
 
-@pytest.fixture
-def server() -> Iterator[Server]:
-    running = Server(Recorder(), free_port())
+def running_server(recorder: Recorder | None = None, **options: Any) -> Iterator[Server]:
+    """A server on a free port for the length of a test (the body of the server fixtures)."""
+    running = Server(recorder or Recorder(), free_port(), options)
     running.start()
     yield running
     running.stop()
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    yield from running_server()
 
 
 # --- finding the orders in a message -----------------------------------------------------------

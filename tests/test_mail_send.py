@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,13 +22,11 @@ from test_mail import (
     SEED,
     Recorder,
     Server,
-    free_port,
+    make_template,
     parse,
     run,
+    running_server,
 )
-from test_mail import game_dir as _game_dir  # noqa: F401 (fixtures, found by pytest by name)
-from test_mail import new_game as _new_game  # noqa: F401
-from test_mail import server as _server  # noqa: F401
 
 from pbem import mail
 from pbem.core.state import Options
@@ -67,13 +66,25 @@ def four(tmp_path: Path) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_template(tmp_path_factory)
+
+
+@pytest.fixture
+def game_dir(template: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(template, tmp_path / template.name))
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    yield from running_server()
+
+
 @pytest.fixture
 def ascii_server() -> Iterator[Server]:
     """A server that does not offer SMTPUTF8 (aiosmtpd's Controller offers it by default)."""
-    running = Server(Recorder(), free_port(), {"enable_SMTPUTF8": False})
-    running.start()
-    yield running
-    running.stop()
+    yield from running_server(enable_SMTPUTF8=False)
 
 
 def test_a_refusal_at_data_and_an_address_without_smtputf8_fail_alone(
@@ -104,12 +115,8 @@ def test_a_refusal_at_data_and_an_address_without_smtputf8_fail_alone(
 
 
 def test_an_address_outside_ascii_goes_to_a_server_with_smtputf8(four: Path) -> None:
-    srv = Server(Recorder(), free_port(), {"enable_SMTPUTF8": True})
-    srv.start()
-    try:
+    for srv in running_server(enable_SMTPUTF8=True):
         result = mail.send_mail(four, MODERATOR, srv.smtp())
-    finally:
-        srv.stop()
     assert result.ok and JORG in received_to(srv)
     got = next(parse(c) for _, rcpt, c in srv.recorder.received if rcpt == [JORG])
     assert got["To"] == JORG
@@ -233,10 +240,7 @@ class Counting(Recorder):
 
 @pytest.fixture
 def slow_server() -> Iterator[Server]:
-    running = Server(Counting(delay=0.01), free_port())
-    running.start()
-    yield running
-    running.stop()
+    yield from running_server(Counting(delay=0.01))
 
 
 def test_killing_send_at_random_moments_loses_nothing(
