@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import mailbox
+import os
 import shutil
 import socket
 import ssl
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from email import policy
@@ -114,25 +115,31 @@ def message(
     return msg
 
 
-def into_maildir(path: Path, messages: list[EmailMessage]) -> Path:
-    box = mailbox.Maildir(path, create=True)
+def into_maildir(path: Path, messages: Sequence[EmailMessage | bytes]) -> Path:
+    """A Maildir holding the messages as delivered, in order (each file stamped with its
+    arrival time, as the delivery agent does)."""
+    for sub in ("new", "cur", "tmp"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
     for i, msg in enumerate(messages):
-        entry = mailbox.MaildirMessage(msg.as_bytes())
-        entry.set_date(1_800_000_000 + i)  # arrival order, as the delivery agent stamps it
-        box.add(entry)
+        when = 1_800_000_000 + i
+        entry = path / "new" / f"{when}.M{i}P1.test"
+        entry.write_bytes(msg if isinstance(msg, bytes) else msg.as_bytes())
+        os.utime(entry, (when, when))
     return path
 
 
-def into_mbox(path: Path, messages: list[EmailMessage]) -> Path:
+def into_mbox(path: Path, messages: Sequence[EmailMessage | bytes]) -> Path:
     box = mailbox.mbox(path, create=True)
     for msg in messages:
-        box.add(msg.as_bytes())
+        box.add(msg if isinstance(msg, bytes) else msg.as_bytes())
     box.flush()
     box.close()
     return path
 
 
-def fetch(directory: Path, messages: list[EmailMessage], kind: str = "maildir") -> mail.FetchResult:
+def fetch(
+    directory: Path, messages: Sequence[EmailMessage | bytes], kind: str = "maildir"
+) -> mail.FetchResult:
     where = directory.parent / f"box-{kind}-{len(list(directory.parent.iterdir()))}"
     if kind == "maildir":
         sources = mail.Sources(maildir=into_maildir(where, messages))

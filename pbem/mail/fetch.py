@@ -222,7 +222,8 @@ class _Fetcher:
             # A message that trips an unforeseen error while being read is a bad message, not a
             # reason to stop reading everyone else's: it is kept and shown to the moderator.
             reason = f"pbem could not read this message ({type(err).__name__}: {err})"
-            outcome = self.reject(letter, entry.raw, [reason[:500]], to=None)
+            me = self.registered(letter.sender) if letter.machine is None else None
+            outcome = self.reject(letter, entry.raw, [reason[:500]], to=me)
         return self.record(mid, outcome, letter.digest)
 
     def hold(self, key: str, frm: str) -> Incoming:
@@ -331,7 +332,10 @@ class _Fetcher:
             "(by its Date) counts.\n"
         )
         reply = self.answer(letter, me, f"accepted: your orders for turn {state.turn}", body)
-        reasons = [f"replaced the orders of {previous['date']} ({replaced})"] if replaced else []
+        reasons = []
+        if replaced:
+            since = f" of {previous['date']}" if previous is not None else ""
+            reasons.append(f"replaced the orders{since} (kept as {replaced})")
         if future is not None:
             reasons.append(future)
         return Incoming(mid, frm, Verdict.ACCEPTED, me.name, tuple(reasons), reply)
