@@ -5,11 +5,8 @@ fetch). One bad message never stops a fetch; only the game's own players are eve
 
 from __future__ import annotations
 
-import hashlib
-import os
-import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import format_datetime
 from enum import Enum
@@ -21,29 +18,24 @@ from pbem.core.state import Phase
 from pbem.errors import OrderError, PbemError
 from pbem.game import processor
 from pbem.game.store import (
-    ORDERS,
     Game,
     Registration,
     locked,
     read_game,
     resolution_interrupted,
 )
+from pbem.mail.answers import Answers
 from pbem.mail.message import Letter, addresses_match, printable, read_letter
 from pbem.mail.records import (
     DEFAULT_FROM,
     MAIL,
     OUTBOX,
-    REJECTED,
-    REPLACED,
     SEEN,
+    CannotStore,
     address,
-    domain,
-    outgoing,
     save,
     seen_state,
-    slug,
-    write,
-    write_eml,
+    store_orders,
 )
 from pbem.mail.sources import Entry, Sources, read_entries
 
@@ -149,12 +141,8 @@ def fetch_orders(
         fetcher = _Fetcher(game, seen_state(directory), sender, read_at)
         held = resolution_interrupted(directory, game.state.resolution)
         results = [fetcher.take(entry, held) for entry in entries]
-        note = fetcher.tell_moderator()
+        note = fetcher.out.tell_moderator()
     return FetchResult(game.name, tuple(results), note, read_at)
-
-
-class _CannotStore(PbemError):
-    """Accepted orders that cannot be written to orders/ (the file there is not a file)."""
 
 
 @dataclass
@@ -165,7 +153,9 @@ class _Fetcher:
     seen: dict[str, Any]
     sender: str
     now: datetime
-    replies: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.out = Answers(self.game, self.seen, self.sender, self.now)
 
     @property
     def path(self) -> Path:
@@ -194,8 +184,8 @@ class _Fetcher:
             if held:
                 return self.hold(key, "")
             reason = entry.error or "cannot be read"
-            kept = self.keep(key, None, "", reason)
-            self.summarise(key, "", "", f"rejected, not answered: {reason}", kept)
+            kept = self.out.keep(key, None, "", reason)
+            self.out.summarise(key, "", "", f"rejected, not answered: {reason}", kept)
             outcome = Incoming(key, "", Verdict.REJECTED, reasons=(reason,), kept=kept)
             return self.record(key, outcome, None) if entry.key else outcome
         letter = read_letter(entry.raw)
@@ -214,7 +204,7 @@ class _Fetcher:
             return self.hold(mid, frm)
         try:
             outcome = self.handle(letter, entry.raw)
-        except _CannotStore as err:
+        except CannotStore as err:
             return Incoming(mid, frm, Verdict.HELD, reasons=(str(err),))
         except (PbemError, OSError):
             raise  # the game directory cannot be written: stop, with the reason
@@ -313,9 +303,9 @@ class _Fetcher:
                 "The latest orders by the Date of the message count. To change your orders, "
                 "send them again.\n"
             )
-            reply = self.answer(letter, me, "not used: older orders", body)
+            reply = self.out.answer(letter, me, "not used: older orders", body)
             return Incoming(mid, frm, Verdict.IGNORED, me.name, (reason,), reply)
-        replaced = _store_orders(self.path, me.name, letter.orders)
+        replaced = store_orders(self.path, me.name, letter.orders)
         self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
         if future is not None:
             self.seen["accepted"][key]["dated"] = letter.date.isoformat()
@@ -331,7 +321,7 @@ class _Fetcher:
             "\nUntil the turn is resolved you may send new orders: the latest message "
             "(by its Date) counts.\n"
         )
-        reply = self.answer(letter, me, f"accepted: your orders for turn {state.turn}", body)
+        reply = self.out.answer(letter, me, f"accepted: your orders for turn {state.turn}", body)
         reasons = []
         if replaced:
             since = f" of {previous['date']}" if previous is not None else ""
@@ -353,10 +343,10 @@ class _Fetcher:
     ) -> Incoming:
         """Refuse a message: kept in mail/rejected/, answered only to a registered sender."""
         mid, frm = letter.message_id, letter.sender or ""
-        kept = self.keep(mid, raw, frm, "\n".join(reasons), letter)
+        kept = self.out.keep(mid, raw, frm, "\n".join(reasons), letter)
         if to is None:
             why = f"not answered: {frm} is not a player's address" if frm else "not answered"
-            self.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
+            self.out.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
             return Incoming(mid, frm, Verdict.REJECTED, None, (*reasons, why), kept=kept)
         about = f' "{printable(letter.subject)}"' if letter.subject else ""
         body = f"Your message{about} was not accepted:\n\n"
@@ -370,7 +360,7 @@ class _Fetcher:
             body += "\nNothing from this message was used: your orders accepted earlier stand.\n"
         else:
             body += "\nNothing from this message was used. Correct it and send it again.\n"
-        reply = self.answer(letter, to, "rejected: your orders", body)
+        reply = self.out.answer(letter, to, "rejected: your orders", body)
         return Incoming(mid, frm, Verdict.REJECTED, to.name, tuple(reasons), reply, kept)
 
     def forged(self, letter: Letter, raw: bytes, player: Registration) -> Incoming:
@@ -382,9 +372,9 @@ class _Fetcher:
             f"{frm} is not the address registered for {player.name}: orders are taken only "
             "from the player's own address"
         )
-        kept = self.keep(mid, raw, frm, reason, letter)
+        kept = self.out.keep(mid, raw, frm, reason, letter)
         told = f"{player.name} told at {registered}" if registered else "no address to tell"
-        self.summarise(mid, frm, letter.subject, f"rejected, {told}: {reason}", kept)
+        self.out.summarise(mid, frm, letter.subject, f"rejected, {told}: {reason}", kept)
         if not registered:
             return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), kept=kept)
         stands = f"{self.game.state.resolution}/{player.name}" in self.seen["accepted"]
@@ -397,7 +387,7 @@ class _Fetcher:
             "someone else has sent orders in your name; the moderator has been told.\n"
             f"\nMessage-ID: {printable(mid)}\nSubject: {printable(letter.subject) or '(none)'}\n"
         )
-        reply = self.answer(letter, player, "orders in your name from another address", body)
+        reply = self.out.answer(letter, player, "orders in your name from another address", body)
         return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), reply, kept)
 
     def reused_id(self, letter: Letter, previous: dict[str, Any]) -> Incoming:
@@ -418,110 +408,5 @@ class _Fetcher:
             "used.\n\nTo change your orders, send them again as a new message (not by resending "
             "or editing an earlier one).\n"
         )
-        reply = self.answer(letter, me, "not used: a message already read", body)
+        reply = self.out.answer(letter, me, "not used: a message already read", body)
         return Incoming(mid, frm, Verdict.DUPLICATE, me.name, (reason,), reply)
-
-    def answer(self, letter: Letter, to: Registration, subject: str, body: str) -> str:
-        """An answer in the outbox, to the player's registered address (never to the
-        message's Reply-To or From), threaded to the message where its ID allows."""
-        key = f"{letter.message_id}\0{letter.digest}"
-        digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
-        out = outgoing(
-            self.sender,
-            to.email,
-            f"[{self.game.name}] {subject}",
-            self.game.name,
-            "auto-replied",
-            self.now,
-        )
-        out["Message-ID"] = f"<pbem.{slug(self.game.name)}.reply.{digest}@{domain(self.sender)}>"
-        if letter.thread_id is not None:
-            out["In-Reply-To"] = letter.thread_id
-            out["References"] = " ".join((*letter.references, letter.thread_id))
-        out.set_content(body, cte="quoted-printable")
-        name = f"reply-{digest}.eml"
-        write_eml(self.path, name, out)
-        return name
-
-    def keep(
-        self, key: str, raw: bytes | None, frm: str, reason: str, letter: Letter | None = None
-    ) -> str:
-        """Keep a rejected message in mail/rejected/ (its bytes as .eml, the reason as .txt)."""
-        digest = hashlib.sha256(
-            key.encode("utf-8", "replace") + (letter.digest.encode() if letter else b"")
-        ).hexdigest()[:16]
-        folder = self.path / MAIL / REJECTED
-        if raw is not None:
-            write(folder / f"{digest}.eml", raw)
-        subject = printable(letter.subject) if letter else ""
-        write(
-            folder / f"{digest}.txt",
-            f"Message-ID: {printable(key)}\nFrom: {printable(frm) or '(unreadable)'}\n"
-            f"Subject: {subject}\nRead: {self.now.isoformat()}\nReason:\n"
-            + "".join(f"  {printable(line)}\n" for line in reason.splitlines()),
-        )
-        return f"{MAIL}/{REJECTED}/{digest}." + ("eml" if raw is not None else "txt")
-
-    def summarise(self, key: str, frm: str, subject: str, what: str, kept: str) -> None:
-        """Add a message to the moderator's summary (kept in seen.json until it is written)."""
-        line = f"{printable(key)} from {printable(frm) or '(unreadable sender)'}"
-        if subject:
-            line += f', "{printable(subject[:100])}"'
-        self.seen.setdefault("to_tell", []).append(f"{line}\n  {printable(what)}\n  {kept}")
-
-    def tell_moderator(self) -> str | None:
-        """One message to the moderator about every message not answered or sent in another
-        player's name since the last summary."""
-        items: list[str] = self.seen.get("to_tell", [])
-        if not items:
-            return None
-        digest = hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
-        n = len(items)
-        out = outgoing(
-            self.sender,
-            self.sender,
-            f"[{self.game.name}] {n} message{'s' if n > 1 else ''} not from a player's address",
-            self.game.name,
-            "auto-generated",
-            self.now,
-        )
-        out["Message-ID"] = f"<pbem.{slug(self.game.name)}.note.{digest}@{domain(self.sender)}>"
-        out.set_content(
-            f"pbem read {n} message{'s' if n > 1 else ''} for {self.game.name} that no player "
-            "was answered for, or that carried a player's orders from another address. "
-            "Each is kept in the game's mail/rejected/ folder with the reason.\n\n"
-            + "".join(f"- {item}\n\n" for item in items)
-        )
-        name = f"note-{digest}.eml"
-        write_eml(self.path, name, out)
-        self.seen["to_tell"] = []
-        save(self.path / MAIL / SEEN, self.seen)
-        return name
-
-
-def _store_orders(directory: Path, player: str, text: str) -> str | None:
-    """Write orders/<player>.toml; an earlier file there is kept in orders/replaced/."""
-    target = directory / ORDERS / f"{player}.toml"
-    moved: str | None = None
-    try:
-        mode = os.lstat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as err:
-        raise _CannotStore(f"cannot look at {target}: {err.strerror or err}") from None
-    if mode is not None:
-        if not stat.S_ISREG(mode):
-            raise _CannotStore(
-                f"{target} is not a regular file: remove it, then fetch again to store the orders"
-            )
-        if target.read_bytes() == text.encode("utf-8"):
-            return None  # the same orders again (a run repeated after a stop)
-        folder = target.parent / REPLACED
-        folder.mkdir(parents=True, exist_ok=True)
-        n = 1
-        while (folder / f"{player}-{n}.toml").exists():
-            n += 1
-        os.replace(target, folder / f"{player}-{n}.toml")
-        moved = f"{ORDERS}/{REPLACED}/{player}-{n}.toml"
-    write(target, text)
-    return moved

@@ -14,7 +14,9 @@ simply be run again:
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from datetime import datetime
 from email import policy
 from email.message import EmailMessage
@@ -22,8 +24,8 @@ from email.utils import format_datetime, parseaddr
 from pathlib import Path
 from typing import Any
 
-from pbem.errors import GameFileError
-from pbem.game.store import atomic_write
+from pbem.errors import GameFileError, PbemError
+from pbem.game.store import ORDERS, atomic_write
 from pbem.mail.message import LOOP_HEADER
 
 DEFAULT_FROM = "pbem@localhost"
@@ -107,3 +109,35 @@ def write_eml(directory: Path, name: str, msg: EmailMessage) -> None:
     to = str(msg.get("To", ""))
     data = msg.as_bytes() if to.isascii() else msg.as_bytes(policy=policy.default.clone(utf8=True))
     write(directory / OUTBOX / name, data)
+
+
+class CannotStore(PbemError):
+    """Accepted orders that cannot be written to orders/ (the file there is not a file)."""
+
+
+def store_orders(directory: Path, player: str, text: str) -> str | None:
+    """Write orders/<player>.toml; an earlier file there is kept in orders/replaced/."""
+    target = directory / ORDERS / f"{player}.toml"
+    moved: str | None = None
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as err:
+        raise CannotStore(f"cannot look at {target}: {err.strerror or err}") from None
+    if mode is not None:
+        if not stat.S_ISREG(mode):
+            raise CannotStore(
+                f"{target} is not a regular file: remove it, then fetch again to store the orders"
+            )
+        if target.read_bytes() == text.encode("utf-8"):
+            return None  # the same orders again (a run repeated after a stop)
+        folder = target.parent / REPLACED
+        folder.mkdir(parents=True, exist_ok=True)
+        n = 1
+        while (folder / f"{player}-{n}.toml").exists():
+            n += 1
+        os.replace(target, folder / f"{player}-{n}.toml")
+        moved = f"{ORDERS}/{REPLACED}/{player}-{n}.toml"
+    write(target, text)
+    return moved
