@@ -167,14 +167,23 @@ def test_earlier_orders_that_are_not_utf8_are_replaced(d: Path) -> None:
     assert (d / "orders" / "alice.toml").read_text() == orders_for(d, "alice")
 
 
-def test_orders_that_cannot_be_stored_are_held_for_the_next_fetch(d: Path) -> None:
-    (d / "orders" / "alice.toml").mkdir(parents=True)
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_orders_that_cannot_be_stored_are_held_for_the_next_fetch(d: Path, kind: str) -> None:
+    target = d / "orders" / "alice.toml"
+    target.parent.mkdir(exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.mkdir()
     msgs = [message(ALICE, orders_for(d, "alice"), mid="<x@t>"), message(BOB, orders_for(d, "bob"))]
     first = fetch(d, msgs)
     assert [i.verdict for i in first.incoming] == [V.HELD, V.ACCEPTED]
     assert "is not a regular file: remove it" in first.incoming[0].reasons[0]
     assert "<x@t>" not in mail.records.seen_state(d)["messages"]
-    (d / "orders" / "alice.toml").rmdir()
+    if kind == "directory":
+        target.rmdir()
+    else:
+        target.unlink()
     assert [i.verdict for i in fetch(d, msgs).incoming] == [V.ACCEPTED, V.DUPLICATE]
 
 
@@ -435,3 +444,15 @@ def test_a_bad_now_is_a_clean_error(d: Path) -> None:
     assert "--now 'tomorrow' is not an ISO 8601 time" in out
     out = run("mail", "fetch", d, "--maildir", d, "--now", "2027-03-01T12:00", code=1)
     assert "has no offset" in out
+
+
+def test_a_message_whose_parts_trip_the_reader_is_refused_not_raised(
+    d: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def trips(msg: object) -> None:
+        raise LookupError("unforeseen")
+
+    monkeypatch.setattr(mail.message, "_leaves", trips)
+    letter = read_letter(message(ALICE, orders_for(d, "alice")).as_bytes())
+    assert letter.orders is None
+    assert letter.problem == "pbem cannot read its MIME structure (LookupError: unforeseen)"

@@ -100,6 +100,8 @@ def read_letter(raw: bytes) -> Letter:
         problem = str(err)
     except RecursionError:
         problem = f"its MIME parts are nested too deep to read (more than {MAX_DEPTH} levels)"
+    except Exception as err:  # noqa: BLE001 (what a stranger sends must never stop a fetch)
+        problem = f"pbem cannot read its MIME structure ({type(err).__name__}: {err})"[:300]
     return Letter(
         message_id=first[:500] or f"<{hashlib.sha256(raw).hexdigest()[:32]}@pbem.invalid>",
         digest=_digest(headers, raw),
@@ -131,7 +133,10 @@ def sender_address(values: Sequence[str]) -> tuple[str | None, str | None]:
         return None, "it has no From address"
     if len(values) > 1:
         return None, "it has more than one From header"
-    pairs = getaddresses([values[0]])
+    try:
+        pairs = getaddresses([values[0]])
+    except (ValueError, IndexError, TypeError, AttributeError):  # older Pythons' parser
+        pairs = []
     bare = _COMMENT.sub("", _QUOTED.sub("", values[0]))
     if len(pairs) != 1 or not _ADDRESS.match(pairs[0][1]) or bare.count("@") != 1 or "," in bare:
         return None, f"its From header is not one readable address: {values[0][:200]}"
