@@ -5,6 +5,7 @@ Message-IDs cannot be used to jump the queue."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -456,3 +457,21 @@ def test_a_message_whose_parts_trip_the_reader_is_refused_not_raised(
     letter = read_letter(message(ALICE, orders_for(d, "alice")).as_bytes())
     assert letter.orders is None
     assert letter.problem == "pbem cannot read its MIME structure (LookupError: unforeseen)"
+
+
+def test_a_full_disk_stops_the_fetch_with_a_sentence_and_a_rerun_completes(
+    d: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    msgs = [message(ALICE, orders_for(d, "alice"), mid="<a@t>")]
+    box = into_maildir(d.parent / "Maildir", msgs)
+
+    def full(path: Path, data: bytes | str) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(mail.records, "atomic_write", full)
+        out = run("mail", "fetch", d, "--maildir", box, "--now", NOW.isoformat(), code=1)
+    assert "cannot write" in out and "No space left on device" in out
+    assert "Traceback" not in out
+    result = mail.fetch_orders(d, mail.Sources(maildir=box), MODERATOR, NOW)
+    assert [i.verdict for i in result.incoming] == [V.ACCEPTED]

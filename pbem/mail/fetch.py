@@ -15,7 +15,7 @@ from typing import Any
 
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
-from pbem.errors import OrderError, PbemError
+from pbem.errors import GameFileError, OrderError, PbemError
 from pbem.game import processor
 from pbem.game.store import (
     Game,
@@ -206,7 +206,7 @@ class _Fetcher:
             outcome = self.handle(letter, entry.raw)
         except CannotStore as err:
             return Incoming(mid, frm, Verdict.HELD, reasons=(str(err),))
-        except (PbemError, OSError):
+        except (GameFileError, OSError):
             raise  # the game directory cannot be written: stop, with the reason
         except Exception as err:  # noqa: BLE001 (the last line of defence, see below)
             # A message that trips an unforeseen error while being read is a bad message, not a
