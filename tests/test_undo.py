@@ -220,7 +220,7 @@ def test_an_interrupted_undo_run_again_gives_the_same_game(
 def test_the_reports_of_a_resolution_made_again_are_mailed_and_the_undone_not(
     tmp_path: Path,
 ) -> None:
-    from pbem.mail.mailer import send_mail
+    from pbem.mail.send import send_mail
 
     d = new_game(tmp_path / "g", "alice=a@example.org,bob=b@example.org,carol=c@example.org")
     _resolved_twice(d)

@@ -43,6 +43,7 @@ from pbem.game.store import (
     read_game,
     read_history,
     read_history_file,
+    recorded_order_files,
     write_game,
     write_history,
 )
@@ -471,9 +472,8 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         raise GameFileError(
             f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
         )
-    archive_orders(
-        game.path, r, [game.path / "orders" / o.file for o in record.orders if not o.autopilot]
-    )
+    received = [o for o in record.orders if not o.autopilot]
+    archive_orders(game.path, r, recorded_order_files(game.path, received))
     now = clock.parse_instant(record.time, "time") if record.time else None
     new = _after(game, state, now)
     written = report.write_reports(

@@ -202,7 +202,7 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
     if done.is_dir() and not any(done.iterdir()):
         done.rmdir()
 
-    from pbem.mail.mailer import withdraw_reports
+    from pbem.mail.send import withdraw_reports
 
     withdraw_reports(directory, r, folder / "outbox")
 
