@@ -78,7 +78,18 @@ def main() -> None:
 )
 @click.option("--seed", help="64 hex digits; by default a fresh random seed.")
 @click.option("--name", help="The game's name (default: the directory's name).")
-@click.option("--setup", type=click.Choice(["deal", "random"]), default="deal", show_default=True)
+@click.option(
+    "--setup",
+    type=click.Choice(["deal", "random", "draft"]),
+    default="deal",
+    show_default=True,
+    help="Territories dealt, dealt with armies placed at random, or chosen from ranked lists.",
+)
+@click.option(
+    "--missions",
+    is_flag=True,
+    help="Secret Mission Risk (3 to 6 players): each player is dealt a secret mission.",
+)
 @click.option(
     "--two-player",
     type=click.Choice(["neutral", "classic"]),
@@ -125,6 +136,7 @@ def new(
     due_at: str | None,
     zone: str,
     drop_after: int,
+    missions: bool,
     now: str | None,
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
@@ -145,6 +157,7 @@ def new(
         FortifyMode(fortify),
         TradedCards(traded_cards),
         drop_after,
+        missions,
     )
     outcome = processor.new_game(
         directory,
@@ -158,8 +171,12 @@ def new(
     state = outcome.state
     click.echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
     click.echo("Order of play: " + ", ".join(p.name for p in state.players))
+    if state.phase is Phase.DRAFT:
+        click.echo("Draft turn: every player sends a ranked list of territories (draft = [...]).")
     if state.phase is Phase.SETUP:
         click.echo("Setup turn: every player places their remaining armies in one order file.")
+    if options.missions:
+        click.echo("Each player's secret mission is in their own report only.")
     game = read_game(directory)
     if game.deadline is not None and game.schedule is not None:
         click.echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")

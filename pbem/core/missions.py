@@ -71,7 +71,7 @@ class Mission:
     def describe(self) -> str:
         """The card as a player reads it."""
         if self.target is not None:
-            return f"destroy {self.target}: eliminate them from the game yourself"
+            return f"eliminate {self.target} from the game"
         if self.continents:
             named = " and ".join(self.continents)
             return f"conquer {named}" + (" and one more continent of your choice" * self.plus_one)
@@ -148,8 +148,9 @@ def completed(state: GameState, player: str) -> bool:
     return complete(mission, player, state.board, owner, armies, alive)
 
 
-def progress(state: GameState, player: str) -> str:
-    """How far `player` is with their mission: "you hold 9/12 of Asia, 4/6 of Africa"."""
+def progress(state: GameState, player: str, holds: str = "you hold") -> str:
+    """How far `player` is with their mission: "you hold 9/12 of Asia, 4/6 of Africa" (`holds`
+    says who holds: "you hold", or "alice holds" for another reader)."""
     mission = current(state.player(player))
     if mission is None:
         return ""
@@ -164,22 +165,18 @@ def progress(state: GameState, player: str) -> str:
             f"of {c}"
             for c in mission.continents
         ]
-        text = "you hold " + ", ".join(parts)
+        text = f"{holds} " + ", ".join(parts)
         if mission.plus_one:
-            others = [
-                c
-                for c in state.continents_held(player)
-                if c not in mission.continents
-            ]
+            others = [c for c in state.continents_held(player) if c not in mission.continents]
             text += "; one more continent: " + (", ".join(others) if others else "none held yet")
         return text
     mine = [t for t in state.owned(player) if state.armies(t) >= mission.armies_each]
     if mission.armies_each > 1:
         return (
-            f"you hold {len(mine)}/{mission.territories} territories with at least "
+            f"{holds} {len(mine)}/{mission.territories} territories with at least "
             f"{mission.armies_each} armies"
         )
-    return f"you hold {len(mine)}/{mission.territories} territories"
+    return f"{holds} {len(mine)}/{mission.territories} territories"
 
 
 def falls_back(player: Player, gone: str) -> bool:

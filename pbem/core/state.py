@@ -239,7 +239,9 @@ class GameState:
 
     def has_neutral(self) -> bool:
         """Whether the neutral holds armies (in the draft phase it holds only unclaimed land)."""
-        return self.phase is not Phase.DRAFT and any(h.owner == NEUTRAL for h in self.territories.values())
+        if self.phase is Phase.DRAFT:
+            return False
+        return any(h.owner == NEUTRAL for h in self.territories.values())
 
 
 def state_to_dict(state: GameState) -> dict[str, Any]:

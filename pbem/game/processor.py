@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core import dice, engine, odds, rules
+from pbem.core import dice, engine, missions, odds, rules
 from pbem.core.board import load_board
 from pbem.core.events import Event
 from pbem.core.orders import ALL, Orders, parse_orders
@@ -48,6 +48,7 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
+from pbem.present.missions import mission_lines
 from pbem.present.view import state_from_view
 
 EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
@@ -141,6 +142,11 @@ def new_game(
         raise PbemError("a game with deadlines needs the time it starts: give --now")
     if options.drop_after < 0:
         raise PbemError("--drop-after must be 0 (never) or a number of missed turns")
+    if options.missions and not missions.MIN_PLAYERS <= len(players) <= missions.MAX_PLAYERS:
+        raise PbemError(
+            f"Secret Mission Risk is played by {missions.MIN_PLAYERS} to {missions.MAX_PLAYERS} "
+            f"players, not {len(players)}: add players or leave out --missions"
+        )
     if (directory / "game.toml").exists():
         raise PbemError(f"{directory} already holds a game; choose another directory")
     if seed is None:
@@ -385,6 +391,9 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
         neutral = view["neutral"]
         out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
     out += ["", *report.piles_context(view["piles"])["lines"]]
+    shown = mission_lines(view["players"], view.get("player"))
+    if shown:
+        out += ["", *shown]
     return "\n".join(out) + "\n"
 
 

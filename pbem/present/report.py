@@ -27,6 +27,7 @@ from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    Drafted,
     DrewCard,
     DrewNoCard,
     Dropped,
@@ -48,6 +49,7 @@ from pbem.core.orders import Attack, Orders
 from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.game import clock
 from pbem.game.store import Game, atomic_write, report_dir
+from pbem.present import missions as mission_view
 from pbem.present.view import game_view
 
 MODERATOR = "_moderator"
@@ -115,6 +117,9 @@ def _dice(values: Iterable[int]) -> str:
 
 def narrate(event: Event, viewer: str | None) -> str:
     """One event as a sentence for `viewer` (None: the moderator, who sees every card)."""
+    told = mission_view.narrate(event, viewer)
+    if told is not None:
+        return told
     if isinstance(event, RolledForFirst):
         return f"{event.player} rolled {event.die} for first player."
     if isinstance(event, SeatsDecided):
@@ -414,6 +419,13 @@ def tell(
     i = 0
     while i < len(events):
         e = events[i]
+        if mission_view.hidden_from(e, viewer):
+            i += 1
+            continue
+        if isinstance(e, Drafted):
+            text, i = mission_view.draft_round(events, i)
+            items.append(StoryItem("setup", text))
+            continue
         if isinstance(e, Rolled):
             item, i = _battle(events, i, counts, asked.get(i))
             items.append(item)
@@ -466,7 +478,8 @@ def tell(
             i += len(rolls)
             continue
         _move(counts, e)
-        items.append(StoryItem(_KINDS.get(type(e), "other"), narrate(e, viewer)))
+        kind = _KINDS.get(type(e)) or mission_view.KINDS.get(type(e), "other")
+        items.append(StoryItem(kind, narrate(e, viewer)))
         i += 1
     return items
 
@@ -484,7 +497,7 @@ def _autopilot_placements(events: Sequence[Event], start: int, player: str) -> I
 
 def next_turn_of(state: GameState, player: str) -> int | None:
     """The number of `player`'s next turn (None when they will not play again)."""
-    if state.phase is Phase.SETUP:
+    if state.phase in (Phase.DRAFT, Phase.SETUP):
         return state.turn
     if state.phase is not Phase.PLAY or not state.player(player).alive:
         return None
@@ -522,6 +535,8 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
         f'player = "{player}"',
         f'secret = "{secret}"',
     ]
+    if state.phase is Phase.DRAFT:
+        return "\n".join(lines + mission_view.draft_skeleton(state)) + "\n"
     me = state.player(player)
     if state.phase is Phase.PLAY and len(me.hand) >= rules.FORCED_TRADE_HAND:
         lines.append('trade = "best"            # you hold 5 or more cards: a trade is required')
@@ -932,6 +947,7 @@ def report_context(
         "deadline": deadline_text(game, now),
         "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
+        **mission_view.report_missions(state, player),
     }
     if player is not None:
         context.update(_player_context(game, player))

@@ -19,6 +19,7 @@ from pbem.core.state import (
     Phase,
     Player,
 )
+from pbem.present.missions import view_missions
 
 
 def game_view(
@@ -26,7 +27,10 @@ def game_view(
 ) -> dict[str, Any]:
     """DESIGN §7's view: the moderator's (player None: every hand) or one player's (own hand).
 
-    `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines."""
+    `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines.
+    In a game with missions a player's entry carries their mission only where the reader may
+    see it (`missions.may_see`)."""
+    visible = view_missions(state, player)
     players = []
     for p in state.players:
         entry: dict[str, Any] = {
@@ -38,7 +42,7 @@ def game_view(
             "cards": len(p.hand),
             "reinforcements": (
                 p.to_place
-                if state.phase is Phase.SETUP
+                if state.phase in (Phase.DRAFT, Phase.SETUP)
                 else rules.reinforcement(state, p.name).total
             )
             if p.alive
@@ -50,6 +54,8 @@ def game_view(
             entry["dropped"] = True
         if player is None or player == p.name:
             entry["hand"] = list(p.hand)
+        if p.name in visible:
+            entry["mission"] = visible[p.name]
         players.append(entry)
     view: dict[str, Any] = {
         "game": state.game,
@@ -105,9 +111,11 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
                 seat=int(p["seat"]),
                 alive=bool(p["alive"]),
                 hand=tuple(p.get("hand", ())),
-                to_place=int(p["reinforcements"]) if view["phase"] == "setup" else 0,
+                to_place=int(p["reinforcements"]) if view["phase"] in ("draft", "setup") else 0,
                 missed=int(p.get("missed", 0)),
                 dropped=bool(p.get("dropped", False)),
+                mission=p["mission"]["card"] if p.get("mission") else None,
+                mission_fallback=bool(p["mission"].get("fell_back")) if p.get("mission") else False,
             )
             for p in view["players"]
         ),
