@@ -420,6 +420,9 @@ def verify_command(
 ) -> None:
     """Check a resolution's dice: SHA-256(KEY) = PREVIOUS_KEY, and every die from KEY.
 
+    The view file of a finished game with missions also has every mission checked against
+    the card key it reveals.
+
     Exit code 0 when the key and every die check out, 1 when anything does not.
 
     \b
@@ -437,7 +440,10 @@ def verify_command(
         raise click.UsageError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
     verdict = verify.verify(record)
     click.echo("\n".join(verdict.lines()))
-    if not verdict.ok:
+    deal = verify.read_mission_deal(report_file) if report_file is not None else None
+    if deal is not None:
+        click.echo("\n".join(deal.lines()))
+    if not verdict.ok or (deal is not None and not deal.ok):
         raise SystemExit(1)
 
 

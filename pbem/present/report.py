@@ -840,6 +840,7 @@ def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[s
         section["first_player"] = first
     if game.state.phase is Phase.OVER:
         section["hidden_key"] = dice.hidden_key(game.seed).hex()
+        section["hidden_commitment"] = dice.hidden_commitment(game.seed).hex()
     return section
 
 
