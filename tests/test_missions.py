@@ -476,3 +476,22 @@ def test_a_game_file_that_mislays_a_mission_is_refused(tmp_path: Path) -> None:
     write_game(replace(game, state=replace(game.state, players=players)))
     with pytest.raises(PbemError, match="'destroy:zed' is not a mission card of this game"):
         read_game(directory)
+
+
+def test_a_game_file_that_does_not_say_whether_it_plays_missions_is_refused(
+    tmp_path: Path,
+) -> None:
+    directory = mission_game(tmp_path)
+    path = directory / "game.toml"
+    path.write_text(path.read_text().replace("missions = true\n", "", 1))
+    with pytest.raises(PbemError, match="write missions = false .classic Risk. or missions = true"):
+        read_game(directory)
+
+
+def test_pbem_new_with_missions_says_so_and_refuses_two_players(tmp_path: Path) -> None:
+    runner = CliRunner()
+    ok = runner.invoke(main, ["new", str(tmp_path / "a"), "--players", "a,b,c", "--missions"])
+    assert ok.exit_code == 0 and "secret mission is in their own report only" in ok.output
+    bad = runner.invoke(main, ["new", str(tmp_path / "b"), "--players", "a,b", "--missions"])
+    assert bad.exit_code != 0 and "Secret Mission Risk is played by 3 to 6 players" in bad.output
+    assert "Traceback" not in bad.output
