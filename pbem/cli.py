@@ -19,9 +19,11 @@ from pbem.core.board import load_board
 from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
 from pbem.errors import PbemError
 from pbem.game import processor
+from pbem.game.safety import disk_error
 from pbem.game.store import read_game
 from pbem.present import verify
 from pbem.present.view import game_view
+from pbem.terminal import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,9 +36,17 @@ def reports_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except PbemError as err:
-            raise click.ClickException(str(err)) from None
+            raise click.ClickException(printable(str(err), lines=True)) from None
+        except OSError as err:  # a fault no library function foresaw: still a sentence
+            path = Path(err.filename) if err.filename else Path(".")
+            raise click.ClickException(printable(str(disk_error(err, path, "use")))) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def echo(text: str) -> None:
+    """Print pbem's own lines; any control character in them (from a player) shown escaped."""
+    click.echo(printable(text, lines=True))
 
 
 GAME_DIR = click.Path(file_okay=False, path_type=Path)
@@ -104,16 +114,16 @@ def new(
         directory, processor.parse_player_list(players.split(",")), options, seed_bytes, name
     )
     state = outcome.state
-    click.echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
-    click.echo("Order of play: " + ", ".join(p.name for p in state.players))
+    echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
+    echo("Order of play: " + ", ".join(p.name for p in state.players))
     if state.phase is Phase.SETUP:
-        click.echo("Setup turn: every player places their remaining armies in one order file.")
-    click.echo(f"Reports to send: {directory / 'reports' / '0000'}")
+        echo("Setup turn: every player places their remaining armies in one order file.")
+    echo(f"Reports to send: {directory / 'reports' / '0000'}")
 
 
 @main.command()
 @click.argument("directory", type=click.Path(path_type=Path), required=False)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--view",
     "view_file",
@@ -143,20 +153,20 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
     bad = False
     for submission, forecast in results:
         if submission.accepted:
-            click.echo(f"{submission.path.name}: valid.")
+            echo(f"{printable(submission.path.name)}: valid.")
             for line in forecast:
-                click.echo(f"  {line}")
+                echo(f"  {line}")
         else:
             bad = True
             for message in submission.messages():
-                click.echo(message)
+                echo(message)
     if bad:
         raise SystemExit(1)
 
 
 @main.command()
 @click.argument("directory", type=GAME_DIR)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @reports_errors
 def resolve(directory: Path, files: tuple[Path, ...]) -> None:
     """Resolve the pending turn from FILES, or from DIRECTORY/orders/ when none are given.
@@ -169,11 +179,11 @@ def resolve(directory: Path, files: tuple[Path, ...]) -> None:
     """
     outcome = processor.resolve_game(directory, list(files) or None)
     if outcome.recovered:
-        click.echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
+        echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
     for s in outcome.rejected:
         for message in s.messages():
-            click.echo(f"rejected: {message}")
-    click.echo(processor.summary(outcome))
+            echo(f"rejected: {message}")
+    echo(processor.summary(outcome))
 
 
 @main.command()
@@ -194,9 +204,9 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
         raise PbemError(f"there is no player '{player}' in this game")
     view = game_view(game.state, player, game.commitment)
     if as_json:
-        click.echo(json.dumps(view, indent=2, ensure_ascii=False))
+        echo(json.dumps(view, indent=2, ensure_ascii=False))
     else:
-        click.echo(processor.show_table(game.state, view), nl=False)
+        click.echo(printable(processor.show_table(game.state, view), lines=True), nl=False)
 
 
 @main.command(name="dice")
@@ -213,19 +223,19 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
     """
     history = processor.dice_history(directory, resolution)
     if as_json:
-        click.echo(json.dumps(history, indent=2))
+        echo(json.dumps(history, indent=2))
         return
     for entry in history:
         who = f", {entry['player']}" if entry["player"] else ""
-        click.echo(
+        echo(
             f"resolution {entry['resolution']} (turn {entry['turn']}{who}) key {entry['key']}"
         )
         for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
-            click.echo(f"  first player: {roll['player']} rolled {roll['die']}")
+            echo(f"  first player: {roll['player']} rolled {roll['die']}")
         for roll in entry["rolls"]:  # type: ignore[attr-defined]
             a = " ".join(map(str, roll["attacker"]))
             d = " ".join(map(str, roll["defender"]))
-            click.echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+            echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
 
 
 @main.command()
@@ -239,7 +249,7 @@ def audit(directory: Path) -> None:
       pbem audit games/spring-2027
     """
     summary = processor.audit_game(directory)
-    click.echo(
+    echo(
         f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
         "every key checked, game.toml matches"
     )
@@ -258,14 +268,14 @@ def map_command(name: str, as_json: bool) -> None:
     """
     board = load_board(name)
     if as_json:
-        click.echo(json.dumps(board.to_json(), indent=2))
+        echo(json.dumps(board.to_json(), indent=2))
         return
     for continent in board.continents.values():
-        click.echo(f"{continent.name} (+{continent.bonus})")
+        echo(f"{continent.name} (+{continent.bonus})")
         for t in continent.territories:
             territory = board.territories[t]
             neighbours = ", ".join(territory.neighbours)
-            click.echo(f"  {t} [{territory.card.value}]: {neighbours}")
+            echo(f"  {t} [{territory.card.value}]: {neighbours}")
 
 
 @main.command(name="verify")
@@ -305,7 +315,7 @@ def verify_command(
     else:
         raise click.UsageError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
     verdict = verify.verify(record)
-    click.echo("\n".join(verdict.lines()))
+    echo("\n".join(verdict.lines()))
     if not verdict.ok:
         raise SystemExit(1)
 
@@ -325,7 +335,7 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     """
     if attackers + defenders > odds.LARGEST:
         raise PbemError(f"exact odds are computed for up to {odds.LARGEST} armies in all")
-    click.echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
+    echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
 
 
 # The mail commands import pbem.mail (email, mailbox, smtplib) only when they run.

@@ -11,7 +11,7 @@ import tomli_w
 from conftest import new_game, skeleton, snapshot, write_skeletons
 
 from pbem.core.state import Phase
-from pbem.errors import AuditError, LockedError, PbemError
+from pbem.errors import AuditError, DiskError, LockedError, PbemError
 from pbem.game import processor, store
 from pbem.game.store import read_game, read_history
 
@@ -164,7 +164,7 @@ def _play(directory: Path, turns: int) -> None:
         processor.resolve_game(directory)
 
 
-@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_reports"])
+@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_files"])
 def test_interrupted_resolve_run_again_gives_the_same_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_at: str
 ) -> None:
@@ -177,7 +177,7 @@ def test_interrupted_resolve_run_again_gives_the_same_game(
     class Crash(Exception):
         pass
 
-    target = processor.report if crash_at == "write_reports" else processor
+    target = processor
     original = getattr(target, crash_at)
 
     def crash_after(*args: object, **kwargs: object) -> object:
@@ -203,7 +203,7 @@ def test_crash_in_the_middle_of_a_write_leaves_the_old_file(
         raise OSError("disk gone")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(DiskError, match="game.toml"):
         store.atomic_write(playing_dir / "game.toml", b"half")
     assert (playing_dir / "game.toml").read_bytes() == before
     assert not [p for p in playing_dir.iterdir() if p.name.endswith(".tmp")]

@@ -7,7 +7,7 @@ renders reports (through `report`) and never decides a rule itself.
 from __future__ import annotations
 
 import hmac
-import json
+import io
 import re
 import secrets
 from collections.abc import Sequence
@@ -20,30 +20,42 @@ from pbem.core.board import load_board
 from pbem.core.events import Event
 from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import (
-    NEUTRAL,
     GameState,
     Options,
     Phase,
     state_digest,
 )
-from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
+from pbem.errors import GameFileError, OrderError, PbemError, Problem
+from pbem.game.audit import AuditSummary as AuditSummary
+from pbem.game.audit import audit_game as audit_game
+from pbem.game.audit import replay_resolution
+from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_bounded
 from pbem.game.store import (
-    PLAYER_NAME,
+    ORDERS,
+    PLAYER_NAME_RULE,
     Game,
     HistoryRecord,
     OrderRecord,
     Registration,
     archive_orders,
+    atomic_write,
+    done_dir,
+    game_files,
     history_count,
     locked,
+    make_orders_folder,
     order_files,
     read_game,
     read_history,
+    report_dir,
+    valid_player_name,
+    write_files,
     write_game,
     write_history,
 )
 from pbem.present import report
-from pbem.present.view import state_from_view
+from pbem.present.view import read_view
+from pbem.terminal import printable, quoted
 
 EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -72,7 +84,8 @@ class Submission:
         return self.orders.player if self.orders else None
 
     def messages(self) -> list[str]:
-        return [p.format(self.path.name) for p in self.problems]
+        """One line per problem, safe to print: whatever a player wrote is escaped."""
+        return [printable(p.format(self.path.name)) for p in self.problems]
 
 
 @dataclass(frozen=True)
@@ -100,11 +113,8 @@ def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
     for item in text:
         name, _, email = item.strip().partition("=")
         name = name.strip()
-        if not PLAYER_NAME.match(name) or name.lower() == NEUTRAL:
-            raise PbemError(
-                f"'{name}' cannot be a player name: use letters, digits, '-' or '_', "
-                f"starting with a letter (and not '{NEUTRAL}')"
-            )
+        if not valid_player_name(name):
+            raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
         if any(n.lower() == name.lower() for n, _ in out):
             raise PbemError(f"player '{name}' is listed twice")
         email = email.strip()
@@ -127,9 +137,11 @@ def new_game(
     board: str = "classic",
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
 ) -> Outcome:
-    """Create a game directory: the setup resolution (0), the game file and first reports."""
-    if (directory / "game.toml").exists():
-        raise PbemError(f"{directory} already holds a game; choose another directory")
+    """Create a game directory: the setup resolution (0), the game file and first reports.
+
+    The directory's lock is taken before it is looked at, so of two runs at once only one
+    creates; a directory that holds any game's files (game file, history, reports, orders) is
+    refused, naming them."""
     if seed is None:
         seed = secrets.token_bytes(32)
     if len(seed) != 32:
@@ -138,7 +150,7 @@ def new_game(
     game_name = name or directory.resolve().name
     if not GAME_NAME.match(game_name):
         raise PbemError(
-            f"'{game_name}' cannot be a game name: use letters, digits, '.', '-' or '_' "
+            f"'{quoted(game_name)}' cannot be a game name: use letters, digits, '.', '-' or '_' "
             "(choose one with --name)"
         )
     the_board = load_board(board)
@@ -149,11 +161,17 @@ def new_game(
     )
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / "orders").mkdir(exist_ok=True)
     except OSError as err:
-        raise PbemError(f"cannot create {directory}: {err.strerror or err}") from None
-    game = Game(directory, state, seed, registrations, chain_length)
+        raise disk_error(err, directory, "create") from None
     with locked(directory, creating=True):
+        found = game_files(directory)
+        if found:
+            raise PbemError(
+                f"{directory} already holds a game ({', '.join(found)}): choose another "
+                "directory, or move those away first"
+            )
+        game = Game(directory, state, seed, registrations, chain_length)
+        reports = report.render_reports(game, 0, events)
         record = HistoryRecord(
             resolution=0,
             turn=0,
@@ -169,22 +187,24 @@ def new_game(
                 **options.to_dict(),
             },
         )
+        make_orders_folder(directory)
         write_history(directory, record)
-        paths = report.write_reports(game, 0, events)
+        paths = write_files(report_dir(directory, 0), reports)
         write_game(game)
     return Outcome(0, state, events, reports=paths)
 
 
 def _read_text(path: Path) -> str | Problem:
-    """An order file's text, or the problem that stops it being read."""
+    """An order file's text, or the problem that stops it being read (never blocking: see
+    safety.read_bounded). Line ends are read as Python reads text (CRLF becomes LF)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Problem("no such file")
+        raw = read_bounded(path, ORDER_FILE_LIMIT)
+    except FileProblem as err:
+        return Problem(str(err))
+    try:
+        return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
     except UnicodeDecodeError:
         return Problem(NOT_TEXT)
-    except OSError as err:
-        return Problem(f"cannot read this file: {err.strerror or err}")
 
 
 def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
@@ -231,13 +251,7 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
 def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     """A player's own check, against the view.json of their latest report (no secret check:
     the view does not hold the secret; the moderator's check does)."""
-    try:
-        view = json.loads(view_file.read_text(encoding="utf-8"))
-        if not isinstance(view, dict):
-            raise TypeError("it is not a JSON object")
-        state = state_from_view(view, load_board(str(view.get("board", "classic"))))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise PbemError(f"{view_file} is not a view file from a report ({err})") from None
+    state = read_view(view_file)
     out: list[Checked] = []
     for path in paths:
         text = _read_text(path)
@@ -370,12 +384,14 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
             events=events,
             state_digest=state_digest(state),
         )
-        write_history(directory, record)
-        archive_orders(directory, r, [s.path for s in used])
         new = Game(directory, state, game.seed, game.registrations, game.chain_length)
-        paths_written = report.write_reports(
+        # Rendered before anything is written: a broken template stops the run here.
+        reports = report.render_reports(
             new, r, events, rejected=[m for s in rejected for m in s.messages()]
         )
+        write_history(directory, record)
+        archive_orders(directory, r, [s.path for s in used])
+        paths_written = write_files(report_dir(directory, r), reports)
         write_game(new)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
 
@@ -383,23 +399,46 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
 def _complete(game: Game, record: HistoryRecord) -> Outcome:
     """Finish a resolution whose history was written before the run stopped."""
     r = record.resolution
-    state, events = _replay(game.state, record, game.randomness(r))
-    if events != record.events or state_digest(state) != record.state_digest:
+    where = f"history/{r:04d}.toml"
+    if record.resolution != r or record.key != game.key(r).hex():
         raise GameFileError(
-            f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
+            f"{where} belongs to another game: its key is not this game's key for resolution "
+            f"{r}; move it away and run the command again"
         )
-    archive_orders(game.path, r, [game.path / "orders" / o.file for o in record.orders])
+    for order in record.orders:
+        if not _plain_file_name(order.file):
+            raise GameFileError(
+                f"{where} names the order file '{quoted(order.file)}', which is not a plain "
+                "file name; restore the history from a backup"
+            )
+    state, events = replay_resolution(game.state, record, game.randomness(r))
+    if events != record.events or state_digest(state) != record.state_digest:
+        raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     new = Game(game.path, state, game.seed, game.registrations, game.chain_length)
-    written = report.write_reports(new, r, events)
+    reports = report.render_reports(new, r, events)
+    _archive_recorded(game.path, record)
+    written = write_files(report_dir(game.path, r), reports)
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
 
 
-def _replay(
-    state: GameState, record: HistoryRecord, randomness: engine.Randomness
-) -> tuple[GameState, tuple[Event, ...]]:
-    orders = [parse_orders(o.text, state.board) for o in record.orders]
-    return engine.resolve(state, orders, randomness)
+def _plain_file_name(name: str) -> bool:
+    return name not in ("", ".", "..") and Path(name).name == name and "\\" not in name
+
+
+def _archive_recorded(directory: Path, record: HistoryRecord) -> None:
+    """Archive exactly the order text an interrupted resolution used: the file itself when it
+    is still in orders/ unchanged (as an uninterrupted run does), else the text its history
+    recorded, leaving a file that changed meanwhile in orders/ for the next turn."""
+    done = done_dir(directory, record.resolution)
+    for order in record.orders:
+        source = directory / ORDERS / order.file
+        if (done / order.file).exists():
+            continue  # moved before the run stopped
+        if _read_text(source) == order.text:
+            archive_orders(directory, record.resolution, [source])
+        else:
+            atomic_write(done / order.file, order.text)
 
 
 def _choose(game: Game, paths: Sequence[Path] | None) -> tuple[list[Submission], list[Submission]]:
@@ -423,73 +462,6 @@ def _choose(game: Game, paths: Sequence[Path] | None) -> tuple[list[Submission],
         lines = [m for s in rejected for m in s.messages()] + problems
         raise NotReady("\n".join(lines))
     return used, rejected
-
-
-@dataclass(frozen=True)
-class AuditSummary:
-    resolutions: int
-    rolls: int
-    final_digest: str
-
-
-def audit_game(directory: Path) -> AuditSummary:
-    """Replay every resolution from history/0000 and compare everything with what was recorded."""
-    game = read_game(directory)
-    count = history_count(directory)
-    if count == 0:
-        raise AuditError("the history is empty: history/0000.toml is missing")
-    setup_record = read_history(directory, 0)
-    if setup_record.setup is None:
-        raise AuditError("history/0000.toml has no [setup] section")
-    setup = dict(setup_record.setup)
-    commitment = dice.commitment(game.seed, game.chain_length)
-    previous = commitment
-    rolls = 0
-    state: GameState | None = None
-    for r in range(count):
-        record = setup_record if r == 0 else read_history(directory, r)
-        where = f"resolution {r} (history/{r:04d}.toml)"
-        key = bytes.fromhex(record.key)
-        if key != game.key(r):
-            raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
-        if not dice.key_follows(key, previous):
-            raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
-        previous = key
-        randomness = engine.Randomness(key, dice.hidden_key(game.seed))
-        if r == 0:
-            state, events = engine.new_game(
-                str(setup["game"]),
-                list(setup["players"]),
-                load_board(str(setup["board"])),
-                Options.from_dict(setup),
-                randomness,
-            )
-        else:
-            assert state is not None
-            try:
-                state, events = _replay(state, record, randomness)
-            except (OrderError, ValueError) as err:
-                raise AuditError(f"{where}: its orders do not replay ({err})") from None
-        _compare_events(where, record.events, events)
-        if state_digest(state) != record.state_digest:
-            raise AuditError(f"{where}: the state after it differs from the one recorded")
-        rolls += len(record.rolls())
-    assert state is not None
-    if state_digest(state) != state_digest(game.state):
-        raise AuditError("game.toml differs from the state the history replays to")
-    return AuditSummary(count, rolls, state_digest(state))
-
-
-def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
-    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
-        if a != b:
-            raise AuditError(
-                f"{where}, event {i + 1}: recorded {a.to_dict()} but the replay gives {b.to_dict()}"
-            )
-    if len(recorded) != len(replayed):
-        raise AuditError(
-            f"{where}: {len(recorded)} events recorded but the replay gives {len(replayed)}"
-        )
 
 
 def dice_history(directory: Path, resolution: int | None = None) -> list[dict[str, object]]:
