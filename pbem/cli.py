@@ -227,9 +227,7 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
         return
     for entry in history:
         who = f", {entry['player']}" if entry["player"] else ""
-        echo(
-            f"resolution {entry['resolution']} (turn {entry['turn']}{who}) key {entry['key']}"
-        )
+        echo(f"resolution {entry['resolution']} (turn {entry['turn']}{who}) key {entry['key']}")
         for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
             echo(f"  first player: {roll['player']} rolled {roll['die']}")
         for roll in entry["rolls"]:  # type: ignore[attr-defined]

@@ -25,7 +25,7 @@ from pbem.core.state import (
 from pbem.errors import BoardError, PbemError
 from pbem.game.safety import VIEW_FILE_LIMIT, FileProblem, read_bounded
 from pbem.game.store import valid_player_name
-from pbem.terminal import printable, quoted
+from pbem.terminal import quoted
 
 
 def game_view(state: GameState, player: str | None = None, commitment: str = "") -> dict[str, Any]:
@@ -99,24 +99,31 @@ def _finite(text: str) -> float:
     return value
 
 
-def load_json(path: Path) -> Any:
-    """A view file's JSON, read safely: bounded in size, never blocking on a FIFO, without
-    NaN or Infinity, and refusing nesting too deep to parse; ViewError says what is wrong."""
+def read_text(path: Path) -> str:
+    """A view file's or report's text, read safely: bounded in size, never blocking on a FIFO."""
     try:
-        raw = read_bounded(path, VIEW_FILE_LIMIT)
-        text = raw.decode("utf-8-sig")
+        return read_bounded(path, VIEW_FILE_LIMIT).decode("utf-8-sig")
     except FileProblem as err:
         raise ViewError(f"cannot read {path}: {err}") from None
     except UnicodeDecodeError:
         raise ViewError(
-            f"{path} is not a text file in UTF-8: give the report's file as sent"
+            f"{path} is not a text file in UTF-8: give the file as it was sent"
         ) from None
+
+
+def parse_json(text: str, source: Path) -> Any:
+    """JSON as pbem writes it: no NaN or Infinity, and nesting too deep to parse refused."""
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
     except RecursionError:
-        raise ViewError(f"{path} is not a view file: its JSON nests too deeply") from None
+        raise ViewError(f"{source} is not a view file: its JSON nests too deeply") from None
     except ValueError as err:
-        raise ViewError(f"{path} is not a view file ({printable(str(err))})") from None
+        raise ViewError(f"{source} is not a view file ({quoted(str(err), 200)})") from None
+
+
+def load_json(path: Path) -> Any:
+    """A view file's JSON, read and parsed safely (see read_text and parse_json)."""
+    return parse_json(read_text(path), path)
 
 
 def read_view(path: Path) -> GameState:
@@ -215,7 +222,7 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
     try:
         rules_options = Options.from_dict(options)
     except ValueError as err:
-        raise ViewError(f"'options' are not pbem's ({printable(str(err))})") from None
+        raise ViewError(f"'options' are not pbem's ({quoted(str(err))})") from None
     return GameState(
         game=_text(_field(view, "game", "view"), "game"),
         board=board,
