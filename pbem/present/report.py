@@ -21,7 +21,7 @@ from typing import Any
 
 import jinja2
 import markupsafe
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core import dice, rules
 from pbem.core.board import Board
@@ -85,8 +85,9 @@ def builtin_templates() -> Path:
 def environment(game_dir: Path | None = None) -> jinja2.Environment:
     """The Jinja2 environment for a game: its own templates/ folder first, then the built-in.
 
-    Sandboxed: a game's own template can format what it is given but reach nothing else (no
-    attributes that lead to Python's internals, no code run). Every value a template prints
+    Sandboxed (Jinja2's immutable sandbox): a game's own template can format what it is given
+    but reach nothing else (no attribute that leads to Python's internals, no method that
+    changes a value). Every value a template prints
     goes through `printable`, so a control character a player wrote is shown escaped."""
     own = game_dir / "templates" if game_dir is not None else None
     return _environment(own if own is not None and own.is_dir() else None)
@@ -106,7 +107,7 @@ def _environment(own: Path | None) -> jinja2.Environment:
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    return SandboxedEnvironment(
+    return ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         finalize=_printable_value,
         undefined=jinja2.StrictUndefined,
