@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import random
+import shutil
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -284,3 +288,56 @@ def test_dice_history_lists_every_resolution_with_key(playing_dir: Path) -> None
     assert [h["resolution"] for h in history] == [0, 1, 2, 3]
     assert [h["key"] for h in history] == [game.key(r).hex() for r in range(4)]
     assert history[0]["first_player"]
+
+
+KILLS = 100
+
+
+def _killed_at(directory: Path, delay: float) -> bool:
+    """Resolve in a child process and kill -9 it after `delay` seconds; True if it was killed
+    before it finished."""
+    pid = os.fork()
+    if pid == 0:  # the child: resolve, then leave without running the parent's cleanup
+        code = 0
+        try:
+            processor.resolve_game(directory)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    time.sleep(delay)
+    os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    assert not (os.WIFEXITED(status) and os.WEXITSTATUS(status)), "the resolve failed"
+    return os.WIFSIGNALED(status)
+
+
+def test_kill_9_at_random_moments_of_resolve_then_a_rerun_gives_the_uninterrupted_game(
+    tmp_path: Path,
+) -> None:
+    base = new_game(tmp_path / "base")
+    _play(base, 1)
+    write_skeletons(base)
+    twin = Path(shutil.copytree(base, tmp_path / "twin"))
+    started = time.perf_counter()
+    processor.resolve_game(twin)
+    duration = time.perf_counter() - started
+    expected = snapshot(twin)
+    rng = random.Random(10)
+    stages = {"before the history": 0, "half written": 0, "done": 0}
+    for i in range(KILLS):
+        directory = Path(shutil.copytree(base, tmp_path / f"kill{i}"))
+        _killed_at(directory, rng.uniform(0, duration * 1.5))
+        if read_game(directory).state.resolution == 3:
+            stages["done"] += 1
+        elif (directory / "history" / "0002.toml").exists():
+            stages["half written"] += 1
+        else:
+            stages["before the history"] += 1
+        try:  # the next run: it completes the resolution, or finds it done
+            processor.resolve_game(directory)
+        except processor.NotReady:
+            assert read_game(directory).state.resolution == 3
+        assert not [p for p in directory.rglob("*") if p.name.endswith(".tmp")]
+        assert snapshot(directory) == expected, f"kill {i}"
+        shutil.rmtree(directory)
+    assert stages["half written"] >= KILLS // 5 and stages["before the history"] >= KILLS // 10
