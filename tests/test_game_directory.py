@@ -260,6 +260,24 @@ def test_a_disk_fault_during_resolve_is_a_sentence_and_a_rerun_completes(
     assert snapshot(directory) == snapshot(twin)
 
 
+@pytest.mark.parametrize("write", [1, 2, 3, 10])
+def test_a_disk_fault_during_new_leaves_the_directory_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: int
+) -> None:
+    directory = tmp_path / "g"
+    directory.mkdir()
+    (directory / "README").write_text("our game\n")
+    before = snapshot(directory)
+    _fail_write_number(monkeypatch, write, errno.ENOSPC)
+    out = run("new", directory, "--players", "alice,bob", "--seed", SEED.hex(), code=1)
+    assert "the disk is full" in out
+    assert snapshot(directory) == before
+    assert sorted(p.name for p in directory.iterdir()) == [".lock", "README", "orders"]
+    monkeypatch.undo()
+    run("new", directory, "--players", "alice,bob", "--seed", SEED.hex())
+    processor.audit_game(directory)
+
+
 def test_a_lock_that_is_a_directory_is_named(playing_dir: Path) -> None:
     (playing_dir / store.LOCK_FILE).unlink()
     (playing_dir / store.LOCK_FILE).mkdir()

@@ -6,6 +6,7 @@ renders reports (through `report`) and never decides a rule itself.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import io
 import re
@@ -31,8 +32,11 @@ from pbem.game.audit import audit_game as audit_game
 from pbem.game.audit import replay_resolution
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_bounded
 from pbem.game.store import (
+    GAME_FILE,
+    HISTORY,
     ORDERS,
     PLAYER_NAME_RULE,
+    REPORTS,
     Game,
     HistoryRecord,
     OrderRecord,
@@ -42,6 +46,7 @@ from pbem.game.store import (
     done_dir,
     game_files,
     history_count,
+    history_path,
     locked,
     make_orders_folder,
     order_files,
@@ -187,11 +192,28 @@ def new_game(
                 **options.to_dict(),
             },
         )
-        make_orders_folder(directory)
-        write_history(directory, record)
-        paths = write_files(report_dir(directory, 0), reports)
-        write_game(game)
+        try:
+            make_orders_folder(directory)
+            write_history(directory, record)
+            paths = write_files(report_dir(directory, 0), reports)
+            write_game(game)
+        except BaseException:
+            _undo_new(directory, list(reports))
+            raise
     return Outcome(0, state, events, reports=paths)
+
+
+def _undo_new(directory: Path, reports: Sequence[str]) -> None:
+    """Remove what a `new` that failed part way wrote (there was no game before it), so that
+    running it again after the fault is fixed creates the game."""
+    written = [directory / GAME_FILE, history_path(directory, 0)]
+    written += [report_dir(directory, 0) / name for name in reports]
+    for path in written:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    for folder in (report_dir(directory, 0), directory / REPORTS, directory / HISTORY):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only if empty
 
 
 def _read_text(path: Path) -> str | Problem:
