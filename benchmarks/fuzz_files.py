@@ -176,13 +176,10 @@ def main() -> None:
             target.write_bytes(data)
             checks: dict[str, Callable[[], object]] = {
                 "order": lambda: (
-                    [s.messages() for s, _ in processor.check_files(directory, [target])[1]]
-                    + [
-                        s.messages()
-                        for s, _ in processor.check_with_view(
-                            directory / "reports" / "0001" / f"{player}.view.json", [target]
-                        )
-                    ]
+                    processor.check_files(directory, [target])[1]
+                    + processor.check_with_view(
+                        directory / "reports" / "0001" / f"{player}.view.json", [target]
+                    )
                 ),
                 "view": lambda: processor.check_with_view(target, [directory / "fuzz.toml"]),
                 "report": lambda: verify.verify(verify.read_record(target)),
