@@ -482,3 +482,15 @@ def test_a_folder_of_every_bad_file_at_once_still_resolves(tmp_path: Path) -> No
     outcome = processor.resolve_game(directory)
     assert outcome.resolution == 1
     assert len(outcome.rejected) == len(BAD_ORDER_FILES) + 4
+
+
+def test_a_fifo_given_as_a_view_file_or_report_is_refused_without_blocking(
+    playing_dir: Path,
+) -> None:
+    fifo = playing_dir.parent / "view.json"
+    os.mkfifo(fifo)
+    orders = playing_dir.parent / "mine.toml"
+    orders.write_text(skeleton(playing_dir, "alice"))
+    for args in (["check", "--view", fifo, orders], ["verify", "--report", fifo]):
+        out = run(*args, code=1)
+        assert f"cannot read {fifo}: this is a named pipe (FIFO), not a regular file" in out
