@@ -416,3 +416,40 @@ def test_an_order_file_is_read_as_text_with_its_line_ends(playing_dir: Path) -> 
     path.write_bytes(skeleton(playing_dir, player).replace("\n", "\r\n").encode())
     processor.resolve_game(playing_dir)
     assert "\r" not in read_history(playing_dir, 1 + 1).orders[0].text
+
+
+def test_a_directory_pbem_may_not_write_in_is_named(
+    playing_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skeletons(playing_dir)
+    before = snapshot(playing_dir)
+
+    def refuse(*_: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", str(kwargs["dir"]))
+
+    monkeypatch.setattr(store.tempfile, "mkstemp", refuse)
+    out = run("resolve", playing_dir, code=1)
+    assert f"cannot write {playing_dir / 'history' / '0002.toml'}: permission denied" in out
+    assert snapshot(playing_dir) == before
+    monkeypatch.undo()
+    run("resolve", playing_dir)
+
+
+def test_an_interrupted_resolution_of_another_game_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = new_game(tmp_path / "g")
+    other = tmp_path / "other"
+    processor.new_game(
+        other,
+        processor.parse_player_list(["alice", "bob", "carol"]),
+        read_game(directory).state.options,
+        seed=bytes(32),
+        name="test-game",
+    )
+    _play(other, 1)
+    shutil.copy(other / "history" / "0001.toml", directory / "history" / "0001.toml")
+    before = snapshot(directory)
+    out = run("resolve", directory, code=1)
+    assert "history/0001.toml belongs to another game: its key is not this game's key" in out
+    assert snapshot(directory) == before
