@@ -16,7 +16,7 @@ import click
 from pbem import __version__
 from pbem.core import odds
 from pbem.core.board import load_board
-from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
+from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.safety import disk_error
@@ -89,6 +89,13 @@ def main() -> None:
     show_default=True,
     help="Fortify to an adjacent territory, or through any chain of your own.",
 )
+@click.option(
+    "--traded-cards",
+    type=click.Choice(["aside", "deck"]),
+    default="aside",
+    show_default=True,
+    help="Traded cards are set aside until the draw pile runs out, or go back into the deck.",
+)
 @reports_errors
 def new(
     directory: Path,
@@ -98,6 +105,7 @@ def new(
     setup: str,
     two_player: str,
     fortify: str,
+    traded_cards: str,
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
 
@@ -109,7 +117,9 @@ def new(
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
-    options = Options(SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify))
+    options = Options(
+        SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify), TradedCards(traded_cards)
+    )
     outcome = processor.new_game(
         directory, processor.parse_player_list(players.split(",")), options, seed_bytes, name
     )

@@ -18,7 +18,7 @@ from typing import Any
 from pbem.core import dice, engine
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import parse_orders
+from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import GameState, Options, state_digest, state_to_dict
 from pbem.errors import AuditError, GameFileError, OrderError
 from pbem.game.store import (
@@ -42,12 +42,16 @@ class AuditSummary:
     final_digest: str
 
 
+def recorded_orders(state: GameState, record: HistoryRecord) -> list[Orders]:
+    """The orders of a history record, parsed again."""
+    return [parse_orders(o.text, state.board) for o in record.orders]
+
+
 def replay_resolution(
     state: GameState, record: HistoryRecord, randomness: engine.Randomness
 ) -> tuple[GameState, tuple[Event, ...]]:
     """A resolution done again from the order text its history file recorded."""
-    orders = [parse_orders(o.text, state.board) for o in record.orders]
-    return engine.resolve(state, orders, randomness)
+    return engine.resolve(state, recorded_orders(state, record), randomness)
 
 
 Replayed = tuple[HistoryRecord, GameState, tuple[Event, ...]]

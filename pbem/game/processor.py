@@ -19,7 +19,7 @@ from typing import Any
 from pbem.core import dice, engine, odds, rules
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import Orders, parse_orders
+from pbem.core.orders import ALL, Orders, parse_orders
 from pbem.core.state import (
     GameState,
     Options,
@@ -29,7 +29,7 @@ from pbem.core.state import (
 from pbem.errors import GameFileError, OrderError, PbemError, Problem
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
-from pbem.game.audit import replay_resolution
+from pbem.game.audit import recorded_orders
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_bounded
 from pbem.game.store import (
     GAME_FILE,
@@ -322,7 +322,11 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
                 )
                 continue
             odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
-            lines.append(f"attack {attack.target} from {attack.source}: {odds_line}")
+            note = rules.attack_dice_note(attackers, attack.dice)
+            lines.append(
+                f"attack {attack.target} from {attack.source}: {odds_line}"
+                + (f" (first roll: {note})" if note else "")
+            )
         else:
             lines.append(
                 f"attack {attack.target} ({defenders} {'army' if defenders == 1 else 'armies'}) "
@@ -330,8 +334,24 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
                 "the odds depend on the armies moved in"
             )
     if orders.fortify is not None:
-        lines.append(orders.fortify.describe())
+        lines.append(_fortify_forecast(state, orders, placed))
     return lines
+
+
+def _fortify_forecast(state: GameState, orders: Orders, placed: dict[str, int]) -> str:
+    """The fortification, and the cut it will get if it asks for more than will be there."""
+    fortify = orders.fortify
+    assert fortify is not None
+    line = fortify.describe()
+    if fortify.armies == ALL or state.owner(fortify.source) != orders.player:
+        return line
+    armies = state.armies(fortify.source) + placed.get(fortify.source, 0)
+    _, note = rules.fortify_move(armies, fortify.armies)
+    if note is None:
+        return line
+    if orders.attack:
+        return f"{line} (at most {armies - 1} unless your attacks change that: more is cut)"
+    return f"{line} ({note})"
 
 
 def summary(outcome: Outcome) -> str:
@@ -353,7 +373,7 @@ def summary(outcome: Outcome) -> str:
 
 
 def show_table(state: GameState, view: dict[str, Any]) -> str:
-    """The readable state: territories by continent, then the players."""
+    """The readable state: territories by continent, the players, the cards beside the board."""
     out = [
         f"{state.game}: {state.phase.value}, turn {state.turn}, awaiting "
         f"{', '.join(state.awaiting()) or 'nobody'}"
@@ -371,6 +391,7 @@ def show_table(state: GameState, view: dict[str, Any]) -> str:
             f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
             f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
         )
+    out += ["", *report.piles_context(view["piles"])["lines"]]
     return "\n".join(out) + "\n"
 
 
@@ -409,7 +430,7 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
         new = Game(directory, state, game.seed, game.registrations, game.chain_length)
         # Rendered before anything is written: a broken template stops the run here.
         reports = report.render_reports(
-            new, r, events, rejected=[m for s in rejected for m in s.messages()]
+            new, r, events, rejected=[m for s in rejected for m in s.messages()], orders=orders
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
@@ -433,11 +454,12 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
                 f"{where} names the order file '{quoted(order.file)}', which is not a plain "
                 "file name; restore the history from a backup"
             )
-    state, events = replay_resolution(game.state, record, game.randomness(r))
+    orders = recorded_orders(game.state, record)
+    state, events = engine.resolve(game.state, orders, game.randomness(r))
     if events != record.events or state_digest(state) != record.state_digest:
         raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     new = Game(game.path, state, game.seed, game.registrations, game.chain_length)
-    reports = report.render_reports(new, r, events)
+    reports = report.render_reports(new, r, events, orders=orders)
     _archive_recorded(game.path, record)
     written = write_files(report_dir(game.path, r), reports)
     write_game(new)

@@ -63,6 +63,7 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
         "next_set_value": rules.set_value(state.sets_traded),
         "board": state.board.name,
         "options": state.options.to_dict(),
+        "piles": card_piles(state),
         "players": players,
         "territories": {
             t: {"owner": h.owner, "armies": h.armies} for t, h in state.territories.items()
@@ -76,6 +77,16 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
             "armies": state.total_armies(NEUTRAL),
         }
     return view
+
+
+def card_piles(state: GameState) -> dict[str, Any]:
+    """What everyone sees of the cards beside the board: where traded cards go, how many cards
+    the draw pile holds (not which), and the discard pile face up, in the order traded."""
+    return {
+        "traded_cards": state.options.traded_cards.value,
+        "draw_pile": len(state.deck),
+        "discards": list(state.discards),
+    }
 
 
 class ViewError(PbemError):
@@ -157,6 +168,16 @@ def _field(data: object, key: str, what: str) -> Any:
     return data[key]
 
 
+def _discards(view: Mapping[str, Any], cards: set[str]) -> tuple[str, ...]:
+    piles = view.get("piles") or {}
+    if not isinstance(piles, dict):
+        raise ViewError("'piles' is not a JSON object")
+    discards = tuple(_items(piles.get("discards", []), "discards", len(cards)))
+    if not all(isinstance(c, str) and c in cards for c in discards):
+        raise ViewError("the discard pile holds something that is not a card of the board")
+    return discards
+
+
 def _items(value: object, what: str, most: int) -> list[Any]:
     if not isinstance(value, list) or len(value) > most:
         raise ViewError(f"'{what}' is not a list of at most {most}")
@@ -164,8 +185,8 @@ def _items(value: object, what: str, most: int) -> list[Any]:
 
 
 def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
-    """A state good enough to check the viewing player's orders: other hands and the deck,
-    which the view does not show, are left empty. Every value is checked (type and range),
+    """A state good enough to check the viewing player's orders: other hands and the draw
+    pile, which the view does not show, are left empty. Every value is checked (type and range),
     so a crafted view gives ViewError, never a state the rules cannot work with."""
     cards = set(board.cards())
     try:
@@ -230,6 +251,7 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
         players=tuple(players),
         territories=territories,
         deck=(),
+        discards=_discards(view, cards),
         phase=phase,
         turn=_count(_field(view, "turn", "view"), "turn"),
         resolution=_count(_field(view, "resolution", "view"), "resolution"),
