@@ -294,9 +294,13 @@ def test_a_lock_that_is_a_dangling_link_is_named_and_not_followed(playing_dir: P
     (playing_dir / store.LOCK_FILE).unlink()
     target = playing_dir.parent / "elsewhere.lock"
     (playing_dir / store.LOCK_FILE).symlink_to(target)
+    write_skeletons(playing_dir)
+    before = snapshot(playing_dir.parent)
     out = run("resolve", playing_dir, code=1)
-    assert "is a symbolic link (to " in out and "remove the link" in out
+    assert f"{playing_dir / store.LOCK_FILE} is a symbolic link (to {target})" in out
+    assert "remove the link" in out
     assert not target.exists()
+    assert snapshot(playing_dir.parent) == before
     (playing_dir / store.LOCK_FILE).unlink()
     write_skeletons(playing_dir)
     run("resolve", playing_dir)
@@ -453,3 +457,17 @@ def test_an_interrupted_resolution_of_another_game_is_named(
     out = run("resolve", directory, code=1)
     assert "history/0001.toml belongs to another game: its key is not this game's key" in out
     assert snapshot(directory) == before
+
+
+def test_an_unforeseen_fault_is_still_a_sentence(
+    playing_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: object) -> None:
+        raise OSError(errno.EIO, "Input/output error", str(playing_dir / "history"))
+
+    monkeypatch.setattr(processor, "dice_history", broken)
+    out = run("dice", playing_dir, code=1)
+    assert out == (
+        f"Error: cannot use {playing_dir / 'history'}: Input/output error: fix this, then run "
+        "the command again (it completes the work from where it stopped)\n"
+    )
