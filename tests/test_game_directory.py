@@ -161,6 +161,30 @@ def test_an_interrupted_resolution_is_checked_against_the_history_before_it(
     assert processor.resolve_game(playing_dir).recovered
 
 
+@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_files"])
+def test_a_rerun_reports_the_files_the_interrupted_run_rejected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_at: str
+) -> None:
+    twin, directory = new_game(tmp_path / "twin"), new_game(tmp_path / "g")
+    for one in (twin, directory):
+        write_skeletons(one)
+        (one / "orders" / "zz-bad.toml").write_text("x = [[[[[[[[[[1]]]]]]]]]]\n")
+    processor.resolve_game(twin)
+    original = getattr(processor, crash_at)
+
+    def crash_after(*args: object, **kwargs: object) -> object:
+        original(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(processor, crash_at, crash_after)
+    with pytest.raises(KeyboardInterrupt):
+        processor.resolve_game(directory)
+    monkeypatch.undo()
+    assert processor.resolve_game(directory).recovered
+    assert "zz-bad.toml" in (directory / "reports" / "0001" / "_moderator.txt").read_text()
+    assert snapshot(directory) == snapshot(twin)
+
+
 def test_a_missing_last_history_file_is_named(playing_dir: Path) -> None:
     (playing_dir / "history" / "0001.toml").unlink()
     with pytest.raises(GameFileError, match="history/0001.toml is missing"):

@@ -459,11 +459,19 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
     if events != record.events or state_digest(state) != record.state_digest:
         raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     new = Game(game.path, state, game.seed, game.registrations, game.chain_length)
-    reports = report.render_reports(new, r, events, orders=orders)
+    reports = report.render_reports(new, r, events, _rejected_again(game, record), orders)
     _archive_recorded(game.path, record)
     written = write_files(report_dir(game.path, r), reports)
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
+
+
+def _rejected_again(game: Game, record: HistoryRecord) -> list[str]:
+    """What the interrupted run rejected, found again: the files in orders/ it did not use,
+    checked against the same pending turn (for the moderator's report)."""
+    used = {o.file for o in record.orders}
+    checked = [check_submission(game, p) for p in order_files(game.path) if p.name not in used]
+    return [m for s in checked if not s.accepted for m in s.messages()]
 
 
 def _plain_file_name(name: str) -> bool:
