@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import io
 import re
 import secrets
 from collections.abc import Sequence
@@ -30,11 +29,10 @@ from pbem.errors import GameFileError, OrderError, PbemError, Problem
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
 from pbem.game.audit import recorded_orders
-from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_bounded
+from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
 from pbem.game.store import (
     GAME_FILE,
     HISTORY,
-    ORDERS,
     PLAYER_NAME_RULE,
     REPORTS,
     Game,
@@ -52,6 +50,7 @@ from pbem.game.store import (
     order_files,
     read_game,
     read_history,
+    recorded_order_files,
     report_dir,
     valid_player_name,
     write_files,
@@ -220,11 +219,9 @@ def _read_text(path: Path) -> str | Problem:
     """An order file's text, or the problem that stops it being read (never blocking: see
     safety.read_bounded). Line ends are read as Python reads text (CRLF becomes LF)."""
     try:
-        raw = read_bounded(path, ORDER_FILE_LIMIT)
+        return read_text(path, ORDER_FILE_LIMIT)
     except FileProblem as err:
         return Problem(str(err))
-    try:
-        return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
     except UnicodeDecodeError:
         return Problem(NOT_TEXT)
 
@@ -483,13 +480,9 @@ def _archive_recorded(directory: Path, record: HistoryRecord) -> None:
     is still in orders/ unchanged (as an uninterrupted run does), else the text its history
     recorded, leaving a file that changed meanwhile in orders/ for the next turn."""
     done = done_dir(directory, record.resolution)
+    archive_orders(directory, record.resolution, recorded_order_files(directory, record.orders))
     for order in record.orders:
-        source = directory / ORDERS / order.file
-        if (done / order.file).exists():
-            continue  # moved before the run stopped
-        if _read_text(source) == order.text:
-            archive_orders(directory, record.resolution, [source])
-        else:
+        if not (done / order.file).exists():
             atomic_write(done / order.file, order.text)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import re
 import stat
@@ -82,6 +83,12 @@ def read_bounded(path: Path, limit: int) -> bytes:
     if size > limit:
         raise FileProblem(_too_big(size, limit))
     return b"".join(chunks)
+
+
+def read_text(path: Path, limit: int) -> str:
+    """A regular file's UTF-8 text (see read_bounded), line ends read as Python reads text
+    (CRLF becomes LF); raises FileProblem or UnicodeDecodeError."""
+    return io.TextIOWrapper(io.BytesIO(read_bounded(path, limit)), encoding="utf-8").read()
 
 
 def _too_big(size: int, limit: int) -> str:

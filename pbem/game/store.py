@@ -25,7 +25,15 @@ from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
 from pbem.core.state import NEUTRAL, GameState, TradedCards, state_from_dict, state_to_dict
 from pbem.errors import GameFileError, LockedError
-from pbem.game.safety import FileProblem, disk_error, lock_error, read_bounded, remove_temporaries
+from pbem.game.safety import (
+    ORDER_FILE_LIMIT,
+    FileProblem,
+    disk_error,
+    lock_error,
+    read_bounded,
+    read_text,
+    remove_temporaries,
+)
 from pbem.terminal import quoted
 
 if sys.version_info >= (3, 11):
@@ -438,6 +446,26 @@ def history_count(directory: Path) -> int:
     while history_path(directory, count).exists():
         count += 1
     return count
+
+
+def resolution_interrupted(directory: Path, resolution: int) -> bool:
+    """Whether the history of `resolution` is written while game.toml has not moved on yet: a
+    resolve stopped half way, which the next `pbem resolve` completes."""
+    return history_path(directory, resolution).exists()
+
+
+def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list[Path]:
+    """The files in orders/ that still hold exactly the text a resolution recorded for them
+    (a file changed since is not the one used, and stays where it is)."""
+    out: list[Path] = []
+    for record in orders:
+        path = directory / ORDERS / record.file
+        try:
+            if read_text(path, ORDER_FILE_LIMIT) == record.text:
+                out.append(path)
+        except (FileProblem, UnicodeDecodeError):
+            continue
+    return out
 
 
 def report_dir(directory: Path, resolution: int) -> Path:
