@@ -347,3 +347,53 @@ def test_kill_9_at_random_moments_of_resolve_then_a_rerun_gives_the_uninterrupte
         assert snapshot(directory) == expected, f"kill {i}"
         shutil.rmtree(directory)
     assert stages["half written"] >= KILLS // 10 and stages["before the history"] >= KILLS // 10
+
+
+@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_files"])
+def test_interrupted_autopilot_resolve_run_again_later_gives_the_same_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_at: str
+) -> None:
+    from datetime import timedelta
+
+    from pbem.core.state import Options
+    from pbem.game.clock import Schedule, parse_instant
+
+    start = parse_instant("2026-12-01T00:00Z")
+    due = parse_instant("2026-12-02T00:00Z")
+    dirs = []
+    for name in ("clean", "crashed"):
+        directory = tmp_path / name
+        processor.new_game(
+            directory,
+            processor.parse_player_list(["alice", "bob", "carol"]),
+            Options(),
+            seed=bytes(range(32)),
+            name="test-game",
+            schedule=Schedule(timedelta(days=1)),
+            now=start,
+        )
+        for player in ("alice", "bob"):
+            (directory / "orders" / f"{player}.toml").write_text(skeleton(directory, player))
+        dirs.append(directory)
+    clean, crashed = dirs
+    processor.resolve_game(clean, now=due)
+
+    class Crash(Exception):
+        pass
+
+    target = processor
+    original = getattr(target, crash_at)
+
+    def crash_after(*args: object, **kwargs: object) -> object:
+        original(*args, **kwargs)
+        raise Crash(crash_at)
+
+    monkeypatch.setattr(target, crash_at, crash_after)
+    with pytest.raises(Crash):
+        processor.resolve_game(crashed, now=due)
+    monkeypatch.setattr(target, crash_at, original)
+    outcome = processor.resolve_game(crashed, now=due + timedelta(days=3))
+    assert outcome.recovered
+    assert snapshot(crashed) == snapshot(clean)
+    assert any(o.autopilot for o in read_history(crashed, 1).orders)
+    processor.audit_game(crashed)

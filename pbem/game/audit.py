@@ -1,26 +1,27 @@
 """The history checked against itself and against the game file.
 
-`audit_game` replays every resolution from history/0000 and compares every event, key and
-state digest with what was recorded. `history_problem` is the cheap check every command makes
-before it trusts game.toml: the seed must be the one the game was created with (its key for
-resolution 0 is recorded in history/0000.toml) and the state must be the one the last history
-file recorded. Only when that fails is the history replayed, to name what differs.
+`audit_game` replays every resolution from history/0000 and compares every event, key, die and
+state digest with what was recorded (undone resolutions and the autopilot's turns too).
+`history_problem` is the cheap check every command makes before it trusts game.toml: the seed
+must be the one the game was created with (its key for resolution 0 is recorded in
+history/0000.toml) and the state must be the one the last history file recorded. Only when
+that fails is the history replayed, to name what differs.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pbem.core import dice, engine
-from pbem.core.board import load_board
+from pbem.core import dice
 from pbem.core.events import Event
-from pbem.core.orders import Orders, parse_orders
-from pbem.core.state import GameState, Options, state_digest, state_to_dict
-from pbem.errors import AuditError, GameFileError, OrderError
+from pbem.core.state import GameState, Phase, state_digest, state_to_dict
+from pbem.errors import AuditError, OrderError, PbemError
+from pbem.game import clock, deadlines, undo
+from pbem.game.replay import replay_orders, replay_setup, state_after
 from pbem.game.store import (
     Game,
     HistoryRecord,
@@ -28,6 +29,7 @@ from pbem.game.store import (
     history_path,
     read_game,
     read_history,
+    read_history_file,
 )
 from pbem.terminal import quoted
 
@@ -42,81 +44,98 @@ class AuditSummary:
     final_digest: str
 
 
-def recorded_orders(state: GameState, record: HistoryRecord) -> list[Orders]:
-    """The orders of a history record, parsed again."""
-    return [parse_orders(o.text, state.board) for o in record.orders]
-
-
-def replay_resolution(
-    state: GameState, record: HistoryRecord, randomness: engine.Randomness
-) -> tuple[GameState, tuple[Event, ...]]:
-    """A resolution done again from the order text its history file recorded."""
-    return engine.resolve(state, recorded_orders(state, record), randomness)
-
-
-Replayed = tuple[HistoryRecord, GameState, tuple[Event, ...]]
-
-
-def replay_history(game: Game, count: int) -> Iterator[Replayed]:
-    """Replay resolutions 0 to count - 1, checking each key against the seed's chain; each
-    record comes with the state and events the replay gives. AuditError at the first fault."""
-    directory = game.path
+def audit_game(directory: Path) -> AuditSummary:
+    """Replay every resolution from history/0000 and compare everything with what was recorded:
+    keys, events, dice and states; the undone resolutions too (against the state before them);
+    that the autopilot played only after a deadline; and that game.toml is where it all ends."""
+    game = read_game(directory, check_history=False)
+    undo.check_not_interrupted(directory)
+    count = history_count(directory)
+    if count == 0:
+        raise AuditError("the history is empty: history/0000.toml is missing")
     setup_record = read_history(directory, 0)
     if setup_record.setup is None:
         raise AuditError("history/0000.toml has no [setup] section")
     setup = dict(setup_record.setup)
+    schedule = clock.Schedule.from_dict(setup) if "turn_time" in setup else None
+    if schedule != game.schedule:
+        raise AuditError("game.toml's deadlines differ from those the game was created with")
+    undone = undo.undo_records(directory)
     previous = dice.commitment(game.seed, game.chain_length)
+    rolls = 0
     state: GameState | None = None
     for r in range(count):
         record = setup_record if r == 0 else read_history(directory, r)
         where = f"resolution {r} (history/{r:04d}.toml)"
-        try:
-            key = bytes.fromhex(record.key)
-        except ValueError:
-            raise AuditError(f"{where}: its key is not written in hex") from None
-        if key != game.key(r):
-            raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
+        key = _audit_key(game, where, record, r)
         if not dice.key_follows(key, previous):
             raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
         previous = key
-        randomness = engine.Randomness(key, dice.hidden_key(game.seed))
-        try:
-            if state is None:
-                state, events = engine.new_game(
-                    str(setup["game"]),
-                    list(setup["players"]),
-                    load_board(str(setup["board"])),
-                    Options.from_dict(setup),
-                    randomness,
-                )
-            else:
-                state, events = replay_resolution(state, record, randomness)
-        except (OrderError, ValueError, KeyError, TypeError) as err:
-            raise AuditError(f"{where}: it does not replay ({err})") from None
-        yield record, state, events
-
-
-def audit_game(directory: Path) -> AuditSummary:
-    """Replay every resolution from history/0000 and compare everything with what was recorded."""
-    game = read_game(directory, check_history=False)
-    count = history_count(directory)
-    if count == 0:
-        raise AuditError("the history is empty: history/0000.toml is missing")
-    rolls = 0
-    state: GameState | None = None
-    for record, state, events in replay_history(game, count):
-        where = f"resolution {record.resolution} (history/{record.resolution:04d}.toml)"
-        _compare_events(where, record.events, events)
-        if state_digest(state) != record.state_digest:
-            raise AuditError(f"{where}: the state after it differs from the one recorded")
+        if r == 0:
+            state, events = replay_setup(setup, game.randomness(0))
+            _compare(where, record, state, events)
+        else:
+            assert state is not None
+            rolls += _audit_undone(game, [u for u in undone if u.resolution == r], state)
+            early = deadlines.autopilot_too_early(directory, game, record)
+            if early:
+                raise AuditError(f"{where}: {early}")
+            state = _replay_checked(game, where, state, record)
         rolls += len(record.rolls())
     assert state is not None
+    rolls += _audit_undone(game, [u for u in undone if u.resolution == count], state)
     if state_digest(state) != state_digest(game.state):
         raise AuditError(
             "game.toml differs from the state the history replays to: "
             + describe(differences(game.state, state))
         )
+    if state.phase is not Phase.OVER and game.deadline != deadlines.pending_deadline(
+        directory, game, count
+    ):
+        raise AuditError(
+            "game.toml's deadline differs from the one the history gives "
+            f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
+            "was interrupted, run it again with --set and that time"
+        )
     return AuditSummary(count, rolls, state_digest(state))
+
+
+def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
+    key = bytes.fromhex(record.key)
+    if key != game.key(r):
+        raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
+    return key
+
+
+def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameState) -> int:
+    """Check undone resolutions: their keys, and their dice and events from the state before
+    them; returns how many rolls they hold."""
+    rolls = 0
+    for u in undone:
+        path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
+        where = f"undone resolution {u.resolution} ({path})"
+        record = read_history_file(path)
+        _audit_key(game, where, record, u.resolution)
+        if record.key != u.key:
+            raise AuditError(f"{where}: its key differs from the one its undo.toml records")
+        _replay_checked(game, where, state, record)
+        rolls += len(record.rolls())
+    return rolls
+
+
+def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:
+    try:
+        after, events = replay_orders(state, record.orders, game.randomness(record.resolution))
+    except (OrderError, ValueError) as err:
+        raise AuditError(f"{where}: its orders do not replay ({err})") from None
+    _compare(where, record, after, events)
+    return after
+
+
+def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequence[Event]) -> None:
+    _compare_events(where, record.events, events)
+    if state_digest(state) != record.state_digest:
+        raise AuditError(f"{where}: the state after it differs from the one recorded")
 
 
 def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
@@ -167,8 +186,8 @@ def history_problem(game: Game) -> str | None:
         return None
     where = f"history/{last:04d}.toml"
     try:
-        recorded = _replayed_state(game, last + 1)
-    except (AuditError, GameFileError) as err:
+        recorded = state_after(game, last)
+    except (PbemError, ValueError, KeyError, TypeError) as err:
         return (
             f"game.toml is not the state {where} recorded, and the history does not replay to "
             f"show what differs ({err}); restore game.toml from a backup"
@@ -180,14 +199,6 @@ def history_problem(game: Game) -> str | None:
         f"{describe(differences(game.state, recorded))}; restore game.toml from a backup "
         "(or undo the edit)"
     )
-
-
-def _replayed_state(game: Game, count: int) -> GameState:
-    last: GameState | None = None
-    for _, last, _ in replay_history(game, count):  # noqa: B007 (the last one is wanted)
-        pass
-    assert last is not None
-    return last
 
 
 def _shown(value: Any) -> str:

@@ -28,8 +28,12 @@ from pbem.game.store import valid_player_name
 from pbem.terminal import quoted
 
 
-def game_view(state: GameState, player: str | None = None, commitment: str = "") -> dict[str, Any]:
-    """DESIGN §7's view: the moderator's (player None: every hand) or one player's (own hand)."""
+def game_view(
+    state: GameState, player: str | None = None, commitment: str = "", deadline: str | None = None
+) -> dict[str, Any]:
+    """DESIGN §7's view: the moderator's (player None: every hand) or one player's (own hand).
+
+    `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines."""
     players = []
     for p in state.players:
         entry: dict[str, Any] = {
@@ -47,6 +51,10 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
             if p.alive
             else 0,
         }
+        if p.missed:
+            entry["missed"] = p.missed
+        if p.dropped:
+            entry["dropped"] = True
         if player is None or player == p.name:
             entry["hand"] = list(p.hand)
         players.append(entry)
@@ -69,6 +77,8 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
             t: {"owner": h.owner, "armies": h.armies} for t, h in state.territories.items()
         },
     }
+    if deadline is not None and state.phase is not Phase.OVER:
+        view["deadline"] = deadline
     if player is not None:
         view["player"] = player
     if state.has_neutral():
@@ -201,9 +211,9 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
         hand = tuple(_items(p.get("hand", []), f"{name}'s hand", len(cards)))
         if not all(isinstance(c, str) and c in cards for c in hand):
             raise ViewError(f"{name}'s hand holds something that is not a card of the board")
-        alive = _field(p, "alive", name)
-        if not isinstance(alive, bool):
-            raise ViewError(f"{name}'s 'alive' is not true or false")
+        alive, dropped = _field(p, "alive", name), p.get("dropped", False)
+        if not isinstance(alive, bool) or not isinstance(dropped, bool):
+            raise ViewError(f"{name}'s 'alive' or 'dropped' is not true or false")
         players.append(
             Player(
                 name=name,
@@ -213,6 +223,8 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
                 to_place=_count(_field(p, "reinforcements", name), f"{name}'s reinforcements")
                 if phase is Phase.SETUP
                 else 0,
+                missed=_count(p.get("missed", 0), f"{name}'s missed turns"),
+                dropped=dropped,
             )
         )
     names = [p.name for p in players]
