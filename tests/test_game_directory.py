@@ -25,6 +25,9 @@ from pbem.game.store import read_game, read_history
 from pbem.present import report
 
 
+NOW = "2026-12-03T20:00+01:00"
+
+
 def run(*args: object, code: int = 0) -> str:
     result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
     assert result.exit_code == code, result.output
@@ -271,16 +274,17 @@ def test_a_disk_fault_during_resolve_is_a_sentence_and_a_rerun_completes(
 ) -> None:
     twin = new_game(tmp_path / "twin")
     directory = new_game(tmp_path / "g")
-    _play(twin, 1)
+    write_skeletons(twin)
+    run("resolve", twin, "--now", NOW)
     write_skeletons(directory)
     _fail_write_number(monkeypatch, write, code)
-    out = run("resolve", directory, code=1)
+    out = run("resolve", directory, "--now", NOW, code=1)
     assert FAULTS[code] in out and "run the command again" in out
     assert "Traceback" not in out
     assert str(directory) in out
     assert not list(directory.rglob("*.tmp"))
     monkeypatch.undo()
-    run("resolve", directory)
+    run("resolve", directory, "--now", NOW)
     assert snapshot(directory) == snapshot(twin)
 
 
