@@ -24,7 +24,6 @@ from pbem.game.safety import disk_error
 from pbem.game.store import read_game, read_history
 from pbem.present import report
 
-
 NOW = "2026-12-03T20:00+01:00"
 
 
