@@ -34,6 +34,16 @@ from pbem.core.state import (
 )
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game.clock import Schedule, iso, parse_instant
+from pbem.game.safety import (
+    ORDER_FILE_LIMIT,
+    FileProblem,
+    disk_error,
+    lock_error,
+    read_bounded,
+    read_text,
+    remove_temporaries,
+)
+from pbem.terminal import quoted
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -60,24 +70,50 @@ PLAYER_STATE_KEYS = (
 )
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
 PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
+FILE_LIMIT = 16 * 1024 * 1024
+"""The largest game or history file read (a long resolution's history is ~100 KiB)."""
+
+
+def valid_player_name(name: str) -> bool:
+    """Whether a name keeps to the naming rule, so that files named after it stay in the
+    game directory (reports/NNNN/<name>.txt, orders/<name>.toml)."""
+    return bool(PLAYER_NAME.fullmatch(name)) and name.lower() != NEUTRAL
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write a file so that it is either wholly old or wholly new, even after a crash."""
+    """Write a file so that it is either wholly old or wholly new, even after a crash.
+
+    A write the disk refuses (full, read-only, no permission) raises DiskError naming the path;
+    the temporary file is removed and the old file, if any, is left as it was."""
     raw = data.encode() if isinstance(data, str) else data
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise disk_error(err, path) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(raw)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        _sync_dir(path.parent)
+    except BaseException as err:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(err, OSError):
+            raise disk_error(err, path) from None
         raise
-    _sync_dir(path.parent)
+
+
+def write_files(folder: Path, files: Mapping[str, str]) -> tuple[Path, ...]:
+    """Write rendered files (name: text) into `folder`, each atomically; the paths written."""
+    written = []
+    for name, text in files.items():
+        atomic_write(folder / name, text)
+        written.append(folder / name)
+    return tuple(written)
 
 
 def _sync_dir(path: Path) -> None:
@@ -90,11 +126,17 @@ def _sync_dir(path: Path) -> None:
 
 @contextlib.contextmanager
 def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
-    """Hold the game's lock; a second run on the same game fails at once."""
+    """Hold the game's lock; a second run on the same game fails at once.
+
+    Once the lock is held, the temporary files a killed run left are removed (not when
+    creating: the directory may be any folder the moderator named)."""
     if not creating and not (directory / GAME_FILE).is_file():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
     path = directory / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as err:
+        raise lock_error(err, path) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -102,6 +144,8 @@ def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
             raise LockedError(
                 f"{directory} is being resolved by another run; wait for it to finish"
             ) from None
+        if not creating:
+            remove_temporaries(directory)
         yield
     finally:
         os.close(fd)
@@ -153,17 +197,24 @@ class Game:
 
 def _load_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GameFileError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as err:
+        return tomllib.loads(read_bounded(path, FILE_LIMIT).decode("utf-8"))
+    except FileProblem as err:
+        if not path.exists():
+            raise GameFileError(f"{path} does not exist") from None
+        raise GameFileError(f"cannot read {path}: {err}") from None
+    except UnicodeDecodeError as err:
         raise GameFileError(f"cannot read {path}: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise GameFileError(f"{path} is damaged: {err}") from None
+    except RecursionError:
+        raise GameFileError(f"{path} is damaged: it nests tables too deeply") from None
 
 
-def read_game(directory: Path) -> Game:
-    """Load a game directory; raises GameFileError if it is not one or is damaged."""
+def read_game(directory: Path, *, check_history: bool = True) -> Game:
+    """Load a game directory; raises GameFileError if it is not one or is damaged.
+
+    The game file is checked against the history (pbem.game.audit.history_problem) unless
+    `check_history` is false, which only the audit uses: it replays and compares everything."""
     path = directory / GAME_FILE
     if not path.exists():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
@@ -193,6 +244,12 @@ def read_game(directory: Path) -> Game:
     problem = inconsistency(game)
     if problem:
         raise GameFileError(f"{path} is damaged: {problem}; restore it from a backup")
+    if check_history:
+        from pbem.game.audit import history_problem  # audit reads games through this module
+
+        problem = history_problem(game)
+        if problem:
+            raise GameFileError(f"{path} does not match the history: {problem}")
     return game
 
 
@@ -270,6 +327,9 @@ def inconsistency(game: Game) -> str | None:
     names = [p.name for p in state.players]
     if not 2 <= len(names) <= 6 or len(set(names)) != len(names):
         return f"it lists {len(names)} players, {len(set(names))} of them different"
+    for name in names:
+        if not valid_player_name(name):
+            return f"the player name '{quoted(name)}' breaks the naming rule ({PLAYER_NAME_RULE})"
     if not 0 <= state.current < len(names):
         return f"the current seat {state.current} is not one of the {len(names)} seats"
     if [p.seat for p in state.players] != list(range(len(names))):
@@ -488,9 +548,9 @@ def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list
     for record in orders:
         path = directory / ORDERS / record.file
         try:
-            if path.is_file() and path.read_text(encoding="utf-8") == record.text:
+            if read_text(path, ORDER_FILE_LIMIT) == record.text:
                 out.append(path)
-        except (OSError, UnicodeDecodeError):
+        except (FileProblem, UnicodeDecodeError):
             continue
     return out
 
@@ -500,17 +560,52 @@ def report_dir(directory: Path, resolution: int) -> Path:
 
 
 def order_files(directory: Path) -> list[Path]:
-    """The order files waiting in the game's orders/ folder, by name."""
+    """The order files waiting in the game's orders/ folder, by name.
+
+    Every `*.toml` entry is listed, even one that is not a regular file (a FIFO, a device, a
+    folder), so that it is refused by name rather than passed over in silence."""
     folder = directory / ORDERS
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.glob("*.toml") if p.is_file())
+    return sorted(folder.glob("*.toml"))
 
 
 def archive_orders(directory: Path, resolution: int, files: Sequence[Path]) -> None:
     """Move used order files out of orders/ into orders/done/NNNN/ (their text is in history)."""
-    done = directory / ORDERS / "done" / f"{resolution:04d}"
+    done = done_dir(directory, resolution)
     for path in files:
         if path.parent.resolve() == (directory / ORDERS).resolve() and path.exists():
-            done.mkdir(parents=True, exist_ok=True)
-            os.replace(path, done / path.name)
+            try:
+                done.mkdir(parents=True, exist_ok=True)
+                os.replace(path, done / path.name)
+            except OSError as err:
+                raise disk_error(err, done / path.name, "move an order file to") from None
+
+
+def make_orders_folder(directory: Path) -> None:
+    """The orders/ folder where order files wait (mail fetch puts them there)."""
+    try:
+        (directory / ORDERS).mkdir(exist_ok=True)
+    except OSError as err:
+        raise disk_error(err, directory / ORDERS, "create") from None
+
+
+def game_files(directory: Path) -> list[str]:
+    """What in `directory` belongs to a game (so that a new game may not go there): the game
+    file, a history or reports folder with anything in it, an orders folder holding files."""
+    found = [GAME_FILE] if (directory / GAME_FILE).exists() else []
+    for folder in (HISTORY, REPORTS):
+        path = directory / folder
+        if path.is_dir() and any(path.iterdir()):
+            found.append(f"{folder}/")
+        elif path.exists() and not path.is_dir():
+            found.append(folder)
+    orders = directory / ORDERS
+    if orders.is_dir() and any(p.is_file() for p in orders.rglob("*")):
+        found.append(f"{ORDERS}/ with files")
+    return found
+
+
+def done_dir(directory: Path, resolution: int) -> Path:
+    """Where the order files a resolution used are kept: orders/done/NNNN/."""
+    return directory / ORDERS / "done" / f"{resolution:04d}"
