@@ -200,3 +200,16 @@ def test_a_whole_game_from_the_draft_to_its_end(tmp_path: Path) -> None:
     assert processor.audit_game(directory).resolutions == len(phases) + 1
     text = report.render(read_game(directory), len(phases), (), "alice", "txt")
     assert "Secret missions, revealed" in text
+
+
+def test_reports_and_show_call_the_land_of_the_draft_unclaimed(tmp_path: Path) -> None:
+    directory = tmp_path / "game"
+    processor.new_game(
+        directory, processor.parse_player_list(NAMES), DRAFT, seed=SEED, name="test-game"
+    )
+    game = read_game(directory)
+    text = report.render(game, 0, (), "alice", "txt")
+    assert "Draft turn: every player sends a ranked list of territories" in text
+    assert "    Alaska                   unclaimed      0" in text and "held by neutral" not in text
+    table = processor.show_table(game.state, report.game_view(game.state, None))
+    assert "  Alaska                   unclaimed       0" in table and "neutral" not in table

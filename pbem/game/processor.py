@@ -62,7 +62,7 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
-from pbem.present.missions import mission_lines
+from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
 from pbem.present.view import read_view
 from pbem.terminal import printable, quoted
 
@@ -402,11 +402,13 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     if deadline:
         out.append(f"due by {deadline}")
     for c in state.board.continents.values():
-        holders = {state.owner(t) for t in c.territories}
-        held = f", held by {holders.pop()}" if len(holders) == 1 else ""
+        holders = {owner_shown(state, t) for t in c.territories}
+        held = (
+            f", held by {holders.pop()}" if len(holders) == 1 and UNCLAIMED not in holders else ""
+        )
         out.append(f"\n{c.name} (+{c.bonus}){held}")
         for t in c.territories:
-            out.append(f"  {t:<24} {state.owner(t):<12} {state.armies(t):>4}")
+            out.append(f"  {t:<24} {owner_shown(state, t):<12} {state.armies(t):>4}")
     out.append("\nplayer        territories armies cards reinforcements")
     for p in view["players"]:
         hand = f"  hand: {', '.join(p['hand'])}" if p.get("hand") else ""

@@ -21,6 +21,15 @@ def may_see(state: GameState, holder: str, viewer: str | None) -> bool:
     return viewer is None or viewer == holder or state.phase is Phase.OVER
 
 
+UNCLAIMED = "unclaimed"
+"""How reports name the holder of a territory nobody has drafted yet."""
+
+
+def owner_shown(state: GameState, territory: str) -> str:
+    """A territory's holder as a report names it: "unclaimed" during the draft."""
+    return UNCLAIMED if state.phase is Phase.DRAFT else state.owner(territory)
+
+
 def hidden_from(event: Event, viewer: str | None) -> bool:
     """Whether a report for `viewer` leaves `event` out: a mission dealt to, or fallen back
     for, another player (told to everyone in the final report's list of missions)."""
@@ -42,7 +51,7 @@ def mission_entry(state: GameState, player: Player, viewer: str | None) -> dict[
     }
     if player.mission_fallback:
         entry["fell_back"] = True
-    if player.alive:
+    if player.alive and state.phase is not Phase.DRAFT:
         holds = "you hold" if viewer == player.name else f"{player.name} holds"
         entry["progress"] = missions.progress(state, player.name, holds)
     if state.winner == player.name and missions.completed(state, player.name):

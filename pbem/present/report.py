@@ -917,7 +917,7 @@ def report_context(
     continents = []
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
-        holder = holders.pop() if len(holders) == 1 else None
+        holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
         continents.append(
             {
                 "name": c.name,
@@ -928,7 +928,7 @@ def report_context(
                 "territories": [
                     {
                         "name": t,
-                        "owner": state.owner(t),
+                        "owner": mission_view.owner_shown(state, t),
                         "armies": state.armies(t),
                         "mine": player is not None and state.owner(t) == player,
                         "colour": colours.get(state.owner(t), NEUTRAL_COLOUR)[0],
