@@ -213,3 +213,21 @@ def test_reports_and_show_call_the_land_of_the_draft_unclaimed(tmp_path: Path) -
     assert "    Alaska                   unclaimed      0" in text and "held by neutral" not in text
     table = processor.show_table(game.state, report.game_view(game.state, None))
     assert "  Alaska                   unclaimed       0" in table and "neutral" not in table
+
+
+def test_check_tells_what_a_draft_list_asks_for_with_the_game_or_the_view(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "game"
+    processor.new_game(
+        directory, processor.parse_player_list(NAMES), DRAFT, seed=SEED, name="test-game"
+    )
+    text = (directory / "reports" / "0000" / "alice.orders.toml").read_text()
+    path = tmp_path / "alice.toml"
+    path.write_text(text.replace('draft = ["rest"]', 'draft = ["Peru", "Brazil", "rest"]'))
+    _, [(submission, lines)] = processor.check_files(directory, [path])
+    assert submission.accepted
+    assert lines == ["draft: 2 territories ranked (Peru, Brazil), then the fill-in rule"]
+    view = directory / "reports" / "0000" / "alice.view.json"
+    [(own, own_lines)] = processor.check_with_view(view, [path])
+    assert own.accepted and own_lines == lines

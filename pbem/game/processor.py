@@ -62,7 +62,7 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
-from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.present.missions import UNCLAIMED, draft_forecast, mission_lines, owner_shown
 from pbem.present.view import read_view
 from pbem.terminal import printable, quoted
 
@@ -312,6 +312,8 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
     """What a valid order file will do: placements, and the exact odds of each attack."""
     if orders is None:
         return []
+    if orders.draft:
+        return [draft_forecast(orders.draft)]
     lines: list[str] = []
     placed: dict[str, int] = {}
     total = (

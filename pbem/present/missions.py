@@ -13,6 +13,7 @@ from typing import Any
 
 from pbem.core import missions
 from pbem.core.events import Drafted, Event, MissionCompleted, MissionDealt, MissionFellBack
+from pbem.core.orders import REST
 from pbem.core.state import GameState, Phase, Player
 
 
@@ -147,6 +148,17 @@ def draft_round(events: Sequence[Event], start: int) -> tuple[str, int]:
         picks.append(f"{e.player} {e.territory}" + (" (fill-in rule)" if e.by != "list" else ""))
         i += 1
     return f"Draft round {first.round}: " + ", ".join(picks) + ".", i
+
+
+def draft_forecast(ranked: Sequence[str]) -> str:
+    """What a valid draft list asks for, as `pbem check` tells it."""
+    named = [t for t in ranked if t != REST]
+    shown = ", ".join(named[:3]) + (", ..." if len(named) > 3 else "")
+    if len(named) < len(ranked):
+        if not named:
+            return "draft: every pick by the fill-in rule"
+        return f"draft: {len(named)} territories ranked ({shown}), then the fill-in rule"
+    return f"draft: all {len(named)} territories ranked ({shown})"
 
 
 def draft_skeleton(state: GameState) -> list[str]:
