@@ -12,6 +12,7 @@ import pytest
 from bots import SECRET, orders_for
 from conftest import SEED
 from helpers import BOARD, make_state, order_text, randomness
+from test_deadlines import ROME, SETUP_DUE, new, run
 
 from pbem.core import draft, rules
 from pbem.core.autopilot import autopilot_orders
@@ -21,7 +22,7 @@ from pbem.core.orders import REST, Orders, parse_orders
 from pbem.core.state import NEUTRAL, Options, Phase, SetupMode, TwoPlayer
 from pbem.errors import OrderError
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.store import read_game, read_history
 from pbem.present import report
 
 DRAFT = Options(setup=SetupMode.DRAFT)
@@ -231,3 +232,23 @@ def test_check_tells_what_a_draft_list_asks_for_with_the_game_or_the_view(
     view = directory / "reports" / "0000" / "alice.view.json"
     [(own, own_lines)] = processor.check_with_view(view, [path])
     assert own.accepted and own_lines == lines
+
+
+def test_a_list_missing_at_the_deadline_gets_the_fill_in_rule(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g", *ROME, "--setup", "draft", "--missions")
+    for name in ("alice", "bob"):
+        text = (directory / "reports" / "0000" / f"{name}.orders.toml").read_text()
+        (directory / "orders" / f"{name}.toml").write_text(
+            text.replace('draft = ["rest"]', 'draft = ["Peru", "rest"]')
+        )
+    run("resolve", directory, "--now", SETUP_DUE)
+    carol = next(o for o in read_history(directory, 1).orders if o.player == "carol")
+    assert carol.autopilot and 'draft = [\n  "rest",\n]' in carol.text
+    picks = [e for e in read_history(directory, 1).events if isinstance(e, Drafted)]
+    assert {e.by for e in picks if e.player == "carol"} == {"rest"}
+    game = read_game(directory)
+    assert game.state.phase is Phase.SETUP and game.state.player("carol").missed == 1
+    text = (directory / "reports" / "0001" / "carol.txt").read_text()
+    assert "No orders from carol by the deadline" in text
+    assert "(fill-in rule)" in text
+    assert processor.audit_game(directory).resolutions == 2
