@@ -495,3 +495,14 @@ def test_pbem_new_with_missions_says_so_and_refuses_two_players(tmp_path: Path) 
     bad = runner.invoke(main, ["new", str(tmp_path / "b"), "--players", "a,b", "--missions"])
     assert bad.exit_code != 0 and "Secret Mission Risk is played by 3 to 6 players" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_the_moderators_summary_names_the_mission_that_won() -> None:
+    state = make_state(first_n(24), phase=Phase.OVER, winner="alice")
+    events = (MissionCompleted("alice", "territories:24", "destroy:alice"), Won("alice"))
+    text = processor.summary(processor.Outcome(7, state, events))
+    assert (
+        "alice has done their secret mission: occupy 24 territories (the card dealt: eliminate "
+        "alice from the game)." in text
+    )
+    assert "The game is over: alice won." in text

@@ -383,7 +383,9 @@ def summary(outcome: Outcome) -> str:
         f"{rolls} rolls, {conquests} territories taken."
     ]
     lines += [
-        report.narrate(e, None) for e in outcome.events if e.kind in ("missed_turn", "dropped")
+        report.narrate(e, None)
+        for e in outcome.events
+        if e.kind in ("missed_turn", "dropped", "mission_completed")
     ]
     if state.phase is Phase.OVER:
         lines.append(f"The game is over: {state.winner} won.")
