@@ -38,16 +38,16 @@ TESTS: dict[str, list[str]] = {
     "pbem/game/store.py": [
         "tests/test_store.py",
         "tests/test_shell_recovery.py",
-        "tests/test_processor.py",
-        "tests/test_old_games.py",
-        "tests/test_cli.py",
-    ],
-    "pbem/game/processor.py": [
-        "tests/test_shell_recovery.py",
         "tests/test_shell_processor.py",
         "tests/test_processor.py",
         "tests/test_old_games.py",
-        "tests/test_cli.py",
+    ],
+    "pbem/game/processor.py": [
+        "tests/test_shell_processor.py",
+        "tests/test_shell_recovery.py",
+        "tests/test_store.py",
+        "tests/test_processor.py",
+        "tests/test_old_games.py",
     ],
     "pbem/mail/mailer.py": ["tests/test_shell_mail.py", "tests/test_mail.py"],
     "pbem/present/report.py": [
@@ -398,7 +398,7 @@ def trial(file: str, sample: int | None, seed: int, timeout: float | None) -> Fi
             raise SystemExit(f"{file}: the tests fail without any mutant; fix them first")
         limit = timeout or max(60.0, 3 * baseline)
         target = scratch / file
-        for mutant in chosen:
+        for number, mutant in enumerate(chosen, 1):
             reason = _skip_reason(mutant)
             if reason is not None:
                 assert result.skipped is not None
@@ -411,9 +411,10 @@ def trial(file: str, sample: int | None, seed: int, timeout: float | None) -> Fi
             if passed:
                 assert result.missed is not None
                 result.missed.append(mutant)
-                print(f"  missed {mutant.label()}", flush=True)
             else:
                 result.caught += 1
+            verdict = "missed" if passed else "caught"
+            print(f"  [{number}/{len(chosen)}] {verdict} {mutant.label()}", flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return result

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.core.state import Options
+from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.store import read_game
 from pbem.mail import mailer as mail
@@ -176,3 +177,129 @@ def test_a_message_without_a_message_id_gets_one_from_its_bytes() -> None:
     made = mail.message_id(msg, raw)
     assert made.startswith("<") and made.endswith("@pbem.invalid>")
     assert made == mail.message_id(msg, raw) != mail.message_id(msg, raw + b"x")
+
+
+# --- mail out ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "host", "port"),
+    [
+        ("mail.example.org:587", "mail.example.org", 587),
+        ("mail.example.org", "mail.example.org", 25),
+        ("[::1]:2525", "::1", 2525),
+        (" 127.0.0.1:1 ", "127.0.0.1", 1),
+        ("h:65535", "h", 65535),
+    ],
+)
+def test_a_server_is_host_and_port(spec: str, host: str, port: int) -> None:
+    server = mail.smtp_server(spec)
+    assert (server.host, server.port, str(server)) == (host, port, f"{host}:{port}")
+    assert server.password() is None
+
+
+@pytest.mark.parametrize("spec", ["h:0", "h:65536", ":25", "h:-1", "h:x"])
+def test_a_bad_server_is_refused(spec: str) -> None:
+    with pytest.raises(PbemError, match="--smtp must be HOST:PORT"):
+        mail.smtp_server(spec)
+
+
+def test_the_password_comes_from_the_environment_before_the_prompt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[bool] = []
+
+    def ask() -> str:
+        asked.append(True)
+        return "typed"
+
+    monkeypatch.setenv(mail.PASSWORD_ENV, "from-env")
+    assert mail.smtp_server("h:25", user="u", ask=ask).password() == "from-env"
+    monkeypatch.delenv(mail.PASSWORD_ENV)
+    assert mail.smtp_server("h:25", user="u", ask=ask).password() == "typed"
+    assert asked == [True]
+    assert mail.smtp_server("h:25", user="u").password() is None
+    assert mail.smtp_server("h:25", ask=ask).password() is None and asked == [True]
+
+
+def test_no_password_for_a_login_is_a_clean_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(mail.PASSWORD_ENV, raising=False)
+    with pytest.raises(PbemError, match="no SMTP password for pbem: set PBEM_SMTP_PASSWORD"):
+        mail._connect(mail.smtp_server("127.0.0.1:1", user="pbem"))
+
+
+def test_each_recipient_is_counted_once() -> None:
+    msg = EmailMessage()
+    msg["To"] = "A <a@x.org>, b@x.org"
+    msg["Cc"] = "a@x.org"
+    msg["Bcc"] = "c@x.org, b@x.org"
+    assert mail._recipients(msg) == ["a@x.org", "b@x.org", "c@x.org"]
+
+
+def test_what_a_send_did_is_told_line_by_line() -> None:
+    result = mail.SendResult(
+        built=["r0001-alice.eml"],
+        delivered=["r0001-alice.eml to alice@x.org"],
+        failed=["r0001-bob.eml: bob@x.org refused: 550 no"],
+        pending=["r0001-bob.eml"],
+        notes=["carol has no address: report 0001/carol not mailed"],
+    )
+    assert not result.ok
+    assert result.lines() == [
+        "wrote outbox/r0001-alice.eml",
+        "sent r0001-alice.eml to alice@x.org",
+        "failed: r0001-bob.eml: bob@x.org refused: 550 no",
+        "carol has no address: report 0001/carol not mailed",
+        "1 messages wait in outbox/: r0001-bob.eml",
+    ]
+    dry = mail.SendResult(built=["a.eml"], pending=["a.eml"], dry_run=True)
+    assert dry.ok and dry.lines() == [
+        "would write outbox/a.eml",
+        "1 messages would wait in outbox/: a.eml",
+    ]
+    assert mail.SendResult().lines() == ["nothing to send"]
+    assert mail.SendResult(delivered=["x"]).lines() == ["sent x"]
+
+
+def test_server_answers_read_as_text() -> None:
+    import smtplib
+
+    assert mail._reply_text(550, b"no such \xc3\xa9 box") == "550 no such é box"
+    assert mail._reply_text(421, "bye") == "421 bye"
+    assert mail._smtp_reason(smtplib.SMTPResponseException(554, b"spam")) == (
+        "the server answered 554 spam"
+    )
+    assert mail._smtp_reason(smtplib.SMTPException("odd")) == "odd"
+    assert mail._smtp_reason(smtplib.SMTPException()) == "SMTPException"
+
+
+def test_a_report_message_needs_a_report_and_a_player(game_dir: Path) -> None:
+    game = read_game(game_dir)
+    assert mail.build_report(game, 0, "nobody", MODERATOR) is None
+    assert mail.build_report(game, 5, "alice", MODERATOR) is None
+    msg = mail.build_report(game, 0, "alice", MODERATOR, bcc="copy@example.org")
+    assert msg is not None
+    assert str(msg["Bcc"]) == "copy@example.org" and str(msg["Reply-To"]) == MODERATOR
+    assert str(msg["Message-ID"]) == f"<pbem.{GAME}.r0000.alice@example.org>"
+    assert mail.build_report(game, 0, "alice", MODERATOR)["Bcc"] is None  # type: ignore[index]
+
+
+def test_a_report_subject_without_a_view() -> None:
+    assert mail.report_subject(None, "alice", 7) == "report after resolution 7"
+
+
+def test_mail_state_files_that_are_damaged_are_named(game_dir: Path) -> None:
+    hello = raw_message(headers("stranger@example.org"), "hello")
+    folder = game_dir / mail.MAIL
+    folder.mkdir()
+    (folder / mail.SEEN).write_text("[1]")
+    with pytest.raises(mail.GameFileError, match="seen.json is damaged: not a JSON object"):
+        fetch_raw(game_dir, hello)
+    (folder / mail.SEEN).write_text("{")
+    with pytest.raises(mail.GameFileError, match="seen.json is damaged"):
+        fetch_raw(game_dir, hello)
+    (folder / mail.SEEN).write_text('{"messages": {}}')
+    [incoming] = fetch_raw(game_dir, hello).incoming
+    assert incoming.verdict is mail.Verdict.REJECTED
+    with pytest.raises(PbemError, match="give a mailbox to read"):
+        fetch_raw(game_dir)

@@ -49,12 +49,17 @@ def _interrupted(directory: Path, monkeypatch: pytest.MonkeyPatch) -> int:
     return read_game(directory).state.resolution
 
 
-@pytest.fixture
-def played(tmp_path: Path) -> Path:
-    """A game four resolutions on (setup, setup turn and two play turns), with battles."""
-    directory = new_game(tmp_path / "game")
+@pytest.fixture(scope="module")
+def played_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = new_game(tmp_path_factory.mktemp("played") / "game")
     _play(directory, 3)
     return directory
+
+
+@pytest.fixture
+def played(played_once: Path, tmp_path: Path) -> Path:
+    """A game four resolutions on (setup, setup turn and two play turns), with battles."""
+    return Path(shutil.copytree(played_once, tmp_path / "game"))
 
 
 def test_a_history_two_files_ahead_of_the_game_file_is_refused(

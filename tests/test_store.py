@@ -9,7 +9,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
 import pytest
@@ -367,3 +367,28 @@ def test_the_history_is_counted_up_to_its_first_gap(playing_dir: Path) -> None:
     record = store.read_history(playing_dir, 1)
     assert (record.resolution, record.turn, record.setup) == (1, 0, None)
     assert store.read_history(playing_dir, 0).setup is not None
+
+
+def test_a_missing_or_unreadable_history_file_is_named(playing_dir: Path) -> None:
+    with pytest.raises(GameFileError, match=r"history/0005.toml does not exist"):
+        store.read_history(playing_dir, 5)
+    path = store.history_path(playing_dir, 1)
+    path.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(GameFileError, match=r"cannot read .*history/0001.toml"):
+        store.read_history(playing_dir, 1)
+    path.write_text('resolution = 1\nturn = "one"\n')
+    with pytest.raises(GameFileError, match=r"history/0001.toml is damaged or incomplete"):
+        store.read_history(playing_dir, 1)
+
+
+def test_what_the_store_hands_out_cannot_be_changed_in_place(playing_dir: Path) -> None:
+    game = read_game(playing_dir)
+    record = store.read_history(playing_dir, 1)
+    for thing, field in (
+        (game, "seed"),
+        (game.registrations[0], "secret"),
+        (record, "state_digest"),
+        (record.orders[0], "text"),
+    ):
+        with pytest.raises(FrozenInstanceError):
+            setattr(thing, field, None)
