@@ -12,7 +12,21 @@ from helpers import SECRET, make_state
 
 from pbem.core import rules
 from pbem.core.board import WILD
-from pbem.core.events import Eliminated, Won
+from pbem.core.events import (
+    AttackStopped,
+    Conquered,
+    Dealt,
+    DrewCard,
+    Eliminated,
+    Event,
+    Fortified,
+    Placed,
+    Reinforced,
+    Rolled,
+    RolledForFirst,
+    SeatsDecided,
+    Won,
+)
 from pbem.core.orders import parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.game import processor
@@ -121,3 +135,297 @@ def test_no_order_file_is_written_when_the_game_is_over(game: Game) -> None:
     assert not [p for p in written if p.name.endswith(".orders.toml")]
     text = (game.path / "reports" / "0009" / f"{winner}.txt").read_text()
     assert "won" in text
+
+
+# --- every event as one sentence ---------------------------------------------------------------
+
+
+def test_narrate_tells_each_event_in_one_sentence() -> None:
+    cases: list[tuple[Event, str]] = [
+        (RolledForFirst("alice", 5), "alice rolled 5 for first player."),
+        (SeatsDecided(("bob", "alice")), "Order of play: bob, alice."),
+        (Dealt("alice", ("Peru", "Siam")), "alice was dealt 2 territories, one army each."),
+        (
+            Reinforced("alice", 3, 9, 3, (), 0),
+            "Turn 3: alice receives 3 armies (3 for 9 territories).",
+        ),
+        (
+            Reinforced("alice", 3, 12, 4, ("Australia", "South America"), 4),
+            "Turn 3: alice receives 8 armies (4 for 12 territories, 4 for holding Australia "
+            "and South America).",
+        ),
+        (Placed("alice", "Peru", 2, "card"), "alice placed 2 on Peru for its card."),
+        (
+            Placed("alice", "Peru", 6, "elimination"),
+            "alice placed 6 on Peru from the forced trade.",
+        ),
+        (Placed("alice", "Peru", 4), "alice placed 4 on Peru."),
+        (
+            Rolled("alice", "Peru", "Brazil", "bob", (6, 1), (3,), 0, 1),
+            "Peru → Brazil: 6 1 against 3; alice loses 0, bob loses 1.",
+        ),
+        (
+            Conquered("alice", "Peru", "Brazil", "bob", 2, "asked to move 1, raised to 2"),
+            "alice took Brazil from bob, moving in 2 from Peru (asked to move 1, raised to 2).",
+        ),
+        (
+            Conquered("alice", "Peru", "Brazil", "bob", 2),
+            "alice took Brazil from bob, moving in 2 from Peru.",
+        ),
+        (
+            AttackStopped("alice", "Peru", "Brazil", "Peru is down to 2"),
+            "alice stopped attacking Brazil: Peru is down to 2.",
+        ),
+        (
+            Eliminated("bob", "alice", 1),
+            "bob is out of the game, eliminated by alice, who takes 1 card.",
+        ),
+        (
+            Eliminated("bob", "alice", 0),
+            "bob is out of the game, eliminated by alice, who takes 0 cards.",
+        ),
+        (
+            Fortified("alice", "Peru", "Brazil", 9, "asked to move 12, cut to 9"),
+            "alice moved 9 from Peru to Brazil (asked to move 12, cut to 9).",
+        ),
+    ]
+    for event, sentence in cases:
+        assert report.narrate(event, "carol") == sentence
+
+
+def test_placements_are_grouped_by_player_and_reason() -> None:
+    events: list[Event] = [
+        Placed("alice", "Peru", 3, "setup"),
+        Placed("alice", "Siam", 2, "setup"),
+        Placed("neutral", "Ural", 1, "random"),
+        Placed("neutral", "Egypt", 2, "random"),
+        Placed("bob", "Peru", 2, "card"),
+        Placed("bob", "Siam", 2, "card"),
+        Placed("bob", "Ural", 5, "elimination"),
+        Placed("bob", "Japan", 1, "elimination"),
+        Placed("carol", "Japan", 4),
+    ]
+    assert [i.text for i in report.tell(events, None, {})] == [
+        "alice placed 5 setup armies: 3 on Peru and 2 on Siam.",
+        "neutral's other 3 armies were placed at random: 1 on Ural and 2 on Egypt.",
+        "bob placed 2 on Peru and Siam for its card.",
+        "bob placed 6 from the forced trade: 5 on Ural and 1 on Japan.",
+        "carol placed 4 on Japan.",
+    ]
+    assert [i.kind for i in report.tell(events, None, {})] == ["place"] * 5
+
+
+def test_the_first_player_dice_are_told_round_by_round() -> None:
+    events: list[Event] = [
+        RolledForFirst("alice", 6),
+        RolledForFirst("bob", 6),
+        RolledForFirst("carol", 2),
+        RolledForFirst("alice", 3),
+        RolledForFirst("bob", 5),
+        SeatsDecided(("bob", "carol", "alice")),
+    ]
+    items = report.tell(events, None, {})
+    assert [(i.kind, i.text) for i in items] == [
+        (
+            "setup",
+            "Dice for the first player: alice 6, bob 6, carol 2; a tie, so again: alice 3, bob 5.",
+        ),
+        ("setup", "Order of play: bob, carol, alice."),
+    ]
+
+
+def test_a_battle_then_another_from_the_same_territory_are_two_stories() -> None:
+    events: list[Event] = [
+        Rolled("alice", "Peru", "Brazil", "bob", (6,), (1,), 0, 1),
+        Conquered("alice", "Peru", "Brazil", "bob", 1),
+        Rolled("alice", "Peru", "Argentina", "bob", (1,), (6,), 1, 0),
+        Rolled("alice", "Peru", "Argentina", "bob", (1,), (6,), 1, 0),
+        AttackStopped("alice", "Peru", "Argentina", "Peru is down to 1"),
+        DrewCard("alice", "Peru"),
+    ]
+    items = report.tell(events, "alice", {"Peru": 4, "Brazil": 1, "Argentina": 2})
+    assert [i.kind for i in items] == ["battle", "battle", "card"]
+    assert items[0].result == "alice took Brazil, moving in 1 (3 stay in Peru)."
+    assert items[1].text == "alice attacked Argentina (bob) from Peru: 3 armies against 2."
+    assert [(r.losses, r.source_left, r.target_left) for r in items[1].rolls] == [
+        ("alice loses 1", 2, 2),
+        ("alice loses 1", 1, 2),
+    ]
+    assert items[1].result == "alice stopped: Peru is down to 1; Argentina holds with 2."
+    one = report.tell(events[:2], "alice", {"Peru": 2, "Brazil": 1})
+    assert one[0].result == "alice took Brazil, moving in 1 (1 stays in Peru)."
+    each = Rolled("alice", "Peru", "Brazil", "bob", (6, 1), (5, 2), 1, 1)
+    assert report.tell([each], None, {"Peru": 5, "Brazil": 5})[0].rolls[0].losses == "each loses 1"
+
+
+def test_working_back_and_forward_through_events_meet() -> None:
+    state = make_state(
+        {"Peru": ("alice", 5), "Brazil": ("alice", 3), "Venezuela": ("alice", 2)},
+        default=("bob", 2),
+    )
+    events: list[Event] = [
+        Placed("alice", "Venezuela", 3),
+        Rolled("alice", "Peru", "Argentina", "bob", (6, 6), (1, 1), 0, 2),
+        Conquered("alice", "Peru", "Argentina", "bob", 2),
+        Fortified("alice", "Venezuela", "Brazil", 1),
+    ]
+    before = report.armies_before(state, events)
+    assert {t: before[t] for t in ("Peru", "Brazil", "Venezuela", "Argentina")} == {
+        "Peru": 7,
+        "Brazil": 2,
+        "Venezuela": 0,
+        "Argentina": 2,
+    }
+    after = dict(before)
+    for e in events:
+        report._move(after, e)
+    assert after == {t: h.armies for t, h in state.territories.items()}
+
+
+# --- whose turn, for the report ----------------------------------------------------------------
+
+
+def test_a_players_next_turn_counts_the_living_seats_between() -> None:
+    state = make_state(
+        {"Peru": "alice", "Siam": "bob", "Ural": "carol"},
+        default="dave",
+        players=("alice", "bob", "carol", "dave"),
+        dead=("bob",),
+        current=0,
+        turn=10,
+    )
+    state = replace(
+        state,
+        territories={
+            t: replace(h, owner="dave") if h.owner == "bob" else h
+            for t, h in state.territories.items()
+        },
+    )
+    assert [report.next_turn_of(state, p) for p in ("alice", "bob", "carol", "dave")] == [
+        10,
+        None,
+        11,
+        12,
+    ]
+    assert report._players_before(state, "dave") == ["alice", "carol"]
+    assert report._players_before(state, "alice") == []
+    setup = replace(state, phase=Phase.SETUP, turn=0)
+    assert report.next_turn_of(setup, "carol") == 0
+    assert report.next_turn_of(replace(state, phase=Phase.OVER), "alice") is None
+
+
+# --- the dice check ----------------------------------------------------------------------------
+
+
+def test_the_dice_check_reveals_the_hidden_key_only_at_the_end(game: Game) -> None:
+    from pbem.core import dice
+
+    section = report.dice_section(game, 3, [])
+    assert section["key"] == game.key(3).hex()
+    assert section["previous_key"] == game.key(2).hex()
+    assert section["commitment"] == game.commitment
+    assert "hidden_key" not in section and "first_player" not in section
+    over = replace(game, state=replace(game.state, phase=Phase.OVER, winner="alice"))
+    assert report.dice_section(over, 3, [])["hidden_key"] == dice.hidden_key(game.seed).hex()
+    setup = report.dice_section(game, 0, [RolledForFirst("alice", 4)])
+    assert setup["first_player"] == [{"player": "alice", "die": 4}]
+    assert setup["previous_key"] == game.commitment
+    command = report._check_command("ab12")
+    assert "bytes.fromhex('ab12')" in command and command.startswith("python3 -c ")
+
+
+# --- the map -----------------------------------------------------------------------------------
+
+
+def _inside(point: tuple[int, int], hull: list[tuple[int, int]]) -> bool:
+    """Whether a point is inside or on a counter-clockwise convex polygon."""
+    for (x1, y1), (x2, y2) in zip(hull, hull[1:] + hull[:1], strict=True):
+        if (x2 - x1) * (point[1] - y1) - (y2 - y1) * (point[0] - x1) < 0:
+            return False
+    return True
+
+
+def test_each_continents_outline_holds_its_territories() -> None:
+    board = make_state().board
+    for continent in board.continents.values():
+        points = [board.territories[t].position for t in continent.territories]
+        hull = report._hull(points)
+        assert set(hull) <= set(points)
+        assert all(_inside(p, hull) for p in points), continent.name
+        if len(set(points)) > 2:
+            assert len(hull) >= 3
+    square = [(0, 0), (10, 0), (10, 10), (0, 10), (5, 5), (5, 0)]
+    assert report._hull(square) == [(0, 0), (10, 0), (10, 10), (0, 10)]
+    assert report._hull([(3, 3), (1, 1), (1, 1)]) == [(1, 1), (3, 3)]
+
+
+def test_continent_names_stay_on_the_map_and_clear_of_territories() -> None:
+    state = make_state()
+    board = state.board
+    shapes = report.map_shapes(state, None)
+    for c in shapes["continents"]:
+        half = len(c.label) * 3.8
+        assert half <= c.label_x <= board.width - half, c.name
+        assert 14 <= c.label_y <= board.height - 4, c.name
+        for t in board.territories.values():
+            x, y = t.position
+            near_x = max(abs(x - c.label_x) - half, 0.0)
+            assert (near_x**2 + (y - c.label_y + 4) ** 2) ** 0.5 >= report.TERRITORY_RADIUS, (
+                c.name,
+                t.name,
+            )
+        assert c.padding == 2 * report.CONTINENT_PADDING
+        assert c.label == f"{c.name} +{board.continents[c.name].bonus}"
+    tints = [c.tint for c in shapes["continents"]]
+    assert tints == list(report.CONTINENT_TINTS[: len(tints)])
+
+
+def test_long_territory_names_are_split_in_two_balanced_lines() -> None:
+    assert report._label_lines("Peru") == ("Peru",)
+    assert report._label_lines("North Africa") == ("North Africa",)  # 12 characters
+    assert report._label_lines("Western United States") == ("Western", "United States")
+    assert report._label_lines("Eastern Australia") == ("Eastern", "Australia")
+    assert report._label_lines("Northwest Territory") == ("Northwest", "Territory")
+    assert report._label_lines("Kamchatkaaaaaaaa") == ("Kamchatkaaaaaaaa",)
+
+
+def test_the_map_draws_every_border_and_colours_by_seat() -> None:
+    state = make_state(
+        {"Peru": "alice", "Siam": ("neutral", 3)}, default="bob", players=("alice", "bob")
+    )
+    shapes = report.map_shapes(state, "alice", ["Peru"])
+    by_name = {t.name: t for t in shapes["territories"]}
+    assert (by_name["Peru"].fill, by_name["Peru"].ink) == report.PALETTE[0]
+    assert (by_name["Ural"].fill, by_name["Ural"].ink) == report.PALETTE[1]
+    assert (by_name["Siam"].fill, by_name["Siam"].armies) == (report.NEUTRAL_COLOUR[0], 3)
+    assert by_name["Peru"].mine and by_name["Peru"].taken and not by_name["Ural"].mine
+    peru = by_name["Peru"]
+    assert (
+        peru.label_y == peru.y + report.TERRITORY_RADIUS + 11 and peru.r == report.TERRITORY_RADIUS
+    )
+    kinds = {
+        frozenset((a, b)): "border"
+        if state.board.territories[a].continent == state.board.territories[b].continent
+        else "sea"
+        for a, b in state.board.borders()
+    }
+    lines = [ln for ln in shapes["lines"] if ln.kind != "wrap"]
+    assert sorted(ln.kind for ln in lines) == sorted(
+        k for pair, k in kinds.items() if pair != frozenset(("Alaska", "Kamchatka"))
+    )
+    assert not any(t.mine for t in report.map_shapes(state, None)["territories"])
+    [left, right] = shapes["edge_labels"]
+    assert (left.text, left.x, left.anchor) == ("← Kamchatka", 4, "start")
+    assert (right.text, right.x, right.anchor) == ("Alaska →", state.board.width - 4, "end")
+    wraps = [ln for ln in shapes["lines"] if ln.kind == "wrap"]
+    assert wraps[0].y2 == wraps[1].y2
+    alaska, kamchatka = (state.board.territories[t].position for t in ("Alaska", "Kamchatka"))
+    assert min(alaska[1], kamchatka[1]) <= wraps[0].y2 <= max(alaska[1], kamchatka[1])
+    assert left.y == wraps[0].y2 - 22
+
+
+def test_player_colours_go_round_the_palette_by_seat() -> None:
+    state = make_state(players=("a", "b", "c", "d", "e", "f"), default="a")
+    colours = report.player_colours(state)
+    assert [colours[p] for p in "abcdef"] == list(report.PALETTE)
+    assert colours["neutral"] == report.NEUTRAL_COLOUR
