@@ -303,3 +303,45 @@ def test_mail_state_files_that_are_damaged_are_named(game_dir: Path) -> None:
     assert incoming.verdict is mail.Verdict.REJECTED
     with pytest.raises(PbemError, match="give a mailbox to read"):
         fetch_raw(game_dir)
+
+
+# --- reading what was attached -----------------------------------------------------------------
+
+
+def _part(data: bytes, charset: str | None = None) -> EmailMessage:
+    part = EmailMessage()
+    part.set_content(data, maintype="application", subtype="toml", filename="orders.toml")
+    if charset is not None:
+        part.set_param("charset", charset)
+    return part
+
+
+def test_an_order_file_may_be_64_kib_and_no_more() -> None:
+    limit = mail.MAX_ORDERS_BYTES
+    assert limit == 64 * 1024
+    assert len(mail._decoded(_part(b"#" * limit), "it")) == limit
+    with pytest.raises(mail.NoOrders) as err:
+        mail._decoded(_part(b"#" * (limit + 1)), "the attachment orders.toml")
+    assert str(err.value) == (
+        f"the attachment orders.toml is {limit + 1} bytes; an order file may be at most 64 KiB"
+    )
+
+
+def test_an_attachment_is_read_in_its_charset_without_a_byte_order_mark() -> None:
+    text = 'game = "g"  # café\n'
+    assert mail._decoded(_part(b"\xef\xbb\xbf" + text.encode()), "it") == text
+    assert mail._decoded(_part(b"\xef\xbb\xbf" + text.encode(), "UTF-8"), "it") == text
+    assert mail._decoded(_part(text.encode("latin-1"), "latin-1"), "it") == text
+    with pytest.raises(mail.NoOrders, match="it is not text in utf-8: save it as UTF-8"):
+        mail._decoded(_part(text.encode("latin-1")), "it")
+    with pytest.raises(mail.NoOrders, match="not text in klingon"):
+        mail._decoded(_part(b"x", "klingon"), "it")
+
+
+def test_a_missing_mailbox_of_either_kind_is_named(tmp_path: Path) -> None:
+    with pytest.raises(PbemError, match="cannot read the mbox"):
+        mail.read_messages(mail.Sources(mbox=tmp_path / "nothing"))
+    with pytest.raises(PbemError, match="cannot read the Maildir"):
+        mail.read_messages(mail.Sources(maildir=tmp_path / "nothing"))
+    with pytest.raises(PbemError, match="cannot read"):
+        mail.read_messages(mail.Sources(files=(tmp_path / "nothing.eml",)))
