@@ -345,3 +345,18 @@ def test_a_missing_mailbox_of_either_kind_is_named(tmp_path: Path) -> None:
         mail.read_messages(mail.Sources(maildir=tmp_path / "nothing"))
     with pytest.raises(PbemError, match="cannot read"):
         mail.read_messages(mail.Sources(files=(tmp_path / "nothing.eml",)))
+
+
+def test_each_replaced_order_file_is_kept_under_the_next_number(game_dir: Path) -> None:
+    mine = ready_orders(game_dir, "alice")
+    versions = [mine + f"# version {n}\n" for n in range(4)]
+    for n, text in enumerate(versions):
+        fetch_raw(game_dir, raw_message(headers("alice@example.org", n), text))
+    replaced = game_dir / "orders" / "replaced"
+    assert sorted(p.name for p in replaced.iterdir()) == [
+        "alice-1.toml",
+        "alice-2.toml",
+        "alice-3.toml",
+    ]
+    assert [(replaced / f"alice-{n}.toml").read_text() for n in (1, 2, 3)] == versions[:3]
+    assert (game_dir / "orders" / "alice.toml").read_text() == versions[3]

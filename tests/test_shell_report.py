@@ -378,6 +378,31 @@ def test_continent_names_stay_on_the_map_and_clear_of_territories() -> None:
         assert c.label == f"{c.name} +{board.continents[c.name].bonus}"
     tints = [c.tint for c in shapes["continents"]]
     assert tints == list(report.CONTINENT_TINTS[: len(tints)])
+    assert [c.name for c in shapes["continents"]] == list(board.continents)
+
+
+SIDES = {
+    "North America": "above",
+    "South America": "below",
+    "Europe": "above",
+    "Africa": "below",
+    "Asia": "above",
+    "Australia": "above",
+}
+"""Where the classic map puts each continent's name: above its territories where that is clear,
+else below (South America and Africa have other continents just above them)."""
+
+
+def test_continent_names_sit_just_above_or_below_their_territories() -> None:
+    state = make_state()
+    board = state.board
+    pad = report.CONTINENT_PADDING
+    for c in report.map_shapes(state, None)["continents"]:
+        points = [board.territories[t].position for t in board.continents[c.name].territories]
+        xs, ys = [x for x, _ in points], [y for _, y in points]
+        above, below = min(ys) - pad + 2, max(ys) + pad + 26
+        expected = above if SIDES[c.name] == "above" else below
+        assert (c.label_x, c.label_y) == ((min(xs) + max(xs)) / 2, expected), c.name
 
 
 def test_long_territory_names_are_split_in_two_balanced_lines() -> None:
@@ -422,6 +447,10 @@ def test_the_map_draws_every_border_and_colours_by_seat() -> None:
     alaska, kamchatka = (state.board.territories[t].position for t in ("Alaska", "Kamchatka"))
     assert min(alaska[1], kamchatka[1]) <= wraps[0].y2 <= max(alaska[1], kamchatka[1])
     assert left.y == wraps[0].y2 - 22
+    (xl, yl), (xr, yr) = sorted((alaska, kamchatka))
+    crossing = yl + (yr - yl) * xl / (xl - (xr - state.board.width))
+    assert abs(wraps[0].y2 - crossing) <= 0.05
+    assert {(ln.x1, ln.y1, ln.x2) for ln in wraps} == {(xl, yl, 0), (xr, yr, state.board.width)}
 
 
 def test_player_colours_go_round_the_palette_by_seat() -> None:
