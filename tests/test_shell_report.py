@@ -458,3 +458,71 @@ def test_player_colours_go_round_the_palette_by_seat() -> None:
     colours = report.player_colours(state)
     assert [colours[p] for p in "abcdef"] == list(report.PALETTE)
     assert colours["neutral"] == report.NEUTRAL_COLOUR
+
+
+# --- what every template is given --------------------------------------------------------------
+
+
+def test_the_context_marks_held_continents_and_who_plays_next(game: Game) -> None:
+    state = game.state
+    me = state.current_player.name
+    other = next(p.name for p in state.players if p.name != me)
+    australia = state.board.continents["Australia"].territories
+    europe = state.board.continents["Europe"].territories
+    territories = dict(state.territories)
+    for t in australia:
+        territories[t] = replace(territories[t], owner=me)
+    territories[europe[0]] = replace(territories[europe[0]], owner=me)
+    territories[europe[1]] = replace(territories[europe[1]], owner=other)
+    shown = replace(game, state=replace(state, territories=territories))
+    colours = report.player_colours(shown.state)
+    for viewer in (me, other, None):
+        context = report.report_context(shown, 3, [], viewer)
+        by_name = {c["name"]: c for c in context["continents"]}
+        assert by_name["Australia"]["holder"] == me
+        assert by_name["Australia"]["holder_colour"] == colours[me][0]
+        assert by_name["Australia"]["mine"] is (viewer == me)
+        assert by_name["Europe"]["holder"] is None and by_name["Europe"]["holder_colour"] is None
+        assert not by_name["Europe"]["mine"]
+        assert [p["next"] for p in context["players"]] == [
+            p.name == me for p in shown.state.players
+        ]
+        assert [p["me"] for p in context["players"]] == [
+            p.name == viewer for p in shown.state.players
+        ]
+        australia_rows = by_name["Australia"]["territories"]
+        assert all(t["owner"] == me and t["mine"] is (viewer == me) for t in australia_rows)
+        assert context["next_player"] == me and context["awaiting"] == [me]
+    mine = report.report_context(shown, 3, [], me)
+    assert "Australia" in next(p for p in mine["players"] if p["name"] == me)["continents"]
+
+
+def test_a_players_context_holds_their_hand_sets_and_reinforcements(game: Game) -> None:
+    state = game.state
+    me = state.current_player.name
+    owned = state.owned(me)
+    card = owned[0]
+    hand = tuple(c for c in state.deck if c != card and state.board.card_kind(c) is not None)
+    kind = state.board.card_kind(card)
+    same = [c for c in hand if state.board.card_kind(c) is kind and c not in owned][:2]
+    cards = (card, *same, WILD, hand[-1])
+    deck = tuple(c for c in state.deck if c not in cards)
+    players = tuple(replace(p, hand=cards) if p.name == me else p for p in state.players)
+    held = replace(game, state=replace(state, players=players, deck=deck, sets_traded=2))
+    context = report.report_context(held, 3, [], me)
+    assert context["must_trade"] is True
+    assert [h["kind"] for h in context["hand"]][3] == "wild"
+    assert context["hand"][0] == {"card": card, "kind": kind.value}  # type: ignore[union-attr]
+    assert context["set_value"] == 8
+    bonus = next(s for s in context["sets"] if card in s["cards"])
+    assert bonus["bonus"] == [card] and bonus["value"] == 8
+    base = rules.reinforcement(held.state, me)
+    assert context["reinforcement"]["total"] == base.total
+    assert context["reinforcement"]["best_set"] == 8
+    assert context["reinforcement"]["with_set"] == base.total + 8
+    assert context["my_turn_now"] is True and context["before_me"] == []
+    assert context["skeleton"] is not None and 'trade = "best"' in context["skeleton"]
+    empty = report.report_context(game, 3, [], me)
+    assert empty["sets"] == [] and empty["must_trade"] is False
+    assert empty["reinforcement"]["best_set"] == 0
+    assert empty["reinforcement"]["with_set"] == empty["reinforcement"]["total"]
