@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import FrozenInstanceError
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -360,3 +361,12 @@ def test_each_replaced_order_file_is_kept_under_the_next_number(game_dir: Path) 
     ]
     assert [(replaced / f"alice-{n}.toml").read_text() for n in (1, 2, 3)] == versions[:3]
     assert (game_dir / "orders" / "alice.toml").read_text() == versions[3]
+
+
+def test_a_server_listens_on_port_25_unless_told_and_results_are_fixed() -> None:
+    assert mail.SmtpServer("mail.example.org").port == 25
+    incoming = mail.Incoming("<m@x>", "a@x.org", mail.Verdict.ACCEPTED)
+    result = mail.FetchResult(GAME, (incoming,))
+    for thing, field in ((incoming, "verdict"), (result, "game")):
+        with pytest.raises(FrozenInstanceError):
+            setattr(thing, field, None)

@@ -314,3 +314,12 @@ def test_the_forecast_values_each_set_traded_in_turn() -> None:
         "trade Peru, Ural, Egypt for 8 armies",
         f"place {base + 14} on Ukraine",
     ]
+
+
+def test_a_resolution_is_not_a_recovery_and_dice_need_a_game(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    write_skeletons(playing_dir)
+    assert processor.resolve_game(playing_dir).recovered is False
+    with pytest.raises(PbemError, match="is not a game directory"):
+        processor.dice_history(tmp_path)

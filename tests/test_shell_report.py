@@ -526,3 +526,13 @@ def test_a_players_context_holds_their_hand_sets_and_reinforcements(game: Game) 
     assert empty["sets"] == [] and empty["must_trade"] is False
     assert empty["reinforcement"]["best_set"] == 0
     assert empty["reinforcement"]["with_set"] == empty["reinforcement"]["total"]
+
+
+def test_the_fortify_example_moves_from_an_inner_territory_with_two_armies() -> None:
+    south = {"Venezuela": "alice", "Peru": "alice", "Brazil": "alice", "Argentina": ("alice", 2)}
+    state = make_state(south, default=("bob", 3))
+    text = _ready(state)
+    assert "# [fortify]" in text
+    assert '# from = "Argentina"' in text
+    one = make_state({**south, "Argentina": "alice"}, default=("bob", 3))
+    assert '# from = "Argentina"' not in _ready(one)
