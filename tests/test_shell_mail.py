@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import FrozenInstanceError
 from datetime import datetime, timedelta, timezone
@@ -370,3 +371,58 @@ def test_a_server_listens_on_port_25_unless_told_and_results_are_fixed() -> None
     for thing, field in ((incoming, "verdict"), (result, "game")):
         with pytest.raises(FrozenInstanceError):
             setattr(thing, field, None)
+
+
+class FakeClient:
+    """Stands in for an SMTP connection: refuses the addresses in `refuse`, records the rest."""
+
+    def __init__(self, refuse: set[str]) -> None:
+        self.refuse = refuse
+        self.sent: list[list[str]] = []
+
+    def send_message(
+        self, msg: EmailMessage, from_addr: str, to_addrs: list[str]
+    ) -> dict[str, tuple[int, bytes]]:
+        refused = {a: (550, b"no such mailbox") for a in to_addrs if a in self.refuse}
+        self.sent.append([a for a in to_addrs if a not in refused])
+        return refused
+
+    def quit(self) -> None:
+        pass
+
+
+def test_a_refusal_is_forgotten_once_the_address_takes_the_message(
+    game_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = FakeClient({"bob@example.org"})
+    monkeypatch.setattr(mail, "_connect", lambda server: client)
+    first = mail.send_mail(game_dir, MODERATOR, mail.SmtpServer("h"))
+    assert first.failed == ["r0000-bob.eml: bob@example.org refused: 550 no such mailbox"]
+    state = json.loads((game_dir / "mail" / "sent.json").read_text())
+    assert state["messages"]["r0000-bob.eml"]["refused"] == {
+        "bob@example.org": "550 no such mailbox"
+    }
+    client.refuse = set()
+    second = mail.send_mail(game_dir, MODERATOR, mail.SmtpServer("h"))
+    assert second.ok and second.delivered == ["r0000-bob.eml to bob@example.org"]
+    state = json.loads((game_dir / "mail" / "sent.json").read_text())
+    assert state["messages"]["r0000-bob.eml"] == {
+        "delivered": ["bob@example.org"],
+        "refused": {},
+        "message_id": f"<pbem.{GAME}.r0000.bob@example.org>",
+    }
+    assert sorted(p.name for p in (game_dir / "outbox" / "sent").iterdir()) == [
+        "r0000-alice.eml",
+        "r0000-bob.eml",
+        "r0000-carol.eml",
+    ]
+
+
+def test_a_player_without_an_address_is_named_not_mailed(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    players = [("alice", "alice@example.org"), ("bob", ""), ("carol", "carol@example.org")]
+    processor.new_game(directory, players, Options(), seed=bytes(range(32)), name="g")
+    result = mail.send_mail(directory, MODERATOR)
+    assert result.notes == ["bob has no address: report 0000/bob not mailed"]
+    assert sorted(result.built) == ["r0000-alice.eml", "r0000-carol.eml"]
+    assert "bob has no address: report 0000/bob not mailed" in result.lines()

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import write_skeletons
+from conftest import new_game, write_skeletons
 from helpers import SECRET, make_state
 
 from pbem.core import rules
@@ -536,3 +536,11 @@ def test_the_fortify_example_moves_from_an_inner_territory_with_two_armies() -> 
     assert '# from = "Argentina"' in text
     one = make_state({**south, "Argentina": "alice"}, default=("bob", 3))
     assert '# from = "Argentina"' not in _ready(one)
+
+
+def test_the_neutral_has_one_colour_on_the_map_and_in_the_legend(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "two", "alice,bob")
+    game = read_game(directory)
+    context = report.report_context(game, 0, [], "alice")
+    fills = {t.fill for t in context["map"]["territories"] if t.owner == "neutral"}
+    assert fills == {context["neutral_colour"]} == {report.NEUTRAL_COLOUR[0]}
