@@ -16,7 +16,7 @@ import click
 from pbem import __version__
 from pbem.core import odds
 from pbem.core.board import load_board
-from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
+from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.store import read_game
@@ -79,6 +79,13 @@ def main() -> None:
     show_default=True,
     help="Fortify to an adjacent territory, or through any chain of your own.",
 )
+@click.option(
+    "--traded-cards",
+    type=click.Choice(["aside", "deck"]),
+    default="aside",
+    show_default=True,
+    help="Traded cards are set aside until the draw pile runs out, or go back into the deck.",
+)
 @reports_errors
 def new(
     directory: Path,
@@ -88,6 +95,7 @@ def new(
     setup: str,
     two_player: str,
     fortify: str,
+    traded_cards: str,
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
 
@@ -99,7 +107,9 @@ def new(
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
-    options = Options(SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify))
+    options = Options(
+        SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify), TradedCards(traded_cards)
+    )
     outcome = processor.new_game(
         directory, processor.parse_player_list(players.split(",")), options, seed_bytes, name
     )
@@ -350,20 +360,32 @@ def mail_group() -> None:
 @click.option("--maildir", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option("--mbox", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @MAIL_FROM
+@click.option(
+    "--now", metavar="TIME", help="Read the mail as at this ISO 8601 time (default: now)."
+)
 @reports_errors
 def mail_fetch(
-    directory: Path, files: tuple[Path, ...], maildir: Path | None, mbox: Path | None, sender: str
+    directory: Path,
+    files: tuple[Path, ...],
+    maildir: Path | None,
+    mbox: Path | None,
+    sender: str,
+    now: str | None,
 ) -> None:
-    """Store the orders mailed in (DIRECTORY/orders/) and answer each message (outbox/).
+    """Store the orders mailed in (DIRECTORY/orders/) and answer the players (outbox/).
+
+    Messages that are not from a player's address are not answered: they are kept in
+    DIRECTORY/mail/rejected/ and listed in one message to the moderator.
 
     \b
     Examples:
       pbem mail fetch games/spring-2027 --maildir ~/Maildir
       pbem mail fetch games/spring-2027 alice.eml
     """
-    from pbem.mail import mailer as mail
+    from pbem import mail
 
-    result = mail.fetch_orders(directory, mail.Sources(maildir, mbox, files), sender)
+    when = mail.parse_time(now) if now else None
+    result = mail.fetch_orders(directory, mail.Sources(maildir, mbox, files), sender, when)
     click.echo("\n".join(result.lines()))
 
 
@@ -395,15 +417,16 @@ def mail_send(
 ) -> None:
     """Mail each player's reports not yet sent, and the answers waiting in outbox/.
 
-    Without --smtp the messages are written to DIRECTORY/outbox/ as .eml files. Exit code 1
-    when anything could not be sent; run it again to send only what is left.
+    Without --smtp the messages are written to DIRECTORY/outbox/ as .eml files. A message
+    the server refuses for good goes to outbox/failed/ with the reason; one refused for now
+    waits. Exit code 1 when anything could not be sent; run it again to send what is left.
 
     \b
     Examples:
       pbem mail send games/spring-2027 --dry-run
       pbem mail send games/spring-2027 --smtp mail.example.org:587 --starttls --user pbem
     """
-    from pbem.mail import mailer as mail
+    from pbem import mail
 
     def ask() -> str:
         return str(click.prompt(f"SMTP password for {user}", hide_input=True))
