@@ -49,7 +49,21 @@ TESTS: dict[str, list[str]] = {
         "tests/test_processor.py",
         "tests/test_old_games.py",
     ],
-    "pbem/mail/mailer.py": ["tests/test_shell_mail.py", "tests/test_mail.py"],
+    "pbem/mail/message.py": [
+        "tests/test_shell_mail.py",
+        "tests/test_mail_fetch.py",
+        "tests/test_mail.py",
+    ],
+    "pbem/mail/fetch.py": [
+        "tests/test_shell_mail.py",
+        "tests/test_mail_fetch.py",
+        "tests/test_mail.py",
+    ],
+    "pbem/mail/send.py": [
+        "tests/test_shell_mail.py",
+        "tests/test_mail_send.py",
+        "tests/test_mail.py",
+    ],
     "pbem/present/report.py": [
         "tests/test_shell_report.py",
         "tests/test_report.py",
@@ -89,7 +103,7 @@ SKIPPED: list[tuple[str, str, tuple[str, ...], str]] = [
         "with one player in the list, the first is the last",
     ),
     (
-        "pbem/mail/mailer.py",
+        "pbem/mail/send.py",
         "password: Callable[[], str | None] = field(default=lambda: None, compare=False)",
         ("False -> True",),
         "no code compares two servers",

@@ -169,9 +169,9 @@ def test_the_game_file_check_compares_which_cards_not_only_how_many(playing_dir:
     deck = game.state.deck
     assert inconsistency(game) is None
     doubled = _with_state(game, deck=(deck[1],) + deck[1:])  # as many cards, one twice
-    assert inconsistency(doubled) == "the cards in the hands and the deck are not the board's deck"
+    assert "not the board's deck" in (inconsistency(doubled) or "")
     foreign = _with_state(game, deck=("Atlantis",) + deck[1:])
-    assert inconsistency(foreign) == "the cards in the hands and the deck are not the board's deck"
+    assert "not the board's deck" in (inconsistency(foreign) or "")
     dealt = game.state.players[0]
     moved = _with_state(
         game,
@@ -278,7 +278,7 @@ def test_the_game_file_round_trips(playing_dir: Path) -> None:
     assert again.chain_length == 77 and again.state == game.state
     assert again.registrations == game.registrations and again.seed == game.seed
     doc = store.game_document(again)
-    assert doc["format"] == store.FORMAT == 1
+    assert doc["format"] == store.FORMAT
     assert doc["commitment"] == again.commitment
     assert [p["email"] for p in doc["players"]] == [r.email for r in game.registrations]
 
