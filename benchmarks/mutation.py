@@ -320,7 +320,7 @@ def apply(mutant: Mutant, text: str) -> str:
         assert isinstance(node, ast.Constant)
         node.value = not node.value
     elif kind == "int":
-        assert isinstance(node, ast.Constant)
+        assert isinstance(node, ast.Constant) and isinstance(node.value, int)
         node.value = node.value + (1 if mutant.variant == 0 else -1)
     elif kind == "not":
         assert isinstance(node, ast.UnaryOp)
