@@ -403,3 +403,25 @@ def test_a_player_without_an_address_is_named_not_mailed(tmp_path: Path) -> None
     assert result.notes == ["bob has no address: report 0000/bob not mailed"]
     assert sorted(result.built) == ["r0000-alice.eml", "r0000-carol.eml"]
     assert "bob has no address: report 0000/bob not mailed" in result.lines()
+
+
+def test_a_made_up_message_id_is_the_hash_of_the_bytes() -> None:
+    import hashlib
+
+    raw = raw_message([("From", "alice@example.org")], "hello")
+    expected = f"<{hashlib.sha256(raw).hexdigest()[:32]}@pbem.invalid>"
+    assert message.read_letter(raw).message_id == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["2027-03-01T12:00Z", "2027-03-01T12:00z", "2027-03-01T13:00+01:00"]
+)
+def test_now_is_an_iso_time_with_an_offset(text: str) -> None:
+    assert mail.parse_time(text) == datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def test_what_became_of_a_message_is_told_with_its_answer() -> None:
+    answered = mail.Incoming("<m@x>", "a@x.org", mail.Verdict.ACCEPTED, "alice", reply="r.eml")
+    assert answered.describe() == "accepted: <m@x> from a@x.org (alice)\n  answer: outbox/r.eml"
+    silent = mail.Incoming("<m@x>", "", mail.Verdict.UNANSWERED, reasons=("not answered: bot",))
+    assert silent.describe() == "not answered: <m@x> from (no sender)\n  not answered: bot"

@@ -323,3 +323,28 @@ def test_a_resolution_is_not_a_recovery_and_dice_need_a_game(
     assert processor.resolve_game(playing_dir).recovered is False
     with pytest.raises(PbemError, match="is not a game directory"):
         processor.dice_history(tmp_path)
+
+
+def test_the_forecast_says_a_fortification_asking_too_much_is_cut() -> None:
+    state = make_state({"Ukraine": ("alice", 5), "Ural": "alice", "Siam": "alice"})
+    asking = Fortify("Ukraine", "Ural", 20)
+    plain = orders(state, place=[("Siam", "rest")], fortify=asking)
+    assert processor.forecast(state, plain)[-1] == (
+        f"{asking.describe()} (asked to move 20, cut to 4: one army stays behind)"
+    )
+    attacking_too = orders(
+        state,
+        place=[("Siam", "rest")],
+        attack=[Attack("Ural", "Afghanistan")],
+        fortify=asking,
+    )
+    assert processor.forecast(state, attacking_too)[-1] == (
+        f"{asking.describe()} (at most 4 unless your attacks change that: more is cut)"
+    )
+    fits = orders(state, place=[("Siam", "rest")], fortify=Fortify("Ukraine", "Ural", 4))
+    assert processor.forecast(state, fits)[-1] == Fortify("Ukraine", "Ural", 4).describe()
+    later = Fortify("Afghanistan", "Ural", 20)  # not alice's yet: what moves depends on the attacks
+    taking = orders(
+        state, place=[("Siam", "rest")], attack=[Attack("Ural", "Afghanistan")], fortify=later
+    )
+    assert processor.forecast(state, taking)[-1] == later.describe()

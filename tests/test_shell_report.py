@@ -544,3 +544,9 @@ def test_the_neutral_has_one_colour_on_the_map_and_in_the_legend(tmp_path: Path)
     context = report.report_context(game, 0, [], "alice")
     fills = {t.fill for t in context["map"]["territories"] if t.owner == "neutral"}
     assert fills == {context["neutral_colour"]} == {report.NEUTRAL_COLOUR[0]}
+
+
+def test_the_fortify_example_between_two_borders_stays_at_home() -> None:
+    state = make_state({"Ukraine": ("alice", 5), "Ural": "alice"}, default=("bob", 3))
+    text = _ready(state)
+    assert '# [fortify]\n# from = "Ukraine"\n# to = "Ural"\n# armies = 2' in text
