@@ -425,3 +425,5 @@ def test_what_became_of_a_message_is_told_with_its_answer() -> None:
     assert answered.describe() == "accepted: <m@x> from a@x.org (alice)\n  answer: outbox/r.eml"
     silent = mail.Incoming("<m@x>", "", mail.Verdict.UNANSWERED, reasons=("not answered: bot",))
     assert silent.describe() == "not answered: <m@x> from (no sender)\n  not answered: bot"
+    kept = mail.Incoming("<m@x>", "b@x.org", mail.Verdict.REJECTED, kept="mail/rejected/1.eml")
+    assert kept.describe() == "rejected: <m@x> from b@x.org\n  kept: mail/rejected/1.eml"

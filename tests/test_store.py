@@ -392,3 +392,17 @@ def test_what_the_store_hands_out_cannot_be_changed_in_place(playing_dir: Path) 
     ):
         with pytest.raises(FrozenInstanceError):
             setattr(thing, field, None)
+
+
+def test_a_game_file_that_does_not_say_where_traded_cards_go_is_refused(
+    playing_dir: Path,
+) -> None:
+    path = playing_dir / "game.toml"
+    text = path.read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("traded_cards = "))
+    path.write_text(text.replace(line + "\n", ""))
+    with pytest.raises(GameFileError, match="do not say where traded cards go; write traded_cards"):
+        read_game(playing_dir)
+    path.write_text(text.replace(line, 'traded_cards = "burnt"'))
+    with pytest.raises(GameFileError, match="\\('burnt' is not a rule\\)"):
+        read_game(playing_dir)
