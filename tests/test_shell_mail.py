@@ -427,3 +427,20 @@ def test_what_became_of_a_message_is_told_with_its_answer() -> None:
     assert silent.describe() == "not answered: <m@x> from (no sender)\n  not answered: bot"
     kept = mail.Incoming("<m@x>", "b@x.org", mail.Verdict.REJECTED, kept="mail/rejected/1.eml")
     assert kept.describe() == "rejected: <m@x> from b@x.org\n  kept: mail/rejected/1.eml"
+
+
+def test_an_overlong_from_is_named_cut_short() -> None:
+    value = "Someone " + "x" * 300 + " <a@x.org>, b@x.org"
+    address, problem = message.sender_address([value])
+    assert address is None
+    assert problem == f"its From header is not one readable address: {value[:200]}"
+
+
+def test_a_file_that_cannot_be_read_is_rejected_under_its_name(
+    game_dir: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "gone.eml"
+    [incoming] = mail.fetch_orders(game_dir, mail.Sources(files=(missing,)), MODERATOR).incoming
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert incoming.message_id == f"file {missing}"
+    assert "cannot read" in incoming.reasons[0]
