@@ -117,6 +117,12 @@ SKIPPED: list[tuple[str, str, tuple[str, ...], str]] = [
         "the format number of migrated data is not read again (read_game goes on from the data)",
     ),
     (
+        "pbem/game/processor.py",
+        'lines.append(f"Reports: {outcome.reports[0].parent}")',
+        ("0 -> 1",),
+        "every report of a resolution is written in the same folder",
+    ),
+    (
         "pbem/mail/message.py",
         r'return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"',
         ("`<` -> `<=`", "256 -> 257"),

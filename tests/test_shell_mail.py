@@ -103,6 +103,7 @@ def test_the_registered_address_alone_is_the_player_whatever_its_case(game_dir: 
         raw_message(headers("Alice <ALICE@Example.org>"), ready_orders(game_dir, "alice")),
     )
     assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
+    assert result.incoming[0].sender == "ALICE@Example.org"
     assert (game_dir / "orders" / "alice.toml").read_text() == ready_orders(game_dir, "alice")
 
 
@@ -444,3 +445,19 @@ def test_a_file_that_cannot_be_read_is_rejected_under_its_name(
     assert incoming.verdict is mail.Verdict.REJECTED
     assert incoming.message_id == f"file {missing}"
     assert "cannot read" in incoming.reasons[0]
+
+
+def test_the_first_of_repeated_machine_headers_counts() -> None:
+    assert message.automatic({"auto-submitted": ["no", "auto-replied"]}) is None
+    assert message.automatic({"auto-submitted": ["auto-replied", "no"]}) is not None
+
+
+def test_a_reused_message_id_with_other_content_is_read_once(game_dir: Path) -> None:
+    first = raw_message(headers("alice@example.org"), "hello")
+    other = raw_message(headers("alice@example.org"), ready_orders(game_dir, "alice"))
+    fetch_raw(game_dir, first)
+    [again] = fetch_raw(game_dir, other).incoming
+    assert again.reply is not None and "not used" in again.reasons[0]  # its sender is told
+    [third] = fetch_raw(game_dir, other).incoming
+    assert third.verdict is mail.Verdict.DUPLICATE and third.reply is None and not third.reasons
+    assert not (game_dir / "orders" / "alice.toml").exists()
