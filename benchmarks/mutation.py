@@ -123,6 +123,12 @@ SKIPPED: list[tuple[str, str, tuple[str, ...], str]] = [
         "every report of a resolution is written in the same folder",
     ),
     (
+        "pbem/game/processor.py",
+        "used.append(mine[0])",
+        ("0 -> -1",),
+        "a player's files are used only when there is exactly one: first and last agree",
+    ),
+    (
         "pbem/mail/message.py",
         r'return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"',
         ("`<` -> `<=`", "256 -> 257"),
