@@ -461,3 +461,40 @@ def test_a_reused_message_id_with_other_content_is_read_once(game_dir: Path) -> 
     [third] = fetch_raw(game_dir, other).incoming
     assert third.verdict is mail.Verdict.DUPLICATE and third.reply is None and not third.reasons
     assert not (game_dir / "orders" / "alice.toml").exists()
+
+
+def test_orders_of_the_same_date_replace_the_ones_accepted(game_dir: Path) -> None:
+    mine = ready_orders(game_dir, "alice")
+    same_time = headers("alice@example.org", 5)
+    later_id = [(k, "<other@test>" if k == "Message-ID" else v) for k, v in same_time]
+    fetch_raw(game_dir, raw_message(same_time, mine + "# first\n"))
+    [second] = fetch_raw(game_dir, raw_message(later_id, mine + "# second\n")).incoming
+    assert second.verdict is mail.Verdict.ACCEPTED
+    assert (game_dir / "orders" / "alice.toml").read_text() == mine + "# second\n"
+
+
+def test_a_message_from_the_future_counts_as_read_now(game_dir: Path) -> None:
+    now = T0 - timedelta(days=1)
+    raw = raw_message(headers("alice@example.org"), ready_orders(game_dir, "alice"))
+    [incoming] = mail.fetch_orders(
+        game_dir, mail.Sources(files=(_saved(game_dir, raw),)), MODERATOR, now=now
+    ).incoming
+    assert incoming.verdict is mail.Verdict.ACCEPTED
+    assert incoming.reasons == (
+        f"the message is dated {format_datetime(T0)}, in the future: it counts as received "
+        f"when pbem read it, {format_datetime(now)}",
+    )
+    bobs = raw_message(headers("bob@example.org", 1), ready_orders(game_dir, "bob"))
+    [present] = mail.fetch_orders(
+        game_dir,
+        mail.Sources(files=(_saved(game_dir, bobs, "bob.eml"),)),
+        MODERATOR,
+        now=T0 + timedelta(days=1),
+    ).incoming
+    assert present.verdict is mail.Verdict.ACCEPTED and present.reasons == ()
+
+
+def _saved(directory: Path, raw: bytes, name: str = "future.eml") -> Path:
+    path = directory.parent / name
+    path.write_bytes(raw)
+    return path
