@@ -498,3 +498,47 @@ def _saved(directory: Path, raw: bytes, name: str = "future.eml") -> Path:
     path = directory.parent / name
     path.write_bytes(raw)
     return path
+
+
+def test_an_attribution_with_toml_characters_is_left_out_before_its_quote() -> None:
+    quoted = "".join(f"> {line}\n" for line in ORDERS.splitlines())
+    body = ORDERS + '\nOn Monday, "Bob Smith" <bob@x.org> wrote:\n\n' + quoted
+    assert message.orders_from_body(body) == ORDERS
+
+
+def _nested(depth: int, inner: EmailMessage) -> EmailMessage:
+    msg = inner
+    for _ in range(depth):
+        outer = EmailMessage()
+        outer.make_mixed()
+        outer.attach(msg)
+        msg = outer
+    return msg
+
+
+def test_orders_nested_a_dozen_parts_deep_are_found() -> None:
+    text = EmailMessage()
+    text.set_content(ORDERS)
+    found = message.read_letter(_nested(12, text).as_bytes())
+    assert found.orders == ORDERS and found.problem is None
+    deep = message.read_letter(_nested(message.MAX_DEPTH + 2, text).as_bytes())
+    assert deep.orders is None and deep.problem is not None and "nested" in deep.problem
+
+
+def test_too_many_order_files_are_named_five_at_most() -> None:
+    msg = EmailMessage()
+    msg.set_content("see attached")
+    for n in range(6):
+        msg.add_attachment(b"x", maintype="application", subtype="toml", filename=f"o{n}.toml")
+    msg.add_attachment(b"y", maintype="application", subtype="toml")
+    letter = message.read_letter(msg.as_bytes())
+    assert letter.problem == (
+        "7 order files are attached (o0.toml, o1.toml, o2.toml, o3.toml, o4.toml): attach only one"
+    )
+    unnamed = EmailMessage()
+    unnamed.set_content("see attached")
+    for _ in range(2):
+        unnamed.add_attachment(b"y", maintype="application", subtype="toml")
+    assert message.read_letter(unnamed.as_bytes()).problem == (
+        "2 order files are attached ((unnamed), (unnamed)): attach only one"
+    )
