@@ -542,3 +542,16 @@ def test_too_many_order_files_are_named_five_at_most() -> None:
     assert message.read_letter(unnamed.as_bytes()).problem == (
         "2 order files are attached ((unnamed), (unnamed)): attach only one"
     )
+
+
+def test_a_text_file_attached_before_the_message_is_not_its_text() -> None:
+    msg = EmailMessage()
+    msg.make_mixed()
+    note = EmailMessage()
+    note.set_content("hello, no orders here")
+    note["Content-Disposition"] = 'attachment; filename="notes.txt"'
+    body = EmailMessage()
+    body.set_content(ORDERS)
+    msg.attach(note)
+    msg.attach(body)
+    assert message.read_letter(msg.as_bytes()).orders == ORDERS
