@@ -555,3 +555,10 @@ def test_a_text_file_attached_before_the_message_is_not_its_text() -> None:
     msg.attach(note)
     msg.attach(body)
     assert message.read_letter(msg.as_bytes()).orders == ORDERS
+
+
+def test_a_message_read_again_is_a_duplicate_from_its_sender(game_dir: Path) -> None:
+    raw = raw_message(headers("alice@example.org"), ready_orders(game_dir, "alice"))
+    fetch_raw(game_dir, raw)
+    [again] = fetch_raw(game_dir, raw).incoming
+    assert (again.verdict, again.sender) == (mail.Verdict.DUPLICATE, "alice@example.org")
