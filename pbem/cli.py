@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,10 +19,12 @@ from pbem.core import odds
 from pbem.core.board import load_board
 from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
-from pbem.game import processor
+from pbem.game import clock, deadlines, processor, undo
+from pbem.game.safety import disk_error
 from pbem.game.store import read_game
-from pbem.present import verify
+from pbem.present import report, verify
 from pbem.present.view import game_view
+from pbem.terminal import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,12 +37,33 @@ def reports_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except PbemError as err:
-            raise click.ClickException(str(err)) from None
+            raise click.ClickException(printable(str(err), lines=True)) from None
+        except OSError as err:  # a fault no library function foresaw: still a sentence
+            path = Path(err.filename) if err.filename else Path(".")
+            raise click.ClickException(printable(str(disk_error(err, path, "use")))) from None
 
     return wrapper  # type: ignore[return-value]
 
 
+def echo(text: str) -> None:
+    """Print pbem's own lines; any control character in them (from a player) shown escaped."""
+    click.echo(printable(text, lines=True))
+
+
 GAME_DIR = click.Path(file_okay=False, path_type=Path)
+
+NOW = click.option(
+    "--now",
+    metavar="ISO-TIME",
+    help="The time to act at, e.g. 2026-12-03T20:00+01:00 (default: the system clock).",
+)
+
+
+def _now(text: str | None) -> datetime:
+    """The time a command acts at: --now, or else the system clock (the one place read)."""
+    if text is None:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    return clock.parse_instant(text)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -86,6 +110,17 @@ def main() -> None:
     show_default=True,
     help="Traded cards are set aside until the draw pile runs out, or go back into the deck.",
 )
+@click.option("--turn-time", help="Deadlines: each turn is due this long after the last (48h, 2d).")
+@click.option("--due-at", metavar="HH:MM", help="Move each deadline forward to this time of day.")
+@click.option("--timezone", "zone", default="UTC", show_default=True, help="IANA zone of --due-at.")
+@click.option(
+    "--drop-after",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Missed turns in a row after which a player leaves the game (0: never).",
+)
+@NOW
 @reports_errors
 def new(
     directory: Path,
@@ -96,34 +131,54 @@ def new(
     two_player: str,
     fortify: str,
     traded_cards: str,
+    turn_time: str | None,
+    due_at: str | None,
+    zone: str,
+    drop_after: int,
+    now: str | None,
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
 
     \b
-    Example:
+    Examples:
       pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
+      pbem new games/rome --players a,b,c --turn-time 48h --due-at 20:00 --timezone Europe/Rome
     """
     try:
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
+    schedule = deadlines.schedule_from_options(turn_time, due_at, zone)
     options = Options(
-        SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify), TradedCards(traded_cards)
+        SetupMode(setup),
+        TwoPlayer(two_player),
+        FortifyMode(fortify),
+        TradedCards(traded_cards),
+        drop_after,
     )
     outcome = processor.new_game(
-        directory, processor.parse_player_list(players.split(",")), options, seed_bytes, name
+        directory,
+        processor.parse_player_list(players.split(",")),
+        options,
+        seed_bytes,
+        name,
+        schedule=schedule,
+        now=_now(now),
     )
     state = outcome.state
-    click.echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
-    click.echo("Order of play: " + ", ".join(p.name for p in state.players))
+    echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
+    echo("Order of play: " + ", ".join(p.name for p in state.players))
     if state.phase is Phase.SETUP:
-        click.echo("Setup turn: every player places their remaining armies in one order file.")
-    click.echo(f"Reports to send: {directory / 'reports' / '0000'}")
+        echo("Setup turn: every player places their remaining armies in one order file.")
+    game = read_game(directory)
+    if game.deadline is not None and game.schedule is not None:
+        echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
+    echo(f"Reports to send: {directory / 'reports' / '0000'}")
 
 
 @main.command()
 @click.argument("directory", type=click.Path(path_type=Path), required=False)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--view",
     "view_file",
@@ -153,37 +208,42 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
     bad = False
     for submission, forecast in results:
         if submission.accepted:
-            click.echo(f"{submission.path.name}: valid.")
+            echo(f"{printable(submission.path.name)}: valid.")
             for line in forecast:
-                click.echo(f"  {line}")
+                echo(f"  {line}")
         else:
             bad = True
             for message in submission.messages():
-                click.echo(message)
+                echo(message)
     if bad:
         raise SystemExit(1)
 
 
 @main.command()
 @click.argument("directory", type=GAME_DIR)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@NOW
+@click.option("--force", is_flag=True, help="Let the autopilot play even for most players.")
 @reports_errors
-def resolve(directory: Path, files: tuple[Path, ...]) -> None:
+def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bool) -> None:
     """Resolve the pending turn from FILES, or from DIRECTORY/orders/ when none are given.
 
-    Refuses, changing nothing, while an awaited player has no valid orders.
+    Before the deadline (or in a game without deadlines) it refuses, changing nothing, while
+    an awaited player has no valid orders; after it, the autopilot plays for them. It refuses
+    when that would be more than half of the players, unless --force.
 
     \b
-    Example:
+    Examples:
       pbem resolve games/spring-2027
+      pbem resolve games/spring-2027 --now 2026-12-03T20:05+01:00 --force
     """
-    outcome = processor.resolve_game(directory, list(files) or None)
+    outcome = processor.resolve_game(directory, list(files) or None, _now(now), force)
     if outcome.recovered:
-        click.echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
+        echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
     for s in outcome.rejected:
         for message in s.messages():
-            click.echo(f"rejected: {message}")
-    click.echo(processor.summary(outcome))
+            echo(f"rejected: {message}")
+    echo(processor.summary(outcome))
 
 
 @main.command()
@@ -202,11 +262,17 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
     game = read_game(directory)
     if player is not None and not game.state.has_player(player):
         raise PbemError(f"there is no player '{player}' in this game")
-    view = game_view(game.state, player, game.commitment)
+    view = game_view(game.state, player, game.commitment, report.deadline_iso(game))
     if as_json:
-        click.echo(json.dumps(view, indent=2, ensure_ascii=False))
+        echo(json.dumps(view, indent=2, ensure_ascii=False))
     else:
-        click.echo(processor.show_table(game.state, view), nl=False)
+        click.echo(
+            printable(
+                processor.show_table(game.state, view, report.deadline_text(game, None)),
+                lines=True,
+            ),
+            nl=False,
+        )
 
 
 @main.command(name="dice")
@@ -223,19 +289,23 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
     """
     history = processor.dice_history(directory, resolution)
     if as_json:
-        click.echo(json.dumps(history, indent=2))
+        echo(json.dumps(history, indent=2))
         return
     for entry in history:
         who = f", {entry['player']}" if entry["player"] else ""
-        click.echo(
-            f"resolution {entry['resolution']} (turn {entry['turn']}{who}) key {entry['key']}"
+        undone = " UNDONE" if "undone" in entry else ""
+        echo(
+            f"resolution {entry['resolution']}{undone} (turn {entry['turn']}{who}) "
+            f"key {entry['key']}"
         )
+        if undone:
+            echo(f"  {entry['note']}")
         for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
-            click.echo(f"  first player: {roll['player']} rolled {roll['die']}")
+            echo(f"  first player: {roll['player']} rolled {roll['die']}")
         for roll in entry["rolls"]:  # type: ignore[attr-defined]
             a = " ".join(map(str, roll["attacker"]))
             d = " ".join(map(str, roll["defender"]))
-            click.echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+            echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
 
 
 @main.command()
@@ -249,9 +319,57 @@ def audit(directory: Path) -> None:
       pbem audit games/spring-2027
     """
     summary = processor.audit_game(directory)
-    click.echo(
+    echo(
         f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
         "every key checked, game.toml matches"
+    )
+
+
+@main.command()
+@click.argument("directory", type=GAME_DIR)
+@click.option("--extend", metavar="DURATION", help="Move the deadline later by 24h, 2d, ...")
+@click.option("--set", "set_to", metavar="ISO-TIME", help="Set it: 2026-12-03T20:00+01:00.")
+@click.option("--why", required=True, help="The reason, recorded in the history.")
+@NOW
+@reports_errors
+def deadline(
+    directory: Path, extend: str | None, set_to: str | None, why: str, now: str | None
+) -> None:
+    """Move the pending turn's deadline, recording when and why in the history.
+
+    \b
+    Examples:
+      pbem deadline games/rome --extend 24h --why "alice is on holiday"
+      pbem deadline games/rome --set 2026-12-03T20:00+01:00 --why "server down"
+    """
+    game, change = deadlines.change_deadline(directory, _now(now), why, extend, set_to)
+    assert game.deadline is not None and game.schedule is not None
+    echo(
+        f"Turn {game.state.turn} is now due by {clock.describe(game.deadline, game.schedule.zone)}"
+        f" (change {change.number} of this turn, recorded in the history)."
+    )
+
+
+@main.command(name="undo")
+@click.argument("directory", type=GAME_DIR)
+@click.option("--why", default="", help="The reason, shown in every later report.")
+@NOW
+@reports_errors
+def undo_command(directory: Path, why: str, now: str | None) -> None:
+    """Take back the last resolution; its files are kept in history/undone/.
+
+    The order files go back into orders/; resolving again uses the same key, so the same
+    dice. Run it again to take back the one before. After a crash, run it again to finish.
+
+    \b
+    Example:
+      pbem undo games/spring-2027 --why "bob's orders were in the spam folder"
+    """
+    record, finished = undo.undo_last(directory, _now(now), why)
+    what = "Finished the interrupted undo of" if finished else "Undid"
+    echo(
+        f"{what} resolution {record.resolution} (turn {record.turn}); its files are in "
+        f"history/undone/{record.folder_name}/ and its order files are back in orders/."
     )
 
 
@@ -268,14 +386,14 @@ def map_command(name: str, as_json: bool) -> None:
     """
     board = load_board(name)
     if as_json:
-        click.echo(json.dumps(board.to_json(), indent=2))
+        echo(json.dumps(board.to_json(), indent=2))
         return
     for continent in board.continents.values():
-        click.echo(f"{continent.name} (+{continent.bonus})")
+        echo(f"{continent.name} (+{continent.bonus})")
         for t in continent.territories:
             territory = board.territories[t]
             neighbours = ", ".join(territory.neighbours)
-            click.echo(f"  {t} [{territory.card.value}]: {neighbours}")
+            echo(f"  {t} [{territory.card.value}]: {neighbours}")
 
 
 @main.command(name="verify")
@@ -315,7 +433,7 @@ def verify_command(
     else:
         raise click.UsageError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
     verdict = verify.verify(record)
-    click.echo("\n".join(verdict.lines()))
+    echo("\n".join(verdict.lines()))
     if not verdict.ok:
         raise SystemExit(1)
 
@@ -335,7 +453,7 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     """
     if attackers + defenders > odds.LARGEST:
         raise PbemError(f"exact odds are computed for up to {odds.LARGEST} armies in all")
-    click.echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
+    echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
 
 
 # The mail commands import pbem.mail (email, mailbox, smtplib) only when they run.

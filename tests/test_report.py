@@ -299,9 +299,9 @@ def test_a_deadline_is_shown_only_when_the_game_has_one(played: Path) -> None:
         context = report.report_context(game, RESOLUTIONS - 1, (), player)
         for name in names:
             assert "due by" not in env.get_template(name).render(context)
-        context["view"]["deadline"] = "Friday 2027-05-07 18:00 UTC"
+        context["deadline"] = "Fri 7 May 2027, 18:00 UTC, in 5 hours"
         for name in names:
-            assert "Friday 2027-05-07 18:00 UTC" in env.get_template(name).render(context)
+            assert "Fri 7 May 2027, 18:00 UTC, in 5 hours" in env.get_template(name).render(context)
 
 
 # --- The story -------------------------------------------------------------------------------
@@ -504,8 +504,11 @@ def test_a_typo_in_a_template_fails_loudly(tmp_path: Path) -> None:
     directory = tmp_path / "game"
     (directory / "templates").mkdir(parents=True)
     (directory / "templates" / "report.txt.j2").write_text("Dear {{ playr }}.\n")
-    with pytest.raises(jinja2.UndefinedError):
+    with pytest.raises(
+        report.TemplateProblem, match=r"report.txt.j2 line 1: .*'playr' is undefined"
+    ):
         new_game(directory)
+    assert sorted(p.name for p in directory.iterdir()) == [".lock", "templates"]
 
 
 def test_every_builtin_template_ships_with_the_package() -> None:

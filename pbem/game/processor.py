@@ -6,12 +6,13 @@ renders reports (through `report`) and never decides a rule itself.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
-import json
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,25 +27,43 @@ from pbem.core.state import (
     Phase,
     state_digest,
 )
-from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
+from pbem.errors import GameFileError, OrderError, PbemError, Problem
+from pbem.game import clock, deadlines, undo
+from pbem.game.audit import AuditSummary as AuditSummary
+from pbem.game.audit import audit_game as audit_game
+from pbem.game.replay import recorded_orders, replay_orders
+from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
 from pbem.game.store import (
-    PLAYER_NAME,
+    GAME_FILE,
+    HISTORY,
+    PLAYER_NAME_RULE,
+    REPORTS,
     Game,
     HistoryRecord,
     OrderRecord,
     Registration,
     archive_orders,
+    atomic_write,
+    done_dir,
+    game_files,
     history_count,
+    history_path,
     locked,
+    make_orders_folder,
     order_files,
     read_game,
     read_history,
+    read_history_file,
     recorded_order_files,
+    report_dir,
+    valid_player_name,
+    write_files,
     write_game,
     write_history,
 )
 from pbem.present import report
-from pbem.present.view import state_from_view
+from pbem.present.view import read_view
+from pbem.terminal import printable, quoted
 
 EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -73,7 +92,8 @@ class Submission:
         return self.orders.player if self.orders else None
 
     def messages(self) -> list[str]:
-        return [p.format(self.path.name) for p in self.problems]
+        """One line per problem, safe to print: whatever a player wrote is escaped."""
+        return [printable(p.format(self.path.name)) for p in self.problems]
 
 
 @dataclass(frozen=True)
@@ -101,11 +121,8 @@ def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
     for item in text:
         name, _, email = item.strip().partition("=")
         name = name.strip()
-        if not PLAYER_NAME.match(name) or name.lower() == NEUTRAL:
-            raise PbemError(
-                f"'{name}' cannot be a player name: use letters, digits, '-' or '_', "
-                f"starting with a letter (and not '{NEUTRAL}')"
-            )
+        if not valid_player_name(name):
+            raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
         if any(n.lower() == name.lower() for n, _ in out):
             raise PbemError(f"player '{name}' is listed twice")
         email = email.strip()
@@ -127,10 +144,19 @@ def new_game(
     name: str | None = None,
     board: str = "classic",
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
+    schedule: clock.Schedule | None = None,
+    now: datetime | None = None,
 ) -> Outcome:
-    """Create a game directory: the setup resolution (0), the game file and first reports."""
-    if (directory / "game.toml").exists():
-        raise PbemError(f"{directory} already holds a game; choose another directory")
+    """Create a game directory: the setup resolution (0), the game file and first reports.
+
+    `now` is recorded as the time of the setup; a game with a `schedule` needs it. The
+    directory's lock is taken before it is looked at, so of two runs at once only one creates;
+    a directory that holds any game's files (game file, history, reports, orders) is refused,
+    naming them."""
+    if schedule is not None and now is None:
+        raise PbemError("a game with deadlines needs the time it starts: give --now")
+    if options.drop_after < 0:
+        raise PbemError("--drop-after must be 0 (never) or a number of missed turns")
     if seed is None:
         seed = secrets.token_bytes(32)
     if len(seed) != 32:
@@ -139,7 +165,7 @@ def new_game(
     game_name = name or directory.resolve().name
     if not GAME_NAME.match(game_name):
         raise PbemError(
-            f"'{game_name}' cannot be a game name: use letters, digits, '.', '-' or '_' "
+            f"'{quoted(game_name)}' cannot be a game name: use letters, digits, '.', '-' or '_' "
             "(choose one with --name)"
         )
     the_board = load_board(board)
@@ -150,11 +176,18 @@ def new_game(
     )
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / "orders").mkdir(exist_ok=True)
     except OSError as err:
-        raise PbemError(f"cannot create {directory}: {err.strerror or err}") from None
-    game = Game(directory, state, seed, registrations, chain_length)
+        raise disk_error(err, directory, "create") from None
+    deadline = clock.next_deadline(now, schedule) if schedule and now else None
+    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline)
     with locked(directory, creating=True):
+        found = game_files(directory)
+        if found:
+            raise PbemError(
+                f"{directory} already holds a game ({', '.join(found)}): choose another "
+                "directory, or move those away first"
+            )
+        reports = report.render_reports(game, 0, events, now=now)
         record = HistoryRecord(
             resolution=0,
             turn=0,
@@ -168,24 +201,43 @@ def new_game(
                 "board": board,
                 "players": names,
                 **options.to_dict(),
+                **(schedule.to_dict() if schedule else {}),
             },
+            time=clock.iso(now) if now else None,
         )
-        write_history(directory, record)
-        paths = report.write_reports(game, 0, events)
-        write_game(game)
+        try:
+            make_orders_folder(directory)
+            write_history(directory, record)
+            paths = write_files(report_dir(directory, 0), reports)
+            write_game(game)
+        except BaseException:
+            _undo_new(directory, list(reports))
+            raise
     return Outcome(0, state, events, reports=paths)
 
 
+def _undo_new(directory: Path, reports: Sequence[str]) -> None:
+    """Remove what a `new` that failed part way wrote (there was no game before it), so that
+    running it again after the fault is fixed creates the game."""
+    written = [directory / GAME_FILE, history_path(directory, 0)]
+    written += [report_dir(directory, 0) / name for name in reports]
+    for path in written:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    for folder in (report_dir(directory, 0), directory / REPORTS, directory / HISTORY):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only if empty
+
+
 def _read_text(path: Path) -> str | Problem:
-    """An order file's text, or the problem that stops it being read."""
+    """An order file's text, or the problem that stops it being read (never blocking, never
+    past the size limit: see safety.read_bounded)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Problem("no such file")
+        return read_text(path, ORDER_FILE_LIMIT)
+    except FileProblem as err:
+        return Problem(str(err))
     except UnicodeDecodeError:
         return Problem(NOT_TEXT)
-    except OSError as err:
-        return Problem(f"cannot read this file: {err.strerror or err}")
 
 
 def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
@@ -232,13 +284,7 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
 def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     """A player's own check, against the view.json of their latest report (no secret check:
     the view does not hold the secret; the moderator's check does)."""
-    try:
-        view = json.loads(view_file.read_text(encoding="utf-8"))
-        if not isinstance(view, dict):
-            raise TypeError("it is not a JSON object")
-        state = state_from_view(view, load_board(str(view.get("board", "classic"))))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise PbemError(f"{view_file} is not a view file from a report ({err})") from None
+    state = read_view(view_file)
     out: list[Checked] = []
     for path in paths:
         text = _read_text(path)
@@ -328,6 +374,9 @@ def summary(outcome: Outcome) -> str:
         f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
         f"{rolls} rolls, {conquests} territories taken."
     ]
+    lines += [
+        report.narrate(e, None) for e in outcome.events if e.kind in ("missed_turn", "dropped")
+    ]
     if state.phase is Phase.OVER:
         lines.append(f"The game is over: {state.winner} won.")
     else:
@@ -337,12 +386,15 @@ def summary(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def show_table(state: GameState, view: dict[str, Any]) -> str:
-    """The readable state: territories by continent, the players, the cards beside the board."""
+def show_table(state: GameState, view: dict[str, Any], deadline: str | None = None) -> str:
+    """The readable state: territories by continent, the players, the cards beside the board;
+    when the pending turn is due, if the game has deadlines."""
     out = [
         f"{state.game}: {state.phase.value}, turn {state.turn}, awaiting "
         f"{', '.join(state.awaiting()) or 'nobody'}"
     ]
+    if deadline:
+        out.append(f"due by {deadline}")
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
         held = f", held by {holders.pop()}" if len(holders) == 1 else ""
@@ -352,17 +404,33 @@ def show_table(state: GameState, view: dict[str, Any]) -> str:
     out.append("\nplayer        territories armies cards reinforcements")
     for p in view["players"]:
         hand = f"  hand: {', '.join(p['hand'])}" if p.get("hand") else ""
+        if p.get("dropped"):
+            hand += "  (dropped)"
+        elif p.get("missed"):
+            hand += f"  (missed {p['missed']} in a row)"
         out.append(
             f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
             f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
         )
+    if "neutral" in view:
+        neutral = view["neutral"]
+        out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
     out += ["", *report.piles_context(view["piles"])["lines"]]
     return "\n".join(out) + "\n"
 
 
-def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcome:
-    """Resolve the pending turn, or complete one that an interrupted run left half written."""
+def resolve_game(
+    directory: Path,
+    paths: Sequence[Path] | None = None,
+    now: datetime | None = None,
+    force: bool = False,
+) -> Outcome:
+    """Resolve the pending turn, or complete one that an interrupted run left half written.
+
+    At or after the deadline (`now`), a player with no valid orders gets the autopilot's;
+    when that would be more than half the players, only with `force`."""
     with locked(directory):
+        undo.check_not_interrupted(directory)
         game = read_game(directory)
         r = game.state.resolution
         if game.state.phase is Phase.OVER:
@@ -380,164 +448,179 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
             )
         if count == r + 1:
             return _complete(game, read_history(directory, r))
-        used, rejected = _choose(game, paths)
-        orders = [s.orders for s in used if s.orders is not None]
-        state, events = engine.resolve(game.state, orders, game.randomness(r))
+        used, rejected, missing = _choose(game, paths)
+        records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
+        if missing:
+            deadline = deadlines.pending_deadline(directory, game, r)
+            why = deadlines.missed_orders(game, missing, deadline, now)
+            if why is None and not force:
+                why = deadlines.outage_guard(game, missing)
+            if why is not None:
+                raise NotReady("\n".join(_missing(game, rejected, missing, [why] if why else [])))
+            records += deadlines.autopilot_records(game, missing)
+        orders = recorded_orders(game.state, records)
+        state, events = replay_orders(game.state, records, game.randomness(r), orders)
         record = HistoryRecord(
             resolution=r,
             turn=game.state.turn,
             players=tuple(game.state.awaiting()),
             key=game.key(r).hex(),
-            orders=tuple(OrderRecord(s.player or "", s.path.name, s.text) for s in used),
+            orders=tuple(records),
             events=events,
             state_digest=state_digest(state),
+            time=clock.iso(now) if now else None,
+        )
+        new = _after(game, state, now)
+        # Rendered before anything is written: a broken template stops the run here.
+        reports = report.render_reports(
+            new,
+            r,
+            events,
+            rejected=[m for s in rejected for m in s.messages()],
+            orders=orders,
+            now=now,
+            undone=undo.undone_notes(directory),
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
-        new = Game(directory, state, game.seed, game.registrations, game.chain_length)
-        paths_written = report.write_reports(
-            new, r, events, rejected=[m for s in rejected for m in s.messages()], orders=orders
-        )
+        paths_written = write_files(report_dir(directory, r), reports)
         write_game(new)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
+
+
+def _after(game: Game, state: GameState, now: datetime | None) -> Game:
+    """The game after a resolution made at `now`: the new state and the next deadline."""
+    deadline = None
+    if state.phase is not Phase.OVER:
+        deadline = deadlines.scheduled_deadline(game, now)
+    return replace(game, state=state, deadline=deadline)
 
 
 def _complete(game: Game, record: HistoryRecord) -> Outcome:
     """Finish a resolution whose history was written before the run stopped."""
     r = record.resolution
-    orders = _recorded_orders(game.state, record)
-    state, events = engine.resolve(game.state, orders, game.randomness(r))
-    if events != record.events or state_digest(state) != record.state_digest:
+    where = f"history/{r:04d}.toml"
+    if record.resolution != r or record.key != game.key(r).hex():
         raise GameFileError(
-            f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
+            f"{where} belongs to another game: its key is not this game's key for resolution "
+            f"{r}; move it away and run the command again"
         )
-    archive_orders(game.path, r, recorded_order_files(game.path, record.orders))
-    new = Game(game.path, state, game.seed, game.registrations, game.chain_length)
-    written = report.write_reports(new, r, events, orders=orders)
+    for order in record.orders:
+        if not _plain_file_name(order.file):
+            raise GameFileError(
+                f"{where} names the order file '{quoted(order.file)}', which is not a plain "
+                "file name; restore the history from a backup"
+            )
+    orders = recorded_orders(game.state, record.orders)
+    state, events = replay_orders(game.state, record.orders, game.randomness(r), orders)
+    if events != record.events or state_digest(state) != record.state_digest:
+        raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
+    now = clock.parse_instant(record.time, "time") if record.time else None
+    new = _after(game, state, now)
+    reports = report.render_reports(
+        new,
+        r,
+        events,
+        _rejected_again(game, record),
+        orders,
+        now,
+        undo.undone_notes(game.path),
+    )
+    _archive_recorded(game.path, record)
+    written = write_files(report_dir(game.path, r), reports)
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
 
 
-def _replay(
-    state: GameState, record: HistoryRecord, randomness: engine.Randomness
-) -> tuple[GameState, tuple[Event, ...]]:
-    return engine.resolve(state, _recorded_orders(state, record), randomness)
+def _rejected_again(game: Game, record: HistoryRecord) -> list[str]:
+    """What the interrupted run rejected, found again: the files in orders/ it did not use,
+    checked against the same pending turn (for the moderator's report)."""
+    used = {o.file for o in record.orders}
+    checked = [check_submission(game, p) for p in order_files(game.path) if p.name not in used]
+    return [m for s in checked if not s.accepted for m in s.messages()]
 
 
-def _recorded_orders(state: GameState, record: HistoryRecord) -> list[Orders]:
-    """The orders of a history record, parsed again."""
-    return [parse_orders(o.text, state.board) for o in record.orders]
+def _plain_file_name(name: str) -> bool:
+    return name not in ("", ".", "..") and Path(name).name == name and "\\" not in name
 
 
-def _choose(game: Game, paths: Sequence[Path] | None) -> tuple[list[Submission], list[Submission]]:
-    """One accepted order file per awaited player, or NotReady saying what is missing."""
+def _archive_recorded(directory: Path, record: HistoryRecord) -> None:
+    """Archive exactly the order text an interrupted resolution used: the file itself when it
+    is still in orders/ unchanged (as an uninterrupted run does), else the text its history
+    recorded, leaving a file that changed meanwhile in orders/ for the next turn. The
+    autopilot's orders were never files, so they are not archived."""
+    received = [o for o in record.orders if not o.autopilot]
+    done = done_dir(directory, record.resolution)
+    archive_orders(directory, record.resolution, recorded_order_files(directory, received))
+    for order in received:
+        if not (done / order.file).exists():
+            atomic_write(done / order.file, order.text)
+
+
+def _choose(
+    game: Game, paths: Sequence[Path] | None
+) -> tuple[list[Submission], list[Submission], list[str]]:
+    """One accepted order file per awaited player, and the players with none; NotReady when
+    a player sent two valid files."""
     files = list(paths) if paths else order_files(game.path)
     checked = [check_submission(game, p) for p in files]
     accepted = [s for s in checked if s.accepted]
     rejected = [s for s in checked if not s.accepted]
     problems: list[str] = []
     used: list[Submission] = []
+    missing: list[str] = []
     for name in game.state.awaiting():
         mine = [s for s in accepted if s.player == name]
         if not mine:
-            problems.append(f"no valid orders from {name} for turn {game.state.turn}")
+            missing.append(name)
         elif len(mine) > 1:
             listed = ", ".join(s.path.name for s in mine)
             problems.append(f"{name} has {len(mine)} valid order files ({listed}): keep one")
         else:
             used.append(mine[0])
     if problems:
-        lines = [m for s in rejected for m in s.messages()] + problems
-        raise NotReady("\n".join(lines))
-    return used, rejected
+        raise NotReady("\n".join(_missing(game, rejected, missing, problems)))
+    return used, rejected, missing
 
 
-@dataclass(frozen=True)
-class AuditSummary:
-    resolutions: int
-    rolls: int
-    final_digest: str
-
-
-def audit_game(directory: Path) -> AuditSummary:
-    """Replay every resolution from history/0000 and compare everything with what was recorded."""
-    game = read_game(directory)
-    count = history_count(directory)
-    if count == 0:
-        raise AuditError("the history is empty: history/0000.toml is missing")
-    setup_record = read_history(directory, 0)
-    if setup_record.setup is None:
-        raise AuditError("history/0000.toml has no [setup] section")
-    setup = dict(setup_record.setup)
-    commitment = dice.commitment(game.seed, game.chain_length)
-    previous = commitment
-    rolls = 0
-    state: GameState | None = None
-    for r in range(count):
-        record = setup_record if r == 0 else read_history(directory, r)
-        where = f"resolution {r} (history/{r:04d}.toml)"
-        key = bytes.fromhex(record.key)
-        if key != game.key(r):
-            raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
-        if not dice.key_follows(key, previous):
-            raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
-        previous = key
-        randomness = engine.Randomness(key, dice.hidden_key(game.seed))
-        if r == 0:
-            state, events = engine.new_game(
-                str(setup["game"]),
-                list(setup["players"]),
-                load_board(str(setup["board"])),
-                Options.from_dict(setup),
-                randomness,
-            )
-        else:
-            assert state is not None
-            try:
-                state, events = _replay(state, record, randomness)
-            except (OrderError, ValueError) as err:
-                raise AuditError(f"{where}: its orders do not replay ({err})") from None
-        _compare_events(where, record.events, events)
-        if state_digest(state) != record.state_digest:
-            raise AuditError(f"{where}: the state after it differs from the one recorded")
-        rolls += len(record.rolls())
-    assert state is not None
-    if state_digest(state) != state_digest(game.state):
-        raise AuditError("game.toml differs from the state the history replays to")
-    return AuditSummary(count, rolls, state_digest(state))
-
-
-def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
-    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
-        if a != b:
-            raise AuditError(
-                f"{where}, event {i + 1}: recorded {a.to_dict()} but the replay gives {b.to_dict()}"
-            )
-    if len(recorded) != len(replayed):
-        raise AuditError(
-            f"{where}: {len(recorded)} events recorded but the replay gives {len(replayed)}"
-        )
+def _missing(
+    game: Game, rejected: Sequence[Submission], missing: Sequence[str], more: Sequence[str]
+) -> list[str]:
+    """Why a turn cannot be resolved: the files rejected, the players with no valid orders,
+    and what else there is to say."""
+    lines = [m for s in rejected for m in s.messages()]
+    lines += [f"no valid orders from {n} for turn {game.state.turn}" for n in missing]
+    return [*lines, *more]
 
 
 def dice_history(directory: Path, resolution: int | None = None) -> list[dict[str, object]]:
     """DESIGN §7's dice view: every resolution's key and rolls, in order."""
     read_game(directory)
     count = history_count(directory)
-    if resolution is not None and not 0 <= resolution < count:
-        raise PbemError(f"there is no resolution {resolution}: this game has 0 to {count - 1}")
+    undone = undo.undo_records(directory)
+    last = count if any(u.resolution == count for u in undone) else count - 1
+    if resolution is not None and not 0 <= resolution <= last:
+        raise PbemError(f"there is no resolution {resolution}: this game has 0 to {last}")
     out: list[dict[str, object]] = []
-    for r in range(count):
+    for r in range(last + 1):
         if resolution is not None and r != resolution:
             continue
-        record = read_history(directory, r)
-        out.append(
-            {
-                "resolution": r,
-                "turn": record.turn,
-                "player": record.players[0] if len(record.players) == 1 else None,
-                "key": record.key,
-                "rolls": record.rolls(),
-                **({"first_player": record.first_player_rolls()} if r == 0 else {}),
-            }
-        )
+        for u in undone:
+            if u.resolution == r:
+                kept = read_history_file(undo.undone_folder(directory, u) / f"{r:04d}.toml")
+                out.append({**_dice_entry(kept), "undone": u.to_dict(), "note": u.note()})
+        if r < count:
+            out.append(_dice_entry(read_history(directory, r)))
     return out
+
+
+def _dice_entry(record: HistoryRecord) -> dict[str, object]:
+    r = record.resolution
+    return {
+        "resolution": r,
+        "turn": record.turn,
+        "player": record.players[0] if len(record.players) == 1 else None,
+        "key": record.key,
+        "rolls": record.rolls(),
+        **({"first_player": record.first_player_rolls()} if r == 0 else {}),
+    }

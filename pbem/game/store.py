@@ -14,6 +14,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,18 @@ from pbem.core.board import load_board
 from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
 from pbem.core.state import NEUTRAL, GameState, TradedCards, state_from_dict, state_to_dict
-from pbem.errors import GameFileError, LockedError
+from pbem.errors import GameFileError, LockedError, PbemError
+from pbem.game.clock import Schedule, iso, parse_instant
+from pbem.game.safety import (
+    ORDER_FILE_LIMIT,
+    FileProblem,
+    disk_error,
+    lock_error,
+    read_bounded,
+    read_text,
+    remove_temporaries,
+)
+from pbem.terminal import quoted
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,25 +50,53 @@ REPORTS = "reports"
 LOCK_FILE = ".lock"
 FORMAT = 2
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
+PLAYER_STATE_KEYS = ("name", "seat", "alive", "hand", "to_place", "missed", "dropped")
+"""The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
 PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
+FILE_LIMIT = 16 * 1024 * 1024
+"""The largest game or history file read (a long resolution's history is ~100 KiB)."""
+
+
+def valid_player_name(name: str) -> bool:
+    """Whether a name keeps to the naming rule, so that files named after it stay in the
+    game directory (reports/NNNN/<name>.txt, orders/<name>.toml)."""
+    return bool(PLAYER_NAME.fullmatch(name)) and name.lower() != NEUTRAL
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write a file so that it is either wholly old or wholly new, even after a crash."""
+    """Write a file so that it is either wholly old or wholly new, even after a crash.
+
+    A write the disk refuses (full, read-only, no permission) raises DiskError naming the path;
+    the temporary file is removed and the old file, if any, is left as it was."""
     raw = data.encode() if isinstance(data, str) else data
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise disk_error(err, path) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(raw)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        _sync_dir(path.parent)
+    except BaseException as err:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(err, OSError):
+            raise disk_error(err, path) from None
         raise
-    _sync_dir(path.parent)
+
+
+def write_files(folder: Path, files: Mapping[str, str]) -> tuple[Path, ...]:
+    """Write rendered files (name: text) into `folder`, each atomically; the paths written."""
+    written = []
+    for name, text in files.items():
+        atomic_write(folder / name, text)
+        written.append(folder / name)
+    return tuple(written)
 
 
 def _sync_dir(path: Path) -> None:
@@ -69,11 +109,17 @@ def _sync_dir(path: Path) -> None:
 
 @contextlib.contextmanager
 def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
-    """Hold the game's lock; a second run on the same game fails at once."""
+    """Hold the game's lock; a second run on the same game fails at once.
+
+    Once the lock is held, the temporary files a killed run left are removed (not when
+    creating: the directory may be any folder the moderator named)."""
     if not creating and not (directory / GAME_FILE).is_file():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
     path = directory / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as err:
+        raise lock_error(err, path) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -81,6 +127,8 @@ def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
             raise LockedError(
                 f"{directory} is being resolved by another run; wait for it to finish"
             ) from None
+        if not creating:
+            remove_temporaries(directory)
         yield
     finally:
         os.close(fd)
@@ -104,6 +152,8 @@ class Game:
     seed: bytes
     registrations: tuple[Registration, ...]
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH
+    schedule: Schedule | None = None
+    deadline: datetime | None = None
 
     @property
     def name(self) -> str:
@@ -130,17 +180,24 @@ class Game:
 
 def _load_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GameFileError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as err:
+        return tomllib.loads(read_bounded(path, FILE_LIMIT).decode("utf-8"))
+    except FileProblem as err:
+        if not path.exists():
+            raise GameFileError(f"{path} does not exist") from None
+        raise GameFileError(f"cannot read {path}: {err}") from None
+    except UnicodeDecodeError as err:
         raise GameFileError(f"cannot read {path}: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise GameFileError(f"{path} is damaged: {err}") from None
+    except RecursionError:
+        raise GameFileError(f"{path} is damaged: it nests tables too deeply") from None
 
 
-def read_game(directory: Path) -> Game:
-    """Load a game directory; raises GameFileError if it is not one or is damaged."""
+def read_game(directory: Path, *, check_history: bool = True) -> Game:
+    """Load a game directory; raises GameFileError if it is not one or is damaged.
+
+    The game file is checked against the history (pbem.game.audit.history_problem) unless
+    `check_history` is false, which only the audit uses: it replays and compares everything."""
     path = directory / GAME_FILE
     if not path.exists():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
@@ -150,8 +207,7 @@ def read_game(directory: Path) -> Game:
         state_data = dict(data["state"])
         state_data.update(game=data["game"], board=data["board"], options=data["options"])
         state_data["players"] = [
-            {k: p[k] for k in ("name", "seat", "alive", "hand", "to_place")}
-            for p in data["players"]
+            {k: p[k] for k in PLAYER_STATE_KEYS if k in p} for p in data["players"]
         ]
         state = state_from_dict(state_data, board)
         registrations = tuple(
@@ -164,13 +220,31 @@ def read_game(directory: Path) -> Game:
             seed=bytes.fromhex(str(data["seed"])),
             registrations=registrations,
             chain_length=int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)),
+            **_read_deadlines(data.get("deadlines")),
         )
-    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as err:
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError, PbemError) as err:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
     problem = inconsistency(game)
     if problem:
         raise GameFileError(f"{path} is damaged: {problem}; restore it from a backup")
+    if check_history:
+        from pbem.game.audit import history_problem  # audit reads games through this module
+
+        problem = history_problem(game)
+        if problem:
+            raise GameFileError(f"{path} does not match the history: {problem}")
     return game
+
+
+def _read_deadlines(table: Any) -> dict[str, Any]:
+    """The game file's optional [deadlines] table: the schedule and the pending deadline."""
+    if table is None:
+        return {}
+    deadline = table.get("deadline")
+    return {
+        "schedule": Schedule.from_dict(table),
+        "deadline": parse_instant(str(deadline), "deadline") if deadline else None,
+    }
 
 
 def _format_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
@@ -223,6 +297,9 @@ def inconsistency(game: Game) -> str | None:
     names = [p.name for p in state.players]
     if not 2 <= len(names) <= 6 or len(set(names)) != len(names):
         return f"it lists {len(names)} players, {len(set(names))} of them different"
+    for name in names:
+        if not valid_player_name(name):
+            return f"the player name '{quoted(name)}' breaks the naming rule ({PLAYER_NAME_RULE})"
     if not 0 <= state.current < len(names):
         return f"the current seat {state.current} is not one of the {len(names)} seats"
     if [p.seat for p in state.players] != list(range(len(names))):
@@ -286,9 +363,12 @@ def game_document(game: Game) -> dict[str, Any]:
         "commitment": game.commitment,
         "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
         "options": game.state.options.to_dict(),
-        "players": players,
-        "state": state,
     }
+    if game.schedule is not None:
+        doc["deadlines"] = game.schedule.to_dict()
+        if game.deadline is not None:
+            doc["deadlines"]["deadline"] = iso(game.deadline, game.schedule.zone)
+    doc.update(players=players, state=state)
     return doc
 
 
@@ -307,6 +387,7 @@ class OrderRecord:
     player: str
     file: str
     text: str
+    autopilot: bool = False
 
 
 @dataclass(frozen=True)
@@ -321,6 +402,7 @@ class HistoryRecord:
     events: tuple[Event, ...]
     state_digest: str
     setup: Mapping[str, Any] | None = None
+    time: str | None = None
 
     def rolls(self) -> list[dict[str, Any]]:
         """The battle rolls of this resolution, as DESIGN §7's dice view lists them."""
@@ -352,15 +434,29 @@ def write_history(directory: Path, record: HistoryRecord) -> None:
         "key": record.key,
         "state": record.state_digest,
     }
+    if record.time is not None:
+        doc["time"] = record.time
     if record.setup is not None:
         doc["setup"] = dict(record.setup)
-    doc["orders"] = [{"player": o.player, "file": o.file, "text": o.text} for o in record.orders]
+    doc["orders"] = [
+        {
+            "player": o.player,
+            "file": o.file,
+            "text": o.text,
+            **({"autopilot": True} if o.autopilot else {}),
+        }
+        for o in record.orders
+    ]
     doc["events"] = [e.to_dict() for e in record.events]
     atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
 
 
 def read_history(directory: Path, resolution: int) -> HistoryRecord:
-    path = history_path(directory, resolution)
+    return read_history_file(history_path(directory, resolution))
+
+
+def read_history_file(path: Path) -> HistoryRecord:
+    """A history file wherever it is (history/NNNN.toml, or an undone one)."""
     data = _load_toml(path)
     try:
         return HistoryRecord(
@@ -369,12 +465,15 @@ def read_history(directory: Path, resolution: int) -> HistoryRecord:
             players=tuple(data["players"]),
             key=str(data["key"]),
             orders=tuple(
-                OrderRecord(str(o["player"]), str(o["file"]), str(o["text"]))
+                OrderRecord(
+                    str(o["player"]), str(o["file"]), str(o["text"]), bool(o.get("autopilot"))
+                )
                 for o in data.get("orders", [])
             ),
             events=tuple(event_from_dict(e) for e in data.get("events", [])),
             state_digest=str(data["state"]),
             setup=data.get("setup"),
+            time=str(data["time"]) if "time" in data else None,
         )
     except (KeyError, ValueError, TypeError) as err:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
@@ -401,9 +500,9 @@ def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list
     for record in orders:
         path = directory / ORDERS / record.file
         try:
-            if path.is_file() and path.read_text(encoding="utf-8") == record.text:
+            if read_text(path, ORDER_FILE_LIMIT) == record.text:
                 out.append(path)
-        except (OSError, UnicodeDecodeError):
+        except (FileProblem, UnicodeDecodeError):
             continue
     return out
 
@@ -413,17 +512,52 @@ def report_dir(directory: Path, resolution: int) -> Path:
 
 
 def order_files(directory: Path) -> list[Path]:
-    """The order files waiting in the game's orders/ folder, by name."""
+    """The order files waiting in the game's orders/ folder, by name.
+
+    Every `*.toml` entry is listed, even one that is not a regular file (a FIFO, a device, a
+    folder), so that it is refused by name rather than passed over in silence."""
     folder = directory / ORDERS
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.glob("*.toml") if p.is_file())
+    return sorted(folder.glob("*.toml"))
 
 
 def archive_orders(directory: Path, resolution: int, files: Sequence[Path]) -> None:
     """Move used order files out of orders/ into orders/done/NNNN/ (their text is in history)."""
-    done = directory / ORDERS / "done" / f"{resolution:04d}"
+    done = done_dir(directory, resolution)
     for path in files:
         if path.parent.resolve() == (directory / ORDERS).resolve() and path.exists():
-            done.mkdir(parents=True, exist_ok=True)
-            os.replace(path, done / path.name)
+            try:
+                done.mkdir(parents=True, exist_ok=True)
+                os.replace(path, done / path.name)
+            except OSError as err:
+                raise disk_error(err, done / path.name, "move an order file to") from None
+
+
+def make_orders_folder(directory: Path) -> None:
+    """The orders/ folder where order files wait (mail fetch puts them there)."""
+    try:
+        (directory / ORDERS).mkdir(exist_ok=True)
+    except OSError as err:
+        raise disk_error(err, directory / ORDERS, "create") from None
+
+
+def game_files(directory: Path) -> list[str]:
+    """What in `directory` belongs to a game (so that a new game may not go there): the game
+    file, a history or reports folder with anything in it, an orders folder holding files."""
+    found = [GAME_FILE] if (directory / GAME_FILE).exists() else []
+    for folder in (HISTORY, REPORTS):
+        path = directory / folder
+        if path.is_dir() and any(path.iterdir()):
+            found.append(f"{folder}/")
+        elif path.exists() and not path.is_dir():
+            found.append(folder)
+    orders = directory / ORDERS
+    if orders.is_dir() and any(p.is_file() for p in orders.rglob("*")):
+        found.append(f"{ORDERS}/ with files")
+    return found
+
+
+def done_dir(directory: Path, resolution: int) -> Path:
+    """Where the order files a resolution used are kept: orders/done/NNNN/."""
+    return directory / ORDERS / "done" / f"{resolution:04d}"

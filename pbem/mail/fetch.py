@@ -15,8 +15,8 @@ from typing import Any
 
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
-from pbem.errors import GameFileError, OrderError, PbemError
-from pbem.game import processor
+from pbem.errors import GameFileError, OrderError
+from pbem.game import clock, processor
 from pbem.game.store import (
     Game,
     Registration,
@@ -25,7 +25,7 @@ from pbem.game.store import (
     resolution_interrupted,
 )
 from pbem.mail.answers import Answers
-from pbem.mail.message import Letter, addresses_match, printable, read_letter
+from pbem.mail.message import Letter, addresses_match, read_letter
 from pbem.mail.records import (
     DEFAULT_FROM,
     MAIL,
@@ -38,24 +38,16 @@ from pbem.mail.records import (
     store_orders,
 )
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.terminal import printable
 
 ORDER_FILE = Path("orders.toml")
 """The name problems are reported against (`orders.toml line 7: ...`)."""
 
 
 def parse_time(text: str) -> datetime:
-    """`--now`: an ISO 8601 time with its offset (`2027-03-01T12:00+01:00`, or `Z` for UTC)."""
-    raw = text.strip()
-    raw = raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw
-    try:
-        value = datetime.fromisoformat(raw)
-    except ValueError:
-        raise PbemError(
-            f"--now '{text}' is not an ISO 8601 time: write e.g. 2027-03-01T12:00Z"
-        ) from None
-    if value.tzinfo is None:
-        raise PbemError(f"--now '{text}' has no offset: add one, e.g. {text}+01:00, or Z for UTC")
-    return value
+    """`--now`: an ISO 8601 time with its offset (`2027-03-01T12:00+01:00`, or `Z` for UTC);
+    the same reading as every other command's `--now`."""
+    return clock.parse_instant(text)
 
 
 class Verdict(Enum):

@@ -12,13 +12,17 @@ from __future__ import annotations
 import functools
 import json
 import textwrap
+import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core import dice, rules
 from pbem.core.board import Board
@@ -28,9 +32,11 @@ from pbem.core.events import (
     Dealt,
     DrewCard,
     DrewNoCard,
+    Dropped,
     Eliminated,
     Event,
     Fortified,
+    MissedTurn,
     Placed,
     Reinforced,
     Reshuffled,
@@ -43,8 +49,16 @@ from pbem.core.events import (
 )
 from pbem.core.orders import Attack, Orders
 from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
-from pbem.game.store import Game, atomic_write, report_dir
+from pbem.errors import PbemError
+from pbem.game import clock
+from pbem.game.store import Game
 from pbem.present.view import game_view
+from pbem.terminal import printable, quoted
+
+
+class TemplateProblem(PbemError):
+    """A report template that cannot be rendered: its name, line and what is wrong."""
+
 
 MODERATOR = "_moderator"
 
@@ -75,15 +89,34 @@ def builtin_templates() -> Path:
     return Path(__file__).resolve().parents[2] / "templates"
 
 
-@functools.lru_cache(maxsize=32)
 def environment(game_dir: Path | None = None) -> jinja2.Environment:
-    """The Jinja2 environment for a game: its own templates/ folder first, then the built-in."""
+    """The Jinja2 environment for a game: its own templates/ folder first, then the built-in.
+
+    Sandboxed (Jinja2's immutable sandbox): a game's own template can format what it is given
+    but reach nothing else (no attribute that leads to Python's internals, no method that
+    changes a value). Every value a template prints
+    goes through `printable`, so a control character a player wrote is shown escaped."""
+    own = game_dir / "templates" if game_dir is not None else None
+    return _environment(own if own is not None and own.is_dir() else None)
+
+
+def _printable_value(value: Any) -> Any:
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(printable(str(value), lines=True))
+    if isinstance(value, str):
+        return printable(value, lines=True)
+    return value
+
+
+@functools.lru_cache(maxsize=32)
+def _environment(own: Path | None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
-    if game_dir is not None and (game_dir / "templates").is_dir():
-        loaders.append(jinja2.FileSystemLoader(str(game_dir / "templates")))
+    if own is not None:
+        loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    return jinja2.Environment(
+    return ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
+        finalize=_printable_value,
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(
             ["html", "htm", "xml", "svg", "html.j2", "htm.j2", "xml.j2", "svg.j2"]
@@ -172,9 +205,29 @@ def narrate(event: Event, viewer: str | None) -> str:
         return f"{event.player} moved {event.armies} from {event.source} to {event.target}{note}."
     if isinstance(event, Skipped):
         return f"{event.player}'s order to {event.order} was skipped: {event.reason}."
+    if isinstance(event, MissedTurn):
+        return f"No orders from {event.player} by the deadline{_in_a_row(event.missed)}."
+    if isinstance(event, Dropped):
+        armies = f"{event.armies} {'army' if event.armies == 1 else 'armies'}"
+        where = f"{event.territories} {'territory' if event.territories == 1 else 'territories'}"
+        cards = (
+            f"their {_plural(event.cards, 'card')} {'goes' if event.cards == 1 else 'go'} where "
+            "traded cards go, "
+            if event.cards
+            else ""
+        )
+        return (
+            f"{event.player} missed {_plural(event.missed, 'turn')} in a row and leaves the game: "
+            f"their {armies} on {where} stay as neutral armies that only defend, {cards}"
+            "and their seat is skipped."
+        )
     if isinstance(event, Won):
         return f"{event.player} has won the game!"
     return str(event)
+
+
+def _in_a_row(missed: int) -> str:
+    return f" ({missed} turns missed in a row)" if missed > 1 else ""
 
 
 # --- The story: events told as a reader follows them ---------------------------------------
@@ -239,6 +292,7 @@ _KINDS: dict[type[Event], str] = {
     Traded: "trade",
     Placed: "place",
     Dealt: "setup",
+    Dropped: "dropped",
     SeatsDecided: "setup",
     RolledForFirst: "setup",
     Eliminated: "eliminated",
@@ -322,6 +376,8 @@ def _placements(group: Sequence[Placed]) -> str:
     first = group[0]
     spots = _listing([f"{p.armies} on {p.territory}" for p in group])
     total = sum(p.armies for p in group)
+    if first.why == "autopilot":
+        return f"autopilot placed {spots if len(group) == 1 else f'{total} armies: {spots}'}"
     if first.why == "setup":
         return f"{first.player} placed {total} setup armies: {spots}."
     if first.why == "random":
@@ -381,6 +437,7 @@ def tell(
     `armies` are the armies on each territory before the events (see `armies_before`);
     `orders`, those the events resolved, let a battle say why it rolls fewer dice than asked."""
     counts = dict(armies)
+    autopilot = {e.player for e in events if isinstance(e, MissedTurn)}
     asked = dice_asked(events, [a for o in orders for a in o.attack])
     items: list[StoryItem] = []
     i = 0
@@ -389,6 +446,11 @@ def tell(
         if isinstance(e, Rolled):
             item, i = _battle(events, i, counts, asked.get(i))
             items.append(item)
+            continue
+        if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
+            _move(counts, e)
+            items.append(StoryItem("place", f"2 placed on {e.territory} for {e.player}'s card."))
+            i += 1
             continue
         if isinstance(e, Placed):
             group = [e]
@@ -403,6 +465,26 @@ def tell(
             items.append(StoryItem("place", _placements(group)))
             i += len(group)
             continue
+        if isinstance(e, MissedTurn):
+            sentence = narrate(e, viewer)
+            group = list(_autopilot_placements(events, i + 1, e.player))
+            for p in group:
+                _move(counts, p)
+            if group:
+                sentence = f"{sentence[:-1]}: {_placements(group)}."
+            items.append(StoryItem("missed", sentence))
+            i += 1 + len(group)
+            continue
+        if isinstance(e, Traded) and e.player in autopilot and not e.forced:
+            items.append(
+                StoryItem(
+                    "trade",
+                    f"The autopilot traded {', '.join(e.cards)} for {e.player}, who held 5 or "
+                    f"more cards, for {e.value} armies (set {e.set_number} of the game).",
+                )
+            )
+            i += 1
+            continue
         if isinstance(e, RolledForFirst):
             rolls = [e]
             while i + len(rolls) < len(events) and isinstance(
@@ -416,6 +498,14 @@ def tell(
         items.append(StoryItem(_KINDS.get(type(e), "other"), narrate(e, viewer)))
         i += 1
     return items
+
+
+def _autopilot_placements(events: Sequence[Event], start: int, player: str) -> Iterable[Placed]:
+    """The autopilot's placements for `player` that follow `start`."""
+    for e in events[start:]:
+        if not (isinstance(e, Placed) and e.why == "autopilot" and e.player == player):
+            return
+        yield e
 
 
 # --- The order skeleton --------------------------------------------------------------------
@@ -775,6 +865,20 @@ def _check_command(key: str) -> str:
     )
 
 
+def deadline_iso(game: Game) -> str | None:
+    """The pending turn's deadline as the views carry it (ISO 8601, in the game's zone)."""
+    if game.deadline is None or game.schedule is None:
+        return None
+    return clock.iso(game.deadline, game.schedule.zone)
+
+
+def deadline_text(game: Game, now: datetime | None) -> str | None:
+    """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (counted from `now`, the resolution's time)."""
+    if game.deadline is None or game.schedule is None or game.state.phase is Phase.OVER:
+        return None
+    return clock.describe(game.deadline, game.schedule.zone, now)
+
+
 def report_context(
     game: Game,
     resolution: int,
@@ -782,11 +886,16 @@ def report_context(
     player: str | None,
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Everything a report shows, as ready values (player None: the moderator's overview);
-    `orders` are those the resolution carried out (for notes on what they asked)."""
+    """Everything a report shows, as ready values (player None: the moderator's overview).
+
+    `orders` are those the resolution carried out (for notes on what they asked); `now` is
+    when the resolution was made (the deadline is told relative to it); `undone` the notes of
+    the resolutions the moderator took back."""
     state = game.state
-    view = game_view(state, player, game.commitment)
+    view = game_view(state, player, game.commitment, deadline_iso(game))
     colours = player_colours(state)
     section = dice_section(game, resolution, events)
     continents = []
@@ -849,6 +958,8 @@ def report_context(
         "next_player": state.current_player.name if state.phase is Phase.PLAY else None,
         "awaiting": list(state.awaiting()),
         "rejected": list(rejected),
+        "deadline": deadline_text(game, now),
+        "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
     }
     if player is not None:
@@ -917,11 +1028,32 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
         },
         "to_place": me.to_place,
         "alive": me.alive,
+        "missed": _missed_warning(state, player),
         "my_turn": turn,
         "my_turn_now": state.phase is not Phase.OVER and player in state.awaiting(),
         "before_me": _players_before(state, player) if state.phase is Phase.PLAY else [],
         "skeleton": order_skeleton(state, player, secret) if playing else None,
     }
+
+
+def _missed_warning(state: GameState, player: str) -> str | None:
+    """What a player who is missing turns should read (None when they are not)."""
+    me = state.player(player)
+    if not me.missed or not me.alive or state.phase is Phase.OVER:
+        return None
+    limit = state.options.drop_after
+    text = (
+        f"You sent no valid orders for your last {_plural(me.missed, 'turn')}"
+        if me.missed > 1
+        else "You sent no valid orders for your last turn"
+    ) + ": the autopilot played for you."
+    if limit:
+        left = limit - me.missed
+        text += (
+            f" Miss {_plural(left, 'more turn')} in a row and you leave the game; "
+            "valid orders reset the count."
+        )
+    return text
 
 
 def render(
@@ -932,12 +1064,40 @@ def render(
     kind: str = "txt",
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
     name = "moderator" if player is None else "report"
     env = environment(game.path.resolve())
-    context = report_context(game, resolution, events, player, rejected, orders)
-    return env.get_template(f"{name}.{kind}.j2").render(context)
+    context = report_context(game, resolution, events, player, rejected, orders, now, undone)
+    return render_template(env, f"{name}.{kind}.j2", context)
+
+
+def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
+    """One template rendered; any fault in it (syntax, a missing value, something the sandbox
+    refuses, an error while rendering) is a TemplateProblem naming the template and line."""
+    fix = "fix the template and run the command again"
+    try:
+        return env.get_template(name).render(context)
+    except jinja2.TemplateSyntaxError as err:
+        where = f"{err.filename or err.name or name} line {err.lineno}"
+        raise TemplateProblem(f"template {where}: {err.message}; {fix}") from None
+    except jinja2.TemplateNotFound as err:
+        raise TemplateProblem(f"template {err.name} is missing; {fix}") from None
+    except Exception as err:  # noqa: BLE001 - a game's own template can raise anything
+        raise TemplateProblem(
+            f"template {_template_line(err, name)}: {type(err).__name__}: "
+            f"{quoted(str(err), 200)}; {fix}"
+        ) from None
+
+
+def _template_line(err: BaseException, name: str) -> str:
+    """The template file and line an error was raised at (Jinja2 puts them in the traceback)."""
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.endswith(".py")]
+    if not frames:
+        return name
+    return f"{frames[-1].filename} line {frames[-1].lineno}"
 
 
 def render_text(game: Game, resolution: int, events: Sequence[Event], player: str | None) -> str:
@@ -946,41 +1106,43 @@ def render_text(game: Game, resolution: int, events: Sequence[Event], player: st
 
 def view_file(game: Game, resolution: int, events: Sequence[Event], player: str) -> str:
     """The player's view (DESIGN §7) with this resolution's dice check, as sent with a report."""
-    view = game_view(game.state, player, game.commitment)
+    view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
     return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_reports(
+def render_reports(
     game: Game,
     resolution: int,
     events: Sequence[Event],
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
-) -> tuple[Path, ...]:
-    """Write every player's report (text, HTML, view file, order file) and the moderator's.
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
+) -> dict[str, str]:
+    """Every player's report (text, HTML, view file, order file) and the moderator's, by file
+    name, rendered in memory: the caller writes them (store.write_files) once all succeeded.
+    `orders` are those the resolution carried out (for notes on what they asked).
 
-    reports/NNNN/<player>.txt is the mail body, .html the same report to open (with the map),
-    .view.json the player's view for `pbem check --view` and `pbem verify`, .orders.toml the
-    ready order file alone (to attach)."""
-    folder = report_dir(game.path, resolution)
-    written: list[Path] = []
+    <player>.txt is the mail body, .html the same report to open (with the map), .view.json
+    the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
+    file alone (to attach)."""
+    files: dict[str, str] = {}
     for p in game.state.players:
-        files = {
-            f"{p.name}.txt": render(game, resolution, events, p.name, "txt", (), orders),
-            f"{p.name}.html": render(game, resolution, events, p.name, "html", (), orders),
-            f"{p.name}.view.json": view_file(game, resolution, events, p.name),
-        }
+        files[f"{p.name}.txt"] = render(
+            game, resolution, events, p.name, "txt", (), orders, now, undone
+        )
+        files[f"{p.name}.html"] = render(
+            game, resolution, events, p.name, "html", (), orders, now, undone
+        )
+        files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
         reg = game.registration(p.name)
         if p.alive and game.state.phase is not Phase.OVER:
             files[f"{p.name}.orders.toml"] = order_skeleton(
                 game.state, p.name, reg.secret if reg else ""
             )
-        for filename, content in files.items():
-            atomic_write(folder / filename, content)
-            written.append(folder / filename)
     for kind in ("txt", "html"):
-        path = folder / f"{MODERATOR}.{kind}"
-        atomic_write(path, render(game, resolution, events, None, kind, rejected, orders))
-        written.append(path)
-    return tuple(written)
+        files[f"{MODERATOR}.{kind}"] = render(
+            game, resolution, events, None, kind, rejected, orders, now, undone
+        )
+    return files
