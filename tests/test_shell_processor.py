@@ -15,7 +15,7 @@ from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import read_game, write_game
+from pbem.game.store import read_game
 from pbem.present.view import game_view
 
 
@@ -107,7 +107,7 @@ def test_a_wrong_secret_is_the_only_problem_named(game_dir: Path, tmp_path: Path
     [
         (None, "no such file"),
         (b"\xff\xfe\x00g", "this is not a text file in UTF-8"),
-        ("dir", "cannot read this file"),
+        ("dir", "this is a directory, not a regular file"),
     ],
 )
 def test_an_unreadable_order_file_is_a_problem_not_an_error(
@@ -154,9 +154,9 @@ def skeleton_secret(directory: Path, player: str) -> str:
 def test_a_file_that_is_not_a_view_is_named(tmp_path: Path, content: str) -> None:
     view = tmp_path / "view.json"
     view.write_text(content)
-    with pytest.raises(PbemError, match="view.json is not a view file from a report"):
+    with pytest.raises(PbemError, match="view.json is not a view file"):
         processor.check_with_view(view, [])
-    with pytest.raises(PbemError, match="is not a view file"):
+    with pytest.raises(PbemError, match="cannot read .*missing.json"):
         processor.check_with_view(tmp_path / "missing.json", [])
 
 
@@ -262,13 +262,6 @@ def test_the_summary_says_what_was_resolved_and_what_comes_next(playing_dir: Pat
     assert lines[2] == f"Reports: {playing_dir / 'reports' / '0002'}"
     over = replace(outcome, state=replace(state, phase=Phase.OVER, winner="bob"), reports=())
     assert processor.summary(over).splitlines()[1:] == ["The game is over: bob won."]
-
-
-def test_a_finished_game_is_not_resolved(playing_dir: Path) -> None:
-    game = read_game(playing_dir)
-    write_game(replace(game, state=replace(game.state, phase=Phase.OVER, winner="alice")))
-    with pytest.raises(PbemError, match="game 'test-game' is over: alice won"):
-        processor.resolve_game(playing_dir)
 
 
 def test_the_table_shows_continents_holders_players_and_hands(playing_dir: Path) -> None:
