@@ -62,13 +62,13 @@ def headers(sender: str, n: int = 0) -> list[tuple[str, str]]:
     ]
 
 
-def fetch_raw(directory: Path, *messages: bytes) -> mail.FetchResult:
+def fetch_raw(directory: Path, *messages: bytes, now: datetime | None = None) -> mail.FetchResult:
     files = []
     for i, data in enumerate(messages):
         path = directory.parent / f"in-{i}.eml"
         path.write_bytes(data)
         files.append(path)
-    return mail.fetch_orders(directory, mail.Sources(files=tuple(files)), MODERATOR)
+    return mail.fetch_orders(directory, mail.Sources(files=tuple(files)), MODERATOR, now=now)
 
 
 @pytest.mark.parametrize(
@@ -467,8 +467,9 @@ def test_orders_of_the_same_date_replace_the_ones_accepted(game_dir: Path) -> No
     mine = ready_orders(game_dir, "alice")
     same_time = headers("alice@example.org", 5)
     later_id = [(k, "<other@test>" if k == "Message-ID" else v) for k, v in same_time]
-    fetch_raw(game_dir, raw_message(same_time, mine + "# first\n"))
-    [second] = fetch_raw(game_dir, raw_message(later_id, mine + "# second\n")).incoming
+    now = T0 + timedelta(days=1)
+    fetch_raw(game_dir, raw_message(same_time, mine + "# first\n"), now=now)
+    [second] = fetch_raw(game_dir, raw_message(later_id, mine + "# second\n"), now=now).incoming
     assert second.verdict is mail.Verdict.ACCEPTED
     assert (game_dir / "orders" / "alice.toml").read_text() == mine + "# second\n"
 
