@@ -563,3 +563,8 @@ def test_a_message_read_again_is_a_duplicate_from_its_sender(game_dir: Path) -> 
     fetch_raw(game_dir, raw)
     [again] = fetch_raw(game_dir, raw).incoming
     assert (again.verdict, again.sender) == (mail.Verdict.DUPLICATE, "alice@example.org")
+
+
+def test_the_last_order_line_right_before_a_quote_is_kept() -> None:
+    quoted = "".join(f"> {line}\n" for line in ORDERS.splitlines())
+    assert message.orders_from_body(ORDERS + quoted) == ORDERS
