@@ -493,6 +493,10 @@ def test_a_message_from_the_future_counts_as_read_now(game_dir: Path) -> None:
         now=T0 + timedelta(days=1),
     ).incoming
     assert present.verdict is mail.Verdict.ACCEPTED and present.reasons == ()
+    accepted = json.loads((game_dir / "mail" / "seen.json").read_text())["accepted"]
+    r = read_game(game_dir).state.resolution
+    assert accepted[f"{r}/alice"]["dated"] == T0.isoformat()  # the date it gave is kept
+    assert "dated" not in accepted[f"{r}/bob"]
 
 
 def _saved(directory: Path, raw: bytes, name: str = "future.eml") -> Path:
