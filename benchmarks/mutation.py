@@ -51,6 +51,11 @@ TESTS: dict[str, list[str]] = {
         "tests/test_processor.py",
         "tests/test_old_games.py",
     ],
+    "pbem/game/audit.py": [
+        "tests/test_shell_recovery.py",
+        "tests/test_processor.py",
+        "tests/test_old_games.py",
+    ],
     "pbem/mail/message.py": [
         "tests/test_shell_mail.py",
         "tests/test_mail_fetch.py",
