@@ -84,7 +84,13 @@ def main() -> None:
 @click.option(
     "--players",
     required=True,
-    help="Comma-separated names, each optionally with an address: alice=alice@example.org",
+    help="Comma-separated names, each optionally with an address and a language: "
+    "alice=alice@example.org:it, bob:nl",
+)
+@click.option(
+    "--language",
+    type=click.Choice(["en", "id", "sv", "it", "nl", "gu"]),
+    help="The players' language (default en); a player's own after a colon in --players.",
 )
 @click.option("--seed", help="64 hex digits; by default a fresh random seed.")
 @click.option("--name", help="The game's name (default: the directory's name).")
@@ -148,6 +154,7 @@ def new(
     drop_after: int,
     missions: bool,
     now: str | None,
+    language: str | None,
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
 
@@ -155,6 +162,7 @@ def new(
     Examples:
       pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
       pbem new games/rome --players a,b,c --turn-time 48h --due-at 20:00 --timezone Europe/Rome
+      pbem new games/mondo --players ann=ann@x.org:it,bob:nl,cas --language id
     """
     try:
         seed_bytes = bytes.fromhex(seed) if seed else None
@@ -177,6 +185,8 @@ def new(
         name,
         schedule=schedule,
         now=_now(now),
+        language=language,
+        languages=processor.parse_player_languages(players.split(",")),
     )
     state = outcome.state
     echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
@@ -225,7 +235,7 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
     bad = False
     for submission, forecast in results:
         if submission.accepted:
-            echo(f"{printable(submission.path.name)}: valid.")
+            echo(submission.valid())
             for line in forecast:
                 echo(f"  {line}")
         else:

@@ -10,7 +10,7 @@ import contextlib
 import hmac
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -62,8 +62,9 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
+from pbem.present.i18n import check_language, language, moderator_language
 from pbem.present.missions import UNCLAIMED, draft_forecast, mission_lines, owner_shown
-from pbem.present.view import read_view
+from pbem.present.view import read_view, view_language
 from pbem.terminal import printable, quoted
 
 EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
@@ -83,6 +84,9 @@ class Submission:
     text: str
     orders: Orders | None
     problems: tuple[Problem, ...] = ()
+    language: str = "en"
+    """The language its problems are told in (the player's, or the moderator's)."""
+    board: str = "classic"
 
     @property
     def accepted(self) -> bool:
@@ -94,7 +98,13 @@ class Submission:
 
     def messages(self) -> list[str]:
         """One line per problem, safe to print: whatever a player wrote is escaped."""
-        return [printable(p.format(self.path.name)) for p in self.problems]
+        lang = language(self.language, self.board)
+        return [printable(lang.problem(p, self.path.name)) for p in self.problems]
+
+    def valid(self) -> str:
+        """The line that says the file is valid, in its language."""
+        lang = language(self.language, self.board)
+        return printable(lang._("%(file)s: valid.", file=self.path.name))
 
 
 @dataclass(frozen=True)
@@ -117,21 +127,40 @@ def _derived_secret(seed: bytes, name: str) -> str:
 
 
 def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
-    """`alice,bob=bob@example.org` into (name, email) pairs; raises PbemError on a bad name."""
-    out: list[tuple[str, str]] = []
+    """`alice,bob=bob@example.org` into (name, email) pairs; raises PbemError on a bad name.
+    A language after a colon (`bob=bob@example.org:it`) is checked and left out: see
+    `parse_player_languages`."""
+    return [(name, email) for name, email, _lang in _parse_players(text)]
+
+
+def parse_player_languages(text: Sequence[str]) -> dict[str, str]:
+    """The languages given in a player list (`ann=ann@x.org:it,bob:nl`), by player."""
+    return {name: lang for name, _email, lang in _parse_players(text) if lang is not None}
+
+
+def _parse_players(text: Sequence[str]) -> list[tuple[str, str, str | None]]:
+    out: list[tuple[str, str, str | None]] = []
     for item in text:
-        name, _, email = item.strip().partition("=")
+        entry, colon, code = item.strip().rpartition(":")
+        if not colon:
+            entry, code = code, ""
+        language = (
+            check_language(code.strip(), f"the language of '{quoted(entry.strip())}'")
+            if colon
+            else None
+        )
+        name, _, email = entry.strip().partition("=")
         name = name.strip()
         if not valid_player_name(name):
             raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
-        if any(n.lower() == name.lower() for n, _ in out):
+        if any(n.lower() == name.lower() for n, _e, _lang in out):
             raise PbemError(f"player '{name}' is listed twice")
         email = email.strip()
         if email and not EMAIL.match(email):
             raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")
-        if email and any(e.lower() == email.lower() for _, e in out):
+        if email and any(e.lower() == email.lower() for _, e, _lang in out):
             raise PbemError(f"{email} is given for two players: each needs an address of their own")
-        out.append((name, email))
+        out.append((name, email, language))
     if not rules.MIN_PLAYERS <= len(out) <= rules.MAX_PLAYERS:
         raise PbemError(f"Risk needs 2 to 6 players; {len(out)} given")
     return out
@@ -147,8 +176,12 @@ def new_game(
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
     schedule: clock.Schedule | None = None,
     now: datetime | None = None,
+    language: str | None = None,
+    languages: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Create a game directory: the setup resolution (0), the game file and first reports.
+
+    `language` is the players' language (None: English), `languages` a player's own by name.
 
     `now` is recorded as the time of the setup; a game with a `schedule` needs it. The
     directory's lock is taken before it is looked at, so of two runs at once only one creates;
@@ -175,7 +208,12 @@ def new_game(
             "(choose one with --name)"
         )
     the_board = load_board(board)
-    registrations = tuple(Registration(n, email, _derived_secret(seed, n)) for n, email in players)
+    if language is not None:
+        check_language(language, "--language")
+    own = dict(languages or {})
+    registrations = tuple(
+        Registration(n, email, _derived_secret(seed, n), own.get(n)) for n, email in players
+    )
     key = dice.resolution_key(seed, 0, chain_length)
     state, events = engine.new_game(
         game_name, names, the_board, options, engine.Randomness(key, dice.hidden_key(seed))
@@ -185,7 +223,7 @@ def new_game(
     except OSError as err:
         raise disk_error(err, directory, "create") from None
     deadline = clock.next_deadline(now, schedule) if schedule and now else None
-    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline)
+    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline, language)
     with locked(directory, creating=True):
         found = game_files(directory)
         if found:
@@ -246,17 +284,21 @@ def _read_text(path: Path) -> str | Problem:
         return Problem(NOT_TEXT)
 
 
-def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
-    """Parse, authenticate and validate one order file against the pending turn."""
+def check_submission(
+    game: Game, path: Path, text: str | None = None, language: str | None = None
+) -> Submission:
+    """Parse, authenticate and validate one order file against the pending turn; its problems
+    are told in `language` (None: the moderator's, PBEM_LANG)."""
+    told = {"language": language or moderator_language(), "board": game.state.board.name}
     if text is None:
         read = _read_text(path)
         if isinstance(read, Problem):
-            return Submission(path, "", None, (read,))
+            return Submission(path, "", None, (read,), **told)
         text = read
     try:
         orders = parse_orders(text, game.state.board)
     except OrderError as err:
-        return Submission(path, text, None, tuple(err.problems))
+        return Submission(path, text, None, tuple(err.problems), **told)
     problems: list[Problem] = []
     reg = game.registration(orders.player)
     if reg is not None and not hmac.compare_digest(
@@ -268,9 +310,9 @@ def check_submission(game: Game, path: Path, text: str | None = None) -> Submiss
                 orders.line_of("secret"),
             )
         )
-        return Submission(path, text, orders, tuple(problems))
+        return Submission(path, text, orders, tuple(problems), **told)
     problems.extend(rules.validate(game.state, orders))
-    return Submission(path, text, orders, tuple(problems))
+    return Submission(path, text, orders, tuple(problems), **told)
 
 
 Checked = tuple[Submission, list[str]]
@@ -291,19 +333,20 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     """A player's own check, against the view.json of their latest report (no secret check:
     the view does not hold the secret; the moderator's check does)."""
     state = read_view(view_file)
+    lang = {"language": view_language(view_file), "board": state.board.name}
     out: list[Checked] = []
     for path in paths:
         text = _read_text(path)
         if isinstance(text, Problem):
-            out.append((Submission(path, "", None, (text,)), []))
+            out.append((Submission(path, "", None, (text,), **lang), []))
             continue
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
-            out.append((Submission(path, text, None, tuple(err.problems)), []))
+            out.append((Submission(path, text, None, tuple(err.problems), **lang), []))
             continue
         problems = tuple(rules.validate(state, orders))
-        submission = Submission(path, text, orders, problems)
+        submission = Submission(path, text, orders, problems, **lang)
         out.append((submission, forecast(state, orders) if not problems else []))
     return out
 

@@ -38,6 +38,7 @@ from pbem.mail.records import (
     store_orders,
 )
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.present import i18n
 from pbem.terminal import printable
 
 ORDER_FILE = Path("orders.toml")
@@ -218,6 +219,10 @@ class _Fetcher:
 
     # -- deciding ------------------------------------------------------------------------------
 
+    def speaking(self, player: Registration) -> i18n.Language:
+        """The language a player's answers are in."""
+        return i18n.language(self.game.language_of(player.name), self.game.state.board.name)
+
     def registered(self, sender: str | None) -> Registration | None:
         """The player whose registered address sent the message, if any."""
         if sender is None:
@@ -262,7 +267,9 @@ class _Fetcher:
             return self.reject(letter, raw, [reason], to=me)
         if me is None or me.name != player.name:
             return self.forged(letter, raw, player)
-        submission = processor.check_submission(self.game, ORDER_FILE, text)
+        submission = processor.check_submission(
+            self.game, ORDER_FILE, text, self.game.language_of(me.name)
+        )
         if not submission.accepted:
             return self.reject(letter, raw, submission.messages(), to=me, text=text)
         if letter.date is None:
@@ -302,18 +309,26 @@ class _Fetcher:
         if future is not None:
             self.seen["accepted"][key]["dated"] = letter.date.isoformat()
         lines = processor.forecast(state, submission.orders)
-        body = f"Your orders for turn {state.turn} of {self.game.name} are accepted.\n"
+        _ = self.speaking(me)._
+        body = _(
+            "Your orders for turn %(turn)s of %(game)s are accepted.",
+            turn=state.turn,
+            game=self.game.name,
+        )
+        body += "\n"
         if future is not None:
-            body += f"Note: {future}.\n"
+            body += _("Note: %(note)s.", note=future) + "\n"
         if previous is not None:
             replaced_date = format_datetime(datetime.fromisoformat(previous["date"]))
-            body += f"They replace the orders you sent on {replaced_date}.\n"
-        body += "\nWhat they will do:\n" + "".join(f"  {line}\n" for line in lines)
-        body += (
-            "\nUntil the turn is resolved you may send new orders: the latest message "
-            "(by its Date) counts.\n"
+            body += _("They replace the orders you sent on %(date)s.", date=replaced_date) + "\n"
+        body += "\n" + _("What they will do:") + "\n" + "".join(f"  {line}\n" for line in lines)
+        body += "\n" + _(
+            "Until the turn is resolved you may send new orders: the latest message "
+            "(by its Date) counts."
         )
-        reply = self.out.answer(letter, me, f"accepted: your orders for turn {state.turn}", body)
+        body += "\n"
+        subject = _("accepted: your orders for turn %(turn)s", turn=state.turn)
+        reply = self.out.answer(letter, me, subject, body)
         reasons = []
         if replaced:
             since = f" of {previous['date']}" if previous is not None else ""
@@ -340,19 +355,26 @@ class _Fetcher:
             why = f"not answered: {frm} is not a player's address" if frm else "not answered"
             self.out.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
             return Incoming(mid, frm, Verdict.REJECTED, None, (*reasons, why), kept=kept)
-        about = f' "{printable(letter.subject)}"' if letter.subject else ""
-        body = f"Your message{about} was not accepted:\n\n"
-        body += "".join(f"  {printable(r)}\n" for r in reasons)
+        _ = self.speaking(to)._
+        body = (
+            _('Your message "%(subject)s" was not accepted:', subject=printable(letter.subject))
+            if letter.subject
+            else _("Your message was not accepted:")
+        )
+        body += "\n\n" + "".join(f"  {printable(r)}\n" for r in reasons)
         if text is not None:
-            body += "\nThe orders as read from your message:\n\n"
+            body += "\n" + _("The orders as read from your message:") + "\n\n"
             body += "".join(
                 f"  {n:3} | {printable(line)}\n" for n, line in enumerate(text.splitlines(), 1)
             )
         if f"{self.game.state.resolution}/{to.name}" in self.seen["accepted"]:
-            body += "\nNothing from this message was used: your orders accepted earlier stand.\n"
+            body += "\n" + _(
+                "Nothing from this message was used: your orders accepted earlier stand."
+            )
         else:
-            body += "\nNothing from this message was used. Correct it and send it again.\n"
-        reply = self.out.answer(letter, to, "rejected: your orders", body)
+            body += "\n" + _("Nothing from this message was used. Correct it and send it again.")
+        body += "\n"
+        reply = self.out.answer(letter, to, _("rejected: your orders"), body)
         return Incoming(mid, frm, Verdict.REJECTED, to.name, tuple(reasons), reply, kept)
 
     def forged(self, letter: Letter, raw: bytes, player: Registration) -> Incoming:

@@ -25,7 +25,7 @@ import markupsafe
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core import dice, rules
-from pbem.core.board import Board
+from pbem.core.board import WILD, Board
 from pbem.core.events import (
     AttackStopped,
     Conquered,
@@ -53,7 +53,9 @@ from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.errors import PbemError
 from pbem.game import clock
 from pbem.game.store import Game
+from pbem.present import i18n
 from pbem.present import missions as mission_view
+from pbem.present.i18n import _, n_, place
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
 
@@ -91,15 +93,19 @@ def builtin_templates() -> Path:
     return Path(__file__).resolve().parents[2] / "templates"
 
 
-def environment(game_dir: Path | None = None) -> jinja2.Environment:
+def environment(game_dir: Path | None = None, language: str = i18n.DEFAULT) -> jinja2.Environment:
     """The Jinja2 environment for a game: its own templates/ folder first, then the built-in.
 
     Sandboxed (Jinja2's immutable sandbox): a game's own template can format what it is given
     but reach nothing else (no attribute that leads to Python's internals, no method that
     changes a value). Every value a template prints
-    goes through `printable`, so a control character a player wrote is shown escaped."""
+    goes through `printable`, so a control character a player wrote is shown escaped.
+
+    Templates speak `language` through Jinja2's i18n extension (`_()`, `ngettext()`,
+    `{% trans %}`, newstyle: placeholders as `%(name)s`), from the game's own catalogue (its
+    `locale/` folder) before the built-in one."""
     own = game_dir / "templates" if game_dir is not None else None
-    return _environment(own if own is not None and own.is_dir() else None)
+    return _environment(own if own is not None and own.is_dir() else None, game_dir, language)
 
 
 def _printable_value(value: Any) -> Any:
@@ -111,12 +117,12 @@ def _printable_value(value: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=32)
-def _environment(own: Path | None) -> jinja2.Environment:
+def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    return ImmutableSandboxedEnvironment(
+    env = ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         finalize=_printable_value,
         undefined=jinja2.StrictUndefined,
@@ -126,113 +132,220 @@ def _environment(own: Path | None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    env.install_gettext_translations(  # type: ignore[attr-defined]
+        i18n.translations(language, game_dir), newstyle=True
+    )
+    env.filters["pad"] = i18n.pad
+    env.globals["wrap"] = i18n.wrap
+    env.globals["width"] = i18n.display_width
+    env.filters["number"] = lambda n: i18n.language(language).number(n)
+    return env
 
 
 def _listing(items: Sequence[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    """'a', 'a and b', 'a, b and c' in the language spoken."""
+    return i18n.current().listing(list(items))
 
 
 def _dice(values: Iterable[int]) -> str:
     return " ".join(map(str, values))
 
 
+def _armies(n: int) -> str:
+    return n_("%(num)s army", "%(num)s armies", n)
+
+
+def _cards(n: int) -> str:
+    return n_("%(num)s card", "%(num)s cards", n)
+
+
+def _turns(n: int) -> str:
+    return n_("%(num)s turn", "%(num)s turns", n)
+
+
 def narrate(event: Event, viewer: str | None) -> str:
-    """One event as a sentence for `viewer` (None: the moderator, who sees every card)."""
+    """One event as a sentence for `viewer` (None: the moderator, who sees every card), in the
+    language spoken (pbem.present.i18n): every sentence is a catalogue entry."""
     told = mission_view.narrate(event, viewer)
     if told is not None:
         return told
     if isinstance(event, RolledForFirst):
-        return f"{event.player} rolled {event.die} for first player."
+        return _("%(player)s rolled %(die)s for first player.", player=event.player, die=event.die)
     if isinstance(event, SeatsDecided):
-        return "Order of play: " + ", ".join(event.order) + "."
+        return _("Order of play: %(players)s.", players=", ".join(event.order))
     if isinstance(event, Dealt):
-        return f"{event.player} was dealt {len(event.territories)} territories, one army each."
+        return n_(
+            "%(player)s was dealt %(num)s territory, one army on it.",
+            "%(player)s was dealt %(num)s territories, one army each.",
+            len(event.territories),
+            player=event.player,
+        )
     if isinstance(event, Reinforced):
         total = event.from_territories + event.from_continents
-        parts = f"{event.from_territories} for {event.territories} territories"
-        if event.continents:
-            parts += f", {event.from_continents} for holding {_listing(event.continents)}"
-        return f"Turn {event.turn}: {event.player} receives {total} armies ({parts})."
-    if isinstance(event, Traded):
-        how = " (forced, after an elimination)" if event.forced else ""
-        return (
-            f"{event.player} traded {', '.join(event.cards)} for {event.value} armies "
-            f"(set {event.set_number} of the game){how}."
+        parts = n_(
+            "%(armies)s for %(num)s territory",
+            "%(armies)s for %(num)s territories",
+            event.territories,
+            armies=event.from_territories,
         )
-    if isinstance(event, Placed):
-        if event.why == "card":
-            return f"{event.player} placed 2 on {event.territory} for its card."
-        if event.why == "elimination":
-            return (
-                f"{event.player} placed {event.armies} on {event.territory} from the forced trade."
+        if event.continents:
+            parts += _(
+                ", %(armies)s for holding %(continents)s",
+                armies=event.from_continents,
+                continents=_listing([place(c) for c in event.continents]),
             )
-        return f"{event.player} placed {event.armies} on {event.territory}."
+        return _(
+            "Turn %(turn)s: %(player)s receives %(armies)s (%(parts)s).",
+            turn=event.turn,
+            player=event.player,
+            armies=_armies(total),
+            parts=parts,
+        )
+    if isinstance(event, Traded):
+        values = {
+            "player": event.player,
+            "cards": ", ".join(_card(c) for c in event.cards),
+            "armies": _armies(event.value),
+            "set": event.set_number,
+        }
+        if event.forced:
+            return _(
+                "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game), "
+                "forced, after an elimination.",
+                **values,
+            )
+        return _("%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game).", **values)
+    if isinstance(event, Placed):
+        where = {"player": event.player, "territory": place(event.territory)}
+        if event.why == "card":
+            return _("%(player)s placed 2 on %(territory)s for its card.", **where)
+        if event.why == "elimination":
+            return _(
+                "%(player)s placed %(armies)s on %(territory)s from the forced trade.",
+                armies=event.armies,
+                **where,
+            )
+        return _("%(player)s placed %(armies)s on %(territory)s.", armies=event.armies, **where)
     if isinstance(event, Rolled):
-        return (
-            f"{event.source} → {event.target}: {_dice(event.attacker)} against "
-            f"{_dice(event.defender)}; {event.player} loses {event.attacker_losses}, "
-            f"{event.defender_name} loses {event.defender_losses}."
+        return _(
+            "%(source)s → %(target)s: %(attacker)s against %(defender)s; "
+            "%(player)s loses %(lost)s, %(defender_name)s loses %(defender_lost)s.",
+            source=place(event.source),
+            target=place(event.target),
+            attacker=_dice(event.attacker),
+            defender=_dice(event.defender),
+            player=event.player,
+            lost=event.attacker_losses,
+            defender_name=event.defender_name,
+            defender_lost=event.defender_losses,
         )
     if isinstance(event, Conquered):
         note = f" ({event.note})" if event.note else ""
         return (
-            f"{event.player} took {event.target} from {event.loser}, "
-            f"moving in {event.moved} from {event.source}{note}."
+            _(
+                "%(player)s took %(target)s from %(loser)s, moving in %(moved)s from %(source)s.",
+                player=event.player,
+                target=place(event.target),
+                loser=event.loser,
+                moved=event.moved,
+                source=place(event.source),
+            )[:-1]
+            + note
+            + "."
         )
     if isinstance(event, AttackStopped):
-        return f"{event.player} stopped attacking {event.target}: {event.reason}."
+        return _(
+            "%(player)s stopped attacking %(target)s: %(reason)s.",
+            player=event.player,
+            target=place(event.target),
+            reason=event.reason,
+        )
     if isinstance(event, Eliminated):
-        return (
-            f"{event.player} is out of the game, eliminated by {event.by}, who takes "
-            f"{_plural(event.cards_taken, 'card')}."
+        return _(
+            "%(player)s is out of the game, eliminated by %(by)s, who takes %(cards)s.",
+            player=event.player,
+            by=event.by,
+            cards=_cards(event.cards_taken),
         )
     if isinstance(event, DrewCard):
         if viewer is None or viewer == event.player:
-            return f"{event.player} drew a card: {event.card}."
-        return f"{event.player} drew a card."
+            return _(
+                "%(player)s drew a card: %(card)s.", player=event.player, card=_card(event.card)
+            )
+        return _("%(player)s drew a card.", player=event.player)
     if isinstance(event, Reshuffled):
-        return (
-            f"The draw pile was empty when {event.player} was to draw: the "
-            f"{_plural(event.cards, 'traded card')} set aside were shuffled into a new draw pile."
+        return n_(
+            "The draw pile was empty when %(player)s was to draw: the %(num)s traded card set "
+            "aside was shuffled into a new draw pile.",
+            "The draw pile was empty when %(player)s was to draw: the %(num)s traded cards set "
+            "aside were shuffled into a new draw pile.",
+            event.cards,
+            player=event.player,
         )
     if isinstance(event, DrewNoCard):
-        return f"{event.player} draws no card: {event.reason}."
+        return _("%(player)s draws no card: %(reason)s.", player=event.player, reason=event.reason)
     if isinstance(event, Fortified):
         note = f" ({event.note})" if event.note else ""
-        return f"{event.player} moved {event.armies} from {event.source} to {event.target}{note}."
-    if isinstance(event, Skipped):
-        return f"{event.player}'s order to {event.order} was skipped: {event.reason}."
-    if isinstance(event, MissedTurn):
-        return f"No orders from {event.player} by the deadline{_in_a_row(event.missed)}."
-    if isinstance(event, Dropped):
-        armies = f"{event.armies} {'army' if event.armies == 1 else 'armies'}"
-        where = f"{event.territories} {'territory' if event.territories == 1 else 'territories'}"
-        cards = (
-            f"their {_plural(event.cards, 'card')} {'goes' if event.cards == 1 else 'go'} where "
-            "traded cards go, "
-            if event.cards
-            else ""
-        )
         return (
-            f"{event.player} missed {_plural(event.missed, 'turn')} in a row and leaves the game: "
-            f"their {armies} on {where} stay as neutral armies that only defend, {cards}"
-            "and their seat is skipped."
+            _(
+                "%(player)s moved %(armies)s from %(source)s to %(target)s.",
+                player=event.player,
+                armies=event.armies,
+                source=place(event.source),
+                target=place(event.target),
+            )[:-1]
+            + note
+            + "."
+        )
+    if isinstance(event, Skipped):
+        return _(
+            "%(player)s's order to %(order)s was skipped: %(reason)s.",
+            player=event.player,
+            order=event.order,
+            reason=event.reason,
+        )
+    if isinstance(event, MissedTurn):
+        if event.missed > 1:
+            return n_(
+                "No orders from %(player)s by the deadline (%(num)s turn missed in a row).",
+                "No orders from %(player)s by the deadline (%(num)s turns missed in a row).",
+                event.missed,
+                player=event.player,
+            )
+        return _("No orders from %(player)s by the deadline.", player=event.player)
+    if isinstance(event, Dropped):
+        values = {
+            "player": event.player,
+            "turns": _turns(event.missed),
+            "armies": _armies(event.armies),
+            "where": n_("%(num)s territory", "%(num)s territories", event.territories),
+        }
+        if event.cards:
+            return n_(
+                "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+                "%(where)s stay as neutral armies that only defend, their %(num)s card goes "
+                "where traded cards go, and their seat is skipped.",
+                "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+                "%(where)s stay as neutral armies that only defend, their %(num)s cards go "
+                "where traded cards go, and their seat is skipped.",
+                event.cards,
+                **values,
+            )
+        return _(
+            "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+            "%(where)s stay as neutral armies that only defend, and their seat is skipped.",
+            **values,
         )
     if isinstance(event, Won):
-        return f"{event.player} has won the game!"
+        return _("%(player)s has won the game!", player=event.player)
     return str(event)
 
 
-def _in_a_row(missed: int) -> str:
-    return f" ({missed} turns missed in a row)" if missed > 1 else ""
+def _card(card: str) -> str:
+    """A card as the language spoken names it: its territory, or the wild card."""
+    return _("wild card") if card == WILD else place(card)
 
 
 # --- The story: events told as a reader follows them ---------------------------------------
@@ -314,10 +427,10 @@ _KINDS: dict[type[Event], str] = {
 
 def _losses(roll: Rolled) -> str:
     if roll.attacker_losses and roll.defender_losses:
-        return f"each loses {roll.attacker_losses}"
+        return _("each loses %(lost)s", lost=roll.attacker_losses)
     if roll.attacker_losses:
-        return f"{roll.player} loses {roll.attacker_losses}"
-    return f"{roll.defender_name} loses {roll.defender_losses}"
+        return _("%(player)s loses %(lost)s", player=roll.player, lost=roll.attacker_losses)
+    return _("%(player)s loses %(lost)s", player=roll.defender_name, lost=roll.defender_losses)
 
 
 def _battle(
@@ -327,9 +440,15 @@ def _battle(
     what its order asked for, to say why the first roll has fewer."""
     first = events[start]
     assert isinstance(first, Rolled)
-    heading = (
-        f"{first.player} attacked {first.target} ({first.defender_name}) from {first.source}: "
-        f"{armies.get(first.source, 0)} armies against {armies.get(first.target, 0)}."
+    heading = _(
+        "%(player)s attacked %(target)s (%(defender)s) from %(source)s: %(armies)s against "
+        "%(defending)s.",
+        player=first.player,
+        target=place(first.target),
+        defender=first.defender_name,
+        source=place(first.source),
+        armies=_armies(armies.get(first.source, 0)),
+        defending=armies.get(first.target, 0),
     )
     note = rules.attack_dice_note(armies.get(first.source, 0), dice)
     if note:
@@ -360,18 +479,28 @@ def _battle(
         _move(armies, end)
         note = f"; {end.note}" if end.note else ""
         left = armies.get(end.source, 0)
-        result = (
-            f"{end.player} took {end.target}, moving in {end.moved} "
-            f"({left} {'stays' if left == 1 else 'stay'} in {end.source}{note})."
+        result = n_(
+            "%(player)s took %(target)s, moving in %(moved)s "
+            "(%(num)s stays in %(source)s%(note)s).",
+            "%(player)s took %(target)s, moving in %(moved)s (%(num)s stay in %(source)s%(note)s).",
+            left,
+            player=end.player,
+            target=place(end.target),
+            moved=end.moved,
+            source=place(end.source),
+            note=note,
         )
         i += 1
     elif isinstance(end, AttackStopped) and (end.source, end.target) == (
         first.source,
         first.target,
     ):
-        result = (
-            f"{end.player} stopped: {end.reason}; {end.target} holds "
-            f"with {armies.get(end.target, 0)}."
+        result = _(
+            "%(player)s stopped: %(reason)s; %(target)s holds with %(armies)s.",
+            player=end.player,
+            reason=end.reason,
+            target=place(end.target),
+            armies=armies.get(end.target, 0),
         )
         i += 1
     return StoryItem("battle", heading, tuple(rolls), result), i
@@ -379,21 +508,50 @@ def _battle(
 
 def _placements(group: Sequence[Placed]) -> str:
     first = group[0]
-    spots = _listing([f"{p.armies} on {p.territory}" for p in group])
+    spots = _listing(
+        [
+            _("%(armies)s on %(territory)s", armies=p.armies, territory=place(p.territory))
+            for p in group
+        ]
+    )
     total = sum(p.armies for p in group)
+    values = {"player": first.player, "armies": _armies(total), "spots": spots}
     if first.why == "autopilot":
-        return f"autopilot placed {spots if len(group) == 1 else f'{total} armies: {spots}'}"
+        if len(group) == 1:
+            return _("autopilot placed %(spots)s", **values)
+        return _("autopilot placed %(armies)s: %(spots)s", **values)
     if first.why == "setup":
-        return f"{first.player} placed {total} setup armies: {spots}."
+        return n_(
+            "%(player)s placed %(num)s setup army: %(spots)s.",
+            "%(player)s placed %(num)s setup armies: %(spots)s.",
+            total,
+            **values,
+        )
     if first.why == "random":
-        return f"{first.player}'s other {total} armies were placed at random: {spots}."
+        return n_(
+            "%(player)s's other %(num)s army was placed at random: %(spots)s.",
+            "%(player)s's other %(num)s armies were placed at random: %(spots)s.",
+            total,
+            **values,
+        )
     if first.why == "elimination":
-        return f"{first.player} placed {total} from the forced trade: {spots}."
+        return _(
+            "%(player)s placed %(total)s from the forced trade: %(spots)s.", total=total, **values
+        )
     if first.why == "card":
-        return f"{first.player} placed 2 on {_listing([p.territory for p in group])} for its card."
+        return _(
+            "%(player)s placed 2 on %(territory)s for its card.",
+            player=first.player,
+            territory=_listing([place(p.territory) for p in group]),
+        )
     if len(group) == 1:
-        return f"{first.player} placed {first.armies} on {first.territory}."
-    return f"{first.player} placed {total} armies: {spots}."
+        return _(
+            "%(player)s placed %(armies)s on %(territory)s.",
+            player=first.player,
+            armies=first.armies,
+            territory=place(first.territory),
+        )
+    return _("%(player)s placed %(armies)s: %(spots)s.", **values)
 
 
 def _first_player_rolls(group: Sequence[RolledForFirst]) -> str:
@@ -403,7 +561,7 @@ def _first_player_rolls(group: Sequence[RolledForFirst]) -> str:
             rounds.append([])
         rounds[-1].append(roll)
     told = [", ".join(f"{r.player} {r.die}" for r in one) for one in rounds]
-    return "Dice for the first player: " + "; a tie, so again: ".join(told) + "."
+    return _("Dice for the first player: %(rolls)s.", rolls=_("; a tie, so again: ").join(told))
 
 
 def dice_asked(events: Sequence[Event], attacks: Sequence[Attack]) -> dict[int, int | None]:
@@ -461,7 +619,16 @@ def tell(
             continue
         if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
             _move(counts, e)
-            items.append(StoryItem("place", f"2 placed on {e.territory} for {e.player}'s card."))
+            items.append(
+                StoryItem(
+                    "place",
+                    _(
+                        "2 placed on %(territory)s for %(player)s's card.",
+                        territory=place(e.territory),
+                        player=e.player,
+                    ),
+                )
+            )
             i += 1
             continue
         if isinstance(e, Placed):
@@ -491,8 +658,14 @@ def tell(
             items.append(
                 StoryItem(
                     "trade",
-                    f"The autopilot traded {', '.join(e.cards)} for {e.player}, who held 5 or "
-                    f"more cards, for {e.value} armies (set {e.set_number} of the game).",
+                    _(
+                        "The autopilot traded %(cards)s for %(player)s, who held 5 or more "
+                        "cards, for %(armies)s (set %(set)s of the game).",
+                        cards=", ".join(_card(c) for c in e.cards),
+                        player=e.player,
+                        armies=_armies(e.value),
+                        set=e.set_number,
+                    ),
                 )
             )
             i += 1
@@ -531,7 +704,7 @@ def next_turn_of(state: GameState, player: str) -> int | None:
     if state.phase is not Phase.PLAY or not state.player(player).alive:
         return None
     seat, turn = state.current, state.turn
-    for _ in range(len(state.players)):
+    for _seat in range(len(state.players)):
         if state.players[seat].name == player:
             return turn
         seat = rules.next_seat(state, seat)
@@ -543,7 +716,7 @@ def _players_before(state: GameState, player: str) -> list[str]:
     """Who plays before `player`'s next turn, in order (the current player first)."""
     out: list[str] = []
     seat = state.current
-    for _ in range(len(state.players)):
+    for _seat in range(len(state.players)):
         name = state.players[seat].name
         if name == player:
             return out
@@ -568,24 +741,26 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
         return "\n".join(lines + mission_view.draft_skeleton(state)) + "\n"
     me = state.player(player)
     if state.phase is Phase.PLAY and len(me.hand) >= rules.FORCED_TRADE_HAND:
-        lines.append('trade = "best"            # you hold 5 or more cards: a trade is required')
+        lines.append(
+            'trade = "best"            # ' + _("you hold 5 or more cards: a trade is required")
+        )
     elif state.phase is Phase.PLAY and rules.sets_in(state.board, me.hand):
-        lines.append('# trade = "best"          # you can trade a set')
+        lines.append('# trade = "best"          # ' + _("you can trade a set"))
     owned = state.owned(player)
     borders = [t for t in owned if any(state.owner(n) != player for n in state.board.neighbours(t))]
     strongest = max(borders or owned, key=lambda t: (state.armies(t), t), default=None)
     lines += [
         "",
         "[[place]]",
-        f'territory = "{strongest}"',
-        'armies = "rest"           # every army the other [[place]] tables leave',
+        f'territory = "{_quoted_place(strongest)}"',
+        'armies = "rest"           # ' + _("every army the other [[place]] tables leave"),
     ]
     other = next((t for t in borders or owned if t != strongest), None)
     if other is not None:
         lines += [
             "",
-            "# [[place]]               # more [[place]] tables split your armies",
-            f'# territory = "{other}"',
+            "# [[place]]               # " + _("more [[place]] tables split your armies"),
+            f'# territory = "{_quoted_place(other)}"',
             "# armies = 3",
         ]
     if state.phase is Phase.PLAY and strongest is not None:
@@ -598,10 +773,10 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
             lines += [
                 "",
                 "# [[attack]]",
-                f'# from = "{strongest}"',
-                f'# to = "{enemy}"',
-                "# stop_at = 3             # optional: stop when down to 3 armies",
-                '# move = "all"            # optional: "all", "min" or a number',
+                f'# from = "{_quoted_place(strongest)}"',
+                f'# to = "{_quoted_place(enemy)}"',
+                "# stop_at = 3             # " + _("optional: stop when down to 3 armies"),
+                '# move = "all"            # ' + _('optional: "all", "min" or a number'),
             ]
         inner = [t for t in owned if t not in borders and state.armies(t) > 1]
         friend = next((n for t in inner for n in state.board.neighbours(t) if n in borders), None)
@@ -610,8 +785,8 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
             lines += [
                 "",
                 "# [fortify]",
-                f'# from = "{source}"',
-                f'# to = "{friend}"',
+                f'# from = "{_quoted_place(source)}"',
+                f'# to = "{_quoted_place(friend)}"',
                 '# armies = "all"',
             ]
         elif len(borders) > 1:
@@ -620,11 +795,17 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
                 lines += [
                     "",
                     "# [fortify]",
-                    f'# from = "{strongest}"',
-                    f'# to = "{target}"',
+                    f'# from = "{_quoted_place(strongest)}"',
+                    f'# to = "{_quoted_place(target)}"',
                     "# armies = 2",
                 ]
     return "\n".join(lines) + "\n"
+
+
+def _quoted_place(name: str | None) -> str:
+    """A territory's name in the language spoken, ready to go between TOML's double quotes
+    (every language's names are accepted in orders)."""
+    return place(name or "").replace("\\", "\\\\").replace('"', '\\"')
 
 
 # --- The map -------------------------------------------------------------------------------
@@ -699,12 +880,13 @@ def _hull(points: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _label_lines(name: str) -> tuple[str, ...]:
-    if len(name) <= LABEL_WIDTH or " " not in name:
+    width = i18n.display_width
+    if width(name) <= LABEL_WIDTH or " " not in name:
         return (name,)
     words = name.split(" ")
     best = min(
         range(1, len(words)),
-        key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))),
+        key=lambda k: abs(width(" ".join(words[:k])) - width(" ".join(words[k:]))),
     )
     return (" ".join(words[:best]), " ".join(words[best:]))
 
@@ -713,7 +895,7 @@ def _label_place(board: Board, continent: str, length: int) -> tuple[float, floa
     """Where a continent's name goes: just above its territories, else below, left or right,
     the first side clear of every territory, every name and the other continents."""
     points = [board.territories[t].position for t in board.continents[continent].territories]
-    xs, ys = [x for x, _ in points], [y for _, y in points]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
     cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
     half = length * 3.8  # half the width of the label at 13px, roughly
     pad = CONTINENT_PADDING
@@ -779,8 +961,8 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
     continents: list[MapContinent] = []
     for i, c in enumerate(board.continents.values()):
         points = [board.territories[t].position for t in c.territories]
-        label = f"{c.name} +{c.bonus}"
-        x, y = _label_place(board, c.name, len(label))
+        label = f"{place(c.name)} +{c.bonus}"
+        x, y = _label_place(board, c.name, i18n.display_width(label))
         continents.append(
             MapContinent(
                 c.name,
@@ -809,7 +991,7 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
                 armies=state.armies(name),
                 mine=viewer is not None and owner == viewer,
                 taken=name in taken_set,
-                label=_label_lines(name),
+                label=_label_lines(place(name)),
                 label_y=y + TERRITORY_RADIUS + 11,
             )
         )
@@ -818,8 +1000,8 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
         a, b = sorted(pair, key=lambda n: board.territories[n].position)
         edge = [ln for ln in _wrap_lines(board, a, b)]
         edge_labels += [
-            MapText(f"← {b}", 4, edge[0].y2 - 22, "start"),
-            MapText(f"{a} →", board.width - 4, edge[1].y2 - 22, "end"),
+            MapText(f"← {place(b)}", 4, edge[0].y2 - 22, "start"),
+            MapText(f"{place(a)} →", board.width - 4, edge[1].y2 - 22, "end"),
         ]
     return {
         "width": board.width,
@@ -836,7 +1018,11 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
 
 def _card_kind(state: GameState, card: str) -> str:
     kind = state.board.card_kind(card)
-    return kind.value if kind is not None else "wild"
+    if kind is None:
+        return _("wild")
+    return {"infantry": _("infantry"), "cavalry": _("cavalry"), "artillery": _("artillery")}.get(
+        kind.value, kind.value
+    )
 
 
 def _roll_lines(rolls: Sequence[str], width: int = 66) -> list[str]:
@@ -892,7 +1078,10 @@ def deadline_text(game: Game, now: datetime | None) -> str | None:
     """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (counted from `now`, the resolution's time)."""
     if game.deadline is None or game.schedule is None or game.state.phase is Phase.OVER:
         return None
-    return clock.describe(game.deadline, game.schedule.zone, now)
+    lang = i18n.current()
+    if lang.code == i18n.DEFAULT:
+        return clock.describe(game.deadline, game.schedule.zone, now)
+    return lang.deadline(game.deadline.astimezone(game.schedule.zone), now)
 
 
 def report_context(
@@ -920,14 +1109,14 @@ def report_context(
         holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
         continents.append(
             {
-                "name": c.name,
+                "name": place(c.name),
                 "bonus": c.bonus,
                 "holder": holder,
                 "holder_colour": colours[holder][0] if holder else None,
                 "mine": holder is not None and holder == player,
                 "territories": [
                     {
-                        "name": t,
+                        "name": place(t),
                         "owner": mission_view.owner_shown(state, t),
                         "armies": state.armies(t),
                         "mine": player is not None and state.owner(t) == player,
@@ -943,7 +1132,7 @@ def report_context(
             {
                 **p,
                 "colour": colours[p["name"]][0],
-                "continents": list(state.continents_held(p["name"])),
+                "continents": [place(c) for c in state.continents_held(p["name"])],
                 "me": p["name"] == player,
                 "next": state.phase is Phase.PLAY and p["name"] in state.awaiting(),
             }
@@ -988,24 +1177,28 @@ def piles_context(piles: Mapping[str, Any]) -> dict[str, Any]:
     """The cards beside the board, as sentences: the draw pile, the discards, the rule."""
     discards = list(piles["discards"])
     if piles["traded_cards"] == TradedCards.ASIDE.value:
-        rule = (
+        rule = _(
             "Traded cards are set aside face up, out of the draw pile; when it runs out, they "
             "are shuffled into a new one."
         )
         aside = (
-            f"Set aside ({len(discards)}, in the order traded): {', '.join(discards)}."
+            _(
+                "Set aside (%(count)s, in the order traded): %(cards)s.",
+                count=len(discards),
+                cards=", ".join(_card(c) for c in discards),
+            )
             if discards
-            else "Set aside: none."
+            else _("Set aside: none.")
         )
     else:
-        rule = "In this game traded cards go back into the draw pile (the rule it began with)."
+        rule = _("In this game traded cards go back into the draw pile (the rule it began with).")
         aside = ""
-    draw_pile = f"Draw pile: {_plural(int(piles['draw_pile']), 'card')}."
+    draw_pile = _("Draw pile: %(cards)s.", cards=_cards(int(piles["draw_pile"])))
     return {
         "draw_pile": draw_pile,
         "discards": aside,
         "rule": rule,
-        "lines": textwrap.wrap(f"{draw_pile} {aside}", 70) + textwrap.wrap(rule, 70),
+        "lines": i18n.wrap(f"{draw_pile} {aside}", 70) + i18n.wrap(rule, 70),
     }
 
 
@@ -1019,9 +1212,9 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     value = rules.set_value(state.sets_traded)
     sets = [
         {
-            "cards": list(s),
+            "cards": [_card(c) for c in s],
             "value": value,
-            "bonus": [c for c in s if c in owned],
+            "bonus": [place(c) for c in s if c in owned],
         }
         for s in rules.sets_in(state.board, me.hand)
     ]
@@ -1029,7 +1222,9 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     turn = next_turn_of(state, player)
     return {
         "secret": secret,
-        "hand": [{"card": c, "kind": _card_kind(state, c)} for c in me.hand],
+        "hand": [
+            {"card": _card(c), "kind": _card_kind(state, c), "wild": c == WILD} for c in me.hand
+        ],
         "sets": sets,
         "set_value": value,
         "must_trade": len(me.hand) >= rules.FORCED_TRADE_HAND,
@@ -1037,7 +1232,8 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
             "territories": base.territories,
             "from_territories": base.from_territories,
             "continents": [
-                {"name": c, "bonus": state.board.continents[c].bonus} for c in base.continents
+                {"name": place(c), "bonus": state.board.continents[c].bonus}
+                for c in base.continents
             ],
             "total": base.total,
             "best_set": value if sets else 0,
@@ -1060,15 +1256,21 @@ def _missed_warning(state: GameState, player: str) -> str | None:
         return None
     limit = state.options.drop_after
     text = (
-        f"You sent no valid orders for your last {_plural(me.missed, 'turn')}"
+        n_(
+            "You sent no valid orders for your last %(num)s turn: the autopilot played for you.",
+            "You sent no valid orders for your last %(num)s turns: the autopilot played for you.",
+            me.missed,
+        )
         if me.missed > 1
-        else "You sent no valid orders for your last turn"
-    ) + ": the autopilot played for you."
+        else _("You sent no valid orders for your last turn: the autopilot played for you.")
+    )
     if limit:
         left = limit - me.missed
-        text += (
-            f" Miss {_plural(left, 'more turn')} in a row and you leave the game; "
-            "valid orders reset the count."
+        text += " " + n_(
+            "Miss %(num)s more turn in a row and you leave the game; valid orders reset the count.",
+            "Miss %(num)s more turns in a row and you leave the game; valid orders reset the "
+            "count.",
+            left,
         )
     return text
 
@@ -1086,9 +1288,19 @@ def render(
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
     name = "moderator" if player is None else "report"
-    env = environment(game.path.resolve())
-    context = report_context(game, resolution, events, player, rejected, orders, now, undone)
-    return render_template(env, f"{name}.{kind}.j2", context)
+    lang = player_language(game, player)
+    with i18n.speaking(lang):
+        context = report_context(game, resolution, events, player, rejected, orders, now, undone)
+        context["lang"] = lang.code
+        return render_template(
+            environment(game.path.resolve(), lang.code), f"{name}.{kind}.j2", context
+        )
+
+
+def player_language(game: Game, player: str | None) -> i18n.Language:
+    """The language `player` reads (None: the moderator's, PBEM_LANG)."""
+    code = i18n.moderator_language() if player is None else game.language_of(player)
+    return i18n.language(code, game.state.board.name, game.path.resolve())
 
 
 def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
@@ -1125,6 +1337,8 @@ def view_file(game: Game, resolution: int, events: Sequence[Event], player: str)
     """The player's view (DESIGN §7) with this resolution's dice check, as sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
+    if game.language_of(player) != i18n.DEFAULT:
+        view["language"] = game.language_of(player)
     return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -1155,9 +1369,10 @@ def render_reports(
         files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
         reg = game.registration(p.name)
         if p.alive and game.state.phase is not Phase.OVER:
-            files[f"{p.name}.orders.toml"] = order_skeleton(
-                game.state, p.name, reg.secret if reg else ""
-            )
+            with i18n.speaking(player_language(game, p.name)):
+                files[f"{p.name}.orders.toml"] = order_skeleton(
+                    game.state, p.name, reg.secret if reg else ""
+                )
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = render(
             game, resolution, events, None, kind, rejected, orders, now, undone
