@@ -126,6 +126,10 @@ def _derived_secret(seed: bytes, name: str) -> str:
     return digest[:12].hex()
 
 
+LANGUAGE_CODE = re.compile(r"^\s*[A-Za-z_-]{1,12}\s*$")
+"""What may follow a player's last colon as their language (an address never looks like it)."""
+
+
 def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
     """`alice,bob=bob@example.org` into (name, email) pairs; raises PbemError on a bad name.
     A language after a colon (`bob=bob@example.org:it`) is checked and left out: see
@@ -142,8 +146,8 @@ def _parse_players(text: Sequence[str]) -> list[tuple[str, str, str | None]]:
     out: list[tuple[str, str, str | None]] = []
     for item in text:
         entry, colon, code = item.strip().rpartition(":")
-        if not colon:
-            entry, code = code, ""
+        if not colon or not LANGUAGE_CODE.match(code):
+            entry, colon, code = item.strip(), "", ""
         language = (
             check_language(code.strip(), f"the language of '{quoted(entry.strip())}'")
             if colon

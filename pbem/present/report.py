@@ -212,8 +212,8 @@ def narrate(event: Event, viewer: str | None) -> str:
         }
         if event.forced:
             return _(
-                "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game), "
-                "forced, after an elimination.",
+                "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game) "
+                "(forced, after an elimination).",
                 **values,
             )
         return _("%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game).", **values)
@@ -345,7 +345,7 @@ def narrate(event: Event, viewer: str | None) -> str:
 
 def _card(card: str) -> str:
     """A card as the language spoken names it: its territory, or the wild card."""
-    return _("wild card") if card == WILD else place(card)
+    return _("wild") if card == WILD else place(card)
 
 
 # --- The story: events told as a reader follows them ---------------------------------------
@@ -1223,7 +1223,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     return {
         "secret": secret,
         "hand": [
-            {"card": _card(c), "kind": _card_kind(state, c), "wild": c == WILD} for c in me.hand
+            {"card": _card(c), "kind": _card_kind(state, c)} for c in me.hand
         ],
         "sets": sets,
         "set_value": value,
