@@ -66,9 +66,10 @@ def _now(text: str | None) -> datetime:
     return clock.parse_instant(text)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(__version__, prog_name="pbem")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Run games of Risk by email: check orders, resolve turns, write reports, audit dice.
 
     \b
@@ -76,10 +77,16 @@ def main() -> None:
       pbem new games/spring --players alice,bob,carol
       pbem check games/spring games/spring/orders/*.toml
       pbem resolve games/spring
+
+    \b
+    Shell completion (for zsh or fish, write zsh_source or fish_source):
+      eval "$(_PBEM_COMPLETE=bash_source pbem)"
     """
+    if ctx.invoked_subcommand is None:  # bare `pbem`: the help, and success
+        click.echo(ctx.get_help())
 
 
-@main.command()
+@main.command(short_help="Create a game and write the first reports.")
 @click.argument("directory", type=GAME_DIR)
 @click.option(
     "--players",
@@ -88,7 +95,13 @@ def main() -> None:
 )
 @click.option("--seed", help="64 hex digits; by default a fresh random seed.")
 @click.option("--name", help="The game's name (default: the directory's name).")
-@click.option("--setup", type=click.Choice(["deal", "random"]), default="deal", show_default=True)
+@click.option(
+    "--setup",
+    type=click.Choice(["deal", "random"]),
+    default="deal",
+    show_default=True,
+    help="Deal the territories and let players place the rest, or place every army at random.",
+)
 @click.option(
     "--two-player",
     type=click.Choice(["neutral", "classic"]),
@@ -176,7 +189,7 @@ def new(
     echo(f"Reports to send: {directory / 'reports' / '0000'}")
 
 
-@main.command()
+@main.command(short_help="Check order files, changing nothing.")
 @click.argument("directory", type=click.Path(path_type=Path), required=False)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
@@ -219,7 +232,7 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
         raise SystemExit(1)
 
 
-@main.command()
+@main.command(short_help="Resolve the pending turn and write the reports.")
 @click.argument("directory", type=GAME_DIR)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @NOW
@@ -246,7 +259,7 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
     echo(processor.summary(outcome))
 
 
-@main.command()
+@main.command(short_help="Show the board and the players.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print the view as JSON (DESIGN §7).")
 @click.option("--player", help="Show only what this player may see.")
@@ -275,7 +288,7 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
         )
 
 
-@main.command(name="dice")
+@main.command(name="dice", short_help="List every die rolled, with its key.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON (DESIGN §7).")
 @click.option("--resolution", type=int, help="Only this resolution.")
@@ -308,7 +321,7 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
             echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
 
 
-@main.command()
+@main.command(short_help="Replay the history; check every event, die and key.")
 @click.argument("directory", type=GAME_DIR)
 @reports_errors
 def audit(directory: Path) -> None:
@@ -325,7 +338,7 @@ def audit(directory: Path) -> None:
     )
 
 
-@main.command()
+@main.command(short_help="Move the pending turn's deadline, with a reason.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--extend", metavar="DURATION", help="Move the deadline later by 24h, 2d, ...")
 @click.option("--set", "set_to", metavar="ISO-TIME", help="Set it: 2026-12-03T20:00+01:00.")
@@ -350,7 +363,7 @@ def deadline(
     )
 
 
-@main.command(name="undo")
+@main.command(name="undo", short_help="Take back the last resolution.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--why", default="", help="The reason, shown in every later report.")
 @NOW
@@ -373,12 +386,13 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
     )
 
 
-@main.command(name="map")
+@main.command(name="map", short_help="Print the board, with the names orders accept.")
 @click.argument("name", default="classic")
 @click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (DESIGN §7).")
 @reports_errors
 def map_command(name: str, as_json: bool) -> None:
-    """Print a board: continents, territories, borders and cards.
+    """Print a board: continents, territories, borders, cards and the other names of each
+    territory that orders accept.
 
     \b
     Example:
@@ -388,15 +402,20 @@ def map_command(name: str, as_json: bool) -> None:
     if as_json:
         echo(json.dumps(board.to_json(), indent=2))
         return
+    echo("Orders accept each name in any case, with or without spaces, hyphens and dots,")
+    echo("and the other names given after 'also'.")
     for continent in board.continents.values():
         echo(f"{continent.name} (+{continent.bonus})")
         for t in continent.territories:
             territory = board.territories[t]
             neighbours = ", ".join(territory.neighbours)
             echo(f"  {t} [{territory.card.value}]: {neighbours}")
+            alternatives = board.alternatives(t)
+            if alternatives:
+                echo(f"    also: {', '.join(alternatives)}")
 
 
-@main.command(name="verify")
+@main.command(name="verify", short_help="Check a resolution's key chain and dice.")
 @click.argument("key", required=False)
 @click.argument("previous_key", required=False)
 @click.option(
@@ -438,10 +457,16 @@ def verify_command(
         raise SystemExit(1)
 
 
-@main.command(name="odds")
+@main.command(name="odds", short_help="Exact odds of an attack.")
 @click.argument("attackers", type=click.IntRange(min=1))
 @click.argument("defenders", type=click.IntRange(min=1))
-@click.option("--stop-at", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--stop-at",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Stop attacking when the attackers are down to this many armies.",
+)
 @click.option("--dice", type=click.IntRange(1, 3), help="Most dice the attacker rolls.")
 @reports_errors
 def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None) -> None:
@@ -467,16 +492,24 @@ MAIL_FROM = click.option(
 )
 
 
-@main.group(name="mail")
+@main.group(name="mail", short_help="Fetch orders from a mailbox; mail the reports.")
 def mail_group() -> None:
     """Take orders from a mailbox and mail the reports; without a server, through folders."""
 
 
-@mail_group.command(name="fetch")
+@mail_group.command(name="fetch", short_help="Store mailed orders and answer the players.")
 @click.argument("directory", type=GAME_DIR)
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--maildir", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.option("--mbox", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--maildir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Read the messages of this Maildir folder (its new/ and cur/).",
+)
+@click.option(
+    "--mbox",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Read the messages of this mbox file.",
+)
 @MAIL_FROM
 @click.option(
     "--now", metavar="TIME", help="Read the mail as at this ISO 8601 time (default: now)."
@@ -507,7 +540,7 @@ def mail_fetch(
     click.echo("\n".join(result.lines()))
 
 
-@mail_group.command(name="send")
+@mail_group.command(name="send", short_help="Mail the reports not yet sent.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--smtp", metavar="HOST:PORT", help="Send through this server; else only outbox/.")
 @click.option("--starttls", is_flag=True, help="Encrypt the connection with STARTTLS.")
