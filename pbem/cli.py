@@ -19,7 +19,7 @@ from pbem.core import odds
 from pbem.core.board import load_board
 from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
-from pbem.game import clock, deadlines, processor, undo
+from pbem.game import checking, clock, deadlines, processor, undo
 from pbem.game.safety import disk_error
 from pbem.game.store import read_game
 from pbem.present import report, verify
@@ -213,22 +213,15 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
         paths = ((directory,) if directory else ()) + files
         if not paths:
             raise click.UsageError("give at least one order file to check")
-        results = processor.check_with_view(view_file, [Path(p) for p in paths])
+        results = checking.check_with_view(view_file, [Path(p) for p in paths])
     else:
         if directory is None or not files:
             raise click.UsageError("give a game directory and at least one order file")
         results = processor.check_files(directory, list(files))[1]
-    bad = False
-    for submission, forecast in results:
-        if submission.accepted:
-            echo(f"{printable(submission.path.name)}: valid.")
-            for line in forecast:
-                echo(f"  {line}")
-        else:
-            bad = True
-            for message in submission.messages():
-                echo(message)
-    if bad:
+    lines, ok = checking.check_lines(results)
+    for line in lines:
+        echo(line)
+    if not ok:
         raise SystemExit(1)
 
 

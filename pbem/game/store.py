@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -24,7 +23,15 @@ from pbem.core import dice
 from pbem.core.board import load_board
 from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
-from pbem.core.state import NEUTRAL, GameState, TradedCards, state_from_dict, state_to_dict
+from pbem.core.state import NEUTRAL as NEUTRAL
+from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
+from pbem.core.state import (
+    GameState,
+    TradedCards,
+    state_from_dict,
+    state_to_dict,
+)
+from pbem.core.state import valid_player_name as valid_player_name
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.safety import (
@@ -52,16 +59,8 @@ FORMAT = 2
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = ("name", "seat", "alive", "hand", "to_place", "missed", "dropped")
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
-PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
-PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
 FILE_LIMIT = 16 * 1024 * 1024
 """The largest game or history file read (a long resolution's history is ~100 KiB)."""
-
-
-def valid_player_name(name: str) -> bool:
-    """Whether a name keeps to the naming rule, so that files named after it stay in the
-    game directory (reports/NNNN/<name>.txt, orders/<name>.toml)."""
-    return bool(PLAYER_NAME.fullmatch(name)) and name.lower() != NEUTRAL
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
