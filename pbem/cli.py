@@ -436,14 +436,10 @@ def verify_command(
       pbem verify --report reports/0003/alice.view.json
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
     """
-    if report_file is not None:
-        if key or previous_key or rolls:
-            raise click.UsageError("give either --report or KEY PREVIOUS_KEY --dice ...")
-        record = verify.read_record(report_file)
-    elif key and previous_key:
-        record = verify.record_from_arguments(key, previous_key, rolls)
-    else:
-        raise click.UsageError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
+    try:
+        record = verify.choose_record(key, previous_key, rolls, report_file)
+    except verify.ArgumentsError as err:
+        raise click.UsageError(str(err)) from None
     verdict = verify.verify(record)
     echo("\n".join(verdict.lines()))
     if not verdict.ok:
@@ -469,9 +465,28 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     Example:
       pbem odds 10 10 --stop-at 3
     """
-    if attackers + defenders > odds.LARGEST:
-        raise PbemError(f"exact odds are computed for up to {odds.LARGEST} armies in all")
-    echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
+    echo(odds.attack_summary(attackers, defenders, stop_at, dice))
+
+
+@main.command(name="kit", short_help="Write the player's kit, pbem-player.pyz.")
+@click.argument("directory", type=GAME_DIR, default=".")
+@reports_errors
+def kit_command(directory: Path) -> None:
+    """Write pbem-player.pyz into DIRECTORY (default: here): one file a player runs with any
+    Python 3.10 or newer, nothing else installed, to check orders against the view.json of
+    their report, work out odds and verify dice. `pbem mail send --kit` attaches it to the
+    first report.
+
+    \b
+    Examples:
+      pbem kit games/spring-2027
+      python3 pbem-player.pyz check --view alice.view.json orders.toml
+    """
+    from pbem import kit
+
+    path = kit.write_kit(directory)
+    echo(f"Wrote {path} ({path.stat().st_size // 1024} KiB): players run it with")
+    echo(f"  python3 {kit.KIT_NAME} check --view NAME.view.json ORDERS.toml")
 
 
 # The mail commands import pbem.mail (email, mailbox, smtplib) only when they run.
@@ -548,6 +563,11 @@ def mail_fetch(
     metavar="[ADDRESS]",
     help="Send the moderator (the --from address, or ADDRESS) a copy of every report.",
 )
+@click.option(
+    "--kit",
+    is_flag=True,
+    help="Attach the player's kit (pbem-player.pyz, see pbem kit) to each first report.",
+)
 @MAIL_FROM
 @reports_errors
 def mail_send(
@@ -557,6 +577,7 @@ def mail_send(
     user: str | None,
     dry_run: bool,
     bcc: str | None,
+    kit: bool,
     sender: str,
 ) -> None:
     """Mail each player's reports not yet sent, and the answers waiting in outbox/.
@@ -577,7 +598,7 @@ def mail_send(
 
     server = mail.smtp_server(smtp, starttls, user, ask) if smtp else None
     copy_to = None if bcc is None else bcc or sender
-    result = mail.send_mail(directory, sender, server, copy_to, dry_run)
+    result = mail.send_mail(directory, sender, server, copy_to, dry_run, kit=kit)
     click.echo("\n".join(result.lines()))
     if not result.ok:
         raise SystemExit(1)

@@ -12,6 +12,7 @@ from typing import Any
 from pbem.core.state import Phase
 from pbem.game.store import Game, report_dir
 from pbem.game.undo import undo_records
+from pbem.kit import KIT_NAME
 from pbem.mail.records import domain, outgoing, slug
 from pbem.present import report
 
@@ -37,8 +38,10 @@ def build_report(
     sender: str,
     bcc: str | None = None,
     now: datetime | None = None,
+    kit: bytes | None = None,
 ) -> EmailMessage | None:
-    """One player's report after a resolution as a message; None without a report."""
+    """One player's report after a resolution as a message; None without a report. `kit`,
+    the player's kit (pbem-player.pyz), is attached when given."""
     folder = report_dir(game.path, resolution)
     text_path = folder / f"{player}.txt"
     reg = game.registration(player)
@@ -86,6 +89,8 @@ def build_report(
         msg.add_attachment(
             view_bytes, maintype="application", subtype="json", filename=f"{player}.view.json"
         )
+    if kit is not None:
+        msg.add_attachment(kit, maintype="application", subtype="zip", filename=KIT_NAME)
     return msg
 
 

@@ -280,6 +280,23 @@ def _record_from_report(text: str) -> DiceRecord:
     )
 
 
+class ArgumentsError(VerifyError):
+    """The command was given neither a report nor both keys, or both."""
+
+
+def choose_record(
+    key: str | None, previous_key: str | None, rolls: Sequence[str], report: Path | None
+) -> DiceRecord:
+    """The record a `verify` command was given: from --report, or from KEY PREVIOUS_KEY."""
+    if report is not None:
+        if key or previous_key or rolls:
+            raise ArgumentsError("give either --report or KEY PREVIOUS_KEY --dice ...")
+        return read_record(report)
+    if key and previous_key:
+        return record_from_arguments(key, previous_key, rolls)
+    raise ArgumentsError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
+
+
 def read_record(path: Path) -> DiceRecord:
     """The record from a saved report: its view file (.json) or its text."""
     text = view.read_text(path)
