@@ -19,7 +19,7 @@ from pbem.core import odds
 from pbem.core.board import load_board
 from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
-from pbem.game import checking, clock, deadlines, processor, undo
+from pbem.game import checking, clock, deadlines, players, processor, undo
 from pbem.game.safety import disk_error
 from pbem.game.store import read_game
 from pbem.present import report, verify
@@ -466,6 +466,23 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
       pbem odds 10 10 --stop-at 3
     """
     echo(odds.attack_summary(attackers, defenders, stop_at, dice))
+
+
+@main.command(short_help="Change a player's address.")
+@click.argument("directory", type=GAME_DIR)
+@click.argument("assignments", nargs=-1, metavar="player.NAME.email=ADDRESS...")
+@NOW
+@reports_errors
+def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> None:
+    """Change a player's address: game.toml gets it, the history records the change with
+    the time, and every later mail goes to it (player.NAME.email= leaves them without one).
+
+    \b
+    Example:
+      pbem config games/spring-2027 player.ann.email=ann@example.net
+    """
+    for change in players.configure(directory, assignments, _now(now)):
+        echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
 
 
 @main.command(name="kit", short_help="Write the player's kit, pbem-player.pyz.")

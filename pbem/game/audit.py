@@ -20,7 +20,7 @@ from pbem.core import dice
 from pbem.core.events import Event, Rolled, RolledForFirst
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
-from pbem.game import clock, deadlines, undo
+from pbem.game import clock, deadlines, players, undo
 from pbem.game.replay import replay_orders, replay_setup, state_after
 from pbem.game.store import (
     Game,
@@ -97,6 +97,9 @@ def audit_game(directory: Path) -> AuditSummary:
             f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
             "was interrupted, run it again with --set and that time"
         )
+    address = players.address_problem(game)
+    if address:
+        raise AuditError(address)
     return AuditSummary(count, rolls, state_digest(state))
 
 

@@ -36,6 +36,7 @@ from pbem.game.checking import Submission as Submission
 from pbem.game.checking import check_with_view as check_with_view
 from pbem.game.checking import forecast as forecast
 from pbem.game.checking import read_order_text
+from pbem.game.players import EMAIL
 from pbem.game.replay import recorded_orders, replay_orders
 from pbem.game.safety import disk_error
 from pbem.game.store import (
@@ -69,7 +70,6 @@ from pbem.game.store import (
 from pbem.present import report
 from pbem.terminal import quoted
 
-EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 

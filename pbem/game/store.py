@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -373,6 +374,22 @@ def game_document(game: Game) -> dict[str, Any]:
 
 def write_game(game: Game) -> None:
     atomic_write(game.path / GAME_FILE, tomli_w.dumps(game_document(game)))
+
+
+_CHANGE_FILE = re.compile(r"^(\d{4})-(\d+)\.toml$")
+
+
+def change_files(folder: Path, resolution: int | None = None) -> list[Path]:
+    """The files of a folder of the moderator's changes, `NNNN-k.toml` (change k while
+    resolution NNNN was pending), in the order made; only those of `resolution` if given."""
+    if not folder.is_dir():
+        return []
+    found: list[tuple[int, int, Path]] = []
+    for path in folder.iterdir():
+        match = _CHANGE_FILE.match(path.name)
+        if match and resolution in (None, int(match.group(1))):
+            found.append((int(match.group(1)), int(match.group(2)), path))
+    return [path for _, _, path in sorted(found)]
 
 
 def history_path(directory: Path, resolution: int) -> Path:
