@@ -392,3 +392,14 @@ def test_dice_of_a_resolution_that_does_not_exist(tmp_path: Path) -> None:
 def test_odds_refuse_what_would_take_too_long() -> None:
     result = CliRunner().invoke(main, ["odds", "3000", "3000"])
     assert result.exit_code == 1 and "up to 600 armies" in result.output
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_readme_turns_on_shell_completion(shell: str) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert f"_PBEM_COMPLETE={shell}_source pbem" in readme
+    result = CliRunner().invoke(
+        main, [], prog_name="pbem", env={"_PBEM_COMPLETE": f"{shell}_source"}
+    )
+    assert result.exit_code == 0
+    assert "_PBEM_COMPLETE" in result.output and "Commands:" not in result.output
