@@ -97,10 +97,15 @@ def main(ctx: click.Context) -> None:
 @click.option("--name", help="The game's name (default: the directory's name).")
 @click.option(
     "--setup",
-    type=click.Choice(["deal", "random"]),
+    type=click.Choice(["deal", "random", "draft"]),
     default="deal",
     show_default=True,
-    help="Deal the territories and let players place the rest, or place every army at random.",
+    help="Territories dealt, dealt with armies placed at random, or chosen from ranked lists.",
+)
+@click.option(
+    "--missions",
+    is_flag=True,
+    help="Secret Mission Risk (3 to 6 players): each player is dealt a secret mission.",
 )
 @click.option(
     "--two-player",
@@ -148,6 +153,7 @@ def new(
     due_at: str | None,
     zone: str,
     drop_after: int,
+    missions: bool,
     now: str | None,
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
@@ -168,6 +174,7 @@ def new(
         FortifyMode(fortify),
         TradedCards(traded_cards),
         drop_after,
+        missions,
     )
     outcome = processor.new_game(
         directory,
@@ -181,8 +188,12 @@ def new(
     state = outcome.state
     echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
     echo("Order of play: " + ", ".join(p.name for p in state.players))
+    if state.phase is Phase.DRAFT:
+        echo("Draft turn: every player sends a ranked list of territories (draft = [...]).")
     if state.phase is Phase.SETUP:
         echo("Setup turn: every player places their remaining armies in one order file.")
+    if options.missions:
+        echo("Each player's secret mission is in their own report only.")
     game = read_game(directory)
     if game.deadline is not None and game.schedule is not None:
         echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
@@ -429,6 +440,9 @@ def verify_command(
 ) -> None:
     """Check a resolution's dice: SHA-256(KEY) = PREVIOUS_KEY, and every die from KEY.
 
+    The view file of a finished game with missions also has every mission checked against
+    the card key it reveals.
+
     Exit code 0 when the key and every die check out, 1 when anything does not.
 
     \b
@@ -437,12 +451,11 @@ def verify_command(
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
     """
     try:
-        record = verify.choose_record(key, previous_key, rolls, report_file)
+        lines, ok = verify.verify_lines(key, previous_key, rolls, report_file)
     except verify.ArgumentsError as err:
         raise click.UsageError(str(err)) from None
-    verdict = verify.verify(record)
-    echo("\n".join(verdict.lines()))
-    if not verdict.ok:
+    echo("\n".join(lines))
+    if not ok:
         raise SystemExit(1)
 
 

@@ -153,9 +153,7 @@ def _verify(args: argparse.Namespace) -> tuple[list[str], bool]:
     from pbem.present import verify
 
     report = Path(args.report) if args.report else None
-    record = verify.choose_record(args.key, args.previous_key, tuple(args.rolls), report)
-    verdict = verify.verify(record)
-    return verdict.lines(), verdict.ok
+    return verify.verify_lines(args.key, args.previous_key, tuple(args.rolls), report)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

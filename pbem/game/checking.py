@@ -14,6 +14,7 @@ from pbem.core.orders import ALL, Orders, parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.errors import OrderError, Problem
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
+from pbem.present.missions import draft_forecast
 from pbem.present.view import read_view
 from pbem.terminal import printable
 
@@ -81,6 +82,8 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
     """What a valid order file will do: placements, and the exact odds of each attack."""
     if orders is None:
         return []
+    if orders.draft:
+        return [draft_forecast(orders.draft)]
     lines: list[str] = []
     placed: dict[str, int] = {}
     total = (
