@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import write_skeletons
 from test_mail import GAME, make_template, outbox
 
 from pbem import mail
 from pbem.cli import main
+from pbem.game import processor
 from pbem.kit import KIT_NAME
+from pbem.mail.reports import kit_note
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 LATEST = sorted((EXAMPLE / "reports").iterdir())[-1]
@@ -141,10 +144,23 @@ def test_mail_send_attaches_the_kit_to_the_first_reports_only(new_game: Path) ->
         assert KIT_NAME in attached
         data = attached[KIT_NAME].get_content()
         assert zipfile.ZipFile(io.BytesIO(data)).testzip() is None
+        body = message.get_body(preferencelist=("plain",))
+        assert body is not None
+        player = str(message["To"]).split("@")[0]
+        assert kit_note(player) in " ".join(body.get_content().split())
     assert GAME in str(next(iter(first.values()))["Subject"])
+    write_skeletons(new_game)
+    processor.resolve_game(new_game)
+    mail.send_mail(new_game, kit=True)
+    later = {name: m for name, m in outbox(new_game).items() if name not in first}
+    assert later and all(name.startswith("r0001-") for name in later)
+    for message in later.values():
+        assert KIT_NAME not in {p.get_filename() for p in message.iter_attachments()}
 
 
 def test_mail_send_attaches_no_kit_unless_asked(new_game: Path) -> None:
     mail.send_mail(new_game)
     for message in outbox(new_game).values():
         assert KIT_NAME not in {p.get_filename() for p in message.iter_attachments()}
+        body = message.get_body(preferencelist=("plain",))
+        assert body is not None and KIT_NAME not in body.get_content()

@@ -79,6 +79,10 @@ def build_report(
         f"<pbem.{slug(game.name)}.r{resolution:04d}{_remade(game, resolution)}.{player}"
         f"@{domain(sender)}>"
     )
+    if kit is not None:
+        note = kit_note(player)
+        text = f"{text.rstrip()}\n\n{note}\n"
+        page = page.replace("</body>", f"<p>{html.escape(note)}</p>\n</body>", 1)
     msg.set_content(text, cte="quoted-printable")
     msg.add_alternative(page, subtype="html", cte="quoted-printable")
     if orders is not None:
@@ -92,6 +96,15 @@ def build_report(
     if kit is not None:
         msg.add_attachment(kit, maintype="application", subtype="zip", filename=KIT_NAME)
     return msg
+
+
+def kit_note(player: str) -> str:
+    """What the attached kit is, for the mail that carries it."""
+    return (
+        f"Attached: {KIT_NAME}, the player's kit. To check your orders before you send them, "
+        f"run it with any Python 3.10 or newer, nothing to install: python3 {KIT_NAME} check "
+        f"--view {player}.view.json {player}.orders.toml"
+    )
 
 
 def _remade(game: Game, resolution: int) -> str:
