@@ -530,9 +530,16 @@ MAIL_FROM = click.option(
 )
 
 
-@main.group(name="mail", short_help="Fetch orders from a mailbox; mail the reports.")
-def mail_group() -> None:
+@main.group(
+    name="mail",
+    short_help="Fetch orders from a mailbox; mail the reports.",
+    invoke_without_command=True,
+)
+@click.pass_context
+def mail_group(ctx: click.Context) -> None:
     """Take orders from a mailbox and mail the reports; without a server, through folders."""
+    if ctx.invoked_subcommand is None:  # bare `pbem mail`: its help, and success
+        click.echo(ctx.get_help())
 
 
 @mail_group.command(name="fetch", short_help="Store mailed orders and answer the players.")

@@ -104,6 +104,7 @@ def test_bare_pbem_prints_the_help_and_succeeds() -> None:
     assert result.exit_code == 0
     assert result.output == run("--help")
     assert "Commands:" in result.output and "bash_source" in result.output
+    assert run("mail") == run("mail", "--help")
 
 
 def test_map_lists_the_other_names_orders_accept() -> None:
