@@ -9,6 +9,9 @@ Messages use named placeholders, `%(player)s`, the form Jinja2's newstyle gettex
 sentence reads the same in a template and in Python. The language a report is rendered in is
 held in a context variable for the length of the rendering (`speaking`), so that the story,
 the map and the tables all speak it without every function passing it on.
+
+Babel (numbers, dates) is imported only where it is used: the player's kit checks orders in
+the player's language with the standard library alone.
 """
 
 from __future__ import annotations
@@ -25,10 +28,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-
-from babel import Locale
-from babel.dates import format_datetime, format_timedelta
-from babel.numbers import format_decimal
 
 from pbem.errors import PbemError, Problem
 
@@ -138,18 +137,24 @@ class Language:
         return self.names.territories.get(name) or self.names.continents.get(name) or name
 
     def number(self, n: int) -> str:
-        return str(format_decimal(n, locale=self.locale))
+        from babel.numbers import format_decimal
+
+        return str(format_decimal(n, locale=self.code))
 
     def when(self, moment: datetime) -> str:
         """A date and time (with its zone's offset) the way this language writes them."""
-        return str(format_datetime(moment, "EEEE d MMMM y, HH:mm ZZZZZ", locale=self.locale))
+        from babel.dates import format_datetime
+
+        return str(format_datetime(moment, "EEEE d MMMM y, HH:mm ZZZZZ", locale=self.code))
 
     def deadline(self, moment: datetime, now: datetime | None) -> str:
         """A deadline with how far it is from `now` (when given): 'in 2 days', '3 hours ago'."""
         text = self.when(moment)
         if now is None:
             return text
-        ahead = format_timedelta(moment - now, threshold=2, add_direction=True, locale=self.locale)
+        from babel.dates import format_timedelta
+
+        ahead = format_timedelta(moment - now, threshold=2, add_direction=True, locale=self.code)
         return f"{text}, {ahead}"
 
     def listing(self, items: list[str]) -> str:
@@ -177,10 +182,6 @@ class Language:
                 message=message,
             )
         return f"{source}: {message}"
-
-    @property
-    def locale(self) -> Locale:
-        return Locale.parse(self.code)
 
 
 @functools.lru_cache(maxsize=64)
