@@ -5,6 +5,8 @@ from __future__ import annotations
 import gettext
 import json
 import re
+import shutil
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 from click.testing import CliRunner
 from conftest import SEED, attacking
+from test_kit import bare
 from test_report import parse_html
 
 from pbem.cli import main
@@ -23,6 +26,7 @@ from pbem.core.state import Options, state_digest
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.store import GAME_FILE, _load_toml, read_game, write_game
+from pbem.kit import KIT_NAME
 from pbem.mail.reports import report_subject
 from pbem.present import i18n, report
 
@@ -389,3 +393,20 @@ def test_a_game_can_change_a_sentence_with_its_own_catalogue(tmp_path: Path) -> 
     assert "Cronaca della guerra" in text
     assert "Il tabellone" in text  # the rest from the built-in catalogue
     assert isinstance(i18n.translations("it"), gettext.GNUTranslations)
+
+
+def test_the_players_kit_checks_orders_in_the_players_language(babel: Path, tmp_path: Path) -> None:
+    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    result = CliRunner().invoke(main, ["kit", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    shutil.copy(folder / "eve.view.json", tmp_path / "view.json")
+    (tmp_path / "eve.toml").write_text(
+        (folder / "eve.orders.toml")
+        .read_text(encoding="utf-8")
+        .replace('territory = "', 'territory = "Zuid-Europaa', 1),
+        encoding="utf-8",
+    )
+    code, out = bare(
+        sys.executable, tmp_path / KIT_NAME, tmp_path, "check", "--view", "view.json", "eve.toml"
+    )
+    assert code == 1 and "eve.toml regel " in out and "onbekend gebied" in out, out

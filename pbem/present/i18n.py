@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import functools
 import gettext
+import io
 import os
 import sys
 import unicodedata
@@ -71,23 +72,23 @@ def moderator_language() -> str:
     return code if code in LANGUAGES else DEFAULT
 
 
-def locale_dir() -> Path:
-    """The built-in catalogues (inside the wheel, or in the checkout)."""
-    return Path(str(resources.files("pbem") / "locale"))
+def builtin_catalogue(code: str) -> gettext.NullTranslations:
+    """The catalogue that ships with pbem for `code`, read through importlib.resources so that
+    it is found in a checkout, an installed wheel and the player's kit (a zip) alike."""
+    if code == DEFAULT:
+        return gettext.NullTranslations()
+    mo = resources.files("pbem") / "locale" / code / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    return gettext.GNUTranslations(io.BytesIO(mo.read_bytes()))
 
 
 @functools.lru_cache(maxsize=64)
 def translations(code: str, game_dir: Path | None = None) -> gettext.NullTranslations:
     """The catalogue of language `code`: the game's own (if it has one) before the built-in."""
-    builtin: gettext.NullTranslations = (
-        gettext.NullTranslations()
-        if code == DEFAULT
-        else gettext.translation(DOMAIN, str(locale_dir()), [code])
-    )
+    builtin = builtin_catalogue(code)
     if game_dir is None or not (game_dir / "locale").is_dir():
         return builtin
     own = gettext.translation(DOMAIN, str(game_dir / "locale"), [code], fallback=True)
-    if own is builtin or isinstance(own, gettext.GNUTranslations):
+    if isinstance(own, gettext.GNUTranslations):
         own.add_fallback(builtin)
         return own
     return builtin
@@ -101,14 +102,10 @@ class Names:
     continents: Mapping[str, str] = field(default_factory=dict)
 
 
-def names_file(board: str, code: str) -> Path:
-    return Path(str(resources.files("pbem.core") / "boards" / f"{board}.{code}.toml"))
-
-
 @functools.lru_cache(maxsize=64)
 def board_names(board: str, code: str) -> Names:
     """The names of `board` in language `code` (empty: the board's own, English, names)."""
-    path = names_file(board, code)
+    path = resources.files("pbem.core") / "boards" / f"{board}.{code}.toml"
     if code == DEFAULT or not path.is_file():
         return Names()
     data = tomllib.loads(path.read_text(encoding="utf-8"))
