@@ -491,7 +491,7 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     echo(odds.attack_summary(attackers, defenders, stop_at, dice))
 
 
-@main.command(short_help="Change a player's address.")
+@main.command(short_help="Change a player's address or language.")
 @click.argument("directory", type=GAME_DIR)
 @click.argument("assignments", nargs=-1, metavar="player.NAME.email=ADDRESS...")
 @NOW
@@ -499,13 +499,19 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
 def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> None:
     """Change a player's address: game.toml gets it, the history records the change with
     the time, and every later mail goes to it (player.NAME.email= leaves them without one).
+    Or a player's language (en, id, sv, it, nl, gu) for their reports, answers and order files
+    from the next one on (player.NAME.language= gives them the game's again).
 
     \b
-    Example:
+    Examples:
       pbem config games/spring-2027 player.ann.email=ann@example.net
+      pbem config games/spring-2027 player.ann.language=it
     """
     for change in players.configure(directory, assignments, _now(now)):
-        echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
+        if isinstance(change, players.LanguageChange):
+            echo(f"{change.describe()}; from the next report on.")
+        else:
+            echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
 
 
 @main.command(name="kit", short_help="Write the player's kit, pbem-player.pyz.")

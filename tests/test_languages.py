@@ -410,3 +410,49 @@ def test_the_players_kit_checks_orders_in_the_players_language(babel: Path, tmp_
         sys.executable, tmp_path / KIT_NAME, tmp_path, "check", "--view", "view.json", "eve.toml"
     )
     assert code == 1 and "eve.toml regel " in out and "onbekend gebied" in out, out
+
+
+def test_config_sets_a_players_language_and_takes_it_back(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    processor.new_game(
+        directory, processor.parse_player_list(["ann=ann@x.org", "bob"]), Options(), seed=SEED
+    )
+    before = state_digest(read_game(directory).state)
+    result = CliRunner().invoke(main, ["config", str(directory), "player.ann.language=it"])
+    assert result.exit_code == 0, result.output
+    assert "ann's language is now italiano (it) (was the game's)" in result.output
+    game = read_game(directory)
+    assert game.language_of("ann") == "it" and game.registration("ann").email == "ann@x.org"
+    assert state_digest(game.state) == before
+    result = CliRunner().invoke(main, ["config", str(directory), "player.ann.language="])
+    assert result.exit_code == 0, result.output
+    assert read_game(directory).language_of("ann") == "en"
+    assert "language" not in (directory / GAME_FILE).read_text()
+
+
+def test_config_refuses_an_unknown_language_and_changes_nothing(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    processor.new_game(directory, processor.parse_player_list(["ann", "bob"]), Options(), seed=SEED)
+    text = (directory / GAME_FILE).read_text()
+    result = CliRunner().invoke(
+        main, ["config", str(directory), "player.bob.language=nl", "player.ann.language=fr"]
+    )
+    assert result.exit_code != 0
+    assert "'fr' is not one pbem speaks: use one of en, id, sv, it, nl, gu" in result.output
+    assert (directory / GAME_FILE).read_text() == text
+
+
+def test_a_new_address_keeps_the_players_language(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    processor.new_game(
+        directory,
+        processor.parse_player_list(["ann=ann@x.org", "bob"]),
+        Options(),
+        seed=SEED,
+        languages={"ann": "sv"},
+    )
+    result = CliRunner().invoke(
+        main, ["config", str(directory), "player.ann.email=ann@y.org", "--now", "2026-12-01T10:00Z"]
+    )
+    assert result.exit_code == 0, result.output
+    assert read_game(directory).language_of("ann") == "sv"
