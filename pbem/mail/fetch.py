@@ -297,12 +297,19 @@ class _Fetcher:
                 f"this message is dated {format_datetime(when)}, before the orders already "
                 f"accepted (dated {standing}), which stand"
             )
-            body = (
-                f"Your message of {format_datetime(when)} was not used: {reason}.\n\n"
-                "The latest orders by the Date of the message count. To change your orders, "
-                "send them again.\n"
+            _ = self.speaking(me)._
+            body = _(
+                "Your message of %(date)s was not used: this message is dated %(date)s, before "
+                "the orders already accepted (dated %(standing)s), which stand.",
+                date=format_datetime(when),
+                standing=standing,
             )
-            reply = self.out.answer(letter, me, "not used: older orders", body)
+            body += "\n\n" + _(
+                "The latest orders by the Date of the message count. To change your orders, "
+                "send them again."
+            )
+            body += "\n"
+            reply = self.out.answer(letter, me, _("not used: older orders"), body)
             return Incoming(mid, frm, Verdict.IGNORED, me.name, (reason,), reply)
         replaced = store_orders(self.path, me.name, letter.orders)
         self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
@@ -392,16 +399,38 @@ class _Fetcher:
         if not registered:
             return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), kept=kept)
         stands = f"{self.game.state.resolution}/{player.name}" in self.seen["accepted"]
+        _ = self.speaking(player)._
+        values = {
+            "sender": printable(frm),
+            "player": player.name,
+            "game": self.game.name,
+            "address": registered,
+        }
         body = (
-            f"A message sent from {printable(frm)} carried orders for you ({player.name}) in "
-            f"{self.game.name}. Orders are taken only from your registered address, "
-            f"{registered}, so it was not used"
-            + (": your orders accepted earlier stand.\n" if stands else ".\n")
-            + f"\nIf you sent it, send your orders again from {registered}. If you did not, "
-            "someone else has sent orders in your name; the moderator has been told.\n"
-            f"\nMessage-ID: {printable(mid)}\nSubject: {printable(letter.subject) or '(none)'}\n"
+            _(
+                "A message sent from %(sender)s carried orders for you (%(player)s) in "
+                "%(game)s. Orders are taken only from your registered address, %(address)s, so "
+                "it was not used: your orders accepted earlier stand.",
+                **values,
+            )
+            if stands
+            else _(
+                "A message sent from %(sender)s carried orders for you (%(player)s) in "
+                "%(game)s. Orders are taken only from your registered address, %(address)s, so "
+                "it was not used.",
+                **values,
+            )
         )
-        reply = self.out.answer(letter, player, "orders in your name from another address", body)
+        body += "\n\n" + _(
+            "If you sent it, send your orders again from %(address)s. If you did not, someone "
+            "else has sent orders in your name; the moderator has been told.",
+            **values,
+        )
+        body += (
+            f"\n\nMessage-ID: {printable(mid)}\nSubject: {printable(letter.subject) or '(none)'}\n"
+        )
+        subject = _("orders in your name from another address")
+        reply = self.out.answer(letter, player, subject, body)
         return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), reply, kept)
 
     def reused_id(self, letter: Letter, previous: dict[str, Any]) -> Incoming:
@@ -416,11 +445,18 @@ class _Fetcher:
         me = self.registered(letter.sender) if letter.machine is None else None
         if me is None:
             return Incoming(mid, frm, Verdict.DUPLICATE, None, (reason, "not answered"))
-        body = (
-            f'Your message "{printable(letter.subject)}" has the Message-ID {printable(mid)}, '
-            f"the same as a message pbem read {when}, but says something else. It was not "
-            "used.\n\nTo change your orders, send them again as a new message (not by resending "
-            "or editing an earlier one).\n"
+        _ = self.speaking(me)._
+        body = _(
+            'Your message "%(subject)s" has the Message-ID %(id)s, the same as a message pbem '
+            "read %(when)s, but says something else. It was not used.",
+            subject=printable(letter.subject),
+            id=printable(mid),
+            when=when,
         )
-        reply = self.out.answer(letter, me, "not used: a message already read", body)
+        body += "\n\n" + _(
+            "To change your orders, send them again as a new message (not by resending or "
+            "editing an earlier one)."
+        )
+        body += "\n"
+        reply = self.out.answer(letter, me, _("not used: a message already read"), body)
         return Incoming(mid, frm, Verdict.DUPLICATE, me.name, (reason,), reply)

@@ -134,8 +134,12 @@ class Language:
         return self.names.territories.get(name) or self.names.continents.get(name) or name
 
     def number(self, n: int) -> str:
-        from babel.numbers import format_decimal
-
+        """`n` with this language's digit grouping (plain digits where Babel is not installed,
+        as in the player's kit, which only checks orders)."""
+        try:
+            from babel.numbers import format_decimal
+        except ImportError:  # pragma: no cover - the kit
+            return str(n)
         return str(format_decimal(n, locale=self.code))
 
     def when(self, moment: datetime) -> str:
