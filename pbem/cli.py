@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,7 +19,7 @@ from pbem.core import odds
 from pbem.core.board import load_board
 from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
 from pbem.errors import PbemError
-from pbem.game import processor
+from pbem.game import processor, settings
 from pbem.game.store import read_game
 from pbem.present import verify
 from pbem.present.view import game_view
@@ -79,6 +80,13 @@ def main() -> None:
     show_default=True,
     help="Fortify to an adjacent territory, or through any chain of your own.",
 )
+@click.option(
+    "--mail",
+    "mail_settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A mail setting of this game, as for 'pbem config' (repeat for more).",
+)
 @reports_errors
 def new(
     directory: Path,
@@ -88,20 +96,28 @@ def new(
     setup: str,
     two_player: str,
     fortify: str,
+    mail_settings: tuple[str, ...],
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
 
     \b
     Example:
-      pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
+      pbem new games/spring-2027 --players alice=alice@example.org,bob,carol \\
+        --mail from=games@example.org
     """
     try:
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
     options = Options(SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify))
+    mail = settings.changed((), settings.parse_assignments(mail_settings))
     outcome = processor.new_game(
-        directory, processor.parse_player_list(players.split(",")), options, seed_bytes, name
+        directory,
+        processor.parse_player_list(players.split(",")),
+        options,
+        seed_bytes,
+        name,
+        mail=mail,
     )
     state = outcome.state
     click.echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
@@ -326,6 +342,105 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     if attackers + defenders > odds.LARGEST:
         raise PbemError(f"exact odds are computed for up to {odds.LARGEST} armies in all")
     click.echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
+
+
+@main.command()
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per game.")
+@click.option("--now", help="The time to count deadlines from (ISO); default: the clock.")
+@reports_errors
+def status(root: Path, as_json: bool, now: str | None) -> None:
+    """One line per game of ROOT (a folder of games, or one game): its turn, who is awaited,
+    the orders in, and its state: damaged, overdue, ready, locked, waiting or over. What needs
+    the moderator comes first.
+
+    \b
+    Examples:
+      pbem status games
+      pbem status games --json
+    """
+    from pbem.game import status as game_status
+
+    statuses = game_status.root_status(root, game_status.moment(now))
+    if as_json:
+        click.echo(json.dumps([s.to_dict() for s in statuses], indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(game_status.status_lines(statuses)))
+
+
+@main.command()
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Resolve this many games at once, each in a process of its own.",
+)
+@click.option("--dry-run", is_flag=True, help="Say what would be resolved; change nothing.")
+@click.option("--now", help="The time to count deadlines from (ISO); default: the clock.")
+@reports_errors
+def run(root: Path, jobs: int, dry_run: bool, now: str | None) -> None:
+    """Resolve every game of ROOT that is due, then print one line per game.
+
+    Exit code 1 when any game failed (a damaged game, a resolution that went wrong); the
+    others are resolved all the same. Made for cron: nothing but the summary is printed
+    unless on a terminal, where a progress bar shows.
+
+    \b
+    Examples:
+      pbem run games --jobs 2
+      pbem run games --dry-run
+    """
+    from pbem.game import batch
+    from pbem.game.status import moment
+
+    summary = batch.run_root(root, moment(now), jobs, dry_run, _progress_bar())
+    click.echo("\n".join(summary.lines()))
+    if not summary.ok:
+        raise SystemExit(1)
+
+
+def _progress_bar() -> Any:
+    """Click's progress bar on stderr when it is a terminal; nothing under cron."""
+    stream = sys.stderr
+    if not stream.isatty():
+        return None
+
+    def progress(results: Any, length: int) -> Any:
+        with click.progressbar(results, length=length, label="games", file=stream) as bar:
+            yield from bar
+
+    return progress
+
+
+@main.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("assignments", nargs=-1, metavar="[KEY=VALUE]...")
+@reports_errors
+def config(directory: Path, assignments: tuple[str, ...]) -> None:
+    """Show or change the mail settings of a game, or of every game in a folder of games.
+
+    In a game directory the settings go into its game file; in any other folder into its
+    pbem.toml, which every game below it inherits. KEY= (nothing after '=') removes a
+    setting. Without KEY=VALUE, print the settings in force and where each comes from.
+    Passwords are never stored: set PBEM_SMTP_PASSWORD or type it when asked.
+
+    \b
+    Keys: from, reply_to, bcc, smtp_host, smtp_port, smtp_security (none, starttls, ssl),
+    smtp_user, imap_host, imap_port, imap_security, imap_user, imap_folder, maildir, mbox.
+
+    \b
+    Examples:
+      pbem config games from=games@example.org smtp_host=mail.example.org smtp_security=ssl
+      pbem config games/spring-2027 reply_to=spring@example.org
+      pbem config games/spring-2027
+    """
+    changed = settings.parse_assignments(assignments)
+    path, in_force = settings.configure(directory, changed)
+    if changed:
+        click.echo(f"Wrote {path}.")
+    click.echo("\n".join(in_force.lines()) or "No mail settings: pbem mails from pbem@localhost.")
 
 
 # The mail commands import pbem.mail (email, mailbox, smtplib) only when they run.

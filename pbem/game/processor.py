@@ -11,7 +11,7 @@ import json
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,8 @@ from pbem.core.state import (
     state_digest,
 )
 from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
+from pbem.game import settings
+from pbem.game.root import refuse_duplicate
 from pbem.game.store import (
     PLAYER_NAME,
     Game,
@@ -126,8 +128,10 @@ def new_game(
     name: str | None = None,
     board: str = "classic",
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
+    mail: settings.Table = (),
 ) -> Outcome:
-    """Create a game directory: the setup resolution (0), the game file and first reports."""
+    """Create a game directory: the setup resolution (0), the game file and first reports.
+    `mail` is the game's own mail settings; the name must be unique in the games root."""
     if (directory / "game.toml").exists():
         raise PbemError(f"{directory} already holds a game; choose another directory")
     if seed is None:
@@ -141,6 +145,7 @@ def new_game(
             f"'{game_name}' cannot be a game name: use letters, digits, '.', '-' or '_' "
             "(choose one with --name)"
         )
+    refuse_duplicate(directory, game_name)
     the_board = load_board(board)
     registrations = tuple(Registration(n, email, _derived_secret(seed, n)) for n, email in players)
     key = dice.resolution_key(seed, 0, chain_length)
@@ -152,7 +157,7 @@ def new_game(
         (directory / "orders").mkdir(exist_ok=True)
     except OSError as err:
         raise PbemError(f"cannot create {directory}: {err.strerror or err}") from None
-    game = Game(directory, state, seed, registrations, chain_length)
+    game = Game(directory, state, seed, registrations, chain_length, mail)
     with locked(directory, creating=True):
         record = HistoryRecord(
             resolution=0,
@@ -338,6 +343,24 @@ def show_table(state: GameState, view: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def checked_history(game: Game) -> int:
+    """How many history files the game has: its resolution, or one more when a resolution was
+    interrupted after its history was written; GameFileError for a gap or a surplus."""
+    r = game.state.resolution
+    count = history_count(game.path)
+    if count < r:
+        raise GameFileError(
+            f"history/{count:04d}.toml is missing, but game.toml is at resolution {r}: "
+            "restore the history from a backup"
+        )
+    if count > r + 1:
+        raise GameFileError(
+            f"the history goes on to history/{count - 1:04d}.toml, beyond game.toml's "
+            f"resolution {r}: restore game.toml from a backup"
+        )
+    return count
+
+
 def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcome:
     """Resolve the pending turn, or complete one that an interrupted run left half written."""
     with locked(directory):
@@ -345,18 +368,7 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
         r = game.state.resolution
         if game.state.phase is Phase.OVER:
             raise PbemError(f"game '{game.name}' is over: {game.state.winner} won")
-        count = history_count(directory)
-        if count < r:
-            raise GameFileError(
-                f"history/{count:04d}.toml is missing, but game.toml is at resolution {r}: "
-                "restore the history from a backup"
-            )
-        if count > r + 1:
-            raise GameFileError(
-                f"the history goes on to history/{count - 1:04d}.toml, beyond game.toml's "
-                f"resolution {r}: restore game.toml from a backup"
-            )
-        if count == r + 1:
+        if checked_history(game) == r + 1:
             return _complete(game, read_history(directory, r))
         used, rejected = _choose(game, paths)
         orders = [s.orders for s in used if s.orders is not None]
@@ -372,7 +384,7 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
-        new = Game(directory, state, game.seed, game.registrations, game.chain_length)
+        new = replace(game, state=state)
         paths_written = report.write_reports(
             new, r, events, rejected=[m for s in rejected for m in s.messages()]
         )
@@ -389,7 +401,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
             f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
         )
     archive_orders(game.path, r, [game.path / "orders" / o.file for o in record.orders])
-    new = Game(game.path, state, game.seed, game.registrations, game.chain_length)
+    new = replace(game, state=state)
     written = report.write_reports(new, r, events)
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
@@ -402,27 +414,57 @@ def _replay(
     return engine.resolve(state, orders, randomness)
 
 
-def _choose(game: Game, paths: Sequence[Path] | None) -> tuple[list[Submission], list[Submission]]:
-    """One accepted order file per awaited player, or NotReady saying what is missing."""
+@dataclass(frozen=True)
+class Readiness:
+    """The order files of the pending turn as checked: one accepted file per awaited player
+    (`used`), the files rejected, the awaited players with no valid file (`missing`) and those
+    with more than one (`doubled`, a message each)."""
+
+    used: tuple[Submission, ...]
+    rejected: tuple[Submission, ...]
+    missing: tuple[str, ...]
+    doubled: tuple[str, ...]
+    turn: int
+
+    @property
+    def ready(self) -> bool:
+        return not self.missing and not self.doubled
+
+    @property
+    def problems(self) -> list[str]:
+        return [
+            f"no valid orders from {name} for turn {self.turn}" for name in self.missing
+        ] + list(self.doubled)
+
+
+def readiness(game: Game, paths: Sequence[Path] | None = None) -> Readiness:
+    """Check the order files (those given, or orders/) against the pending turn."""
     files = list(paths) if paths else order_files(game.path)
     checked = [check_submission(game, p) for p in files]
     accepted = [s for s in checked if s.accepted]
     rejected = [s for s in checked if not s.accepted]
-    problems: list[str] = []
+    missing: list[str] = []
+    doubled: list[str] = []
     used: list[Submission] = []
     for name in game.state.awaiting():
         mine = [s for s in accepted if s.player == name]
         if not mine:
-            problems.append(f"no valid orders from {name} for turn {game.state.turn}")
+            missing.append(name)
         elif len(mine) > 1:
             listed = ", ".join(s.path.name for s in mine)
-            problems.append(f"{name} has {len(mine)} valid order files ({listed}): keep one")
+            doubled.append(f"{name} has {len(mine)} valid order files ({listed}): keep one")
         else:
             used.append(mine[0])
-    if problems:
-        lines = [m for s in rejected for m in s.messages()] + problems
+    return Readiness(tuple(used), tuple(rejected), tuple(missing), tuple(doubled), game.state.turn)
+
+
+def _choose(game: Game, paths: Sequence[Path] | None) -> tuple[list[Submission], list[Submission]]:
+    """One accepted order file per awaited player, or NotReady saying what is missing."""
+    found = readiness(game, paths)
+    if found.problems:
+        lines = [m for s in found.rejected for m in s.messages()] + found.problems
         raise NotReady("\n".join(lines))
-    return used, rejected
+    return list(found.used), list(found.rejected)
 
 
 @dataclass(frozen=True)

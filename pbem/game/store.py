@@ -25,6 +25,7 @@ from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
 from pbem.core.state import NEUTRAL, GameState, state_from_dict, state_to_dict
 from pbem.errors import GameFileError, LockedError
+from pbem.game import settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -85,6 +86,22 @@ def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
         os.close(fd)
 
 
+def held_by_another(directory: Path) -> bool:
+    """Whether another run holds the game's lock right now (the lock is not kept)."""
+    path = directory / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 @dataclass(frozen=True)
 class Registration:
     """A player as the moderator knows them: name, address and the secret that signs orders."""
@@ -103,6 +120,8 @@ class Game:
     seed: bytes
     registrations: tuple[Registration, ...]
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH
+    mail: tuple[tuple[str, str | int], ...] = ()
+    """The game's own mail settings (the game file's [mail] table), as set; see settings."""
 
     @property
     def name(self) -> str:
@@ -163,6 +182,7 @@ def read_game(directory: Path) -> Game:
             seed=bytes.fromhex(str(data["seed"])),
             registrations=registrations,
             chain_length=int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)),
+            mail=settings.from_table(data.get("mail", {}), f"{path} [mail]"),
         )
     except (KeyError, ValueError, TypeError, IndexError, AttributeError) as err:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
@@ -232,6 +252,8 @@ def game_document(game: Game) -> dict[str, Any]:
         "players": players,
         "state": state,
     }
+    if game.mail:
+        doc["mail"] = dict(game.mail)
     return doc
 
 
