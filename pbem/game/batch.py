@@ -67,9 +67,8 @@ class RunSummary:
         out = list(self.notes)
         out += table([[g.result.value, g.name, g.detail] for g in rows], ["RESULT", "GAME", ""])
         totals = ", ".join(f"{self.count(r)} {r.value}" for r in Result if self.count(r))
-        out.append(
-            f"{len(self.games)} games at {self.now.isoformat(timespec='seconds')}: {totals or 'none'}"
-        )
+        when = self.now.isoformat(timespec="seconds")
+        out.append(f"{len(self.games)} games at {when}: {totals or 'none'}")
         return out
 
 
