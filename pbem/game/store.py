@@ -43,20 +43,30 @@ PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 def atomic_write(path: Path, data: bytes | str) -> None:
     """Write a file so that it is either wholly old or wholly new, even after a crash."""
-    raw = data.encode() if isinstance(data, str) else data
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(raw)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _sync_dir(path.parent)
+    atomic_write_all({path: data})
+
+
+def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
+    """Write several files, each wholly old or wholly new even after a crash; each folder is
+    synced once, after all its files (a report folder of twenty files costs one folder sync)."""
+    folders: dict[Path, None] = {}
+    for path, data in files.items():
+        raw = data.encode() if isinstance(data, str) else data
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(raw)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        folders[path.parent] = None
+    for folder in folders:
+        _sync_dir(folder)
 
 
 def _sync_dir(path: Path) -> None:

@@ -40,7 +40,7 @@ from pbem.core.events import (
     Won,
 )
 from pbem.core.state import NEUTRAL, GameState, Phase
-from pbem.game.store import Game, atomic_write, report_dir
+from pbem.game.store import Game, atomic_write_all, report_dir
 from pbem.present.view import game_view
 
 MODERATOR = "_moderator"
@@ -72,11 +72,17 @@ def builtin_templates() -> Path:
     return Path(__file__).resolve().parents[2] / "templates"
 
 
-@functools.lru_cache(maxsize=32)
 def environment(game_dir: Path | None = None) -> jinja2.Environment:
-    """The Jinja2 environment for a game: its own templates/ folder first, then the built-in."""
+    """The Jinja2 environment for a game: its own templates/ folder first, then the built-in.
+    Games without templates of their own share one (its templates compiled once)."""
+    own = game_dir is not None and (game_dir / "templates").is_dir()
+    return _environment(game_dir if own else None)
+
+
+@functools.lru_cache(maxsize=32)
+def _environment(game_dir: Path | None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
-    if game_dir is not None and (game_dir / "templates").is_dir():
+    if game_dir is not None:
         loaders.append(jinja2.FileSystemLoader(str(game_dir / "templates")))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
     return jinja2.Environment(
@@ -554,6 +560,7 @@ def _label_lines(name: str) -> tuple[str, ...]:
     return (" ".join(words[:best]), " ".join(words[best:]))
 
 
+@functools.lru_cache(maxsize=256)
 def _label_place(board: Board, continent: str, length: int) -> tuple[float, float]:
     """Where a continent's name goes: just above its territories, else below, left or right,
     the first side clear of every territory, every name and the other continents."""
@@ -881,23 +888,18 @@ def write_reports(
     .view.json the player's view for `pbem check --view` and `pbem verify`, .orders.toml the
     ready order file alone (to attach)."""
     folder = report_dir(game.path, resolution)
-    written: list[Path] = []
+    files: dict[Path, str] = {}
     for p in game.state.players:
-        files = {
-            f"{p.name}.txt": render(game, resolution, events, p.name, "txt"),
-            f"{p.name}.html": render(game, resolution, events, p.name, "html"),
-            f"{p.name}.view.json": view_file(game, resolution, events, p.name),
-        }
+        files[folder / f"{p.name}.txt"] = render(game, resolution, events, p.name, "txt")
+        files[folder / f"{p.name}.html"] = render(game, resolution, events, p.name, "html")
+        files[folder / f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
         reg = game.registration(p.name)
         if p.alive and game.state.phase is not Phase.OVER:
-            files[f"{p.name}.orders.toml"] = order_skeleton(
+            files[folder / f"{p.name}.orders.toml"] = order_skeleton(
                 game.state, p.name, reg.secret if reg else ""
             )
-        for filename, content in files.items():
-            atomic_write(folder / filename, content)
-            written.append(folder / filename)
     for kind in ("txt", "html"):
         path = folder / f"{MODERATOR}.{kind}"
-        atomic_write(path, render(game, resolution, events, None, kind, rejected))
-        written.append(path)
-    return tuple(written)
+        files[path] = render(game, resolution, events, None, kind, rejected)
+    atomic_write_all(files)
+    return tuple(files)
