@@ -157,7 +157,7 @@ def new_game(
         (directory / "orders").mkdir(exist_ok=True)
     except OSError as err:
         raise PbemError(f"cannot create {directory}: {err.strerror or err}") from None
-    game = Game(directory, state, seed, registrations, chain_length, mail)
+    game = Game(directory, state, seed, registrations, chain_length, mail=mail)
     with locked(directory, creating=True):
         record = HistoryRecord(
             resolution=0,
