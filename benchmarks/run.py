@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -50,7 +51,9 @@ def cpu() -> str:
     return platform.processor() or platform.machine()
 
 
-def run(root: Path, jobs: int) -> float:
+def run(root: Path, jobs: int) -> tuple[float, float]:
+    """Wall time and CPU time (of every process of the run) of one `pbem run`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "pbem", "run", str(root), "--jobs", str(jobs)],
@@ -58,11 +61,13 @@ def run(root: Path, jobs: int) -> float:
         text=True,
     )
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_time = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
     if done.returncode != 0 or "resolved" not in last:
         raise SystemExit(f"pbem run --jobs {jobs} failed: {last}")
     print(f"  --jobs {jobs}: {last}")
-    return elapsed
+    return elapsed, cpu_time
 
 
 def main(count: int) -> None:
@@ -82,11 +87,16 @@ def main(count: int) -> None:
         for jobs in (1, 2):
             root = Path(tmp) / f"jobs-{jobs}"
             shutil.copytree(pristine, root)
-            elapsed = run(root, jobs)
+            load = os.getloadavg()[0]
+            elapsed, cpu_time = run(root, jobs)
             resolved = sum(history_count(root / g.relative_to(pristine)) == 2 for g in games)
             assert resolved == count, f"{resolved} of {count} games resolved"
             rates[jobs] = count / elapsed
-            print(f"pbem run --jobs {jobs}: {elapsed:.1f} s, {rates[jobs]:.1f} games/s")
+            print(
+                f"pbem run --jobs {jobs}: {elapsed:.1f} s, {rates[jobs]:.1f} games/s "
+                f"({cpu_time / count * 1000:.0f} ms of CPU per game; load average {load:.1f} "
+                "before the run)"
+            )
             shutil.rmtree(root)
         print(f"two jobs against one: {rates[2] / rates[1]:.2f} times as fast")
 
