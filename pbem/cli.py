@@ -17,7 +17,7 @@ import click
 from pbem import __version__
 from pbem.core import odds
 from pbem.core.board import load_board
-from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TwoPlayer
+from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
 from pbem.game import processor, settings
 from pbem.game.store import read_game
@@ -81,6 +81,13 @@ def main() -> None:
     help="Fortify to an adjacent territory, or through any chain of your own.",
 )
 @click.option(
+    "--traded-cards",
+    type=click.Choice(["aside", "deck"]),
+    default="aside",
+    show_default=True,
+    help="Traded cards are set aside until the draw pile runs out, or go back into the deck.",
+)
+@click.option(
     "--mail",
     "mail_settings",
     multiple=True,
@@ -96,6 +103,7 @@ def new(
     setup: str,
     two_player: str,
     fortify: str,
+    traded_cards: str,
     mail_settings: tuple[str, ...],
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
@@ -109,7 +117,9 @@ def new(
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
-    options = Options(SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify))
+    options = Options(
+        SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify), TradedCards(traded_cards)
+    )
     mail = settings.changed((), settings.parse_assignments(mail_settings))
     outcome = processor.new_game(
         directory,

@@ -36,6 +36,7 @@ def make_state(
     players: Sequence[str] | None = None,
     hands: Mapping[str, Sequence[str]] | None = None,
     deck: Sequence[str] | None = None,
+    discards: Sequence[str] = (),
     dead: Iterable[str] = (),
     to_place: Mapping[str, int] | None = None,
     options: Options | None = None,
@@ -51,7 +52,8 @@ def make_state(
     `owners` maps a territory to its owner (1 army) or to (owner, armies); every territory not
     mentioned goes to `default` (1 army, or (owner, armies)). The seats are `players` in order,
     or else the owners in order of first mention with the default owner last (the neutral is
-    never a player). The deck is the full deck without the cards in hands, unless given.
+    never a player). The deck (draw pile) is the full deck without the cards in hands and
+    `discards`, unless given.
     """
     default_owner, default_armies = (default, 1) if isinstance(default, str) else default
     given: dict[str, Holding] = {}
@@ -79,7 +81,7 @@ def make_state(
     )
     if deck is None:
         remaining = list(BOARD.cards())
-        for hand in hands.values():
+        for hand in (*hands.values(), discards):
             for card in hand:
                 remaining.remove(card)
         deck = remaining
@@ -90,6 +92,7 @@ def make_state(
         players=seats,
         territories=territories,
         deck=tuple(deck),
+        discards=tuple(discards),
         phase=phase,
         turn=turn,
         resolution=resolution,

@@ -93,10 +93,17 @@ def test_new_accepts_the_options(tmp_path: Path) -> None:
         "classic",
         "--fortify",
         "connected",
+        "--traded-cards",
+        "deck",
     )
     view = json.loads(run("show", directory, "--json"))
     assert view["phase"] == "play"
-    assert view["options"] == {"setup": "random", "two_player": "classic", "fortify": "connected"}
+    assert view["options"] == {
+        "setup": "random",
+        "two_player": "classic",
+        "fortify": "connected",
+        "traded_cards": "deck",
+    }
     assert sum(p["armies"] for p in view["players"]) == 100
 
 

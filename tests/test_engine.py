@@ -51,6 +51,7 @@ from pbem.core.state import (
     Options,
     Phase,
     SetupMode,
+    TradedCards,
     TwoPlayer,
 )
 
@@ -286,9 +287,10 @@ def test_card_territory_bonus_only_once_per_turn() -> None:
     assert new.armies("Greenland") == 1
 
 
-def test_traded_cards_return_to_deck() -> None:
+def test_traded_cards_return_to_deck_by_the_old_rule() -> None:
     hand = ("Alaska", "Peru", WILD, "Japan")
-    state = make_state({"Siam": "alice"}, hands={"alice": hand})
+    old_rule = Options(traded_cards=TradedCards.DECK)
+    state = make_state({"Siam": "alice"}, hands={"alice": hand}, options=old_rule)
     assert len(state.deck) == 40
     new, _ = play(state, orders(state, trade=[("Alaska", "Peru", WILD)], place=[("Siam", "rest")]))
     assert new.player("alice").hand == ("Japan",)
@@ -716,6 +718,18 @@ def test_fortify_cut_to_leave_one_behind_with_note() -> None:
     assert (new.armies("Ukraine"), new.armies("Ural")) == (9, 1)
 
 
+def test_fortify_cut_with_note_without_an_attack_too() -> None:
+    state = make_state({"Ukraine": ("alice", 5), "Ural": "alice", "Siam": "alice"})
+    fortify = Fortify("Ukraine", "Ural", 999)
+    new, events = play(state, orders(state, place=[("Siam", "rest")], fortify=fortify))
+    assert only(events, Fortified) == [
+        Fortified(
+            "alice", "Ukraine", "Ural", 4, "asked to move 999, cut to 4: one army stays behind"
+        )
+    ]
+    assert (new.armies("Ukraine"), new.armies("Ural")) == (1, 5)
+
+
 def test_fortify_comes_after_the_attacks() -> None:
     fortify = Fortify("Ural", "Siberia", 3)
     state = make_state(
@@ -923,8 +937,9 @@ def check_invariants(before: GameState, after: GameState, events: Sequence[Event
         assert player.alive == bool(after.owned(player.name)), player
         if not player.alive:
             assert player.hand == ()
-    cards = list(after.deck) + [c for p in after.players for c in p.hand]
+    cards = list(after.deck) + list(after.discards) + [c for p in after.players for c in p.hand]
     assert Counter(cards) == Counter(BOARD.cards())
+    assert after.options.sets_aside or not after.discards
     assert len(only(events, DrewCard)) == (
         1 if only(events, Conquered) and not only(events, Won) else 0
     )
@@ -949,6 +964,8 @@ def check_invariants(before: GameState, after: GameState, events: Sequence[Event
         (3, 2, Options(setup=SetupMode.RANDOM, two_player=TwoPlayer.CLASSIC)),
         (4, 5, Options(setup=SetupMode.RANDOM)),
         (5, 6, Options(setup=SetupMode.RANDOM)),
+        (6, 3, Options(setup=SetupMode.RANDOM, traded_cards=TradedCards.DECK)),
+        (7, 5, Options(setup=SetupMode.RANDOM, traded_cards=TradedCards.DECK)),
     ],
 )
 def test_random_games_keep_the_invariants(game: int, players: int, options: Options) -> None:

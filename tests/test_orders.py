@@ -186,8 +186,8 @@ armies = 2
         Problem("'to' must be a territory name in quotes", 24),
     ]
     assert str(caught.value).splitlines()[0] == (
-        'orders line 5: each set traded is a list of three cards: trade must be "best" or a list of '
-        'sets, e.g. [["Alaska", "Peru", "wild"]]'
+        'orders line 5: each set traded is a list of three cards: trade must be "best" or a '
+        'list of sets, e.g. [["Alaska", "Peru", "wild"]]'
     )
 
 
@@ -441,15 +441,10 @@ def test_fortify_from_or_to_a_territory_not_yours() -> None:
     ]
 
 
-def test_fortify_too_many_armies() -> None:
-    body = PLACE_3 + '[fortify]\nfrom = "Ural"\nto = "Ukraine"\narmies = 3\n'
-    assert check(alice_to_play(), body) == [
-        Problem(
-            "cannot move 3 from 'Ural': at most 2 (one stays behind); write armies = \"all\" "
-            "to move all but one",
-            8,
-        )
-    ]
+def test_fortify_more_armies_than_there_are_is_accepted_and_cut_when_resolved() -> None:
+    # As after an attack: the engine moves all but one and says so (test_engine).
+    body = PLACE_3 + '[fortify]\nfrom = "Ural"\nto = "Ukraine"\narmies = 999\n'
+    assert check(alice_to_play(), body) == []
 
 
 def test_trade_of_cards_not_held() -> None:

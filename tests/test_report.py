@@ -22,12 +22,13 @@ from pbem.core.events import (
     Fortified,
     Placed,
     Reinforced,
+    Reshuffled,
     Rolled,
     Skipped,
     Traded,
     Won,
 )
-from pbem.core.orders import parse_orders
+from pbem.core.orders import Attack, Orders, parse_orders
 from pbem.core.state import Phase
 from pbem.game import processor
 from pbem.game.store import read_game, read_history
@@ -335,6 +336,37 @@ def test_a_battle_is_told_with_both_sides_dice_losses_and_the_conquest() -> None
     ]
 
 
+def test_a_battle_says_when_its_first_roll_has_fewer_dice_than_asked() -> None:
+    events: list[Event] = [
+        Rolled("alice", "Ukraine", "Ural", "bob", (6, 3), (5,), 0, 1),
+        Conquered("alice", "Ukraine", "Ural", "bob", 2),
+    ]
+    three = Orders("g", 3, "alice", "s", attack=(Attack("Ukraine", "Ural", dice=3),))
+    told = report.tell(events, "bob", {"Ukraine": 3, "Ural": 1}, [three])
+    assert told[0].text == (
+        "alice attacked Ural (bob) from Ukraine: 3 armies against 1. 2 dice, not the 3 asked: "
+        "with 3 armies there, one must stay behind."
+    )
+    as_many = Orders("g", 3, "alice", "s", attack=(Attack("Ukraine", "Ural"),))
+    told = report.tell(events, "bob", {"Ukraine": 3, "Ural": 1}, [as_many])
+    assert told[0].text == "alice attacked Ural (bob) from Ukraine: 3 armies against 1."
+
+
+def test_each_battle_is_paired_with_its_own_attack_order() -> None:
+    # The first order is skipped; the battle is the second's, which asked for 3 dice.
+    attacks = (Attack("Ukraine", "Ural", stop_at=5), Attack("Ukraine", "Ural", dice=3))
+    events: list[Event] = [
+        Skipped("alice", "attack Ural from Ukraine", "Ukraine has 3 armies (stop at 5)"),
+        Rolled("alice", "Ukraine", "Ural", "bob", (6, 3), (5,), 0, 1),
+        Conquered("alice", "Ukraine", "Ural", "bob", 2),
+    ]
+    assert report.dice_asked(events, attacks) == {1: 3}
+    told = report.tell(
+        events, None, {"Ukraine": 3, "Ural": 1}, [Orders("g", 3, "a", "s", attack=attacks)]
+    )
+    assert "2 dice, not the 3 asked" in told[1].text
+
+
 def test_a_stopped_attack_says_why_and_what_is_left() -> None:
     events: list[Event] = [
         Rolled("alice", "Peru", "Brazil", "bob", (1, 1), (6, 6), 2, 0),
@@ -372,6 +404,7 @@ def test_every_kind_of_event_reads_as_a_sentence() -> None:
         Traded("alice", ("Egypt", "Congo", "Japan"), 8, 3, forced=True),
         Placed("alice", "Ural", 8, "elimination"),
         Fortified("alice", "Siam", "China", 3),
+        Reshuffled("alice", 9),
         DrewCard("alice", "Congo"),
         Won("alice"),
     ]
@@ -386,6 +419,8 @@ def test_every_kind_of_event_reads_as_a_sentence() -> None:
         "(forced, after an elimination).",
         "alice placed 8 from the forced trade: 8 on Ural.",
         "alice moved 3 from Siam to China.",
+        "The draw pile was empty when alice was to draw: the 9 traded cards set aside were "
+        "shuffled into a new draw pile.",
         "alice drew a card.",
         "alice has won the game!",
     ]

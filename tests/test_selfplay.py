@@ -25,11 +25,13 @@ from pbem.core.events import (
     Conquered,
     Dealt,
     DrewCard,
+    DrewNoCard,
     Eliminated,
     Event,
     Fortified,
     Placed,
     Reinforced,
+    Reshuffled,
     Rolled,
     RolledForFirst,
     SeatsDecided,
@@ -46,6 +48,7 @@ from pbem.core.state import (
     Options,
     Phase,
     SetupMode,
+    TradedCards,
     TwoPlayer,
 )
 
@@ -77,15 +80,20 @@ class Case:
     def id(self) -> str:
         o = self.options
         extra = f"-{o.two_player.value}" if self.players == 2 else ""
-        return f"game{self.index:03d}-{self.players}p{extra}-{o.setup.value}-{o.fortify.value}"
+        return (
+            f"game{self.index:03d}-{self.players}p{extra}-{o.setup.value}-{o.fortify.value}"
+            f"-{o.traded_cards.value}"
+        )
 
 
 def make_case(i: int) -> Case:
-    """Cycle through 2-6 players, both setups, both fortify rules and both two-player rules."""
+    """Cycle through 2-6 players, both setups, both fortify rules, both two-player rules and
+    both rules for traded cards (set aside in three games of four)."""
     options = Options(
         setup=(SetupMode.DEAL, SetupMode.RANDOM)[(i // 5) % 2],
         two_player=(TwoPlayer.NEUTRAL, TwoPlayer.CLASSIC)[(i // 20) % 2],
         fortify=(FortifyMode.ADJACENT, FortifyMode.CONNECTED)[(i // 10) % 2],
+        traded_cards=TradedCards.DECK if (i // 40) % 4 == 1 else TradedCards.ASIDE,
     )
     return Case(i, 2 + i % 5, options)
 
@@ -117,6 +125,7 @@ def fingerprint(state: GameState) -> int:
             state.winner,
             state.players,
             state.deck,
+            state.discards,
             tuple(state.territories.items()),
         )
     )
@@ -203,7 +212,9 @@ def check_invariants(
             fail(f"{t} holds {h.armies} armies")
         if h.owner not in alive and not (neutral and h.owner == NEUTRAL):
             fail(f"{t} is held by {h.owner}, who is neither alive nor the neutral")
-    cards = Counter(after.deck)
+    cards = Counter(after.deck) + Counter(after.discards)
+    if after.discards and case.options.traded_cards is TradedCards.DECK:
+        fail(f"cards set aside in a game that puts them back into the deck: {after.discards}")
     for p in after.players:
         cards.update(p.hand)
         # The winner keeps the loser's cards untraded; otherwise no hand grows beyond 6.
@@ -214,7 +225,7 @@ def check_invariants(
                 fail(f"{p.name} is out but holds cards {p.hand}")
             if after.owned(p.name):
                 fail(f"{p.name} is out but holds territories")
-    if cards != DECK:
+    if cards != DECK:  # each of the 44 cards in the draw pile, the discards or a hand
         fail(f"cards lost or made up: {cards - DECK} / {DECK - cards}")
     placed = sum(e.armies for e in events if isinstance(e, Placed))
     lost = sum(e.attacker_losses + e.defender_losses for e in events if isinstance(e, Rolled))
@@ -224,11 +235,18 @@ def check_invariants(
         total_after == total_before + placed - lost,
         f"armies {total_before} + placed {placed} - lost {lost} != {total_after}",
     )
-    draws = [e for e in events if isinstance(e, DrewCard)]
+    draws = [e for e in events if isinstance(e, (DrewCard, DrewNoCard))]
     if len(draws) > 1:
         fail(f"{len(draws)} cards drawn in one resolution")
     if draws:
         need(any(isinstance(e, Conquered) for e in events), "a card drawn without a conquest")
+    reshuffles = [e for e in events if isinstance(e, Reshuffled)]
+    need(len(reshuffles) <= len(draws), "a reshuffle without a draw")
+    if reshuffles and not (case.options.sets_aside and not before.deck):
+        fail("the discards were reshuffled though the draw pile held cards")
+    drawn = [e.card for e in draws if isinstance(e, DrewCard)]
+    if drawn and case.options.sets_aside and not reshuffles and drawn[0] not in before.deck:
+        fail(f"drew {drawn[0]}, not in the draw pile: a traded card drawn back")
     wins = [e for e in events if isinstance(e, Won)]
     need(len(wins) <= 1, "two Won events")
     if after.phase is Phase.OVER:
@@ -272,6 +290,7 @@ class Replay:
         self.hands = {p.name: list(p.hand) for p in before.players}
         self.alive = {p.name: p.alive for p in before.players}
         self.deck = list(before.deck)
+        self.discards = list(before.discards)
         self.sets = before.sets_traded
         self.bonus_used = False
         self.won: str | None = None
@@ -307,8 +326,11 @@ class Replay:
         need(event.set_number == self.sets + 1, "set numbers do not count the game's sets")
         for card in event.cards:
             self.hands[self.name].remove(card)
-        self.deck.extend(event.cards)
-        self.deck.sort(key=CARD_ORDER.__getitem__)  # the deck is kept in board order
+        if self.case.options.traded_cards is TradedCards.ASIDE:
+            self.discards.extend(event.cards)  # face up beside the board, in the order traded
+        else:
+            self.deck.extend(event.cards)
+            self.deck.sort(key=CARD_ORDER.__getitem__)  # the deck is kept in board order
         self.sets += 1
         mine = [c for c in event.cards if self.owner.get(c) == self.name]
         bonus = placed = False
@@ -389,18 +411,35 @@ class Replay:
         if not self.won and orders.fortify is not None:
             self.fortify(orders.fortify)
         conquered = any(isinstance(e, Conquered) for e in self.events)
-        if not self.won and conquered and self.deck:
-            drew = self.take(DrewCard, "the card for a conquest")
-            assert isinstance(drew, DrewCard)
-            stream = dice.Stream.hidden(self.hidden, before.resolution)
-            expected = self.deck[stream.randbelow(len(self.deck))]
-            if drew != DrewCard(name, expected):
-                fail(f"drew {drew.card}, the stream says {expected}")
-            self.deck.remove(expected)
-            self.hands[name].append(expected)
+        if not self.won and conquered:
+            self.draw()
         if self.i != len(self.events):
             fail(f"unexpected events: {self.events[self.i :]}")
         need(dice.check_rolls(self.key, self.rolls) is None, "dice differ from the public stream")
+
+    def draw(self) -> None:
+        """The card for a conquest: from the draw pile only; an empty pile first takes the
+        discards (once), then card number randbelow(pile) of the pile in board order."""
+        name = self.name
+        if not self.deck and self.discards:
+            shuffled = self.take(Reshuffled, "the discards shuffled into a new draw pile")
+            if shuffled != Reshuffled(name, len(self.discards)):
+                fail(f"{shuffled} for {len(self.discards)} cards set aside")
+            self.deck = sorted(self.discards, key=CARD_ORDER.__getitem__)
+            self.discards = []
+            self.outcomes["reshuffled"] += 1
+        if not self.deck:
+            nothing = self.take(DrewNoCard, "no card left to draw")
+            need(nothing.player == name, f"{nothing} for {name}")  # type: ignore[attr-defined]
+            return
+        drew = self.take(DrewCard, "the card for a conquest")
+        assert isinstance(drew, DrewCard)
+        stream = dice.Stream.hidden(self.hidden, self.before.resolution)
+        expected = self.deck[stream.randbelow(len(self.deck))]
+        if drew != DrewCard(name, expected):
+            fail(f"drew {drew.card}, the stream says {expected}")
+        self.deck.remove(expected)
+        self.hands[name].append(expected)
 
     def attack(self, attack: Attack) -> None:
         name = self.name
@@ -573,6 +612,7 @@ class Replay:
             if p.alive != self.alive[p.name]:
                 fail(f"{p.name} alive={p.alive}")
         need(after.deck == tuple(self.deck), "deck differs (or is not in board order)")
+        need(after.discards == tuple(self.discards), "discards differ (or not in order traded)")
         need(after.sets_traded == self.sets, "sets traded differs")
         if self.won:
             need(after.phase is Phase.OVER and after.winner == self.won, "the game goes on")
@@ -647,6 +687,7 @@ def audit_setup(case: Case, state: GameState, events: Sequence[Event], key: byte
         need(state.phase is Phase.PLAY and state.turn == 1, "a random game starts at once")
         need(all(p.to_place == 0 for p in state.players), "armies left to place")
     need(Counter(state.deck) == DECK and not any(p.hand for p in state.players), "deck at start")
+    need(state.discards == () and state.options == case.options, "discards or options at start")
 
 
 def audit_setup_turn(
@@ -783,6 +824,7 @@ def test_selfplay_exercises_every_order_feature_and_outcome() -> None:
         "forced trade",
         "fortify skipped",
         "fortify cut",
+        "reshuffled",
     }
     assert happened <= set(outcomes), f"never happened: {happened - set(outcomes)}"
 

@@ -18,11 +18,13 @@ from pbem.core.events import (
     Conquered,
     Dealt,
     DrewCard,
+    DrewNoCard,
     Eliminated,
     Event,
     Fortified,
     Placed,
     Reinforced,
+    Reshuffled,
     Rolled,
     RolledForFirst,
     SeatsDecided,
@@ -63,6 +65,7 @@ class _Table:
         self.alive = {p.name: p.alive for p in state.players}
         self.to_place = {p.name: p.to_place for p in state.players}
         self.deck = list(state.deck)
+        self.discards = list(state.discards)
         self.sets_traded = state.sets_traded
         self.winner = state.winner
         self.events: list[Event] = []
@@ -78,13 +81,17 @@ class _Table:
     def trade(
         self, player: str, cards: CardSet, *, forced: bool, bonus_used: bool
     ) -> tuple[int, str | None]:
-        """Trade a set: cards go back to the deck. Returns its value and the territory that
-        gets the +2 (if a card shows one the player holds and the +2 was not yet given)."""
+        """Trade a set: its cards go onto the discard pile (or, by the old rule, back into the
+        deck). Returns its value and the territory that gets the +2 (if a card shows one the
+        player holds and the +2 was not yet given)."""
         hand = self.hands[player]
         for card in cards:
             hand.remove(card)
-        self.deck.extend(cards)
-        self.deck.sort(key=self._card_order.__getitem__)
+        if self.state.options.sets_aside:
+            self.discards.extend(cards)
+        else:
+            self.deck.extend(cards)
+            self.deck.sort(key=self._card_order.__getitem__)
         value = rules.set_value(self.sets_traded)
         self.sets_traded += 1
         self.events.append(Traded(player, tuple(cards), value, self.sets_traded, forced))
@@ -92,6 +99,25 @@ class _Table:
         if not bonus_used:
             bonus = rules.card_bonus_territory([cards], self.owned(player))
         return value, bonus
+
+    def draw(self, player: str, hidden: Stream) -> None:
+        """The card earned by a conquest: card number randbelow(cards in the pile) of the draw
+        pile in board order, from the resolution's hidden stream. An empty pile first takes the
+        discards (the reshuffle: the draw itself is the shuffle, docs/dice.md)."""
+        if not self.deck and self.discards:
+            self.events.append(Reshuffled(player, len(self.discards)))
+            self.deck = sorted(self.discards, key=self._card_order.__getitem__)
+            self.discards = []
+        if not self.deck:
+            self.events.append(
+                DrewNoCard(
+                    player, "the draw pile and the discard pile are empty: every card is in a hand"
+                )
+            )
+            return
+        card = self.deck.pop(hidden.randbelow(len(self.deck)))
+        self.hands[player].append(card)
+        self.events.append(DrewCard(player, card))
 
     def view(self) -> GameState:
         """The state with the table's territories, for a rules question asked mid-resolution;
@@ -114,6 +140,7 @@ class _Table:
             players=players,
             territories=territories,
             deck=tuple(self.deck),
+            discards=tuple(self.discards),
             sets_traded=self.sets_traded,
             winner=self.winner,
             **changes,  # type: ignore[arg-type]
@@ -280,11 +307,8 @@ def _resolve_turn(
     if not table.winner:
         if orders.fortify is not None:
             _fortify(table, name, orders.fortify)
-        if conquests and table.deck:
-            draw = Stream.hidden(randomness.hidden, state.resolution)
-            card = table.deck.pop(draw.randbelow(len(table.deck)))
-            table.hands[name].append(card)
-            table.events.append(DrewCard(name, card))
+        if conquests:
+            table.draw(name, Stream.hidden(randomness.hidden, state.resolution))
 
     if table.winner:
         new = table.freeze(phase=Phase.OVER, resolution=state.resolution + 1)
@@ -384,15 +408,7 @@ def _fortify(table: _Table, name: str, fortify: Fortify) -> None:
     if reason:
         table.events.append(Skipped(name, fortify.describe(), reason))
         return
-    most = table.armies[fortify.source] - 1
-    note = None
-    if fortify.armies == "all":
-        moved = most
-    else:
-        moved = int(fortify.armies)
-        if moved > most:
-            note = f"asked to move {moved}, cut to {most}: one army stays behind"
-            moved = most
+    moved, note = rules.fortify_move(table.armies[fortify.source], fortify.armies)
     table.armies[fortify.source] -= moved
     table.armies[fortify.target] += moved
     table.events.append(Fortified(name, fortify.source, fortify.target, moved, note))

@@ -146,6 +146,25 @@ class DrewCard(Event):
 
 
 @dataclass(frozen=True)
+class Reshuffled(Event):
+    """The draw pile was empty when `player` was to draw: the discard pile (`cards` traded
+    cards, public) became the new draw pile, from which the hidden stream draws as ever."""
+
+    kind: ClassVar[str] = "reshuffled"
+    player: str
+    cards: int
+
+
+@dataclass(frozen=True)
+class DrewNoCard(Event):
+    """A card was earned but none could be drawn, and why (every card is in a hand)."""
+
+    kind: ClassVar[str] = "drew_no_card"
+    player: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Fortified(Event):
     """The one move of armies at the end of a turn."""
 
@@ -189,6 +208,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         AttackStopped,
         Eliminated,
         DrewCard,
+        Reshuffled,
+        DrewNoCard,
         Fortified,
         Skipped,
         Won,

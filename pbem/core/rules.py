@@ -167,6 +167,29 @@ def move_in(armies: int, last_dice: int, rule: int | str) -> tuple[int, str | No
     return asked, None
 
 
+def attack_dice_note(armies: int, wanted: int | None) -> str | None:
+    """Why an attack from a territory with `armies` rolls fewer dice than its order's `dice`,
+    or None when it rolls what was asked (or the order asked for as many as allowed)."""
+    rolled = attack_dice(armies, wanted)
+    if wanted is None or rolled >= wanted:
+        return None
+    return (
+        f"{rolled} {'die' if rolled == 1 else 'dice'}, not the {wanted} asked: with {armies} "
+        f"{'army' if armies == 1 else 'armies'} there, one must stay behind"
+    )
+
+
+def fortify_move(armies: int, asked: int | str) -> tuple[int, str | None]:
+    """Armies a fortification moves from a territory holding `armies`, and a note if the number
+    asked for was cut: all but one at most."""
+    most = armies - 1
+    if asked == ALL:
+        return most, None
+    if int(asked) > most:
+        return most, f"asked to move {asked}, cut to {most}: one army stays behind"
+    return int(asked), None
+
+
 def connected(state: GameState, player: str, source: str, target: str) -> bool:
     """Whether a chain of `player`'s territories leads from source to target."""
     seen = {source}
@@ -343,14 +366,8 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
                 "(this game fortifies between adjacent territories only)",
                 line,
             )
-        if fortify.armies != ALL and fortify.source in owned and not orders.attack:
-            most = state.armies(fortify.source) + placed.get(fortify.source, 0) - 1
-            if int(fortify.armies) > most:
-                fail(
-                    f"cannot move {fortify.armies} from '{fortify.source}': at most {most} "
-                    '(one stays behind); write armies = "all" to move all but one',
-                    line,
-                )
+        # More armies than there will be are cut with a note when the turn is resolved, as
+        # after an attack (which may change what is there): `fortify_move`.
 
 
 def _validate_placement(

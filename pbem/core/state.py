@@ -36,6 +36,14 @@ class FortifyMode(str, enum.Enum):
     CONNECTED = "connected"
 
 
+class TradedCards(str, enum.Enum):
+    """Where traded cards go: set aside face up on a discard pile until the draw pile runs out
+    (the rule texts), or straight back into the deck (every game made before pbem recorded it)."""
+
+    ASIDE = "aside"
+    DECK = "deck"
+
+
 @dataclass(frozen=True)
 class Options:
     """The rules options a game is created with; they never change afterwards."""
@@ -43,23 +51,34 @@ class Options:
     setup: SetupMode = SetupMode.DEAL
     two_player: TwoPlayer = TwoPlayer.NEUTRAL
     fortify: FortifyMode = FortifyMode.ADJACENT
+    traded_cards: TradedCards = TradedCards.ASIDE
 
     def to_dict(self) -> dict[str, str]:
+        """Every option, spelt out (what a new game records)."""
         return {
             "setup": self.setup.value,
             "two_player": self.two_player.value,
             "fortify": self.fortify.value,
+            "traded_cards": self.traded_cards.value,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Options:
-        """Options from `to_dict` output; a missing key takes its default."""
+        """Options from `to_dict` output; a missing key takes its default, except the traded
+        cards rule: data that does not record it comes from before it was recorded, when
+        traded cards went back into the deck."""
         default = cls()
         return cls(
             setup=SetupMode(data.get("setup", default.setup.value)),
             two_player=TwoPlayer(data.get("two_player", default.two_player.value)),
             fortify=FortifyMode(data.get("fortify", default.fortify.value)),
+            traded_cards=TradedCards(data.get("traded_cards", TradedCards.DECK.value)),
         )
+
+    @property
+    def sets_aside(self) -> bool:
+        """Whether traded cards go to the discard pile rather than back into the deck."""
+        return self.traded_cards is TradedCards.ASIDE
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,8 @@ class GameState:
     """Everything the rules need to go on with a game; secrets and keys live elsewhere.
 
     `territories` is in board order and is never mutated: a resolution builds a new one.
+    `deck` is the draw pile, in board order (wild cards last); `discards` the traded cards set
+    aside face up (rule `aside`), in the order traded, for everyone to see.
     `resolution` is the number of the next resolution (setup was resolution 0); `turn` is the
     pending turn (0 is the setup turn of a dealt game, play turns count from 1).
     """
@@ -96,6 +117,7 @@ class GameState:
     players: tuple[Player, ...]
     territories: Mapping[str, Holding]
     deck: tuple[str, ...]
+    discards: tuple[str, ...] = ()
     phase: Phase = Phase.PLAY
     turn: int = 1
     resolution: int = 1
@@ -150,7 +172,13 @@ class GameState:
 
 
 def state_to_dict(state: GameState) -> dict[str, Any]:
-    """The state as plain data (what the game file stores), in a stable order."""
+    """The state as plain data (what the game file stores), in a stable order.
+
+    A game that puts traded cards back into the deck gives exactly what pbem gave before the
+    rule existed (no rule, no discard pile), so that the digests in its history still match."""
+    options = state.options.to_dict()
+    if not state.options.sets_aside:
+        del options["traded_cards"]
     out: dict[str, Any] = {
         "game": state.game,
         "board": state.board.name,
@@ -159,8 +187,12 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "resolution": state.resolution,
         "current": state.current,
         "sets_traded": state.sets_traded,
-        "options": state.options.to_dict(),
+        "options": options,
         "deck": list(state.deck),
+    }
+    if state.options.sets_aside:
+        out["discards"] = list(state.discards)
+    out |= {
         "players": [
             {
                 "name": p.name,
@@ -199,6 +231,7 @@ def state_from_dict(data: Mapping[str, Any], board: Board) -> GameState:
             for t in board.names
         },
         deck=tuple(data["deck"]),
+        discards=tuple(data.get("discards", ())),
         phase=Phase(data["phase"]),
         turn=int(data["turn"]),
         resolution=int(data["resolution"]),

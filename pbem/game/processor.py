@@ -18,7 +18,7 @@ from typing import Any
 from pbem.core import dice, engine, odds, rules
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import Orders, parse_orders
+from pbem.core.orders import ALL, Orders, parse_orders
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -291,7 +291,11 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
                 )
                 continue
             odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
-            lines.append(f"attack {attack.target} from {attack.source}: {odds_line}")
+            note = rules.attack_dice_note(attackers, attack.dice)
+            lines.append(
+                f"attack {attack.target} from {attack.source}: {odds_line}"
+                + (f" (first roll: {note})" if note else "")
+            )
         else:
             lines.append(
                 f"attack {attack.target} ({defenders} {'army' if defenders == 1 else 'armies'}) "
@@ -299,8 +303,24 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
                 "the odds depend on the armies moved in"
             )
     if orders.fortify is not None:
-        lines.append(orders.fortify.describe())
+        lines.append(_fortify_forecast(state, orders, placed))
     return lines
+
+
+def _fortify_forecast(state: GameState, orders: Orders, placed: dict[str, int]) -> str:
+    """The fortification, and the cut it will get if it asks for more than will be there."""
+    fortify = orders.fortify
+    assert fortify is not None
+    line = fortify.describe()
+    if fortify.armies == ALL or state.owner(fortify.source) != orders.player:
+        return line
+    armies = state.armies(fortify.source) + placed.get(fortify.source, 0)
+    _, note = rules.fortify_move(armies, fortify.armies)
+    if note is None:
+        return line
+    if orders.attack:
+        return f"{line} (at most {armies - 1} unless your attacks change that: more is cut)"
+    return f"{line} ({note})"
 
 
 def summary(outcome: Outcome) -> str:
@@ -322,7 +342,7 @@ def summary(outcome: Outcome) -> str:
 
 
 def show_table(state: GameState, view: dict[str, Any]) -> str:
-    """The readable state: territories by continent, then the players."""
+    """The readable state: territories by continent, the players, the cards beside the board."""
     out = [
         f"{state.game}: {state.phase.value}, turn {state.turn}, awaiting "
         f"{', '.join(state.awaiting()) or 'nobody'}"
@@ -340,6 +360,7 @@ def show_table(state: GameState, view: dict[str, Any]) -> str:
             f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
             f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
         )
+    out += ["", *report.piles_context(view["piles"])["lines"]]
     return "\n".join(out) + "\n"
 
 
@@ -386,7 +407,7 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
         archive_orders(directory, r, [s.path for s in used])
         new = replace(game, state=state)
         paths_written = report.write_reports(
-            new, r, events, rejected=[m for s in rejected for m in s.messages()]
+            new, r, events, rejected=[m for s in rejected for m in s.messages()], orders=orders
         )
         write_game(new)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
@@ -395,14 +416,15 @@ def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcom
 def _complete(game: Game, record: HistoryRecord) -> Outcome:
     """Finish a resolution whose history was written before the run stopped."""
     r = record.resolution
-    state, events = _replay(game.state, record, game.randomness(r))
+    orders = _recorded_orders(game.state, record)
+    state, events = engine.resolve(game.state, orders, game.randomness(r))
     if events != record.events or state_digest(state) != record.state_digest:
         raise GameFileError(
             f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
         )
     archive_orders(game.path, r, [game.path / "orders" / o.file for o in record.orders])
     new = replace(game, state=state)
-    written = report.write_reports(new, r, events)
+    written = report.write_reports(new, r, events, orders=orders)
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
 
@@ -410,8 +432,12 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
 def _replay(
     state: GameState, record: HistoryRecord, randomness: engine.Randomness
 ) -> tuple[GameState, tuple[Event, ...]]:
-    orders = [parse_orders(o.text, state.board) for o in record.orders]
-    return engine.resolve(state, orders, randomness)
+    return engine.resolve(state, _recorded_orders(state, record), randomness)
+
+
+def _recorded_orders(state: GameState, record: HistoryRecord) -> list[Orders]:
+    """The orders of a history record, parsed again."""
+    return [parse_orders(o.text, state.board) for o in record.orders]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from pbem.core import dice
 from pbem.core.board import load_board
 from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
-from pbem.core.state import NEUTRAL, GameState, state_from_dict, state_to_dict
+from pbem.core.state import NEUTRAL, GameState, TradedCards, state_from_dict, state_to_dict
 from pbem.errors import GameFileError, LockedError
 from pbem.game import settings
 
@@ -37,7 +37,8 @@ HISTORY = "history"
 ORDERS = "orders"
 REPORTS = "reports"
 LOCK_FILE = ".lock"
-FORMAT = 1
+FORMAT = 2
+"""The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 
@@ -172,7 +173,7 @@ def read_game(directory: Path) -> Game:
     path = directory / GAME_FILE
     if not path.exists():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
-    data = _load_toml(path)
+    data = upgrade_game_document(_load_toml(path), path)
     try:
         board = load_board(str(data["board"]))
         state_data = dict(data["state"])
@@ -202,6 +203,47 @@ def read_game(directory: Path) -> Game:
     return game
 
 
+def _format_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 1 recorded no deck rule: its games put traded cards back into the deck."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options = {**options, "traded_cards": TradedCards.DECK.value}
+    return {**data, "format": 2, "options": options}
+
+
+MIGRATIONS = {1: _format_1_to_2}
+"""For each older format, the step that turns its data into the next format's."""
+
+
+def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The game file's data in today's format: an older format is migrated step by step (in
+    memory; the file is rewritten in today's format when the game next moves on), a newer one
+    refused."""
+    version = data.get("format")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise GameFileError(
+            f"{path} is damaged: 'format' must be the number of its game file format "
+            f"(1 to {FORMAT}), not {version!r}"
+        )
+    if version > FORMAT:
+        raise GameFileError(
+            f"{path} is in game file format {version}, but this pbem reads formats 1 to "
+            f"{FORMAT} only: upgrade pbem to go on with this game"
+        )
+    for step in range(version, FORMAT):
+        data = MIGRATIONS[step](data)
+    options = data.get("options")
+    known = [r.value for r in TradedCards]
+    if not isinstance(options, dict) or options.get("traded_cards") not in known:
+        where = options.get("traded_cards") if isinstance(options, dict) else None
+        raise GameFileError(
+            f"{path} is damaged: its [options] do not say where traded cards go"
+            + (f" ('{where}' is not a rule)" if where is not None else "")
+            + '; write traded_cards = "aside" (beside the board) or "deck" (back into the deck)'
+        )
+    return data
+
+
 MAX_CHAIN_LENGTH = 100_000
 
 
@@ -229,16 +271,30 @@ def inconsistency(game: Game) -> str | None:
             return f"{territory} is held by '{holding.owner}', who is not in the game"
         if holding.armies < 1:
             return f"{territory} holds {holding.armies} armies"
-    cards = state.board.cards()
-    held = [c for p in state.players for c in p.hand] + list(state.deck)
-    if any(not isinstance(c, str) for c in held) or sorted(held) != sorted(cards):
-        return "the cards in the hands and the deck are not the board's deck"
+    problem = card_inconsistency(state)
+    if problem:
+        return problem
     for p in state.players:
         holds = any(h.owner == p.name for h in state.territories.values())
         if p.alive and not holds:
             return f"{p.name} is in the game but holds no territory"
         if holds and not p.alive:
             return f"{p.name} is out of the game but holds territories"
+    return None
+
+
+def card_inconsistency(state: GameState) -> str | None:
+    """Why the cards of a state are not the board's deck, each card exactly once in the draw
+    pile, the discard pile or a hand; or None."""
+    cards = state.board.cards()
+    held = [c for p in state.players for c in p.hand] + list(state.deck) + list(state.discards)
+    if any(not isinstance(c, str) for c in held) or sorted(held) != sorted(cards):
+        return "the cards in the hands, the draw pile and the discard pile are not the board's deck"
+    if state.discards and not state.options.sets_aside:
+        return (
+            f"{len(state.discards)} cards are set aside, but in this game traded cards go back "
+            "into the deck"
+        )
     return None
 
 
@@ -250,6 +306,7 @@ def game_document(game: Game) -> dict[str, Any]:
         reg = game.registration(p["name"])
         assert reg is not None
         players.append({"name": reg.name, "email": reg.email, "secret": reg.secret, **p})
+    del state["options"]  # the game file spells out every option, the deck rule included
     doc: dict[str, Any] = {
         "format": FORMAT,
         "game": state.pop("game"),
@@ -258,7 +315,7 @@ def game_document(game: Game) -> dict[str, Any]:
         "chain_length": game.chain_length,
         "commitment": game.commitment,
         "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
-        "options": state.pop("options"),
+        "options": game.state.options.to_dict(),
         "players": players,
         "state": state,
     }

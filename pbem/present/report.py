@@ -27,11 +27,13 @@ from pbem.core.events import (
     Conquered,
     Dealt,
     DrewCard,
+    DrewNoCard,
     Eliminated,
     Event,
     Fortified,
     Placed,
     Reinforced,
+    Reshuffled,
     Rolled,
     RolledForFirst,
     SeatsDecided,
@@ -39,7 +41,8 @@ from pbem.core.events import (
     Traded,
     Won,
 )
-from pbem.core.state import NEUTRAL, GameState, Phase
+from pbem.core.orders import Attack, Orders
+from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.game.store import Game, atomic_write_all, report_dir
 from pbem.present.view import game_view
 
@@ -163,6 +166,13 @@ def narrate(event: Event, viewer: str | None) -> str:
         if viewer is None or viewer == event.player:
             return f"{event.player} drew a card: {event.card}."
         return f"{event.player} drew a card."
+    if isinstance(event, Reshuffled):
+        return (
+            f"The draw pile was empty when {event.player} was to draw: the "
+            f"{_plural(event.cards, 'traded card')} set aside were shuffled into a new draw pile."
+        )
+    if isinstance(event, DrewNoCard):
+        return f"{event.player} draws no card: {event.reason}."
     if isinstance(event, Fortified):
         note = f" ({event.note})" if event.note else ""
         return f"{event.player} moved {event.armies} from {event.source} to {event.target}{note}."
@@ -239,6 +249,8 @@ _KINDS: dict[type[Event], str] = {
     RolledForFirst: "setup",
     Eliminated: "eliminated",
     DrewCard: "card",
+    Reshuffled: "card",
+    DrewNoCard: "card",
     Fortified: "fortify",
     Skipped: "skipped",
     Won: "won",
@@ -255,14 +267,20 @@ def _losses(roll: Rolled) -> str:
     return f"{roll.defender_name} loses {roll.defender_losses}"
 
 
-def _battle(events: Sequence[Event], start: int, armies: dict[str, int]) -> tuple[StoryItem, int]:
-    """The rolls of one attack from `start`, with the conquest or stop that ends it."""
+def _battle(
+    events: Sequence[Event], start: int, armies: dict[str, int], dice: int | None = None
+) -> tuple[StoryItem, int]:
+    """The rolls of one attack from `start`, with the conquest or stop that ends it; `dice` is
+    what its order asked for, to say why the first roll has fewer."""
     first = events[start]
     assert isinstance(first, Rolled)
     heading = (
         f"{first.player} attacked {first.target} ({first.defender_name}) from {first.source}: "
         f"{armies.get(first.source, 0)} armies against {armies.get(first.target, 0)}."
     )
+    note = rules.attack_dice_note(armies.get(first.source, 0), dice)
+    if note:
+        heading += f" {note[0].upper()}{note[1:]}."
     rolls: list[RollLine] = []
     i = start
     while i < len(events):
@@ -333,17 +351,49 @@ def _first_player_rolls(group: Sequence[RolledForFirst]) -> str:
     return "Dice for the first player: " + "; a tie, so again: ".join(told) + "."
 
 
-def tell(events: Sequence[Event], viewer: str | None, armies: Mapping[str, int]) -> list[StoryItem]:
+def dice_asked(events: Sequence[Event], attacks: Sequence[Attack]) -> dict[int, int | None]:
+    """For each battle (the index of its first roll), the dice its attack order asked for.
+
+    The engine carries out the attacks in order, each either skipped or fought, so the orders
+    pair with the events in turn."""
+    left = list(attacks)
+    asked: dict[int, int | None] = {}
+    previous: Event | None = None
+    for i, e in enumerate(events):
+        if isinstance(e, Skipped):
+            match = next((a for a in left if a.describe() == e.order), None)
+            if match is not None:
+                left.remove(match)
+        elif isinstance(e, Rolled) and not (
+            isinstance(previous, Rolled)
+            and (previous.source, previous.target) == (e.source, e.target)
+        ):
+            match = next((a for a in left if (a.source, a.target) == (e.source, e.target)), None)
+            if match is not None:
+                left.remove(match)
+                asked[i] = match.dice
+        previous = e
+    return asked
+
+
+def tell(
+    events: Sequence[Event],
+    viewer: str | None,
+    armies: Mapping[str, int],
+    orders: Sequence[Orders] = (),
+) -> list[StoryItem]:
     """The events as a story for `viewer`: placements grouped, each battle with its rolls.
 
-    `armies` are the armies on each territory before the events (see `armies_before`)."""
+    `armies` are the armies on each territory before the events (see `armies_before`);
+    `orders`, those the events resolved, let a battle say why it rolls fewer dice than asked."""
     counts = dict(armies)
+    asked = dice_asked(events, [a for o in orders for a in o.attack])
     items: list[StoryItem] = []
     i = 0
     while i < len(events):
         e = events[i]
         if isinstance(e, Rolled):
-            item, i = _battle(events, i, counts)
+            item, i = _battle(events, i, counts, asked.get(i))
             items.append(item)
             continue
         if isinstance(e, Placed):
@@ -738,8 +788,10 @@ def report_context(
     events: Sequence[Event],
     player: str | None,
     rejected: Sequence[str] = (),
+    orders: Sequence[Orders] = (),
 ) -> dict[str, Any]:
-    """Everything a report shows, as ready values (player None: the moderator's overview)."""
+    """Everything a report shows, as ready values (player None: the moderator's overview);
+    `orders` are those the resolution carried out (for notes on what they asked)."""
     state = game.state
     view = game_view(state, player, game.commitment)
     colours = player_colours(state)
@@ -786,7 +838,8 @@ def report_context(
         "player": player,
         "neutral": NEUTRAL,
         "neutral_colour": NEUTRAL_COLOUR[0],
-        "story": tell(events, player, armies_before(state, events)),
+        "story": tell(events, player, armies_before(state, events), orders),
+        "piles": piles_context(view["piles"]),
         "continents": continents,
         "players": players,
         "resolution": resolution,
@@ -808,6 +861,31 @@ def report_context(
     if player is not None:
         context.update(_player_context(game, player))
     return context
+
+
+def piles_context(piles: Mapping[str, Any]) -> dict[str, Any]:
+    """The cards beside the board, as sentences: the draw pile, the discards, the rule."""
+    discards = list(piles["discards"])
+    if piles["traded_cards"] == TradedCards.ASIDE.value:
+        rule = (
+            "Traded cards are set aside face up, out of the draw pile; when it runs out, they "
+            "are shuffled into a new one."
+        )
+        aside = (
+            f"Set aside ({len(discards)}, in the order traded): {', '.join(discards)}."
+            if discards
+            else "Set aside: none."
+        )
+    else:
+        rule = "In this game traded cards go back into the draw pile (the rule it began with)."
+        aside = ""
+    draw_pile = f"Draw pile: {_plural(int(piles['draw_pile']), 'card')}."
+    return {
+        "draw_pile": draw_pile,
+        "discards": aside,
+        "rule": rule,
+        "lines": textwrap.wrap(f"{draw_pile} {aside}", 70) + textwrap.wrap(rule, 70),
+    }
 
 
 def _player_context(game: Game, player: str) -> dict[str, Any]:
@@ -860,11 +938,12 @@ def render(
     player: str | None,
     kind: str = "txt",
     rejected: Sequence[str] = (),
+    orders: Sequence[Orders] = (),
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
     name = "moderator" if player is None else "report"
     env = environment(game.path.resolve())
-    context = report_context(game, resolution, events, player, rejected)
+    context = report_context(game, resolution, events, player, rejected, orders)
     return env.get_template(f"{name}.{kind}.j2").render(context)
 
 
@@ -880,7 +959,11 @@ def view_file(game: Game, resolution: int, events: Sequence[Event], player: str)
 
 
 def write_reports(
-    game: Game, resolution: int, events: Sequence[Event], rejected: Sequence[str] = ()
+    game: Game,
+    resolution: int,
+    events: Sequence[Event],
+    rejected: Sequence[str] = (),
+    orders: Sequence[Orders] = (),
 ) -> tuple[Path, ...]:
     """Write every player's report (text, HTML, view file, order file) and the moderator's.
 
@@ -890,8 +973,12 @@ def write_reports(
     folder = report_dir(game.path, resolution)
     files: dict[Path, str] = {}
     for p in game.state.players:
-        files[folder / f"{p.name}.txt"] = render(game, resolution, events, p.name, "txt")
-        files[folder / f"{p.name}.html"] = render(game, resolution, events, p.name, "html")
+        files[folder / f"{p.name}.txt"] = render(
+            game, resolution, events, p.name, "txt", (), orders
+        )
+        files[folder / f"{p.name}.html"] = render(
+            game, resolution, events, p.name, "html", (), orders
+        )
         files[folder / f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
         reg = game.registration(p.name)
         if p.alive and game.state.phase is not Phase.OVER:
@@ -900,6 +987,6 @@ def write_reports(
             )
     for kind in ("txt", "html"):
         path = folder / f"{MODERATOR}.{kind}"
-        files[path] = render(game, resolution, events, None, kind, rejected)
+        files[path] = render(game, resolution, events, None, kind, rejected, orders)
     atomic_write_all(files)
     return tuple(files)

@@ -56,6 +56,7 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
         "next_set_value": rules.set_value(state.sets_traded),
         "board": state.board.name,
         "options": state.options.to_dict(),
+        "piles": card_piles(state),
         "players": players,
         "territories": {
             t: {"owner": h.owner, "armies": h.armies} for t, h in state.territories.items()
@@ -71,9 +72,19 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
     return view
 
 
+def card_piles(state: GameState) -> dict[str, Any]:
+    """What everyone sees of the cards beside the board: where traded cards go, how many cards
+    the draw pile holds (not which), and the discard pile face up, in the order traded."""
+    return {
+        "traded_cards": state.options.traded_cards.value,
+        "draw_pile": len(state.deck),
+        "discards": list(state.discards),
+    }
+
+
 def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
-    """A state good enough to check the viewing player's orders: other hands and the deck,
-    which the view does not show, are left empty."""
+    """A state good enough to check the viewing player's orders: other hands and the draw
+    pile, which the view does not show, are left empty."""
     return GameState(
         game=str(view["game"]),
         board=board,
@@ -93,6 +104,7 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
             for t in board.names
         },
         deck=(),
+        discards=tuple((view.get("piles") or {}).get("discards", ())),
         phase=Phase(view["phase"]),
         turn=int(view["turn"]),
         resolution=int(view["resolution"]),
