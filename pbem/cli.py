@@ -475,20 +475,32 @@ def mail_group() -> None:
 @click.option("--maildir", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option("--mbox", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @MAIL_FROM
+@click.option(
+    "--now", metavar="TIME", help="Read the mail as at this ISO 8601 time (default: now)."
+)
 @reports_errors
 def mail_fetch(
-    directory: Path, files: tuple[Path, ...], maildir: Path | None, mbox: Path | None, sender: str
+    directory: Path,
+    files: tuple[Path, ...],
+    maildir: Path | None,
+    mbox: Path | None,
+    sender: str,
+    now: str | None,
 ) -> None:
-    """Store the orders mailed in (DIRECTORY/orders/) and answer each message (outbox/).
+    """Store the orders mailed in (DIRECTORY/orders/) and answer the players (outbox/).
+
+    Messages that are not from a player's address are not answered: they are kept in
+    DIRECTORY/mail/rejected/ and listed in one message to the moderator.
 
     \b
     Examples:
       pbem mail fetch games/spring-2027 --maildir ~/Maildir
       pbem mail fetch games/spring-2027 alice.eml
     """
-    from pbem.mail import mailer as mail
+    from pbem import mail
 
-    result = mail.fetch_orders(directory, mail.Sources(maildir, mbox, files), sender)
+    when = mail.parse_time(now) if now else None
+    result = mail.fetch_orders(directory, mail.Sources(maildir, mbox, files), sender, when)
     click.echo("\n".join(result.lines()))
 
 
@@ -520,15 +532,16 @@ def mail_send(
 ) -> None:
     """Mail each player's reports not yet sent, and the answers waiting in outbox/.
 
-    Without --smtp the messages are written to DIRECTORY/outbox/ as .eml files. Exit code 1
-    when anything could not be sent; run it again to send only what is left.
+    Without --smtp the messages are written to DIRECTORY/outbox/ as .eml files. A message
+    the server refuses for good goes to outbox/failed/ with the reason; one refused for now
+    waits. Exit code 1 when anything could not be sent; run it again to send what is left.
 
     \b
     Examples:
       pbem mail send games/spring-2027 --dry-run
       pbem mail send games/spring-2027 --smtp mail.example.org:587 --starttls --user pbem
     """
-    from pbem.mail import mailer as mail
+    from pbem import mail
 
     def ask() -> str:
         return str(click.prompt(f"SMTP password for {user}", hide_input=True))

@@ -3,12 +3,14 @@ SMTP server (aiosmtpd on loopback) or written to the outbox."""
 
 from __future__ import annotations
 
+import asyncio
 import mailbox
+import os
 import shutil
 import socket
 import ssl
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from email import policy
@@ -23,12 +25,14 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from click.testing import CliRunner
 
+from pbem import mail
 from pbem.cli import main
 from pbem.core.state import Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.store import read_game, write_game
-from pbem.mail import mailer as mail
+from pbem.mail import fetch as fetching
+from pbem.mail.message import orders_from_body, read_letter
 from pbem.present import report
 
 SEED = bytes(range(32))
@@ -37,16 +41,22 @@ MODERATOR = "moderator@example.org"
 PLAYERS = [(p, f"{p}@example.org") for p in ("alice", "bob", "carol")]
 FILES = ["r0000-alice.eml", "r0000-bob.eml", "r0000-carol.eml"]
 T0 = datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
+NOW = T0 + timedelta(days=1)
+"""When the mail is read: after every message of the tests was sent."""
 
 
 # --- building games and messages ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def new_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("template") / GAME
+def make_template(factory: pytest.TempPathFactory) -> Path:
+    directory = factory.mktemp("template") / GAME
     processor.new_game(directory, PLAYERS, Options(), seed=SEED, name=GAME)
     return directory
+
+
+@pytest.fixture(scope="module")
+def new_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_template(tmp_path_factory)
 
 
 @pytest.fixture
@@ -105,31 +115,37 @@ def message(
     return msg
 
 
-def into_maildir(path: Path, messages: list[EmailMessage]) -> Path:
-    box = mailbox.Maildir(path, create=True)
+def into_maildir(path: Path, messages: Sequence[EmailMessage | bytes]) -> Path:
+    """A Maildir holding the messages as delivered, in order (each file stamped with its
+    arrival time, as the delivery agent does)."""
+    for sub in ("new", "cur", "tmp"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
     for i, msg in enumerate(messages):
-        entry = mailbox.MaildirMessage(msg.as_bytes())
-        entry.set_date(1_800_000_000 + i)  # arrival order, as the delivery agent stamps it
-        box.add(entry)
+        when = 1_800_000_000 + i
+        entry = path / "new" / f"{when}.M{i}P1.test"
+        entry.write_bytes(msg if isinstance(msg, bytes) else msg.as_bytes())
+        os.utime(entry, (when, when))
     return path
 
 
-def into_mbox(path: Path, messages: list[EmailMessage]) -> Path:
+def into_mbox(path: Path, messages: Sequence[EmailMessage | bytes]) -> Path:
     box = mailbox.mbox(path, create=True)
     for msg in messages:
-        box.add(msg.as_bytes())
+        box.add(msg if isinstance(msg, bytes) else msg.as_bytes())
     box.flush()
     box.close()
     return path
 
 
-def fetch(directory: Path, messages: list[EmailMessage], kind: str = "maildir") -> mail.FetchResult:
+def fetch(
+    directory: Path, messages: Sequence[EmailMessage | bytes], kind: str = "maildir"
+) -> mail.FetchResult:
     where = directory.parent / f"box-{kind}-{len(list(directory.parent.iterdir()))}"
     if kind == "maildir":
         sources = mail.Sources(maildir=into_maildir(where, messages))
     else:
         sources = mail.Sources(mbox=into_mbox(where, messages))
-    return mail.fetch_orders(directory, sources, MODERATOR)
+    return mail.fetch_orders(directory, sources, MODERATOR, NOW)
 
 
 def parse(data: bytes) -> EmailMessage:
@@ -168,27 +184,35 @@ def run(*args: object, code: int = 0, **kwargs: Any) -> str:
 
 @dataclass
 class Recorder:
-    """An aiosmtpd handler that keeps what it receives; it can refuse addresses or drop a
-    connection in the middle of a message (421), as real servers do."""
+    """An aiosmtpd handler that keeps what it receives; it can refuse addresses (at RCPT, or at
+    DATA for the whole message) or drop a connection in the middle of a message (421), as real
+    servers do."""
 
     received: list[tuple[str, list[str], bytes]] = field(default_factory=list)
-    refuse: set[str] = field(default_factory=set)
+    refuse: dict[str, str] = field(default_factory=dict)
+    refuse_data: dict[str, str] = field(default_factory=dict)
     drop_after: int | None = None
+    delay: float = 0.0
 
     async def handle_RCPT(  # noqa: N802 (aiosmtpd's hook names)
         self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
     ) -> str:
         if address in self.refuse:
-            return "550 5.1.1 no such mailbox"
+            return self.refuse[address]
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
     async def handle_DATA(  # noqa: N802
         self, server: Any, session: Any, envelope: Any
     ) -> str:
+        if self.delay:
+            await asyncio.sleep(self.delay)
         if self.drop_after is not None and len(self.received) >= self.drop_after:
             self.drop_after = None
             return "421 4.3.2 service shutting down"
+        for address in envelope.rcpt_tos:
+            if address in self.refuse_data:
+                return self.refuse_data[address]
         self.received.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.content))
         return "250 OK"
 
@@ -228,12 +252,17 @@ class Server:
             self.controller = None
 
 
-@pytest.fixture
-def server() -> Iterator[Server]:
-    running = Server(Recorder(), free_port())
+def running_server(recorder: Recorder | None = None, **options: Any) -> Iterator[Server]:
+    """A server on a free port for the length of a test (the body of the server fixtures)."""
+    running = Server(recorder or Recorder(), free_port(), options)
     running.start()
     yield running
     running.stop()
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    yield from running_server()
 
 
 # --- finding the orders in a message -----------------------------------------------------------
@@ -243,29 +272,29 @@ ORDERS = 'game = "g"\nturn = 0\nplayer = "alice"\nsecret = "x"\n\n[[place]]\nter
 
 
 def test_orders_in_the_body_are_read_from_game_to_the_end() -> None:
-    assert mail.orders_from_body("Hello,\nhere they are:\n\n" + ORDERS) == ORDERS
+    assert orders_from_body("Hello,\nhere they are:\n\n" + ORDERS) == ORDERS
 
 
 def test_the_signature_and_trailing_words_are_left_out() -> None:
     body = ORDERS + "\nThanks!\nBob\n-- \nBob Smith, Springfield\ngame = 'not this'\n"
-    assert mail.orders_from_body(body) == ORDERS
+    assert orders_from_body(body) == ORDERS
 
 
 def test_quoted_lines_and_their_attribution_are_left_out() -> None:
     quoted = "".join(f"> {line}\n" for line in ORDERS.replace("Peru", "Ural").splitlines())
     top = ORDERS + "\nOn Mon, 1 Mar 2027, pbem wrote:\n" + quoted
     bottom = "On Mon, 1 Mar 2027, pbem wrote:\n" + quoted + "\n" + ORDERS
-    assert mail.orders_from_body(top) == ORDERS
-    assert mail.orders_from_body(bottom) == ORDERS
+    assert orders_from_body(top) == ORDERS
+    assert orders_from_body(bottom) == ORDERS
 
 
 def test_an_original_message_separator_ends_the_orders() -> None:
     body = ORDERS + "\n-----Original Message-----\nFrom: pbem\n" + ORDERS.replace("Peru", "Ural")
-    assert mail.orders_from_body(body) == ORDERS
+    assert orders_from_body(body) == ORDERS
 
 
 def test_a_body_without_a_game_line_has_no_orders() -> None:
-    assert mail.orders_from_body("See you next week!\n> game = 'quoted'\n") is None
+    assert orders_from_body("See you next week!\n> game = 'quoted'\n") is None
 
 
 @pytest.mark.parametrize(
@@ -283,12 +312,15 @@ def test_a_body_without_a_game_line_has_no_orders() -> None:
     ],
 )
 def test_machines_are_recognised(header: str, value: str) -> None:
-    assert mail.automatic(message("alice@example.org", "x", headers={header: value}))
+    msg = message("alice@example.org", "x", headers={header: value})
+    assert read_letter(msg.as_bytes()).machine
 
 
 def test_people_are_not_machines() -> None:
     headers = {"Auto-Submitted": "no", "Precedence": "first-class", "Return-Path": "<a@b>"}
-    assert mail.automatic(message("alice@example.org", "x", headers=headers)) is None
+    assert (
+        read_letter(message("alice@example.org", "x", headers=headers).as_bytes()).machine is None
+    )
 
 
 # --- orders in: each kind of message ends as specified ------------------------------------------
@@ -352,10 +384,14 @@ def test_a_mailbox_of_every_kind_of_message(game_dir: Path, kind: str) -> None:
     assert len(notes) == 1 and notes[0]["To"] == MODERATOR
     assert "mallory@evil.example" in notes[0].get_content()
     assert all(m[mail.LOOP_HEADER] == GAME for m in box.values())
-    assert {m["To"] for m in box.values()} == {alice, bob, carol, "mallory@evil.example", MODERATOR}
+    # Only the game's people are answered: the forged message is answered to carol.
+    assert {m["To"] for m in box.values()} == {alice, bob, carol, MODERATOR}
+    assert result.note is not None and result.note in box
 
-    _, forged = reply_to(d, result, "<forged@t>")
-    assert "mallory@evil.example is not the address registered for carol" in forged
+    incoming, forged = reply_to(d, result, "<forged@t>")
+    assert box[incoming.reply or ""]["To"] == carol
+    assert "sent from mallory@evil.example carried orders for you (carol)" in forged
+    assert "mallory@evil.example is not the address registered for carol" in incoming.reasons[0]
     _, html_only = reply_to(d, result, "<html@t>")
     assert "HTML only" in html_only and "accepted earlier stand" in html_only
     _, ignored = reply_to(d, result, "<b1@t>")
@@ -467,13 +503,13 @@ def test_orders_from_a_player_without_an_address_are_rejected(tmp_path: Path) ->
     )
     result = fetch(directory, [message("alice@example.org", orders_for(directory, "alice"))])
     assert result.incoming[0].verdict is mail.Verdict.REJECTED
-    assert result.incoming[0].note is not None
+    assert result.incoming[0].reply is None and result.note is not None
 
 
 def test_orders_from_eml_files(game_dir: Path, tmp_path: Path) -> None:
     path = tmp_path / "alice.eml"
     path.write_bytes(message("alice@example.org", orders_for(game_dir, "alice")).as_bytes())
-    result = mail.fetch_orders(game_dir, mail.Sources(files=(path,)), MODERATOR)
+    result = mail.fetch_orders(game_dir, mail.Sources(files=(path,)), MODERATOR, NOW)
     assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
     assert (game_dir / "orders" / "alice.toml").read_text() == orders_for(game_dir, "alice")
 
@@ -482,15 +518,15 @@ def test_an_interrupted_fetch_can_be_run_again(
     game_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     messages = [message("alice@example.org", orders_for(game_dir, "alice"), mid="<i@t>")]
-    real_save = mail._save
+    real_save = fetching.save
 
     def crash(path: Path, data: dict[str, Any]) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(mail, "_save", crash)
+    monkeypatch.setattr(fetching, "save", crash)
     with pytest.raises(KeyboardInterrupt):
         fetch(game_dir, messages)
-    monkeypatch.setattr(mail, "_save", real_save)
+    monkeypatch.setattr(fetching, "save", real_save)
     result = fetch(game_dir, messages)
     assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
     assert not (game_dir / "orders" / "replaced").exists()
@@ -515,12 +551,14 @@ def test_fetch_on_the_command_line(
             message("eve@example.org", "hi", mid="<y@t>"),
         ],
     )
-    out = run("mail", "fetch", game_dir, "--maildir", box)
+    out = run("mail", "fetch", game_dir, "--maildir", box, "--now", NOW.isoformat())
     assert "accepted: <x@t> from alice@example.org (alice)" in out
     assert "rejected: <y@t> from eve@example.org" in out
     assert "2 messages read: 1 accepted, 1 rejected" in out
     assert {m["From"] for m in outbox(game_dir).values()} == {"Risk moderator <risk@example.org>"}
-    assert "0 accepted" in run("mail", "fetch", game_dir, "--maildir", box)
+    assert "0 accepted" in run(
+        "mail", "fetch", game_dir, "--maildir", box, "--now", NOW.isoformat()
+    )
 
 
 # --- reports out -------------------------------------------------------------------------------
@@ -668,18 +706,19 @@ def test_a_connection_lost_half_way_sends_the_rest_later(game_dir: Path, server:
     ]
 
 
-def test_a_refused_address_is_reported_and_retried_alone(game_dir: Path, server: Server) -> None:
-    server.recorder.refuse = {"bob@example.org", MODERATOR}
+def test_an_address_refused_for_now_is_retried_alone(game_dir: Path, server: Server) -> None:
+    busy = "450 4.2.1 mailbox busy"
+    server.recorder.refuse = {"bob@example.org": busy, MODERATOR: busy}
     first = mail.send_mail(game_dir, MODERATOR, server.smtp(), bcc=MODERATOR)
     assert not first.ok
-    assert "r0000-bob.eml: bob@example.org refused: 550 5.1.1 no such mailbox" in first.failed
+    assert f"r0000-bob.eml: bob@example.org refused for now: {busy}; it waits" in first.failed
     assert sorted({line.split(":")[0] for line in first.failed}) == FILES
     assert first.pending == FILES
     assert [rcpt for _, rcpt, _ in server.recorder.received] == [
         ["alice@example.org"],
         ["carol@example.org"],
     ]
-    server.recorder.refuse = set()
+    server.recorder.refuse = {}
     second = mail.send_mail(game_dir, MODERATOR, server.smtp())
     assert second.ok and second.pending == []
     delivered = sorted(a for _, rcpt, _ in server.recorder.received for a in rcpt)
@@ -838,7 +877,7 @@ def test_a_game_played_by_email(game_dir: Path, server: Server, tmp_path: Path) 
         )
         replies.append(reply)
     box = into_maildir(tmp_path / "Maildir", replies)
-    fetched = mail.fetch_orders(game_dir, mail.Sources(maildir=box), MODERATOR)
+    fetched = mail.fetch_orders(game_dir, mail.Sources(maildir=box), MODERATOR, NOW)
     assert fetched.count(mail.Verdict.ACCEPTED) == 3
 
     outcome = processor.resolve_game(game_dir)
@@ -875,7 +914,7 @@ def test_a_game_played_by_email(game_dir: Path, server: Server, tmp_path: Path) 
         [message(f"{first}@example.org", orders, minutes=100, mid="<turn1@t>")],
     )
     assert (
-        mail.fetch_orders(game_dir, mail.Sources(maildir=box2), MODERATOR).count(
+        mail.fetch_orders(game_dir, mail.Sources(maildir=box2), MODERATOR, NOW).count(
             mail.Verdict.ACCEPTED
         )
         == 1

@@ -41,6 +41,7 @@ from pbem.game.store import (
     order_files,
     read_game,
     read_history,
+    recorded_order_files,
     write_game,
     write_history,
 )
@@ -422,7 +423,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         raise GameFileError(
             f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
         )
-    archive_orders(game.path, r, [game.path / "orders" / o.file for o in record.orders])
+    archive_orders(game.path, r, recorded_order_files(game.path, record.orders))
     new = replace(game, state=state)
     written = report.write_reports(new, r, events, orders=orders)
     write_game(new)

@@ -436,6 +436,26 @@ def history_count(directory: Path) -> int:
     return count
 
 
+def resolution_interrupted(directory: Path, resolution: int) -> bool:
+    """Whether the history of `resolution` is written while game.toml has not moved on yet: a
+    resolve stopped half way, which the next `pbem resolve` completes."""
+    return history_path(directory, resolution).exists()
+
+
+def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list[Path]:
+    """The files in orders/ that still hold exactly the text a resolution recorded for them
+    (a file changed since is not the one used, and stays where it is)."""
+    out: list[Path] = []
+    for record in orders:
+        path = directory / ORDERS / record.file
+        try:
+            if path.is_file() and path.read_text(encoding="utf-8") == record.text:
+                out.append(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
+
+
 def report_dir(directory: Path, resolution: int) -> Path:
     return directory / REPORTS / f"{resolution:04d}"
 

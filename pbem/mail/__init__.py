@@ -1,1 +1,39 @@
-"""Orders in and reports out by email."""
+"""Mail in and out: orders fetched from a mailbox, reports and answers mailed to the players.
+
+- `message`: reading one incoming message (sender, kind, the orders in it), never raising;
+- `sources`: the mailboxes read (Maildir, mbox, .eml files);
+- `fetch`: what becomes of each message (accepted, rejected, ...) and who is answered;
+- `reports`: a player's report as a message;
+- `send`: delivering the outbox over SMTP;
+- `records`: the mail folders and state files of a game directory.
+"""
+
+from __future__ import annotations
+
+from pbem.mail.fetch import FetchResult, Incoming, Verdict, fetch_orders, parse_time
+from pbem.mail.message import LOOP_HEADER, MAX_ORDERS_BYTES, Letter, printable, read_letter
+from pbem.mail.records import DEFAULT_FROM
+from pbem.mail.reports import build_report, report_subject
+from pbem.mail.send import SendResult, SmtpServer, send_mail, smtp_server
+from pbem.mail.sources import Sources
+
+__all__ = [
+    "DEFAULT_FROM",
+    "LOOP_HEADER",
+    "MAX_ORDERS_BYTES",
+    "FetchResult",
+    "Incoming",
+    "Letter",
+    "SendResult",
+    "SmtpServer",
+    "Sources",
+    "Verdict",
+    "build_report",
+    "fetch_orders",
+    "parse_time",
+    "printable",
+    "read_letter",
+    "report_subject",
+    "send_mail",
+    "smtp_server",
+]

@@ -1,0 +1,115 @@
+"""What a fetch writes for people: answers to the players (only ever to a registered address),
+the rejected messages kept for the moderator in mail/rejected/, and the moderator's summary."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pbem.game.store import Game, Registration
+from pbem.mail.message import Letter, printable
+from pbem.mail.records import (
+    MAIL,
+    REJECTED,
+    SEEN,
+    domain,
+    outgoing,
+    save,
+    slug,
+    write,
+    write_eml,
+)
+
+
+@dataclass
+class Answers:
+    """Writes a fetch's answers and records into the game directory."""
+
+    game: Game
+    seen: dict[str, Any]
+    sender: str
+    now: datetime
+
+    @property
+    def path(self) -> Path:
+        return self.game.path
+
+    def answer(self, letter: Letter, to: Registration, subject: str, body: str) -> str:
+        """An answer in the outbox, to the player's registered address (never to the
+        message's Reply-To or From), threaded to the message where its ID allows."""
+        key = f"{letter.message_id}\0{letter.digest}"
+        digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
+        out = outgoing(
+            self.sender,
+            to.email,
+            f"[{self.game.name}] {subject}",
+            self.game.name,
+            "auto-replied",
+            self.now,
+        )
+        out["Message-ID"] = f"<pbem.{slug(self.game.name)}.reply.{digest}@{domain(self.sender)}>"
+        if letter.thread_id is not None:
+            out["In-Reply-To"] = letter.thread_id
+            out["References"] = " ".join((*letter.references, letter.thread_id))
+        out.set_content(body, cte="quoted-printable")
+        name = f"reply-{digest}.eml"
+        write_eml(self.path, name, out)
+        return name
+
+    def keep(
+        self, key: str, raw: bytes | None, frm: str, reason: str, letter: Letter | None = None
+    ) -> str:
+        """Keep a rejected message in mail/rejected/ (its bytes as .eml, the reason as .txt)."""
+        digest = hashlib.sha256(
+            key.encode("utf-8", "replace") + (letter.digest.encode() if letter else b"")
+        ).hexdigest()[:16]
+        folder = self.path / MAIL / REJECTED
+        if raw is not None:
+            write(folder / f"{digest}.eml", raw)
+        subject = printable(letter.subject) if letter else ""
+        write(
+            folder / f"{digest}.txt",
+            f"Message-ID: {printable(key)}\nFrom: {printable(frm) or '(unreadable)'}\n"
+            f"Subject: {subject}\nRead: {self.now.isoformat()}\nReason:\n"
+            + "".join(f"  {printable(line)}\n" for line in reason.splitlines()),
+        )
+        return f"{MAIL}/{REJECTED}/{digest}." + ("eml" if raw is not None else "txt")
+
+    def summarise(self, key: str, frm: str, subject: str, what: str, kept: str) -> None:
+        """Add a message to the moderator's summary (kept in seen.json until it is written)."""
+        line = f"{printable(key)} from {printable(frm) or '(unreadable sender)'}"
+        if subject:
+            line += f', "{printable(subject[:100])}"'
+        self.seen.setdefault("to_tell", []).append(f"{line}\n  {printable(what)}\n  {kept}")
+
+    def tell_moderator(self) -> str | None:
+        """One message to the moderator about every message not answered or sent in another
+        player's name since the last summary."""
+        items: list[str] = self.seen.get("to_tell", [])
+        if not items:
+            return None
+        digest = hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
+        n = len(items)
+        out = outgoing(
+            self.sender,
+            self.sender,
+            f"[{self.game.name}] {n} message{'s' if n > 1 else ''} not from a player's address",
+            self.game.name,
+            "auto-generated",
+            self.now,
+        )
+        out["Message-ID"] = f"<pbem.{slug(self.game.name)}.note.{digest}@{domain(self.sender)}>"
+        out.set_content(
+            f"pbem read {n} message{'s' if n > 1 else ''} for {self.game.name} that no player "
+            "was answered for, or that carried a player's orders from another address. "
+            "Each is kept in the game's mail/rejected/ folder with the reason.\n\n"
+            + "".join(f"- {item}\n\n" for item in items)
+        )
+        name = f"note-{digest}.eml"
+        write_eml(self.path, name, out)
+        self.seen["to_tell"] = []
+        save(self.path / MAIL / SEEN, self.seen)
+        return name

@@ -1,0 +1,412 @@
+"""Orders in: every message in the mailboxes is read once and ends accepted, rejected, ignored
+(older than orders already taken), not answered (sent by a machine) or held (for the next
+fetch). One bad message never stops a fetch; only the game's own players are ever answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import format_datetime
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pbem.core.orders import parse_orders
+from pbem.core.state import Phase
+from pbem.errors import GameFileError, OrderError, PbemError
+from pbem.game import processor
+from pbem.game.store import (
+    Game,
+    Registration,
+    locked,
+    read_game,
+    resolution_interrupted,
+)
+from pbem.mail.answers import Answers
+from pbem.mail.message import Letter, addresses_match, printable, read_letter
+from pbem.mail.records import (
+    DEFAULT_FROM,
+    MAIL,
+    OUTBOX,
+    SEEN,
+    CannotStore,
+    address,
+    save,
+    seen_state,
+    store_orders,
+)
+from pbem.mail.sources import Entry, Sources, read_entries
+
+ORDER_FILE = Path("orders.toml")
+"""The name problems are reported against (`orders.toml line 7: ...`)."""
+
+
+def parse_time(text: str) -> datetime:
+    """`--now`: an ISO 8601 time with its offset (`2027-03-01T12:00+01:00`, or `Z` for UTC)."""
+    raw = text.strip()
+    raw = raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise PbemError(
+            f"--now '{text}' is not an ISO 8601 time: write e.g. 2027-03-01T12:00Z"
+        ) from None
+    if value.tzinfo is None:
+        raise PbemError(f"--now '{text}' has no offset: add one, e.g. {text}+01:00, or Z for UTC")
+    return value
+
+
+class Verdict(Enum):
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    IGNORED = "ignored"
+    """Valid, but older than the orders already accepted: answered with a note."""
+    UNANSWERED = "not answered"
+    """Sent by a machine (auto-reply, bounce, our own mail): nothing is done."""
+    DUPLICATE = "already processed"
+    HELD = "held"
+    """Not read this time (a resolution is interrupted, or its orders cannot be stored): the
+    next fetch reads it again."""
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """What became of one incoming message."""
+
+    message_id: str
+    sender: str
+    verdict: Verdict
+    player: str | None = None
+    reasons: tuple[str, ...] = ()
+    reply: str | None = None
+    kept: str | None = None
+    """Where a rejected message is kept for the moderator (mail/rejected/NAME.eml)."""
+
+    def describe(self) -> str:
+        """What happened, safe to print (text from the message has its controls escaped)."""
+        who = f" ({self.player})" if self.player else ""
+        sender = printable(self.sender) or "(no sender)"
+        head = f"{self.verdict.value}: {printable(self.message_id)} from {sender}{who}"
+        lines = [head] + [f"  {printable(r)}" for r in self.reasons]
+        if self.reply:
+            lines.append(f"  answer: {OUTBOX}/{self.reply}")
+        if self.kept:
+            lines.append(f"  kept: {self.kept}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    game: str
+    incoming: tuple[Incoming, ...]
+    note: str | None = None
+    """The moderator's summary in the outbox (messages not answered, forged senders)."""
+    read_at: datetime | None = None
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(1 for i in self.incoming if i.verdict is verdict)
+
+    def lines(self) -> list[str]:
+        out = [
+            i.describe()
+            for i in self.incoming
+            if i.verdict is not Verdict.DUPLICATE or i.reasons or i.reply
+        ]
+        if self.note:
+            out.append(f"moderator told: {OUTBOX}/{self.note}")
+        counts = ", ".join(
+            f"{self.count(v)} {v.value}" for v in Verdict if self.count(v) or v is Verdict.ACCEPTED
+        )
+        out.append(f"{self.game}: {len(self.incoming)} messages read: {counts}.")
+        if self.count(Verdict.HELD):
+            out.append("The held messages are read again by the next 'pbem mail fetch'.")
+        return out
+
+
+def fetch_orders(
+    directory: Path,
+    sources: Sources,
+    sender: str = DEFAULT_FROM,
+    now: datetime | None = None,
+) -> FetchResult:
+    """Read the mailboxes, store each accepted order file in DIR/orders/<player>.toml and
+    answer the game's players in the outbox. Messages already processed are skipped, so
+    fetching the same mailbox again changes nothing."""
+    read_at = now or datetime.now(timezone.utc)
+    entries = read_entries(sources)
+    with locked(directory):
+        game = read_game(directory)
+        fetcher = _Fetcher(game, seen_state(directory), sender, read_at)
+        held = resolution_interrupted(directory, game.state.resolution)
+        results = [fetcher.take(entry, held) for entry in entries]
+        note = fetcher.out.tell_moderator()
+    return FetchResult(game.name, tuple(results), note, read_at)
+
+
+@dataclass
+class _Fetcher:
+    """Handles each message against the game; writes orders, answers and records."""
+
+    game: Game
+    seen: dict[str, Any]
+    sender: str
+    now: datetime
+
+    def __post_init__(self) -> None:
+        self.out = Answers(self.game, self.seen, self.sender, self.now)
+
+    @property
+    def path(self) -> Path:
+        return self.game.path
+
+    def record(self, key: str, outcome: Incoming, digest: str | None) -> Incoming:
+        entry: dict[str, Any] = {
+            "from": outcome.sender,
+            "verdict": outcome.verdict.value,
+            "player": outcome.player,
+            "reply": outcome.reply,
+            "read": self.now.isoformat(),
+        }
+        if digest is not None:
+            entry["digest"] = digest
+        self.seen["messages"][key] = entry
+        save(self.path / MAIL / SEEN, self.seen)
+        return outcome
+
+    def take(self, entry: Entry, held: bool) -> Incoming:
+        """One entry of a mailbox, start to finish."""
+        if entry.raw is None:
+            key = entry.key or entry.where
+            if key in self.seen["messages"]:
+                return Incoming(key, "", Verdict.DUPLICATE)
+            if held:
+                return self.hold(key, "")
+            reason = entry.error or "cannot be read"
+            kept = self.out.keep(key, None, "", reason)
+            self.out.summarise(key, "", "", f"rejected, not answered: {reason}", kept)
+            outcome = Incoming(key, "", Verdict.REJECTED, reasons=(reason,), kept=kept)
+            return self.record(key, outcome, None) if entry.key else outcome
+        letter = read_letter(entry.raw)
+        mid, frm = letter.message_id, letter.sender or ""
+        previous = self.seen["messages"].get(mid)
+        if previous is not None:
+            if letter.digest in (previous.get("digest", letter.digest), *previous.get("also", [])):
+                return Incoming(mid, frm, Verdict.DUPLICATE)
+            if held:
+                return self.hold(mid, frm)
+            outcome = self.reused_id(letter, previous)
+            previous.setdefault("also", []).append(letter.digest)
+            save(self.path / MAIL / SEEN, self.seen)
+            return outcome
+        if held:
+            return self.hold(mid, frm)
+        try:
+            outcome = self.handle(letter, entry.raw)
+        except CannotStore as err:
+            return Incoming(mid, frm, Verdict.HELD, reasons=(str(err),))
+        except (GameFileError, OSError):
+            raise  # the game directory cannot be written: stop, with the reason
+        except Exception as err:  # noqa: BLE001 (the last line of defence, see below)
+            # A message that trips an unforeseen error while being read is a bad message, not a
+            # reason to stop reading everyone else's: it is kept and shown to the moderator.
+            reason = f"pbem could not read this message ({type(err).__name__}: {err})"
+            me = self.registered(letter.sender) if letter.machine is None else None
+            outcome = self.reject(letter, entry.raw, [reason[:500]], to=me)
+        return self.record(mid, outcome, letter.digest)
+
+    def hold(self, key: str, frm: str) -> Incoming:
+        r = self.game.state.resolution
+        reason = (
+            f"resolution {r} was interrupted (history/{r:04d}.toml is written, game.toml not "
+            "yet): run 'pbem resolve' to complete it"
+        )
+        return Incoming(key, frm, Verdict.HELD, reasons=(reason,))
+
+    # -- deciding ------------------------------------------------------------------------------
+
+    def registered(self, sender: str | None) -> Registration | None:
+        """The player whose registered address sent the message, if any."""
+        if sender is None:
+            return None
+        return next(
+            (r for r in self.game.registrations if addresses_match(sender, address(r.email))),
+            None,
+        )
+
+    def handle(self, letter: Letter, raw: bytes) -> Incoming:
+        mid, frm = letter.message_id, letter.sender or ""
+        if letter.machine is not None:
+            reason = f"not answered: {letter.machine}"
+            return Incoming(mid, frm, Verdict.UNANSWERED, reasons=(reason,))
+        if letter.sender is None:
+            return self.reject(letter, raw, [letter.sender_problem or "no sender"], to=None)
+        me = self.registered(letter.sender)
+        if letter.orders is None:
+            return self.reject(letter, raw, [letter.problem or "no orders found"], to=me)
+        text, state = letter.orders, self.game.state
+        try:
+            orders = parse_orders(text, state.board)
+        except OrderError as err:
+            problems = [p.format(ORDER_FILE.name) for p in err.problems]
+            return self.reject(letter, raw, problems, to=me, text=text)
+        except RecursionError:
+            reason = "the orders are nested too deep to read: send the plain order file"
+            return self.reject(letter, raw, [reason], to=me)
+        name = self.game.name
+        if orders.game != name:
+            reason = (
+                f"these orders are for an unknown game '{orders.game}': this address takes "
+                f"orders for '{name}'"
+            )
+            return self.reject(letter, raw, [reason], to=me)
+        if state.phase is Phase.OVER:
+            reason = f"game '{name}' is over ({state.winner} won): no more orders are taken"
+            return self.reject(letter, raw, [reason], to=me)
+        player = self.game.registration(orders.player)
+        if player is None:
+            reason = f"there is no player '{orders.player}' in this game"
+            return self.reject(letter, raw, [reason], to=me)
+        if me is None or me.name != player.name:
+            return self.forged(letter, raw, player)
+        submission = processor.check_submission(self.game, ORDER_FILE, text)
+        if not submission.accepted:
+            return self.reject(letter, raw, submission.messages(), to=me, text=text)
+        if letter.date is None:
+            reason = "the message has no valid Date header: send it again"
+            return self.reject(letter, raw, [reason], to=me)
+        return self.accept(letter, me, submission)
+
+    def accept(
+        self, letter: Letter, me: Registration, submission: processor.Submission
+    ) -> Incoming:
+        assert letter.date is not None and letter.orders is not None
+        mid, frm, state = letter.message_id, letter.sender or "", self.game.state
+        when = min(letter.date, self.now)
+        future = (
+            f"the message is dated {format_datetime(letter.date)}, in the future: it counts as "
+            f"received when pbem read it, {format_datetime(self.now)}"
+            if letter.date > self.now
+            else None
+        )
+        key = f"{state.resolution}/{me.name}"
+        previous = self.seen["accepted"].get(key)
+        if previous is not None and when < datetime.fromisoformat(previous["date"]):
+            standing = format_datetime(datetime.fromisoformat(previous["date"]))
+            reason = (
+                f"this message is dated {format_datetime(when)}, before the orders already "
+                f"accepted (dated {standing}), which stand"
+            )
+            body = (
+                f"Your message of {format_datetime(when)} was not used: {reason}.\n\n"
+                "The latest orders by the Date of the message count. To change your orders, "
+                "send them again.\n"
+            )
+            reply = self.out.answer(letter, me, "not used: older orders", body)
+            return Incoming(mid, frm, Verdict.IGNORED, me.name, (reason,), reply)
+        replaced = store_orders(self.path, me.name, letter.orders)
+        self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
+        if future is not None:
+            self.seen["accepted"][key]["dated"] = letter.date.isoformat()
+        lines = processor.forecast(state, submission.orders)
+        body = f"Your orders for turn {state.turn} of {self.game.name} are accepted.\n"
+        if future is not None:
+            body += f"Note: {future}.\n"
+        if previous is not None:
+            replaced_date = format_datetime(datetime.fromisoformat(previous["date"]))
+            body += f"They replace the orders you sent on {replaced_date}.\n"
+        body += "\nWhat they will do:\n" + "".join(f"  {line}\n" for line in lines)
+        body += (
+            "\nUntil the turn is resolved you may send new orders: the latest message "
+            "(by its Date) counts.\n"
+        )
+        reply = self.out.answer(letter, me, f"accepted: your orders for turn {state.turn}", body)
+        reasons = []
+        if replaced:
+            since = f" of {previous['date']}" if previous is not None else ""
+            reasons.append(f"replaced the orders{since} (kept as {replaced})")
+        if future is not None:
+            reasons.append(future)
+        return Incoming(mid, frm, Verdict.ACCEPTED, me.name, tuple(reasons), reply)
+
+    # -- answering -----------------------------------------------------------------------------
+
+    def reject(
+        self,
+        letter: Letter,
+        raw: bytes,
+        reasons: Sequence[str],
+        *,
+        to: Registration | None,
+        text: str | None = None,
+    ) -> Incoming:
+        """Refuse a message: kept in mail/rejected/, answered only to a registered sender."""
+        mid, frm = letter.message_id, letter.sender or ""
+        kept = self.out.keep(mid, raw, frm, "\n".join(reasons), letter)
+        if to is None:
+            why = f"not answered: {frm} is not a player's address" if frm else "not answered"
+            self.out.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
+            return Incoming(mid, frm, Verdict.REJECTED, None, (*reasons, why), kept=kept)
+        about = f' "{printable(letter.subject)}"' if letter.subject else ""
+        body = f"Your message{about} was not accepted:\n\n"
+        body += "".join(f"  {printable(r)}\n" for r in reasons)
+        if text is not None:
+            body += "\nThe orders as read from your message:\n\n"
+            body += "".join(
+                f"  {n:3} | {printable(line)}\n" for n, line in enumerate(text.splitlines(), 1)
+            )
+        if f"{self.game.state.resolution}/{to.name}" in self.seen["accepted"]:
+            body += "\nNothing from this message was used: your orders accepted earlier stand.\n"
+        else:
+            body += "\nNothing from this message was used. Correct it and send it again.\n"
+        reply = self.out.answer(letter, to, "rejected: your orders", body)
+        return Incoming(mid, frm, Verdict.REJECTED, to.name, tuple(reasons), reply, kept)
+
+    def forged(self, letter: Letter, raw: bytes, player: Registration) -> Incoming:
+        """Orders for a player from another address: the player (at the registered address)
+        and the moderator are told; the sender is not answered."""
+        mid, frm = letter.message_id, letter.sender or ""
+        registered = address(player.email)
+        reason = (
+            f"{frm} is not the address registered for {player.name}: orders are taken only "
+            "from the player's own address"
+        )
+        kept = self.out.keep(mid, raw, frm, reason, letter)
+        told = f"{player.name} told at {registered}" if registered else "no address to tell"
+        self.out.summarise(mid, frm, letter.subject, f"rejected, {told}: {reason}", kept)
+        if not registered:
+            return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), kept=kept)
+        stands = f"{self.game.state.resolution}/{player.name}" in self.seen["accepted"]
+        body = (
+            f"A message sent from {printable(frm)} carried orders for you ({player.name}) in "
+            f"{self.game.name}. Orders are taken only from your registered address, "
+            f"{registered}, so it was not used"
+            + (": your orders accepted earlier stand.\n" if stands else ".\n")
+            + f"\nIf you sent it, send your orders again from {registered}. If you did not, "
+            "someone else has sent orders in your name; the moderator has been told.\n"
+            f"\nMessage-ID: {printable(mid)}\nSubject: {printable(letter.subject) or '(none)'}\n"
+        )
+        reply = self.out.answer(letter, player, "orders in your name from another address", body)
+        return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), reply, kept)
+
+    def reused_id(self, letter: Letter, previous: dict[str, Any]) -> Incoming:
+        """A message with the Message-ID of one already read but other content."""
+        mid, frm = letter.message_id, letter.sender or ""
+        read = previous.get("read")
+        when = format_datetime(datetime.fromisoformat(read)) if read else "earlier"
+        reason = (
+            f"a message with this Message-ID was already read ({when}) and this one says "
+            "something else: it was not used"
+        )
+        me = self.registered(letter.sender) if letter.machine is None else None
+        if me is None:
+            return Incoming(mid, frm, Verdict.DUPLICATE, None, (reason, "not answered"))
+        body = (
+            f'Your message "{printable(letter.subject)}" has the Message-ID {printable(mid)}, '
+            f"the same as a message pbem read {when}, but says something else. It was not "
+            "used.\n\nTo change your orders, send them again as a new message (not by resending "
+            "or editing an earlier one).\n"
+        )
+        reply = self.out.answer(letter, me, "not used: a message already read", body)
+        return Incoming(mid, frm, Verdict.DUPLICATE, me.name, (reason,), reply)

@@ -1,0 +1,143 @@
+"""The mail folders and state files of a game directory, and the messages pbem writes.
+
+Everything pbem mails goes through DIR/outbox/ first, as one .eml file per message. The state
+lives in DIR/mail/, written atomically after every message so that an interrupted run can
+simply be run again:
+
+- seen.json: every incoming Message-ID processed (a second copy is skipped), and per pending
+  resolution and player the date and Message-ID of the orders accepted;
+- sent.json: which reports were built into the outbox, and per outbox file the addresses it
+  was delivered to and those refused, so a failed send retries only what did not go;
+- rejected/: each message rejected, kept with a .txt file giving the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from datetime import datetime
+from email import policy
+from email.message import EmailMessage
+from email.utils import format_datetime, parseaddr
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import GameFileError, PbemError
+from pbem.game.store import ORDERS, atomic_write
+from pbem.mail.message import LOOP_HEADER
+
+DEFAULT_FROM = "pbem@localhost"
+MAIL = "mail"
+SEEN = "seen.json"
+SENT = "sent.json"
+REJECTED = "rejected"
+OUTBOX = "outbox"
+SENT_FOLDER = "sent"
+FAILED_FOLDER = "failed"
+REPLACED = "replaced"
+
+
+def load(path: Path, default: dict[str, Any]) -> dict[str, Any]:
+    if not path.exists():
+        return default
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise GameFileError(f"{path} is damaged ({err}); restore it from a backup") from None
+    if not isinstance(data, dict):
+        raise GameFileError(f"{path} is damaged: not a JSON object")
+    for key, value in default.items():
+        data.setdefault(key, value)
+    return data
+
+
+def write(path: Path, data: bytes | str) -> None:
+    """Write a file atomically; a failure (disk full, read-only) is a sentence, not a crash."""
+    try:
+        atomic_write(path, data)
+    except OSError as err:
+        raise GameFileError(
+            f"cannot write {path}: {err.strerror or err}; fix that and run the command again "
+            "(nothing is lost: what was done so far is recorded)"
+        ) from None
+
+
+def save(path: Path, data: dict[str, Any]) -> None:
+    write(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def seen_state(directory: Path) -> dict[str, Any]:
+    return load(directory / MAIL / SEEN, {"messages": {}, "accepted": {}})
+
+
+def sent_state(directory: Path) -> dict[str, Any]:
+    return load(directory / MAIL / SENT, {"reports": [], "messages": {}})
+
+
+def address(value: object) -> str:
+    """The address in a header value we wrote ourselves (or the moderator gave)."""
+    return parseaddr(str(value or ""))[1].strip()
+
+
+def domain(sender: str) -> str:
+    return address(sender).rpartition("@")[2] or "localhost"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "game"
+
+
+def outgoing(
+    sender: str, to: str, subject: str, game: str, auto: str, now: datetime
+) -> EmailMessage:
+    """A message from pbem, marked so that no machine answers it and pbem skips it."""
+    out = EmailMessage()
+    out["From"] = sender
+    out["To"] = to
+    out["Subject"] = subject
+    out["Date"] = format_datetime(now)
+    out["Auto-Submitted"] = auto
+    out[LOOP_HEADER] = game
+    return out
+
+
+def write_eml(directory: Path, name: str, msg: EmailMessage) -> None:
+    """Put a message in the outbox; an address outside ASCII is written as it is (RFC 6532),
+    which only a server offering SMTPUTF8 takes."""
+    to = str(msg.get("To", ""))
+    data = msg.as_bytes() if to.isascii() else msg.as_bytes(policy=policy.default.clone(utf8=True))
+    write(directory / OUTBOX / name, data)
+
+
+class CannotStore(PbemError):
+    """Accepted orders that cannot be written to orders/ (the file there is not a file)."""
+
+
+def store_orders(directory: Path, player: str, text: str) -> str | None:
+    """Write orders/<player>.toml; an earlier file there is kept in orders/replaced/."""
+    target = directory / ORDERS / f"{player}.toml"
+    moved: str | None = None
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as err:
+        raise CannotStore(f"cannot look at {target}: {err.strerror or err}") from None
+    if mode is not None:
+        if not stat.S_ISREG(mode):
+            raise CannotStore(
+                f"{target} is not a regular file: remove it, then fetch again to store the orders"
+            )
+        if target.read_bytes() == text.encode("utf-8"):
+            return None  # the same orders again (a run repeated after a stop)
+        folder = target.parent / REPLACED
+        folder.mkdir(parents=True, exist_ok=True)
+        n = 1
+        while (folder / f"{player}-{n}.toml").exists():
+            n += 1
+        os.replace(target, folder / f"{player}-{n}.toml")
+        moved = f"{ORDERS}/{REPLACED}/{player}-{n}.toml"
+    write(target, text)
+    return moved

@@ -1,0 +1,85 @@
+"""A player's report after a resolution as a message: the text report with its HTML page as an
+alternative, the next order file and the view as attachments."""
+
+from __future__ import annotations
+
+import html
+import json
+from datetime import datetime
+from email.message import EmailMessage
+from typing import Any
+
+from pbem.core.state import Phase
+from pbem.game.store import Game, report_dir
+from pbem.mail.records import domain, outgoing, slug
+from pbem.present import report
+
+
+def report_subject(view: dict[str, Any] | None, player: str, resolution: int) -> str:
+    """`turn 13: your move`, or what else the report is (game over, out of the game)."""
+    if view is None:
+        return f"report after resolution {resolution}"
+    if view.get("phase") == "over":
+        return f"game over: {view.get('winner')} won"
+    me: dict[str, Any] = next((p for p in view.get("players", []) if p.get("name") == player), {})
+    if not me.get("alive", True):
+        return "report: you are out of the game"
+    if player in view.get("awaiting", []):
+        return f"turn {view.get('turn')}: your move"
+    return f"turn {view.get('turn')}: report"
+
+
+def build_report(
+    game: Game,
+    resolution: int,
+    player: str,
+    sender: str,
+    bcc: str | None = None,
+    now: datetime | None = None,
+) -> EmailMessage | None:
+    """One player's report after a resolution as a message; None without a report."""
+    folder = report_dir(game.path, resolution)
+    text_path = folder / f"{player}.txt"
+    reg = game.registration(player)
+    if reg is None or not text_path.exists():
+        return None
+    text = text_path.read_text(encoding="utf-8")
+    html_path = folder / f"{player}.html"
+    page = (
+        html_path.read_text(encoding="utf-8")
+        if html_path.exists()
+        else f"<!doctype html>\n<html><body><pre>{html.escape(text)}</pre></body></html>\n"
+    )
+    view_path = folder / f"{player}.view.json"
+    view_bytes = view_path.read_bytes() if view_path.exists() else None
+    view = json.loads(view_bytes) if view_bytes else None
+    orders_path = folder / f"{player}.orders.toml"
+    orders = orders_path.read_text(encoding="utf-8") if orders_path.exists() else None
+    state = game.state
+    latest = resolution == state.resolution - 1
+    if orders is None and latest and state.phase is not Phase.OVER and state.player(player).alive:
+        orders = report.order_skeleton(state, player, reg.secret)
+
+    msg = outgoing(
+        sender,
+        reg.email,
+        f"[{game.name}] {report_subject(view, player, resolution)}",
+        game.name,
+        "auto-generated",
+        now or datetime.now().astimezone(),
+    )
+    if bcc:
+        msg["Bcc"] = bcc
+    msg["Reply-To"] = sender
+    msg["Message-ID"] = f"<pbem.{slug(game.name)}.r{resolution:04d}.{player}@{domain(sender)}>"
+    msg.set_content(text, cte="quoted-printable")
+    msg.add_alternative(page, subtype="html", cte="quoted-printable")
+    if orders is not None:
+        msg.add_attachment(
+            orders, subtype="plain", filename=f"{player}.orders.toml", cte="quoted-printable"
+        )
+    if view_bytes is not None:
+        msg.add_attachment(
+            view_bytes, maintype="application", subtype="json", filename=f"{player}.view.json"
+        )
+    return msg

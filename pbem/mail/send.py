@@ -1,0 +1,371 @@
+"""Mail out: each player's reports built into the outbox, and everything waiting there
+delivered over SMTP.
+
+Each message is delivered on its own and recorded (synced) as soon as the server takes it, so a
+run killed half way repeats at most the one message in flight. A server's answer decides what
+becomes of a message: accepted, it goes to outbox/sent/; refused for good (a 5xx, or an address
+the server cannot take), it goes to outbox/failed/ with the reason and the rest are sent; refused
+for now (a 4xx) or a connection lost, it waits in the outbox for the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import smtplib
+import ssl
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from email import policy
+from email.message import Message
+from email.parser import BytesParser
+from email.utils import getaddresses
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import PbemError
+from pbem.game.store import history_count, locked, read_game, report_dir
+from pbem.mail.message import printable
+from pbem.mail.records import (
+    DEFAULT_FROM,
+    FAILED_FOLDER,
+    MAIL,
+    OUTBOX,
+    SENT,
+    SENT_FOLDER,
+    address,
+    save,
+    sent_state,
+    write,
+    write_eml,
+)
+from pbem.mail.reports import build_report
+
+PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
+_PARSER = BytesParser(policy=policy.compat32)
+_SESSION_CODES = (421, 530)
+"""Refusals of the session, not of one message: the server is closing (421), or wants
+STARTTLS or a login first (530). Nothing more is sent this run; the messages wait."""
+
+
+@dataclass(frozen=True)
+class SmtpServer:
+    """Where and how to send: host, port, STARTTLS, login (the password asked for only when
+    the connection is made)."""
+
+    host: str
+    port: int = 25
+    starttls: bool = False
+    user: str | None = None
+    password: Callable[[], str | None] = field(default=lambda: None, compare=False)
+    tls_context: ssl.SSLContext | None = field(default=None, compare=False)
+    timeout: float = 30.0
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def smtp_server(
+    spec: str,
+    starttls: bool = False,
+    user: str | None = None,
+    ask: Callable[[], str] | None = None,
+) -> SmtpServer:
+    """`HOST:PORT` (port 25 when left out) into a server; the password comes from the
+    PBEM_SMTP_PASSWORD environment variable, or else `ask()` (a prompt), never an argument."""
+    host, colon, port_text = spec.strip().rpartition(":")
+    if not colon:
+        host, port_text = port_text, "25"
+    host = host.strip("[]")
+    if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise PbemError(f"--smtp must be HOST:PORT, e.g. smtp.example.org:587; got '{spec}'")
+
+    def password() -> str | None:
+        if user is None:
+            return None
+        value = os.environ.get(PASSWORD_ENV)
+        if value is None and ask is not None:
+            value = ask()
+        return value
+
+    return SmtpServer(host, int(port_text), starttls, user, password)
+
+
+@dataclass
+class SendResult:
+    """What `send_mail` did: messages built into the outbox, delivered, failed, left pending."""
+
+    built: list[str] = field(default_factory=list)
+    delivered: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def lines(self) -> list[str]:
+        """What happened, safe to print."""
+        verb = "would write" if self.dry_run else "wrote"
+        out = [f"{verb} {OUTBOX}/{name}" for name in self.built]
+        out += [f"sent {line}" for line in self.delivered]
+        out += [f"failed: {line}" for line in self.failed]
+        out += self.notes
+        if self.pending:
+            waiting = "would wait" if self.dry_run else "wait"
+            out.append(
+                f"{len(self.pending)} messages {waiting} in {OUTBOX}/: " + ", ".join(self.pending)
+            )
+        elif not self.built and not self.delivered:
+            out.append("nothing to send")
+        return [printable(line) for line in out]
+
+
+def send_mail(
+    directory: Path,
+    sender: str = DEFAULT_FROM,
+    server: SmtpServer | None = None,
+    bcc: str | None = None,
+    dry_run: bool = False,
+    now: datetime | None = None,
+) -> SendResult:
+    """Build a message for each player's report not yet built into the outbox; with a
+    server, deliver everything waiting in the outbox (answers too), each address once."""
+    result = SendResult(dry_run=dry_run)
+    with locked(directory):
+        game = read_game(directory)
+        sent = sent_state(directory)
+        for resolution in range(history_count(directory)):
+            for reg in game.registrations:
+                key = f"{resolution:04d}/{reg.name}"
+                if key in sent["reports"]:
+                    continue
+                if not (report_dir(directory, resolution) / f"{reg.name}.txt").exists():
+                    continue
+                if not address(reg.email):
+                    result.notes.append(f"{reg.name} has no address: report {key} not mailed")
+                    continue
+                name = f"r{resolution:04d}-{reg.name}.eml"
+                if not dry_run:
+                    msg = build_report(game, resolution, reg.name, sender, bcc, now)
+                    assert msg is not None
+                    write_eml(directory, name, msg)
+                    sent["reports"].append(key)
+                    save(directory / MAIL / SENT, sent)
+                result.built.append(name)
+        pending = waiting(directory)
+        result.pending = [p.name for p in pending]
+        if dry_run:
+            result.pending += result.built
+        if server is None or dry_run or not pending:
+            return result
+        _Delivery(directory, server, sent, result).run(pending)
+        result.pending = [p.name for p in waiting(directory)]
+    return result
+
+
+def waiting(directory: Path) -> list[Path]:
+    """The files waiting at the top of the outbox (hidden ones are half-written files)."""
+    folder = directory / OUTBOX
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir())
+
+
+class _Permanent(Exception):
+    """The message cannot be delivered as it is: it goes to outbox/failed/."""
+
+
+class _ConnectionLost(Exception):
+    """The server went away: this message and the rest wait for the next run."""
+
+
+@dataclass(frozen=True)
+class _Outgoing:
+    """A message read back from the outbox: the bytes to send and its envelope."""
+
+    data: bytes
+    sender: str
+    recipients: tuple[str, ...]
+    message_id: str
+
+
+def read_outgoing(path: Path) -> _Outgoing:
+    """An outbox file as a message to send; _Permanent when it is not one."""
+    if path.suffix != ".eml" or not path.is_file():
+        raise _Permanent("not a message: only .eml files are sent from the outbox")
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise _Permanent(f"cannot be read: {err.strerror or err}") from None
+    msg = _PARSER.parsebytes(raw)
+    senders = _addresses(msg, ("From",))
+    recipients = _addresses(msg, ("To", "Cc", "Bcc"))
+    if len(senders) != 1 or not recipients:
+        raise _Permanent("not a message: it needs one From and at least one To address")
+    for header in ("Bcc", "Resent-Bcc"):
+        del msg[header]
+    data = msg.as_bytes(policy=policy.compat32.clone(linesep="\r\n"))
+    mid = " ".join(_text(v) for name, v in msg.raw_items() if name.lower() == "message-id")
+    return _Outgoing(data, senders[0], tuple(recipients), mid)
+
+
+def _text(value: Any) -> str:
+    return str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _addresses(msg: Message, headers: Sequence[str]) -> list[str]:
+    wanted = {h.lower() for h in headers}
+    values = [_text(v) for name, v in msg.raw_items() if name.lower() in wanted]
+    out: list[str] = []
+    for _, found in getaddresses(values):
+        if found and "@" in found and found not in out:
+            out.append(found)
+    return out
+
+
+@dataclass
+class _Delivery:
+    """One SMTP session delivering the waiting messages one by one."""
+
+    directory: Path
+    server: SmtpServer
+    sent: dict[str, Any]
+    result: SendResult
+
+    def run(self, pending: Sequence[Path]) -> None:
+        try:
+            client = _connect(self.server)
+        except (OSError, smtplib.SMTPException) as err:
+            self.result.failed.append(
+                f"cannot connect to {self.server}: {_reason(err)}; "
+                "nothing was sent, run 'pbem mail send' again later"
+            )
+            return
+        try:
+            for path in pending:
+                try:
+                    self.deliver(client, path)
+                except _Permanent as err:
+                    self.give_up(path, str(err))
+                except _ConnectionLost as err:
+                    self.result.failed.append(
+                        f"{path.name}: not sent, {self.server} stopped taking mail ({err}); "
+                        "it and the rest wait for the next 'pbem mail send'"
+                    )
+                    return
+        finally:
+            with contextlib.suppress(OSError, smtplib.SMTPException):
+                client.quit()
+
+    def deliver(self, client: smtplib.SMTP, path: Path) -> None:
+        message = read_outgoing(path)
+        record = self.sent["messages"].setdefault(path.name, {"delivered": [], "refused": {}})
+        record["message_id"] = message.message_id
+        todo = [a for a in message.recipients if a not in record["delivered"]]
+        permanent: dict[str, str] = {}
+        if todo:
+            refused = _send(client, message, todo)
+            for recipient in todo:
+                if recipient in refused:
+                    code, reason = refused[recipient]
+                    record["refused"][recipient] = reason
+                    if 500 <= code < 600:
+                        permanent[recipient] = reason
+                    else:
+                        self.result.failed.append(
+                            f"{path.name}: {recipient} refused for now: {reason}; it waits"
+                        )
+                else:
+                    record["delivered"].append(recipient)
+                    record["refused"].pop(recipient, None)
+                    self.result.delivered.append(f"{path.name} to {recipient}")
+            save(self.directory / MAIL / SENT, self.sent)
+        if permanent:
+            raise _Permanent(
+                "; ".join(f"{recipient} refused: {why}" for recipient, why in permanent.items())
+            )
+        if all(a in record["delivered"] for a in message.recipients):
+            _move(path, self.directory / OUTBOX / SENT_FOLDER)
+
+    def give_up(self, path: Path, reason: str) -> None:
+        """Move a message that cannot be delivered to outbox/failed/, with the reason."""
+        folder = self.directory / OUTBOX / FAILED_FOLDER
+        write(folder / f"{path.name}.reason.txt", f"{printable(reason)}\n")
+        record = self.sent["messages"].setdefault(path.name, {"delivered": [], "refused": {}})
+        record["failed"] = reason
+        save(self.directory / MAIL / SENT, self.sent)
+        _move(path, folder)
+        self.result.failed.append(
+            f"{path.name}: {reason}; moved to {OUTBOX}/{FAILED_FOLDER}/ (put it back in "
+            f"{OUTBOX}/ to try again)"
+        )
+
+
+def _move(path: Path, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    os.replace(path, folder / path.name)
+
+
+def _connect(server: SmtpServer) -> smtplib.SMTP:
+    password = server.password() if server.user is not None else None
+    if server.user is not None and password is None:
+        raise PbemError(f"no SMTP password for {server.user}: set {PASSWORD_ENV}")
+    client = smtplib.SMTP(server.host, server.port, timeout=server.timeout)
+    try:
+        if server.starttls:
+            client.ehlo()
+            client.starttls(context=server.tls_context or ssl.create_default_context())
+            client.ehlo()
+        if server.user is not None and password is not None:
+            client.login(server.user, password)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            client.close()
+        raise
+    return client
+
+
+def _send(client: smtplib.SMTP, message: _Outgoing, to: list[str]) -> dict[str, tuple[int, str]]:
+    """Send to `to`: the addresses refused, each with the server's code and reason. Raises
+    _Permanent or _ConnectionLost when the message as a whole is refused or cannot go now."""
+    options: list[str] = []
+    if not all(a.isascii() for a in (message.sender, *to)):
+        client.ehlo_or_helo_if_needed()
+        if not client.has_extn("smtputf8"):
+            raise _Permanent(
+                "an address is not plain ASCII and the server does not offer SMTPUTF8 "
+                "(internationalised mail)"
+            )
+        options = ["SMTPUTF8", "BODY=8BITMIME"]
+    try:
+        refused = client.sendmail(message.sender, to, message.data, mail_options=options)
+    except smtplib.SMTPRecipientsRefused as err:
+        refused = err.recipients
+    except smtplib.SMTPNotSupportedError as err:
+        raise _Permanent(f"the server cannot take it: {_reason(err)}") from None
+    except (smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as err:
+        if err.smtp_code in _SESSION_CODES:
+            raise _ConnectionLost(_reason(err)) from None
+        if 500 <= err.smtp_code < 600:
+            raise _Permanent(f"the server refused it: {_reason(err)}") from None
+        return {a: (err.smtp_code, _reason(err)) for a in to}
+    except ValueError as err:  # smtplib's own refusal of what it cannot send
+        raise _Permanent(f"it cannot be sent: {err}") from None
+    except (OSError, smtplib.SMTPException) as err:
+        raise _ConnectionLost(_reason(err)) from None
+    return {a: (code, _reply_text(code, text)) for a, (code, text) in refused.items()}
+
+
+def _reply_text(code: int, text: bytes | str) -> str:
+    words = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    return f"{code} {words}"
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, smtplib.SMTPResponseException):
+        return _reply_text(err.smtp_code, err.smtp_error)
+    return str(err) or type(err).__name__

@@ -1,0 +1,337 @@
+"""Mail out against a hostile or failing SMTP server (aiosmtpd on loopback): a message refused for
+good goes to outbox/failed/ with the reason and the rest are sent; one refused for now waits; a
+run killed at any moment loses nothing and repeats at most the message in flight."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_mail import (
+    MODERATOR,
+    SEED,
+    Recorder,
+    Server,
+    make_template,
+    parse,
+    run,
+    running_server,
+)
+
+from pbem import mail
+from pbem.core.state import Options
+from pbem.game import processor
+
+ROOT = Path(__file__).resolve().parent.parent
+JORG = "jörg@example.org"
+"""An address outside ASCII: only a server offering SMTPUTF8 takes it."""
+
+
+def folder(directory: Path, name: str) -> list[str]:
+    path = directory / "outbox" / name
+    return sorted(p.name for p in path.iterdir()) if path.is_dir() else []
+
+
+def received_to(srv: Server) -> list[str]:
+    return sorted(a for _, rcpt, _ in srv.recorder.received for a in rcpt)
+
+
+def plain(directory: Path, name: str, to: str, mid: str, sender: str = MODERATOR) -> None:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = to
+    msg["Subject"] = "a note"
+    msg["Message-ID"] = mid
+    msg.set_content("hello\n")
+    (directory / "outbox").mkdir(exist_ok=True)
+    (directory / "outbox" / name).write_bytes(msg.as_bytes())
+
+
+@pytest.fixture
+def four(tmp_path: Path) -> Path:
+    """A game whose fourth player has an address outside ASCII."""
+    directory = tmp_path / "four"
+    players = [(p, f"{p}@example.org") for p in ("alice", "bob", "carol")] + [("jorg", JORG)]
+    processor.new_game(directory, players, Options(), seed=SEED, name="four")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_template(tmp_path_factory)
+
+
+@pytest.fixture
+def game_dir(template: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(template, tmp_path / template.name))
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    yield from running_server()
+
+
+@pytest.fixture
+def ascii_server() -> Iterator[Server]:
+    """A server that does not offer SMTPUTF8 (aiosmtpd's Controller offers it by default)."""
+    yield from running_server(enable_SMTPUTF8=False)
+
+
+def test_a_refusal_at_data_and_an_address_without_smtputf8_fail_alone(
+    four: Path, ascii_server: Server
+) -> None:
+    server = ascii_server
+    server.recorder.refuse_data = {"bob@example.org": "554 5.7.1 message refused"}
+    first = mail.send_mail(four, MODERATOR, server.smtp())
+    assert not first.ok
+    assert received_to(server) == ["alice@example.org", "carol@example.org"]
+    assert folder(four, "failed") == [
+        "r0000-bob.eml",
+        "r0000-bob.eml.reason.txt",
+        "r0000-jorg.eml",
+        "r0000-jorg.eml.reason.txt",
+    ]
+    assert folder(four, "sent") == ["r0000-alice.eml", "r0000-carol.eml"]
+    failed = four / "outbox" / "failed"
+    assert "554 5.7.1 message refused" in (failed / "r0000-bob.eml.reason.txt").read_text()
+    assert "SMTPUTF8" in (failed / "r0000-jorg.eml.reason.txt").read_text()
+    assert any(
+        line.startswith("r0000-bob.eml: the server refused it: 554") for line in first.failed
+    )
+    assert first.pending == []
+    # Nothing is sent twice, and the failed ones are not retried by themselves.
+    again = mail.send_mail(four, MODERATOR, server.smtp())
+    assert again.ok and again.delivered == [] and len(server.recorder.received) == 2
+
+
+def test_an_address_outside_ascii_goes_to_a_server_with_smtputf8(four: Path) -> None:
+    for srv in running_server(enable_SMTPUTF8=True):
+        result = mail.send_mail(four, MODERATOR, srv.smtp())
+    assert result.ok and JORG in received_to(srv)
+    got = next(parse(c) for _, rcpt, c in srv.recorder.received if rcpt == [JORG])
+    assert got["To"] == JORG
+
+
+def test_a_failed_message_put_back_is_tried_again(four: Path, server: Server) -> None:
+    server.recorder.refuse_data = {"bob@example.org": "554 5.7.1 message refused"}
+    mail.send_mail(four, MODERATOR, server.smtp())
+    os.replace(four / "outbox/failed/r0000-bob.eml", four / "outbox/r0000-bob.eml")
+    server.recorder.refuse_data = {}
+    assert mail.send_mail(four, MODERATOR, server.smtp()).delivered == [
+        "r0000-bob.eml to bob@example.org"
+    ]
+    assert "r0000-bob.eml" in folder(four, "sent")
+
+
+def test_a_permanently_refused_copy_does_not_hold_back_the_player(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    server.recorder.refuse = {MODERATOR: "550 5.1.1 no such mailbox"}
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp(), bcc=MODERATOR)
+    assert received_to(server) == [f"{p}@example.org" for p in ("alice", "bob", "carol")]
+    assert len(first.failed) == 3 and first.pending == []
+    assert all(f"{MODERATOR} refused: 550 5.1.1" in line for line in first.failed)
+    assert mail.send_mail(game_dir, MODERATOR, server.smtp()).delivered == []
+    assert len(server.recorder.received) == 3
+
+
+def test_a_refusal_for_now_at_data_waits_and_the_rest_go(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    server.recorder.refuse_data = {"bob@example.org": "451 4.3.0 try again later"}
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert not first.ok and first.pending == ["r0000-bob.eml"]
+    assert (
+        "r0000-bob.eml: bob@example.org refused for now: 451 4.3.0 try again later; it waits"
+        in (first.failed)
+    )
+    assert folder(game_dir, "failed") == []
+    server.recorder.refuse_data = {}
+    second = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert second.ok and second.delivered == ["r0000-bob.eml to bob@example.org"]
+    assert received_to(server) == [f"{p}@example.org" for p in ("alice", "bob", "carol")]
+
+
+def test_a_refused_sender_fails_that_message_only(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    plain(
+        game_dir, "hand-made.eml", "alice@example.org", "<h@t>", sender="someone@elsewhere.example"
+    )
+
+    async def mail_hook(srv: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        if address == "someone@elsewhere.example":
+            return "553 5.7.1 sender not allowed"
+        envelope.mail_from = address
+        return "250 OK"
+
+    server.recorder.handle_MAIL = mail_hook  # type: ignore[attr-defined]
+    result = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert folder(game_dir, "failed") == ["hand-made.eml", "hand-made.eml.reason.txt"]
+    assert any("553 5.7.1 sender not allowed" in line for line in result.failed)
+    assert len(folder(game_dir, "sent")) == 3
+
+
+def test_a_file_that_is_not_a_message_goes_to_failed_never_to_sent(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    outbox = game_dir / "outbox"
+    outbox.mkdir()
+    (outbox / "garbage.eml").write_bytes(os.urandom(300).replace(b":", b"-"))
+    (outbox / "notes.txt").write_text("To: alice@example.org\n\nnot to be sent\n")
+    (outbox / ".r0000-alice.eml.x.tmp").write_text("a half-written file")
+    result = run("mail", "send", game_dir, "--smtp", server.spec, code=1)
+    assert "garbage.eml: not a message" in result and "notes.txt: not a message" in result
+    assert folder(game_dir, "failed") == [
+        "garbage.eml",
+        "garbage.eml.reason.txt",
+        "notes.txt",
+        "notes.txt.reason.txt",
+    ]
+    assert len(server.recorder.received) == 3 and "garbage.eml" not in folder(game_dir, "sent")
+    assert (outbox / ".r0000-alice.eml.x.tmp").exists()
+
+
+def test_a_421_at_data_stops_the_run_and_the_rest_wait(
+    game_dir: Path,
+    server: Server,
+) -> None:
+    server.recorder.drop_after = 0
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert first.delivered == [] and len(first.pending) == 3 and folder(game_dir, "failed") == []
+    assert "stopped taking mail (421" in first.failed[0]
+
+
+# --- killed at random moments --------------------------------------------------------------------
+
+
+class Counting(Recorder):
+    """Records, for each message, the run that was going when the server began to take it."""
+
+    run: int = 0
+    runs: list[tuple[int, str]]
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(delay=delay)
+        self.runs = []
+
+    async def handle_DATA(  # noqa: N802
+        self, server: Any, session: Any, envelope: Any
+    ) -> str:
+        current = self.run
+        answer = await super().handle_DATA(server, session, envelope)
+        self.runs.append((current, parse(envelope.content)["Message-ID"]))
+        return answer
+
+
+@pytest.fixture
+def slow_server() -> Iterator[Server]:
+    yield from running_server(Counting(delay=0.01))
+
+
+@dataclass
+class Child:
+    """`pbem mail send` in a forked process, to be killed with SIGKILL (a fork, not a new
+    interpreter, so that 40 runs take seconds; the child runs only pbem's send, none of the
+    test server's thread)."""
+
+    pid: int
+    status: int | None = None
+
+    @classmethod
+    def send(cls, directory: Path, spec: str) -> Child:
+        with warnings.catch_warnings():  # Python 3.12+ warns of forking with threads
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child)
+            code = 1
+            try:
+                mail.send_mail(directory, MODERATOR, mail.smtp_server(spec))
+                code = 0
+            finally:
+                os._exit(code)
+        return cls(pid)
+
+    def alive(self) -> bool:
+        if self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+        return self.status is None
+
+    def kill(self) -> bool:
+        """Kill it if it still runs (True), and wait for its end."""
+        running = self.alive()
+        if running:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        return running
+
+
+def test_killing_send_at_random_moments_loses_nothing(
+    game_dir: Path,
+    slow_server: Server,
+) -> None:
+    """40 `kill -9`s of `mail send` at random moments: every message arrives, and each
+    run after a kill repeats at most one message (the one in flight)."""
+    recorder = slow_server.recorder
+    assert isinstance(recorder, Counting)
+    rng = random.Random(20270301)
+    made: list[str] = []
+
+    def top_up() -> None:
+        while len(mail.send_mail(game_dir, MODERATOR).pending) < 25:
+            n = len(made)
+            made.append(f"<m{n}@t>")
+            plain(game_dir, f"m{n:03d}.eml", f"p{n % 5}@example.org", made[-1])
+
+    killed: list[int] = []
+    attempt = 0
+    while len(killed) < 40 and attempt < 80:
+        attempt += 1
+        top_up()
+        recorder.run = attempt
+        child = Child.send(game_dir, slow_server.spec)
+        # Kill at a random moment: while it starts, or after it has sent 1 to 3 messages,
+        # a few milliseconds into the next one (mid-DATA, or between delivery and record).
+        wanted = rng.choice([0, 1, 1, 2, 3])
+        if wanted == 0:
+            time.sleep(rng.uniform(0.0, 0.05))
+        give_up = time.monotonic() + 10
+        while wanted and child.alive() and time.monotonic() < give_up:
+            if sum(1 for r, _ in recorder.runs if r == attempt) >= wanted:
+                time.sleep(rng.uniform(0.0, 0.025))
+                break
+            time.sleep(0.001)
+        if child.kill():
+            killed.append(attempt)
+    assert len(killed) == 40
+    recorder.run = attempt + 1
+    out = run("mail", "send", game_dir, "--smtp", slow_server.spec, "--from", MODERATOR)
+    assert "messages wait" not in out
+
+    reports = {f"<pbem.spring-2027.r0000.{p}@example.org>" for p in ("alice", "bob", "carol")}
+    assert set(made) | reports <= {mid for _, mid in recorder.runs}  # nothing lost
+    mid_send = [r for r in killed if any(run == r for run, _ in recorder.runs)]
+    assert len(mid_send) >= 20  # most kills hit a run that was sending
+    seen: set[str] = set()
+    for r in range(1, attempt + 2):
+        mids = [mid for run, mid in recorder.runs if run == r]
+        assert len([m for m in mids if m in seen]) <= (1 if r - 1 in killed else 0), r
+        seen.update(mids)
+    assert folder(game_dir, "failed") == []
+    assert sorted(p.name for p in (game_dir / "outbox").iterdir()) == ["sent"]
