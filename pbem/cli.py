@@ -457,23 +457,82 @@ def config(directory: Path, assignments: tuple[str, ...]) -> None:
 MAIL_FROM = click.option(
     "--from",
     "sender",
-    envvar="PBEM_FROM",
-    default="pbem@localhost",
-    show_default=True,
-    help="The moderator's address, which pbem mails from (or set PBEM_FROM).",
+    help="The moderator's address, over the settings (pbem config; or set PBEM_FROM).",
 )
+GAME_OR_ROOT = click.Path(file_okay=False, path_type=Path)
+
+
+def _asker(kind: str) -> Callable[[str, str], str]:
+    """Ask for a server password (once per server and login); under cron there is no one to
+    ask, and the environment variable must be set."""
+    answers: dict[tuple[str, str], str] = {}
+    env = f"PBEM_{kind}_PASSWORD"
+
+    def ask(host: str, user: str) -> str:
+        if (host, user) not in answers:
+            prompt = f"{kind} password for {user} at {host}"
+            try:
+                answers[host, user] = str(click.prompt(prompt, hide_input=True))
+            except click.Abort:  # no one to ask (cron): the environment must hold it
+                raise PbemError(f"no {kind} password for {user} at {host}: set {env}") from None
+        return answers[host, user]
+
+    return ask
+
+
+def _imap_flags(
+    imap: str | None, user: str | None, folder: str | None, security: str | None
+) -> dict[str, str | None]:
+    from pbem.game.settings import split_host
+
+    host, port = split_host(imap, "--imap") if imap else (None, None)
+    return {
+        "imap_host": host,
+        "imap_port": port,
+        "imap_user": user,
+        "imap_folder": folder,
+        "imap_security": security,
+    }
+
+
+IMAP_OPTIONS = [
+    click.option(
+        "--imap",
+        metavar="HOST[:PORT]",
+        help="Read the unseen messages of an IMAP folder (each marked seen once handled).",
+    ),
+    click.option("--user", help="The IMAP login (password: PBEM_IMAP_PASSWORD or a prompt)."),
+    click.option("--folder", help="The IMAP folder to read (default INBOX)."),
+    click.option(
+        "--security",
+        type=click.Choice(["ssl", "starttls", "none"]),
+        help="How the IMAP connection is protected (default ssl).",
+    ),
+]
+
+
+def imap_options(func: F) -> F:
+    for option in reversed(IMAP_OPTIONS):
+        func = option(func)
+    return func
 
 
 @main.group(name="mail")
 def mail_group() -> None:
-    """Take orders from a mailbox and mail the reports; without a server, through folders."""
+    """Take orders from a mailbox and mail the reports; without a server, through folders.
+
+    DIRECTORY is a game, or a folder of games: then each message goes to the game its orders
+    name (or the [game] tag of its subject), and each game's mail goes out with its own
+    settings (see pbem config).
+    """
 
 
 @mail_group.command(name="fetch")
-@click.argument("directory", type=GAME_DIR)
+@click.argument("directory", type=GAME_OR_ROOT)
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--maildir", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option("--mbox", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@imap_options
 @MAIL_FROM
 @click.option(
     "--now", metavar="TIME", help="Read the mail as at this ISO 8601 time (default: now)."
@@ -484,32 +543,56 @@ def mail_fetch(
     files: tuple[Path, ...],
     maildir: Path | None,
     mbox: Path | None,
-    sender: str,
+    imap: str | None,
+    user: str | None,
+    folder: str | None,
+    security: str | None,
+    sender: str | None,
     now: str | None,
 ) -> None:
     """Store the orders mailed in (DIRECTORY/orders/) and answer the players (outbox/).
 
     Messages that are not from a player's address are not answered: they are kept in
-    DIRECTORY/mail/rejected/ and listed in one message to the moderator.
+    mail/rejected/ and listed in one message to the moderator. Without a mailbox given, the
+    one the settings name (maildir, mbox, imap_host) is read. Exit code 1 when a game could
+    not take its messages (they are read again next time).
 
     \b
     Examples:
       pbem mail fetch games/spring-2027 --maildir ~/Maildir
+      pbem mail fetch games --imap mail.example.org --user games --folder INBOX
       pbem mail fetch games/spring-2027 alice.eml
     """
     from pbem import mail
+    from pbem.mail import inbox
 
+    flags: dict[str, str | None] = {
+        "from": sender,
+        "maildir": str(maildir) if maildir else None,
+        "mbox": str(mbox) if mbox else None,
+        **_imap_flags(imap, user, folder, security),
+    }
     when = mail.parse_time(now) if now else None
-    result = mail.fetch_orders(directory, mail.Sources(maildir, mbox, files), sender, when)
+    box = inbox.mailbox(directory, flags, files, _asker("IMAP"))
+    result = inbox.fetch(directory, box, flags, when)
     click.echo("\n".join(result.lines()))
+    if isinstance(result, inbox.RootFetch) and not result.ok:
+        raise SystemExit(1)
 
 
 @mail_group.command(name="send")
-@click.argument("directory", type=GAME_DIR)
-@click.option("--smtp", metavar="HOST:PORT", help="Send through this server; else only outbox/.")
+@click.argument("directory", type=GAME_OR_ROOT)
+@click.option("--smtp", metavar="HOST:PORT", help="Send through this server, over the settings.")
 @click.option("--starttls", is_flag=True, help="Encrypt the connection with STARTTLS.")
+@click.option("--ssl", "use_ssl", is_flag=True, help="Connect with SSL (SMTPS, port 465).")
 @click.option("--user", help="Log in as NAME (password: PBEM_SMTP_PASSWORD or a prompt).")
 @click.option("--dry-run", is_flag=True, help="Show what would be written and sent only.")
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="A game under way whose mail begins now: mail every past report, not the latest only.",
+)
 @click.option(
     "--bcc-moderator",
     "bcc",
@@ -517,38 +600,50 @@ def mail_fetch(
     flag_value="",
     default=None,
     metavar="[ADDRESS]",
-    help="Send the moderator (the --from address, or ADDRESS) a copy of every report.",
+    help="Send the moderator (the From address, or ADDRESS) a copy of every report.",
 )
 @MAIL_FROM
+@click.option("--reply-to", help="The Reply-To of every message, over the settings.")
 @reports_errors
 def mail_send(
     directory: Path,
     smtp: str | None,
     starttls: bool,
+    use_ssl: bool,
     user: str | None,
     dry_run: bool,
+    every: bool,
     bcc: str | None,
-    sender: str,
+    sender: str | None,
+    reply_to: str | None,
 ) -> None:
     """Mail each player's reports not yet sent, and the answers waiting in outbox/.
 
-    Without --smtp the messages are written to DIRECTORY/outbox/ as .eml files. A message
-    the server refuses for good goes to outbox/failed/ with the reason; one refused for now
-    waits. Exit code 1 when anything could not be sent; run it again to send what is left.
+    The server, From, Reply-To and Bcc come from the flags, else the settings in force when
+    sending (pbem config); without a server the messages wait in outbox/ as .eml files. A
+    message the server refuses for good goes to outbox/failed/ with the reason; one refused for
+    now waits. Exit code 1 when anything could not be sent; run it again to send what is left.
 
     \b
     Examples:
       pbem mail send games/spring-2027 --dry-run
       pbem mail send games/spring-2027 --smtp mail.example.org:587 --starttls --user pbem
+      pbem mail send games
     """
+    from dataclasses import replace
+
     from pbem import mail
+    from pbem.mail import inbox
 
-    def ask() -> str:
-        return str(click.prompt(f"SMTP password for {user}", hide_input=True))
-
-    server = mail.smtp_server(smtp, starttls, user, ask) if smtp else None
-    copy_to = None if bcc is None else bcc or sender
-    result = mail.send_mail(directory, sender, server, copy_to, dry_run)
+    ask = _asker("SMTP")
+    server = None
+    if smtp:
+        server = mail.smtp_server(smtp, starttls, user, lambda: ask(smtp, user or ""))
+        server = replace(server, ssl=use_ssl)
+    elif starttls or use_ssl or user:
+        raise click.UsageError("--starttls, --ssl and --user go with --smtp")
+    flags: dict[str, str | None] = {"from": sender, "reply_to": reply_to, "bcc": bcc or None}
+    result = inbox.send(directory, flags, server, ask, dry_run, every, copy_sender=bcc == "")
     click.echo("\n".join(result.lines()))
     if not result.ok:
         raise SystemExit(1)

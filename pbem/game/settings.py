@@ -14,6 +14,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from email.utils import getaddresses
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT_FILE = "pbem.toml"
+COMMAND_LINE = "the command line"
 TABLE = "mail"
 DEFAULT_FROM = "pbem@localhost"
 FROM_ENV = "PBEM_FROM"
@@ -98,6 +100,14 @@ def known(name: str) -> Key:
     return key
 
 
+def _one_address(text: str) -> bool:
+    """Whether `text` is one address, with or without a display name."""
+    if any(c in text for c in "\r\n\0"):
+        return False
+    found = getaddresses([text])
+    return len(found) == 1 and bool(EMAIL.match(found[0][1]))
+
+
 def check_value(name: str, value: object) -> Value:
     """A setting's value as stored, or SettingsError saying what is wrong with it."""
     key = known(name)
@@ -109,9 +119,10 @@ def check_value(name: str, value: object) -> Value:
     if not isinstance(value, str):
         raise SettingsError(f"{name} must be text, not {value!r}")
     text = value.strip()
-    if key.kind == "address" and not EMAIL.match(text):
+    if key.kind == "address" and not _one_address(text):
         raise SettingsError(
-            f"{name} must be one email address like games@example.org, not '{text}'"
+            f"{name} must be one email address like games@example.org or "
+            f"'Risk club <games@example.org>', not '{text}'"
         )
     if key.kind == "host" and not HOST.match(text):
         raise SettingsError(f"{name} must be a host name like mail.example.org, not '{text}'")
@@ -156,6 +167,21 @@ def parse_assignments(items: tuple[str, ...] | list[str]) -> dict[str, str]:
             raise SettingsError(f"'{item}' is not key=value (write e.g. from=games@example.org)")
         out[name.strip()] = value
     return out
+
+
+def split_host(spec: str, what: str) -> tuple[str, str | None]:
+    """`HOST` or `HOST:PORT` (`[::1]:993` for IPv6) into the host and the port, if given."""
+    text = spec.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, None
+    if not host or not HOST.match(host) or (port is not None and not port.isdigit()):
+        raise SettingsError(f"{what} must be HOST or HOST:PORT, e.g. mail.example.org:993")
+    return host, port
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,6 +281,21 @@ class Settings:
             port = DEFAULT_PORTS[kind][security]
         return Server(host, int(port), security, self.text(f"{kind}_user"))
 
+    def location(self, name: str, directory: Path) -> Path | None:
+        """A path setting (`maildir`, `mbox`): a relative one is taken from the folder of the
+        pbem.toml that set it, from the current folder when given on the command line, or
+        else from `directory` (the game's)."""
+        value = self.text(name)
+        if value is None:
+            return None
+        path = Path(value).expanduser()
+        origin = self.origins.get(name, "")
+        if path.is_absolute():
+            return path
+        if origin.endswith(ROOT_FILE):
+            return Path(origin).parent / path
+        return (Path.cwd() if origin == COMMAND_LINE else directory) / path
+
     def lines(self) -> list[str]:
         """Every setting in force and where it comes from, for `pbem config`."""
         out = []
@@ -291,7 +332,7 @@ def in_force(
     for name, flag in (flags or {}).items():
         if flag is not None:
             values[name] = check_value(name, flag)
-            origins[name] = "the command line"
+            origins[name] = COMMAND_LINE
     return Settings(values, origins)
 
 

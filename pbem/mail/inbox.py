@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import ssl
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pbem.errors import PbemError
+from pbem.errors import GameFileError, PbemError
 from pbem.game.root import open_root
 from pbem.game.settings import Security, Settings, Value, in_force
 from pbem.game.settings import password as settings_password
-from pbem.game.store import locked, read_game
+from pbem.game.store import GAME_FILE, locked, read_game
 from pbem.mail import route
 from pbem.mail.fetch import FetchResult, Verdict, fetch_entries
 from pbem.mail.imap import ImapServer, open_folder
@@ -65,6 +66,68 @@ class Taken:
 
     entry: Entry
     uid: str | None = None
+
+
+def mailbox(
+    directory: Path,
+    flags: Mapping[str, Value | None] | None = None,
+    files: Sequence[Path] = (),
+    ask: Callable[[str, str], str] | None = None,
+    tls_context: ssl.SSLContext | None = None,
+) -> Mailbox:
+    """The mailbox to read for a game or root: the one the command line gives (`files`, and
+    the flags `maildir`, `mbox`, `imap_host`), or else the one its settings name."""
+    _exists(directory)
+    given = {k for k, v in (flags or {}).items() if v is not None}
+    mine = bool(files) or bool(given & {"maildir", "mbox", "imap_host"})
+    settings = in_force(directory, _own(directory), flags)
+    maildir = settings.location("maildir", directory) if not mine or "maildir" in given else None
+    mbox = settings.location("mbox", directory) if not mine or "mbox" in given else None
+    server = settings.server("imap") if not mine or "imap_host" in given else None
+    imap = None
+    if server is not None:
+        if server.user is None:
+            raise PbemError(
+                f"give the IMAP login for {server} (--user, or imap_user in the settings); "
+                "the password comes from PBEM_IMAP_PASSWORD or a prompt"
+            )
+        user, host = server.user, server.host
+        imap = ImapServer(
+            host,
+            server.port,
+            server.security,
+            user,
+            settings.text("imap_folder") or "INBOX",
+            (lambda: ask(host, user)) if ask else None,
+            tls_context,
+        )
+    return Mailbox(Sources(maildir, mbox, tuple(files)), imap)
+
+
+def _exists(directory: Path) -> None:
+    if not directory.is_dir():
+        raise GameFileError(
+            f"{directory} is not a game directory: it has no {GAME_FILE} (nor is it a folder "
+            "of games)"
+        )
+
+
+def _own(directory: Path) -> tuple[tuple[str, Value], ...]:
+    """A game's own settings (none for a root)."""
+    return read_game(directory).mail if (directory / GAME_FILE).is_file() else ()
+
+
+def fetch(
+    directory: Path,
+    box: Mailbox,
+    flags: Mapping[str, Value | None] | None = None,
+    now: datetime | None = None,
+) -> FetchResult | RootFetch:
+    """Fetch into a game, or into every game of a root."""
+    _exists(directory)
+    if (directory / GAME_FILE).is_file():
+        return fetch_game(directory, box, flags, now)
+    return fetch_root(directory, box, flags, now)
 
 
 @contextlib.contextmanager
@@ -353,9 +416,30 @@ class RootSend:
     def lines(self) -> list[str]:
         out: list[str] = []
         for name, result in self.games:
-            out += [f"{name}: {line}" for line in result.lines()]
+            if result.built or result.delivered or result.failed or result.pending:
+                out += [f"{name}: {line}" for line in result.lines()]
+            else:
+                out += [f"{name}: {line}" for line in result.notes]
+        if not out:
+            out.append(f"nothing to send in {len(self.games)} games")
         out += [f"failed: {printable(f)}" for f in self.failed]
         return out
+
+
+def send(
+    directory: Path,
+    flags: Mapping[str, Value | None] | None = None,
+    server: SmtpServer | None = None,
+    ask: Callable[[str, str], str] | None = None,
+    dry_run: bool = False,
+    every: bool = False,
+    copy_sender: bool = False,
+) -> SendResult | RootSend:
+    """Send a game's mail, or every game's of a root."""
+    _exists(directory)
+    if (directory / GAME_FILE).is_file():
+        return send_game(directory, flags, server, ask, dry_run, every, copy_sender=copy_sender)
+    return send_root(directory, flags, server, ask, dry_run, every, copy_sender=copy_sender)
 
 
 def send_game(
@@ -366,15 +450,16 @@ def send_game(
     dry_run: bool = False,
     every: bool = False,
     now: datetime | None = None,
+    copy_sender: bool = False,
 ) -> SendResult:
     """Send one game's mail with the settings in force for it now; `server` (from the command
-    line) over the one the settings name."""
+    line) over the one the settings name; `copy_sender`: a copy of each report to the From."""
     settings = game_settings(directory, flags)
     return send_mail(
         directory,
         settings.sender,
         server or smtp_of(settings, ask),
-        settings.bcc,
+        settings.sender if copy_sender else settings.bcc,
         dry_run,
         now,
         reply_to=settings.reply_to,
@@ -391,13 +476,15 @@ def send_root(
     every: bool = False,
     now: datetime | None = None,
     games: Sequence[Path] | None = None,
+    copy_sender: bool = False,
 ) -> RootSend:
     """Send every game's mail, each with its own settings, then the root's own answers."""
     out = RootSend()
     listing = open_root(root, games)
     for name, path in listing.games:
         try:
-            out.games.append((name, send_game(path, flags, server, ask, dry_run, every, now)))
+            result = send_game(path, flags, server, ask, dry_run, every, now, copy_sender)
+            out.games.append((name, result))
         except PbemError as err:
             out.failed.append(f"{name}: {err}")
     if waiting(root) and root.resolve() not in {p.resolve() for _, p in listing.games}:
