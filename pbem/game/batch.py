@@ -9,7 +9,7 @@ game whose lock is taken is skipped.
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -137,19 +137,39 @@ def resolve_due(
         return show(pool.imap_unordered(_run_one, tasks, chunksize=1))
 
 
+@dataclass(frozen=True)
+class MailRun:
+    """The mail around a run: fetch before resolving, send after, with these settings."""
+
+    fetch: bool = False
+    send: bool = False
+    flags: Mapping[str, str | None] = field(default_factory=dict)
+    ask_imap: Callable[[str, str], str] | None = None
+    ask_smtp: Callable[[str, str], str] | None = None
+
+
 def run_root(
     path: Path,
     now: datetime,
     jobs: int = 1,
     dry_run: bool = False,
     progress: Progress | None = None,
+    mail: MailRun | None = None,
 ) -> RunSummary:
-    """Resolve every game of a root that is due now; a summary of what happened to each."""
+    """Fetch the mail (when asked), resolve every game of a root that is due now, send what
+    was written (when asked); a summary of what happened to each game."""
     if jobs < 1:
         raise PbemError("--jobs must be 1 or more")
     root = open_root(path)
     if not root.games:
         raise PbemError(f"there is no game in {path}: no folder in it has a game.toml")
+    notes: list[str] = []
+    mail_failed = False
+    mail = mail or MailRun()
+    if (mail.fetch or mail.send) and dry_run:
+        notes.append("dry run: no mail fetched or sent")
+    elif mail.fetch:
+        mail_failed |= not _fetch(path, mail, now, notes)
     duplicates = {p: root.duplicate_reason(p) for _, p in root.games}
     named = [p for _, p in root.games if duplicates[p] is None]
     runs = resolve_due(named, now, jobs, dry_run, progress)
@@ -158,4 +178,35 @@ def run_root(
         for name, p in root.games
         if duplicates[p] is not None
     ]
-    return RunSummary(tuple(runs), now)
+    if mail.send and not dry_run:
+        mail_failed |= not _send(path, named, mail, now, notes)
+    return RunSummary(tuple(runs), now, tuple(notes), mail_failed)
+
+
+def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> bool:
+    """Fetch the root's mail; False (with the reason in `notes`) when it failed."""
+    from pbem.mail import inbox
+
+    try:
+        box = inbox.mailbox(path, mail.flags, (), mail.ask_imap)
+        result = inbox.fetch(path, box, mail.flags, now)
+    except PbemError as err:
+        notes.append(f"fetch failed: {err}")
+        return False
+    notes.extend(result.lines())
+    return not isinstance(result, inbox.RootFetch) or result.ok
+
+
+def _send(
+    path: Path, games: Sequence[Path], mail: MailRun, now: datetime, notes: list[str]
+) -> bool:
+    """Send every game's mail, and the root's; False when anything could not go."""
+    from pbem.mail import inbox
+
+    try:
+        result = inbox.send_root(path, mail.flags, None, mail.ask_smtp, now=now, games=games)
+    except PbemError as err:
+        notes.append(f"send failed: {err}")
+        return False
+    notes.extend(result.lines())
+    return result.ok
