@@ -9,6 +9,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,9 +20,9 @@ from pbem.core import odds
 from pbem.core.board import load_board
 from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
-from pbem.game import processor, settings
+from pbem.game import clock, deadlines, processor, settings, undo
 from pbem.game.store import read_game
-from pbem.present import verify
+from pbem.present import report, verify
 from pbem.present.view import game_view
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -41,6 +42,19 @@ def reports_errors(func: F) -> F:
 
 
 GAME_DIR = click.Path(file_okay=False, path_type=Path)
+
+NOW = click.option(
+    "--now",
+    metavar="ISO-TIME",
+    help="The time to act at, e.g. 2026-12-03T20:00+01:00 (default: the system clock).",
+)
+
+
+def _now(text: str | None) -> datetime:
+    """The time a command acts at: --now, or else the system clock (the one place read)."""
+    if text is None:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    return clock.parse_instant(text)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -87,6 +101,17 @@ def main() -> None:
     show_default=True,
     help="Traded cards are set aside until the draw pile runs out, or go back into the deck.",
 )
+@click.option("--turn-time", help="Deadlines: each turn is due this long after the last (48h, 2d).")
+@click.option("--due-at", metavar="HH:MM", help="Move each deadline forward to this time of day.")
+@click.option("--timezone", "zone", default="UTC", show_default=True, help="IANA zone of --due-at.")
+@click.option(
+    "--drop-after",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Missed turns in a row after which a player leaves the game (0: never).",
+)
+@NOW
 @click.option(
     "--mail",
     "mail_settings",
@@ -104,21 +129,33 @@ def new(
     two_player: str,
     fortify: str,
     traded_cards: str,
+    turn_time: str | None,
+    due_at: str | None,
+    zone: str,
+    drop_after: int,
+    now: str | None,
     mail_settings: tuple[str, ...],
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
 
     \b
-    Example:
-      pbem new games/spring-2027 --players alice=alice@example.org,bob,carol \\
+    Examples:
+      pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
+      pbem new games/rome --players a,b,c --turn-time 48h --due-at 20:00 --timezone Europe/Rome
+      pbem new games/club/friday --players a=a@example.org,b=b@example.org \\
         --mail from=games@example.org
     """
     try:
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
+    schedule = deadlines.schedule_from_options(turn_time, due_at, zone)
     options = Options(
-        SetupMode(setup), TwoPlayer(two_player), FortifyMode(fortify), TradedCards(traded_cards)
+        SetupMode(setup),
+        TwoPlayer(two_player),
+        FortifyMode(fortify),
+        TradedCards(traded_cards),
+        drop_after,
     )
     mail = settings.changed((), settings.parse_assignments(mail_settings))
     outcome = processor.new_game(
@@ -127,6 +164,8 @@ def new(
         options,
         seed_bytes,
         name,
+        schedule=schedule,
+        now=_now(now),
         mail=mail,
     )
     state = outcome.state
@@ -134,6 +173,9 @@ def new(
     click.echo("Order of play: " + ", ".join(p.name for p in state.players))
     if state.phase is Phase.SETUP:
         click.echo("Setup turn: every player places their remaining armies in one order file.")
+    game = read_game(directory)
+    if game.deadline is not None and game.schedule is not None:
+        click.echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
     click.echo(f"Reports to send: {directory / 'reports' / '0000'}")
 
 
@@ -183,17 +225,22 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
 @main.command()
 @click.argument("directory", type=GAME_DIR)
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@NOW
+@click.option("--force", is_flag=True, help="Let the autopilot play even for most players.")
 @reports_errors
-def resolve(directory: Path, files: tuple[Path, ...]) -> None:
+def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bool) -> None:
     """Resolve the pending turn from FILES, or from DIRECTORY/orders/ when none are given.
 
-    Refuses, changing nothing, while an awaited player has no valid orders.
+    Before the deadline (or in a game without deadlines) it refuses, changing nothing, while
+    an awaited player has no valid orders; after it, the autopilot plays for them. It refuses
+    when that would be more than half of the players, unless --force.
 
     \b
-    Example:
+    Examples:
       pbem resolve games/spring-2027
+      pbem resolve games/spring-2027 --now 2026-12-03T20:05+01:00 --force
     """
-    outcome = processor.resolve_game(directory, list(files) or None)
+    outcome = processor.resolve_game(directory, list(files) or None, _now(now), force)
     if outcome.recovered:
         click.echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
     for s in outcome.rejected:
@@ -218,11 +265,13 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
     game = read_game(directory)
     if player is not None and not game.state.has_player(player):
         raise PbemError(f"there is no player '{player}' in this game")
-    view = game_view(game.state, player, game.commitment)
+    view = game_view(game.state, player, game.commitment, report.deadline_iso(game))
     if as_json:
         click.echo(json.dumps(view, indent=2, ensure_ascii=False))
     else:
-        click.echo(processor.show_table(game.state, view), nl=False)
+        click.echo(
+            processor.show_table(game.state, view, report.deadline_text(game, None)), nl=False
+        )
 
 
 @main.command(name="dice")
@@ -243,9 +292,13 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
         return
     for entry in history:
         who = f", {entry['player']}" if entry["player"] else ""
+        undone = " UNDONE" if "undone" in entry else ""
         click.echo(
-            f"resolution {entry['resolution']} (turn {entry['turn']}{who}) key {entry['key']}"
+            f"resolution {entry['resolution']}{undone} (turn {entry['turn']}{who}) "
+            f"key {entry['key']}"
         )
+        if undone:
+            click.echo(f"  {entry['note']}")
         for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
             click.echo(f"  first player: {roll['player']} rolled {roll['die']}")
         for roll in entry["rolls"]:  # type: ignore[attr-defined]
@@ -268,6 +321,54 @@ def audit(directory: Path) -> None:
     click.echo(
         f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
         "every key checked, game.toml matches"
+    )
+
+
+@main.command()
+@click.argument("directory", type=GAME_DIR)
+@click.option("--extend", metavar="DURATION", help="Move the deadline later by 24h, 2d, ...")
+@click.option("--set", "set_to", metavar="ISO-TIME", help="Set it: 2026-12-03T20:00+01:00.")
+@click.option("--why", required=True, help="The reason, recorded in the history.")
+@NOW
+@reports_errors
+def deadline(
+    directory: Path, extend: str | None, set_to: str | None, why: str, now: str | None
+) -> None:
+    """Move the pending turn's deadline, recording when and why in the history.
+
+    \b
+    Examples:
+      pbem deadline games/rome --extend 24h --why "alice is on holiday"
+      pbem deadline games/rome --set 2026-12-03T20:00+01:00 --why "server down"
+    """
+    game, change = deadlines.change_deadline(directory, _now(now), why, extend, set_to)
+    assert game.deadline is not None and game.schedule is not None
+    click.echo(
+        f"Turn {game.state.turn} is now due by {clock.describe(game.deadline, game.schedule.zone)}"
+        f" (change {change.number} of this turn, recorded in the history)."
+    )
+
+
+@main.command(name="undo")
+@click.argument("directory", type=GAME_DIR)
+@click.option("--why", default="", help="The reason, shown in every later report.")
+@NOW
+@reports_errors
+def undo_command(directory: Path, why: str, now: str | None) -> None:
+    """Take back the last resolution; its files are kept in history/undone/.
+
+    The order files go back into orders/; resolving again uses the same key, so the same
+    dice. Run it again to take back the one before. After a crash, run it again to finish.
+
+    \b
+    Example:
+      pbem undo games/spring-2027 --why "bob's orders were in the spam folder"
+    """
+    record, finished = undo.undo_last(directory, _now(now), why)
+    what = "Finished the interrupted undo of" if finished else "Undid"
+    click.echo(
+        f"{what} resolution {record.resolution} (turn {record.turn}); its files are in "
+        f"history/undone/{record.folder_name}/ and its order files are back in orders/."
     )
 
 

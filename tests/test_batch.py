@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -245,10 +246,10 @@ def test_a_game_that_breaks_does_not_stop_the_others(
 ) -> None:
     real = processor.resolve_game
 
-    def breaking(directory: Path, paths: object = None) -> processor.Outcome:
+    def breaking(directory: Path, paths: object = None, **kwargs: Any) -> processor.Outcome:
         if directory.name == "ready-six":
             raise RuntimeError("disk on fire")
-        return real(directory)
+        return real(directory, **kwargs)
 
     monkeypatch.setattr(processor, "resolve_game", breaking)
     output = invoke("run", root, code=1)

@@ -284,3 +284,53 @@ def test_dice_history_lists_every_resolution_with_key(playing_dir: Path) -> None
     assert [h["resolution"] for h in history] == [0, 1, 2, 3]
     assert [h["key"] for h in history] == [game.key(r).hex() for r in range(4)]
     assert history[0]["first_player"]
+
+
+@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_reports"])
+def test_interrupted_autopilot_resolve_run_again_later_gives_the_same_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_at: str
+) -> None:
+    from datetime import timedelta
+
+    from pbem.core.state import Options
+    from pbem.game.clock import Schedule, parse_instant
+
+    start = parse_instant("2026-12-01T00:00Z")
+    due = parse_instant("2026-12-02T00:00Z")
+    dirs = []
+    for name in ("clean", "crashed"):
+        directory = tmp_path / name
+        processor.new_game(
+            directory,
+            processor.parse_player_list(["alice", "bob", "carol"]),
+            Options(),
+            seed=bytes(range(32)),
+            name="test-game",
+            schedule=Schedule(timedelta(days=1)),
+            now=start,
+        )
+        for player in ("alice", "bob"):
+            (directory / "orders" / f"{player}.toml").write_text(skeleton(directory, player))
+        dirs.append(directory)
+    clean, crashed = dirs
+    processor.resolve_game(clean, now=due)
+
+    class Crash(Exception):
+        pass
+
+    target = processor.report if crash_at == "write_reports" else processor
+    original = getattr(target, crash_at)
+
+    def crash_after(*args: object, **kwargs: object) -> object:
+        original(*args, **kwargs)
+        raise Crash(crash_at)
+
+    monkeypatch.setattr(target, crash_at, crash_after)
+    with pytest.raises(Crash):
+        processor.resolve_game(crashed, now=due)
+    monkeypatch.setattr(target, crash_at, original)
+    outcome = processor.resolve_game(crashed, now=due + timedelta(days=3))
+    assert outcome.recovered
+    assert snapshot(crashed) == snapshot(clean)
+    assert any(o.autopilot for o in read_history(crashed, 1).orders)
+    processor.audit_game(crashed)

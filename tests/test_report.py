@@ -299,9 +299,9 @@ def test_a_deadline_is_shown_only_when_the_game_has_one(played: Path) -> None:
         context = report.report_context(game, RESOLUTIONS - 1, (), player)
         for name in names:
             assert "due by" not in env.get_template(name).render(context)
-        context["view"]["deadline"] = "Friday 2027-05-07 18:00 UTC"
+        context["deadline"] = "Fri 7 May 2027, 18:00 UTC, in 5 hours"
         for name in names:
-            assert "Friday 2027-05-07 18:00 UTC" in env.get_template(name).render(context)
+            assert "Fri 7 May 2027, 18:00 UTC, in 5 hours" in env.get_template(name).render(context)
 
 
 # --- The story -------------------------------------------------------------------------------

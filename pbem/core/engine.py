@@ -7,7 +7,7 @@ No file, clock or print in here: the same inputs give the same outputs, byte for
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pbem.core import rules
@@ -19,9 +19,11 @@ from pbem.core.events import (
     Dealt,
     DrewCard,
     DrewNoCard,
+    Dropped,
     Eliminated,
     Event,
     Fortified,
+    MissedTurn,
     Placed,
     Reinforced,
     Reshuffled,
@@ -64,6 +66,8 @@ class _Table:
         self.hands = {p.name: list(p.hand) for p in state.players}
         self.alive = {p.name: p.alive for p in state.players}
         self.to_place = {p.name: p.to_place for p in state.players}
+        self.missed = {p.name: p.missed for p in state.players}
+        self.dropped = {p.name: p.dropped for p in state.players}
         self.deck = list(state.deck)
         self.discards = list(state.discards)
         self.sets_traded = state.sets_traded
@@ -87,11 +91,7 @@ class _Table:
         hand = self.hands[player]
         for card in cards:
             hand.remove(card)
-        if self.state.options.sets_aside:
-            self.discards.extend(cards)
-        else:
-            self.deck.extend(cards)
-            self.deck.sort(key=self._card_order.__getitem__)
+        self.to_pile(cards)
         value = rules.set_value(self.sets_traded)
         self.sets_traded += 1
         self.events.append(Traded(player, tuple(cards), value, self.sets_traded, forced))
@@ -99,6 +99,18 @@ class _Table:
         if not bonus_used:
             bonus = rules.card_bonus_territory([cards], self.owned(player))
         return value, bonus
+
+    def to_pile(self, cards: Sequence[str]) -> None:
+        """Cards that leave a hand (a traded set, a dropped player's hand) go where traded
+        cards go: the discard pile (rule "aside"), or back into the deck in board order."""
+        if self.state.options.sets_aside:
+            self.discards.extend(cards)
+        else:
+            self.deck.extend(cards)
+            self.deck.sort(key=self._card_order.__getitem__)
+
+    def living(self) -> list[str]:
+        return [p for p, alive in self.alive.items() if alive]
 
     def draw(self, player: str, hidden: Stream) -> None:
         """The card earned by a conquest: card number randbelow(cards in the pile) of the draw
@@ -131,6 +143,8 @@ class _Table:
                 alive=self.alive[p.name],
                 hand=tuple(self.hands[p.name]),
                 to_place=self.to_place[p.name],
+                missed=self.missed[p.name],
+                dropped=self.dropped[p.name],
             )
             for p in self.state.players
         )
@@ -235,33 +249,83 @@ def new_game(
 
 
 def resolve(
-    state: GameState, orders: Sequence[Orders], randomness: Randomness
+    state: GameState,
+    orders: Sequence[Orders],
+    randomness: Randomness,
+    autopilot: Collection[str] = (),
 ) -> tuple[GameState, tuple[Event, ...]]:
     """Resolve the pending turn from accepted orders: the setup placements of every player, or
-    the current player's turn."""
+    the current player's turn. `autopilot` names the players whose orders the autopilot wrote
+    because they sent none by the deadline: their turn counts as missed."""
     if state.phase is Phase.SETUP:
-        return _resolve_setup(state, orders)
+        return _resolve_setup(state, orders, autopilot)
     if state.phase is Phase.OVER:
         raise ValueError(f"game {state.game} is over")
     mine = [o for o in orders if o.player == state.current_player.name]
     if len(mine) != 1:
         raise ValueError(f"resolve needs exactly one order file from {state.current_player.name}")
-    return _resolve_turn(state, mine[0], randomness)
+    return _resolve_turn(state, mine[0], randomness, mine[0].player in autopilot)
 
 
 def _resolve_setup(
-    state: GameState, orders: Sequence[Orders]
+    state: GameState, orders: Sequence[Orders], autopilot: Collection[str]
 ) -> tuple[GameState, tuple[Event, ...]]:
     table = _Table(state)
     by_player = {o.player: o for o in orders}
     for player in state.players:
+        if not player.alive:
+            continue
         order = by_player.get(player.name)
         if order is None:
             raise ValueError(f"the setup turn needs orders from {player.name}")
-        _place_all(table, player.name, order, player.to_place, "setup")
+        missed = player.name in autopilot
+        _count_turn(table, player.name, state.turn, missed)
+        _place_all(table, player.name, order, player.to_place, "autopilot" if missed else "setup")
         table.to_place[player.name] = 0
-    new = table.freeze(phase=Phase.PLAY, turn=1, resolution=state.resolution + 1, current=0)
+    for player in state.players:
+        if player.name in autopilot:
+            _drop_if_due(table, player.name)
+    living = table.living()
+    if len(living) == 1:
+        _win(table, living[0])
+        return table.freeze(phase=Phase.OVER, resolution=state.resolution + 1), tuple(table.events)
+    first = next(p.seat for p in state.players if table.alive[p.name])
+    new = table.freeze(phase=Phase.PLAY, turn=1, resolution=state.resolution + 1, current=first)
     return new, tuple(table.events)
+
+
+def _count_turn(table: _Table, player: str, turn: int, missed: bool) -> None:
+    """A missed turn adds one to the player's count (with an event); orders reset it."""
+    if missed:
+        table.missed[player] += 1
+        table.events.append(MissedTurn(player, turn, table.missed[player]))
+    else:
+        table.missed[player] = 0
+
+
+def _drop_if_due(table: _Table, player: str) -> None:
+    """A player who missed `drop_after` turns in a row leaves: their armies stay as neutral
+    armies that only defend, their cards go back to the pile, their seat is skipped. The last
+    player in the game is never dropped (when every player of a setup turn is silent, they
+    leave in seat order until one is left, who wins)."""
+    limit = table.state.options.drop_after
+    if not limit or table.missed[player] < limit or table.living() in ([], [player]):
+        return
+    held = table.owned(player)
+    armies = sum(table.armies[t] for t in held)
+    for territory in held:
+        table.owner[territory] = NEUTRAL
+    cards = table.hands[player]
+    table.hands[player] = []
+    table.to_pile(cards)
+    table.alive[player] = False
+    table.dropped[player] = True
+    table.events.append(Dropped(player, table.missed[player], len(held), armies, len(cards)))
+
+
+def _win(table: _Table, player: str) -> None:
+    table.winner = player
+    table.events.append(Won(player))
 
 
 def _place_all(table: _Table, player: str, orders: Orders, armies: int, why: str) -> None:
@@ -270,7 +334,7 @@ def _place_all(table: _Table, player: str, orders: Orders, armies: int, why: str
 
 
 def _resolve_turn(
-    state: GameState, orders: Orders, randomness: Randomness
+    state: GameState, orders: Orders, randomness: Randomness, missed: bool = False
 ) -> tuple[GameState, tuple[Event, ...]]:
     table = _Table(state)
     name = orders.player
@@ -293,7 +357,8 @@ def _resolve_turn(
         if bonus:
             table.place(name, bonus, rules.CARD_TERRITORY_BONUS, "card")
             bonus_used = True
-    _place_all(table, name, orders, armies, "orders")
+    _count_turn(table, name, state.turn, missed)
+    _place_all(table, name, orders, armies, "autopilot" if missed else "orders")
 
     stream = Stream.public(randomness.public)
     conquests = 0
@@ -309,6 +374,11 @@ def _resolve_turn(
             _fortify(table, name, orders.fortify)
         if conquests:
             table.draw(name, Stream.hidden(randomness.hidden, state.resolution))
+    if missed and not table.winner:
+        _drop_if_due(table, name)
+        living = table.living()
+        if len(living) == 1:
+            _win(table, living[0])
 
     if table.winner:
         new = table.freeze(phase=Phase.OVER, resolution=state.resolution + 1)
@@ -384,10 +454,9 @@ def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: b
     table.hands[victor].extend(taken)
     table.alive[loser] = False
     table.events.append(Eliminated(loser, victor, len(taken)))
-    living = [p for p, alive in table.alive.items() if alive]
+    living = table.living()
     if len(living) == 1:
-        table.winner = living[0]
-        table.events.append(Won(living[0]))
+        _win(table, living[0])
         return bonus_used
     hand = table.hands[victor]
     if len(hand) >= rules.ELIMINATION_TRADE_HAND:

@@ -187,6 +187,30 @@ class Skipped(Event):
 
 
 @dataclass(frozen=True)
+class MissedTurn(Event):
+    """No valid orders from a player by the deadline: the autopilot plays their turn
+    (`missed`: their turns missed in a row, this one included)."""
+
+    kind: ClassVar[str] = "missed_turn"
+    player: str
+    turn: int
+    missed: int
+
+
+@dataclass(frozen=True)
+class Dropped(Event):
+    """A player who missed `missed` turns in a row leaves the game: their armies stay as
+    neutral armies, their cards go back to the pile."""
+
+    kind: ClassVar[str] = "dropped"
+    player: str
+    missed: int
+    territories: int
+    armies: int
+    cards: int
+
+
+@dataclass(frozen=True)
 class Won(Event):
     """The game is over: one player is left standing."""
 
@@ -212,6 +236,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         DrewNoCard,
         Fortified,
         Skipped,
+        MissedTurn,
+        Dropped,
         Won,
     )
 }

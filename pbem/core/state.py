@@ -12,7 +12,11 @@ from typing import Any
 from pbem.core.board import Board
 
 NEUTRAL = "neutral"
-"""The owner name of the neutral armies of a two-player game; no player may take it."""
+"""The owner name of the neutral armies (of a two-player game, or left by a dropped player);
+no player may take it."""
+
+DEFAULT_DROP_AFTER = 3
+"""Missed turns in a row after which a player leaves the game, unless the game says otherwise."""
 
 
 class Phase(str, enum.Enum):
@@ -46,21 +50,28 @@ class TradedCards(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Options:
-    """The rules options a game is created with; they never change afterwards."""
+    """The rules options a game is created with; they never change afterwards.
+
+    `drop_after`: a player who misses this many turns in a row leaves the game (0: never)."""
 
     setup: SetupMode = SetupMode.DEAL
     two_player: TwoPlayer = TwoPlayer.NEUTRAL
     fortify: FortifyMode = FortifyMode.ADJACENT
     traded_cards: TradedCards = TradedCards.ASIDE
+    drop_after: int = DEFAULT_DROP_AFTER
 
-    def to_dict(self) -> dict[str, str]:
-        """Every option, spelt out (what a new game records)."""
-        return {
+    def to_dict(self) -> dict[str, Any]:
+        """Every option, spelt out (what a new game records); `drop_after` only when not the
+        default, so that games written before it existed keep their digests."""
+        out: dict[str, Any] = {
             "setup": self.setup.value,
             "two_player": self.two_player.value,
             "fortify": self.fortify.value,
             "traded_cards": self.traded_cards.value,
         }
+        if self.drop_after != DEFAULT_DROP_AFTER:
+            out["drop_after"] = self.drop_after
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Options:
@@ -73,6 +84,7 @@ class Options:
             two_player=TwoPlayer(data.get("two_player", default.two_player.value)),
             fortify=FortifyMode(data.get("fortify", default.fortify.value)),
             traded_cards=TradedCards(data.get("traded_cards", TradedCards.DECK.value)),
+            drop_after=int(data.get("drop_after", default.drop_after)),
         )
 
     @property
@@ -83,13 +95,43 @@ class Options:
 
 @dataclass(frozen=True)
 class Player:
-    """A seat at the table: its hand, whether it still plays, armies left to place in setup."""
+    """A seat at the table: its hand, whether it still plays, armies left to place in setup,
+    the turns it missed in a row (played by autopilot) and whether it was dropped for that."""
 
     name: str
     seat: int
     alive: bool = True
     hand: tuple[str, ...] = ()
     to_place: int = 0
+    missed: int = 0
+    dropped: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The seat as data; `missed` and `dropped` only when set (old digests stay)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "seat": self.seat,
+            "alive": self.alive,
+            "hand": list(self.hand),
+            "to_place": self.to_place,
+        }
+        if self.missed:
+            out["missed"] = self.missed
+        if self.dropped:
+            out["dropped"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Player:
+        return cls(
+            name=str(data["name"]),
+            seat=int(data["seat"]),
+            alive=bool(data["alive"]),
+            hand=tuple(data["hand"]),
+            to_place=int(data["to_place"]),
+            missed=int(data.get("missed", 0)),
+            dropped=bool(data.get("dropped", False)),
+        )
 
 
 @dataclass(frozen=True)
@@ -193,16 +235,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
     if state.options.sets_aside:
         out["discards"] = list(state.discards)
     out |= {
-        "players": [
-            {
-                "name": p.name,
-                "seat": p.seat,
-                "alive": p.alive,
-                "hand": list(p.hand),
-                "to_place": p.to_place,
-            }
-            for p in state.players
-        ],
+        "players": [p.to_dict() for p in state.players],
         "territories": {t: [h.owner, h.armies] for t, h in state.territories.items()},
     }
     if state.winner is not None:
@@ -216,16 +249,7 @@ def state_from_dict(data: Mapping[str, Any], board: Board) -> GameState:
         game=str(data["game"]),
         board=board,
         options=Options.from_dict(data["options"]),
-        players=tuple(
-            Player(
-                name=str(p["name"]),
-                seat=int(p["seat"]),
-                alive=bool(p["alive"]),
-                hand=tuple(p["hand"]),
-                to_place=int(p["to_place"]),
-            )
-            for p in data["players"]
-        ),
+        players=tuple(Player.from_dict(p) for p in data["players"]),
         territories={
             t: Holding(str(data["territories"][t][0]), int(data["territories"][t][1]))
             for t in board.names

@@ -88,14 +88,14 @@ def run_game(directory: Path, now: datetime, dry_run: bool = False) -> GameRun:
             return GameRun(status.name, directory, Result.WAITING, detail)
         if dry_run:
             return GameRun(status.name, directory, Result.WOULD_RESOLVE, status.reason)
-        return _resolve(status.name, directory)
+        return _resolve(status.name, directory, now)
     except Exception as err:  # one game's fault must never stop the others
         return GameRun(directory.name, directory, Result.FAILED, f"{type(err).__name__}: {err}")
 
 
-def _resolve(name: str, directory: Path) -> GameRun:
+def _resolve(name: str, directory: Path, now: datetime) -> GameRun:
     try:
-        outcome = processor.resolve_game(directory)
+        outcome = processor.resolve_game(directory, now=now)
     except LockedError:
         return GameRun(name, directory, Result.SKIPPED, "locked by another run")
     except processor.NotReady as err:  # another run resolved it in the meantime

@@ -12,6 +12,7 @@ import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,8 @@ from pbem.core.state import (
     state_digest,
 )
 from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
-from pbem.game import settings
+from pbem.game import clock, deadlines, settings, undo
+from pbem.game.replay import recorded_orders, replay_orders, replay_setup
 from pbem.game.root import refuse_duplicate
 from pbem.game.store import (
     PLAYER_NAME,
@@ -41,6 +43,7 @@ from pbem.game.store import (
     order_files,
     read_game,
     read_history,
+    read_history_file,
     recorded_order_files,
     write_game,
     write_history,
@@ -129,10 +132,18 @@ def new_game(
     name: str | None = None,
     board: str = "classic",
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
+    schedule: clock.Schedule | None = None,
+    now: datetime | None = None,
     mail: settings.Table = (),
 ) -> Outcome:
     """Create a game directory: the setup resolution (0), the game file and first reports.
-    `mail` is the game's own mail settings; the name must be unique in the games root."""
+    `mail` is the game's own mail settings; the name must be unique in the games root.
+
+    `now` is recorded as the time of the setup; a game with a `schedule` needs it."""
+    if schedule is not None and now is None:
+        raise PbemError("a game with deadlines needs the time it starts: give --now")
+    if options.drop_after < 0:
+        raise PbemError("--drop-after must be 0 (never) or a number of missed turns")
     if (directory / "game.toml").exists():
         raise PbemError(f"{directory} already holds a game; choose another directory")
     if seed is None:
@@ -158,7 +169,8 @@ def new_game(
         (directory / "orders").mkdir(exist_ok=True)
     except OSError as err:
         raise PbemError(f"cannot create {directory}: {err.strerror or err}") from None
-    game = Game(directory, state, seed, registrations, chain_length, mail=mail)
+    deadline = clock.next_deadline(now, schedule) if schedule and now else None
+    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline, mail=mail)
     with locked(directory, creating=True):
         record = HistoryRecord(
             resolution=0,
@@ -173,10 +185,12 @@ def new_game(
                 "board": board,
                 "players": names,
                 **options.to_dict(),
+                **(schedule.to_dict() if schedule else {}),
             },
+            time=clock.iso(now) if now else None,
         )
         write_history(directory, record)
-        paths = report.write_reports(game, 0, events)
+        paths = report.write_reports(game, 0, events, now=now)
         write_game(game)
     return Outcome(0, state, events, reports=paths)
 
@@ -333,6 +347,9 @@ def summary(outcome: Outcome) -> str:
         f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
         f"{rolls} rolls, {conquests} territories taken."
     ]
+    lines += [
+        report.narrate(e, None) for e in outcome.events if e.kind in ("missed_turn", "dropped")
+    ]
     if state.phase is Phase.OVER:
         lines.append(f"The game is over: {state.winner} won.")
     else:
@@ -342,12 +359,15 @@ def summary(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def show_table(state: GameState, view: dict[str, Any]) -> str:
-    """The readable state: territories by continent, the players, the cards beside the board."""
+def show_table(state: GameState, view: dict[str, Any], deadline: str | None = None) -> str:
+    """The readable state: territories by continent, the players, the cards beside the board;
+    when the pending turn is due, if the game has deadlines."""
     out = [
         f"{state.game}: {state.phase.value}, turn {state.turn}, awaiting "
         f"{', '.join(state.awaiting()) or 'nobody'}"
     ]
+    if deadline:
+        out.append(f"due by {deadline}")
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
         held = f", held by {holders.pop()}" if len(holders) == 1 else ""
@@ -357,10 +377,17 @@ def show_table(state: GameState, view: dict[str, Any]) -> str:
     out.append("\nplayer        territories armies cards reinforcements")
     for p in view["players"]:
         hand = f"  hand: {', '.join(p['hand'])}" if p.get("hand") else ""
+        if p.get("dropped"):
+            hand += "  (dropped)"
+        elif p.get("missed"):
+            hand += f"  (missed {p['missed']} in a row)"
         out.append(
             f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
             f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
         )
+    if "neutral" in view:
+        neutral = view["neutral"]
+        out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
     out += ["", *report.piles_context(view["piles"])["lines"]]
     return "\n".join(out) + "\n"
 
@@ -383,62 +410,88 @@ def checked_history(game: Game) -> int:
     return count
 
 
-def resolve_game(directory: Path, paths: Sequence[Path] | None = None) -> Outcome:
-    """Resolve the pending turn, or complete one that an interrupted run left half written."""
+def resolve_game(
+    directory: Path,
+    paths: Sequence[Path] | None = None,
+    now: datetime | None = None,
+    force: bool = False,
+) -> Outcome:
+    """Resolve the pending turn, or complete one that an interrupted run left half written.
+
+    At or after the deadline (`now`), a player with no valid orders gets the autopilot's;
+    when that would be more than half the players, only with `force`."""
     with locked(directory):
+        undo.check_not_interrupted(directory)
         game = read_game(directory)
         r = game.state.resolution
         if game.state.phase is Phase.OVER:
             raise PbemError(f"game '{game.name}' is over: {game.state.winner} won")
         if checked_history(game) == r + 1:
             return _complete(game, read_history(directory, r))
-        used, rejected = _choose(game, paths)
-        orders = [s.orders for s in used if s.orders is not None]
-        state, events = engine.resolve(game.state, orders, game.randomness(r))
+        used, rejected, missing = _choose(game, paths)
+        records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
+        if missing:
+            deadline = deadlines.pending_deadline(directory, game, r)
+            why = deadlines.missed_orders(game, missing, deadline, now)
+            if why is None and not force:
+                why = deadlines.outage_guard(game, missing)
+            if why is not None:
+                raise NotReady("\n".join(_missing(game, rejected, missing, [why] if why else [])))
+            records += deadlines.autopilot_records(game, missing)
+        orders = recorded_orders(game.state, records)
+        state, events = replay_orders(game.state, records, game.randomness(r), orders)
         record = HistoryRecord(
             resolution=r,
             turn=game.state.turn,
             players=tuple(game.state.awaiting()),
             key=game.key(r).hex(),
-            orders=tuple(OrderRecord(s.player or "", s.path.name, s.text) for s in used),
+            orders=tuple(records),
             events=events,
             state_digest=state_digest(state),
+            time=clock.iso(now) if now else None,
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
-        new = replace(game, state=state)
+        new = _after(game, state, now)
         paths_written = report.write_reports(
-            new, r, events, rejected=[m for s in rejected for m in s.messages()], orders=orders
+            new,
+            r,
+            events,
+            rejected=[m for s in rejected for m in s.messages()],
+            orders=orders,
+            now=now,
+            undone=undo.undone_notes(directory),
         )
         write_game(new)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
 
 
+def _after(game: Game, state: GameState, now: datetime | None) -> Game:
+    """The game after a resolution made at `now`: the new state and the next deadline."""
+    deadline = None
+    if state.phase is not Phase.OVER:
+        deadline = deadlines.scheduled_deadline(game, now)
+    return replace(game, state=state, deadline=deadline)
+
+
 def _complete(game: Game, record: HistoryRecord) -> Outcome:
     """Finish a resolution whose history was written before the run stopped."""
     r = record.resolution
-    orders = _recorded_orders(game.state, record)
-    state, events = engine.resolve(game.state, orders, game.randomness(r))
+    orders = recorded_orders(game.state, record.orders)
+    state, events = replay_orders(game.state, record.orders, game.randomness(r), orders)
     if events != record.events or state_digest(state) != record.state_digest:
         raise GameFileError(
             f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
         )
-    archive_orders(game.path, r, recorded_order_files(game.path, record.orders))
-    new = replace(game, state=state)
-    written = report.write_reports(new, r, events, orders=orders)
+    received = [o for o in record.orders if not o.autopilot]
+    archive_orders(game.path, r, recorded_order_files(game.path, received))
+    now = clock.parse_instant(record.time, "time") if record.time else None
+    new = _after(game, state, now)
+    written = report.write_reports(
+        new, r, events, orders=orders, now=now, undone=undo.undone_notes(game.path)
+    )
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
-
-
-def _replay(
-    state: GameState, record: HistoryRecord, randomness: engine.Randomness
-) -> tuple[GameState, tuple[Event, ...]]:
-    return engine.resolve(state, _recorded_orders(state, record), randomness)
-
-
-def _recorded_orders(state: GameState, record: HistoryRecord) -> list[Orders]:
-    """The orders of a history record, parsed again."""
-    return [parse_orders(o.text, state.board) for o in record.orders]
 
 
 @dataclass(frozen=True)
@@ -485,13 +538,26 @@ def readiness(game: Game, paths: Sequence[Path] | None = None) -> Readiness:
     return Readiness(tuple(used), tuple(rejected), tuple(missing), tuple(doubled), game.state.turn)
 
 
-def _choose(game: Game, paths: Sequence[Path] | None) -> tuple[list[Submission], list[Submission]]:
-    """One accepted order file per awaited player, or NotReady saying what is missing."""
+def _choose(
+    game: Game, paths: Sequence[Path] | None
+) -> tuple[list[Submission], list[Submission], list[str]]:
+    """One accepted order file per awaited player, and the players with none; NotReady when
+    a player sent two valid files."""
     found = readiness(game, paths)
-    if found.problems:
-        lines = [m for s in found.rejected for m in s.messages()] + found.problems
-        raise NotReady("\n".join(lines))
-    return list(found.used), list(found.rejected)
+    used, rejected, missing = list(found.used), list(found.rejected), list(found.missing)
+    if found.doubled:
+        raise NotReady("\n".join(_missing(game, rejected, missing, found.doubled)))
+    return used, rejected, missing
+
+
+def _missing(
+    game: Game, rejected: Sequence[Submission], missing: Sequence[str], more: Sequence[str]
+) -> list[str]:
+    """Why a turn cannot be resolved: the files rejected, the players with no valid orders,
+    and what else there is to say."""
+    lines = [m for s in rejected for m in s.messages()]
+    lines += [f"no valid orders from {n} for turn {game.state.turn}" for n in missing]
+    return [*lines, *more]
 
 
 @dataclass(frozen=True)
@@ -502,8 +568,11 @@ class AuditSummary:
 
 
 def audit_game(directory: Path) -> AuditSummary:
-    """Replay every resolution from history/0000 and compare everything with what was recorded."""
+    """Replay every resolution from history/0000 and compare everything with what was recorded:
+    keys, events, dice and states; the undone resolutions too (against the state before them);
+    that the autopilot played only after a deadline; and that game.toml is where it all ends."""
     game = read_game(directory)
+    undo.check_not_interrupted(directory)
     count = history_count(directory)
     if count == 0:
         raise AuditError("the history is empty: history/0000.toml is missing")
@@ -511,42 +580,82 @@ def audit_game(directory: Path) -> AuditSummary:
     if setup_record.setup is None:
         raise AuditError("history/0000.toml has no [setup] section")
     setup = dict(setup_record.setup)
-    commitment = dice.commitment(game.seed, game.chain_length)
-    previous = commitment
+    schedule = clock.Schedule.from_dict(setup) if "turn_time" in setup else None
+    if schedule != game.schedule:
+        raise AuditError("game.toml's deadlines differ from those the game was created with")
+    undone = undo.undo_records(directory)
+    previous = dice.commitment(game.seed, game.chain_length)
     rolls = 0
     state: GameState | None = None
     for r in range(count):
         record = setup_record if r == 0 else read_history(directory, r)
         where = f"resolution {r} (history/{r:04d}.toml)"
-        key = bytes.fromhex(record.key)
-        if key != game.key(r):
-            raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
+        key = _audit_key(game, where, record, r)
         if not dice.key_follows(key, previous):
             raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
         previous = key
-        randomness = engine.Randomness(key, dice.hidden_key(game.seed))
         if r == 0:
-            state, events = engine.new_game(
-                str(setup["game"]),
-                list(setup["players"]),
-                load_board(str(setup["board"])),
-                Options.from_dict(setup),
-                randomness,
-            )
+            state, events = replay_setup(setup, game.randomness(0))
+            _compare(where, record, state, events)
         else:
             assert state is not None
-            try:
-                state, events = _replay(state, record, randomness)
-            except (OrderError, ValueError) as err:
-                raise AuditError(f"{where}: its orders do not replay ({err})") from None
-        _compare_events(where, record.events, events)
-        if state_digest(state) != record.state_digest:
-            raise AuditError(f"{where}: the state after it differs from the one recorded")
+            rolls += _audit_undone(game, [u for u in undone if u.resolution == r], state)
+            early = deadlines.autopilot_too_early(directory, game, record)
+            if early:
+                raise AuditError(f"{where}: {early}")
+            state = _replay_checked(game, where, state, record)
         rolls += len(record.rolls())
     assert state is not None
+    rolls += _audit_undone(game, [u for u in undone if u.resolution == count], state)
     if state_digest(state) != state_digest(game.state):
         raise AuditError("game.toml differs from the state the history replays to")
+    if state.phase is not Phase.OVER and game.deadline != deadlines.pending_deadline(
+        directory, game, count
+    ):
+        raise AuditError(
+            "game.toml's deadline differs from the one the history gives "
+            f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
+            "was interrupted, run it again with --set and that time"
+        )
     return AuditSummary(count, rolls, state_digest(state))
+
+
+def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
+    key = bytes.fromhex(record.key)
+    if key != game.key(r):
+        raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
+    return key
+
+
+def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameState) -> int:
+    """Check undone resolutions: their keys, and their dice and events from the state before
+    them; returns how many rolls they hold."""
+    rolls = 0
+    for u in undone:
+        path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
+        where = f"undone resolution {u.resolution} ({path})"
+        record = read_history_file(path)
+        _audit_key(game, where, record, u.resolution)
+        if record.key != u.key:
+            raise AuditError(f"{where}: its key differs from the one its undo.toml records")
+        _replay_checked(game, where, state, record)
+        rolls += len(record.rolls())
+    return rolls
+
+
+def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:
+    try:
+        after, events = replay_orders(state, record.orders, game.randomness(record.resolution))
+    except (OrderError, ValueError) as err:
+        raise AuditError(f"{where}: its orders do not replay ({err})") from None
+    _compare(where, record, after, events)
+    return after
+
+
+def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequence[Event]) -> None:
+    _compare_events(where, record.events, events)
+    if state_digest(state) != record.state_digest:
+        raise AuditError(f"{where}: the state after it differs from the one recorded")
 
 
 def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
@@ -565,21 +674,30 @@ def dice_history(directory: Path, resolution: int | None = None) -> list[dict[st
     """DESIGN §7's dice view: every resolution's key and rolls, in order."""
     read_game(directory)
     count = history_count(directory)
-    if resolution is not None and not 0 <= resolution < count:
-        raise PbemError(f"there is no resolution {resolution}: this game has 0 to {count - 1}")
+    undone = undo.undo_records(directory)
+    last = count if any(u.resolution == count for u in undone) else count - 1
+    if resolution is not None and not 0 <= resolution <= last:
+        raise PbemError(f"there is no resolution {resolution}: this game has 0 to {last}")
     out: list[dict[str, object]] = []
-    for r in range(count):
+    for r in range(last + 1):
         if resolution is not None and r != resolution:
             continue
-        record = read_history(directory, r)
-        out.append(
-            {
-                "resolution": r,
-                "turn": record.turn,
-                "player": record.players[0] if len(record.players) == 1 else None,
-                "key": record.key,
-                "rolls": record.rolls(),
-                **({"first_player": record.first_player_rolls()} if r == 0 else {}),
-            }
-        )
+        for u in undone:
+            if u.resolution == r:
+                kept = read_history_file(undo.undone_folder(directory, u) / f"{r:04d}.toml")
+                out.append({**_dice_entry(kept), "undone": u.to_dict(), "note": u.note()})
+        if r < count:
+            out.append(_dice_entry(read_history(directory, r)))
     return out
+
+
+def _dice_entry(record: HistoryRecord) -> dict[str, object]:
+    r = record.resolution
+    return {
+        "resolution": r,
+        "turn": record.turn,
+        "player": record.players[0] if len(record.players) == 1 else None,
+        "key": record.key,
+        "rolls": record.rolls(),
+        **({"first_player": record.first_player_rolls()} if r == 0 else {}),
+    }

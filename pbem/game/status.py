@@ -16,7 +16,7 @@ from typing import Any
 
 from pbem.core.state import Phase
 from pbem.errors import PbemError
-from pbem.game import processor
+from pbem.game import deadlines, processor
 from pbem.game.root import Root, game_name, open_root
 from pbem.game.store import Game, held_by_another, history_path, read_game
 
@@ -52,7 +52,7 @@ class GameStatus:
     rejected: tuple[str, ...] = ()
     deadline: datetime | None = None
     seconds_left: float | None = None
-    missed: int | None = None
+    missed: tuple[tuple[str, int], ...] | None = None
     last_resolved: datetime | None = None
 
     @property
@@ -73,7 +73,7 @@ class GameStatus:
             "rejected": list(self.rejected),
             "deadline": _iso(self.deadline),
             "seconds_left": self.seconds_left,
-            "missed_turns": self.missed,
+            "missed_turns": None if self.missed is None else dict(self.missed),
             "last_resolution": (self.resolution - 1) if self.resolution else None,
             "last_resolved": _iso(self.last_resolved),
         }
@@ -99,7 +99,7 @@ class GameStatus:
             orders,
             _iso(self.deadline) or "-",
             "-" if self.seconds_left is None else _duration(self.seconds_left),
-            "-" if self.missed is None else str(self.missed),
+            "-" if not self.missed else ", ".join(f"{n} {c}" for n, c in self.missed),
             last,
             self.reason,
         ]
@@ -152,15 +152,19 @@ def _duration(seconds: float) -> str:
 
 @dataclass(frozen=True)
 class Deadline:
-    """A game's deadline for the pending turn, and how many turns its players have missed."""
+    """A game's deadline for the pending turn, and the turns its players missed in a row."""
 
     at: datetime | None = None
-    missed: int | None = None
+    missed: tuple[tuple[str, int], ...] | None = None
 
 
 def deadline_of(game: Game) -> Deadline:
-    """The pending turn's deadline; games without deadlines have none."""
-    return Deadline()
+    """The pending turn's deadline (as the history and any change give it) and the missed
+    turns; games without deadlines have neither."""
+    if game.schedule is None:
+        return Deadline()
+    at = deadlines.pending_deadline(game.path, game, game.state.resolution)
+    return Deadline(at, tuple((p.name, p.missed) for p in game.state.players if p.missed))
 
 
 def due(game: Game, readiness: processor.Readiness, interrupted: bool, now: datetime) -> State:

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,9 @@ from pbem.core.board import load_board
 from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
 from pbem.core.state import NEUTRAL, GameState, TradedCards, state_from_dict, state_to_dict
-from pbem.errors import GameFileError, LockedError
+from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game import settings
+from pbem.game.clock import Schedule, iso, parse_instant
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,6 +42,8 @@ REPORTS = "reports"
 LOCK_FILE = ".lock"
 FORMAT = 2
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
+PLAYER_STATE_KEYS = ("name", "seat", "alive", "hand", "to_place", "missed", "dropped")
+"""The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
 PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 
@@ -147,6 +151,8 @@ class Game:
     seed: bytes
     registrations: tuple[Registration, ...]
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH
+    schedule: Schedule | None = None
+    deadline: datetime | None = None
     mail: tuple[tuple[str, str | int], ...] = ()
     """The game's own mail settings (the game file's [mail] table), as set; see settings."""
 
@@ -190,13 +196,13 @@ def read_game(directory: Path) -> Game:
     if not path.exists():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
     data = upgrade_game_document(_load_toml(path), path)
+    mail = settings.from_table(data.get("mail", {}), f"{path} [mail]")
     try:
         board = load_board(str(data["board"]))
         state_data = dict(data["state"])
         state_data.update(game=data["game"], board=data["board"], options=data["options"])
         state_data["players"] = [
-            {k: p[k] for k in ("name", "seat", "alive", "hand", "to_place")}
-            for p in data["players"]
+            {k: p[k] for k in PLAYER_STATE_KEYS if k in p} for p in data["players"]
         ]
         state = state_from_dict(state_data, board)
         registrations = tuple(
@@ -209,14 +215,26 @@ def read_game(directory: Path) -> Game:
             seed=bytes.fromhex(str(data["seed"])),
             registrations=registrations,
             chain_length=int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)),
-            mail=settings.from_table(data.get("mail", {}), f"{path} [mail]"),
+            **_read_deadlines(data.get("deadlines")),
+            mail=mail,
         )
-    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as err:
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError, PbemError) as err:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
     problem = inconsistency(game)
     if problem:
         raise GameFileError(f"{path} is damaged: {problem}; restore it from a backup")
     return game
+
+
+def _read_deadlines(table: Any) -> dict[str, Any]:
+    """The game file's optional [deadlines] table: the schedule and the pending deadline."""
+    if table is None:
+        return {}
+    deadline = table.get("deadline")
+    return {
+        "schedule": Schedule.from_dict(table),
+        "deadline": parse_instant(str(deadline), "deadline") if deadline else None,
+    }
 
 
 def _format_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
@@ -332,11 +350,14 @@ def game_document(game: Game) -> dict[str, Any]:
         "commitment": game.commitment,
         "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
         "options": game.state.options.to_dict(),
-        "players": players,
-        "state": state,
     }
+    if game.schedule is not None:
+        doc["deadlines"] = game.schedule.to_dict()
+        if game.deadline is not None:
+            doc["deadlines"]["deadline"] = iso(game.deadline, game.schedule.zone)
     if game.mail:
         doc["mail"] = dict(game.mail)
+    doc.update(players=players, state=state)
     return doc
 
 
@@ -355,6 +376,7 @@ class OrderRecord:
     player: str
     file: str
     text: str
+    autopilot: bool = False
 
 
 @dataclass(frozen=True)
@@ -369,6 +391,7 @@ class HistoryRecord:
     events: tuple[Event, ...]
     state_digest: str
     setup: Mapping[str, Any] | None = None
+    time: str | None = None
 
     def rolls(self) -> list[dict[str, Any]]:
         """The battle rolls of this resolution, as DESIGN §7's dice view lists them."""
@@ -400,15 +423,29 @@ def write_history(directory: Path, record: HistoryRecord) -> None:
         "key": record.key,
         "state": record.state_digest,
     }
+    if record.time is not None:
+        doc["time"] = record.time
     if record.setup is not None:
         doc["setup"] = dict(record.setup)
-    doc["orders"] = [{"player": o.player, "file": o.file, "text": o.text} for o in record.orders]
+    doc["orders"] = [
+        {
+            "player": o.player,
+            "file": o.file,
+            "text": o.text,
+            **({"autopilot": True} if o.autopilot else {}),
+        }
+        for o in record.orders
+    ]
     doc["events"] = [e.to_dict() for e in record.events]
     atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
 
 
 def read_history(directory: Path, resolution: int) -> HistoryRecord:
-    path = history_path(directory, resolution)
+    return read_history_file(history_path(directory, resolution))
+
+
+def read_history_file(path: Path) -> HistoryRecord:
+    """A history file wherever it is (history/NNNN.toml, or an undone one)."""
     data = _load_toml(path)
     try:
         return HistoryRecord(
@@ -417,12 +454,15 @@ def read_history(directory: Path, resolution: int) -> HistoryRecord:
             players=tuple(data["players"]),
             key=str(data["key"]),
             orders=tuple(
-                OrderRecord(str(o["player"]), str(o["file"]), str(o["text"]))
+                OrderRecord(
+                    str(o["player"]), str(o["file"]), str(o["text"]), bool(o.get("autopilot"))
+                )
                 for o in data.get("orders", [])
             ),
             events=tuple(event_from_dict(e) for e in data.get("events", [])),
             state_digest=str(data["state"]),
             setup=data.get("setup"),
+            time=str(data["time"]) if "time" in data else None,
         )
     except (KeyError, ValueError, TypeError) as err:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None

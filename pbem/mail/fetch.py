@@ -15,8 +15,8 @@ from typing import Any
 
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
-from pbem.errors import GameFileError, OrderError, PbemError
-from pbem.game import processor
+from pbem.errors import GameFileError, OrderError
+from pbem.game import clock, processor
 from pbem.game.store import (
     Game,
     Registration,
@@ -44,18 +44,9 @@ ORDER_FILE = Path("orders.toml")
 
 
 def parse_time(text: str) -> datetime:
-    """`--now`: an ISO 8601 time with its offset (`2027-03-01T12:00+01:00`, or `Z` for UTC)."""
-    raw = text.strip()
-    raw = raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw
-    try:
-        value = datetime.fromisoformat(raw)
-    except ValueError:
-        raise PbemError(
-            f"--now '{text}' is not an ISO 8601 time: write e.g. 2027-03-01T12:00Z"
-        ) from None
-    if value.tzinfo is None:
-        raise PbemError(f"--now '{text}' has no offset: add one, e.g. {text}+01:00, or Z for UTC")
-    return value
+    """`--now`: an ISO 8601 time with its offset (`2027-03-01T12:00+01:00`, or `Z` for UTC);
+    the same reading as every other command's `--now`."""
+    return clock.parse_instant(text)
 
 
 class Verdict(Enum):

@@ -11,6 +11,7 @@ from typing import Any
 
 from pbem.core.state import Phase
 from pbem.game.store import Game, report_dir
+from pbem.game.undo import undo_records
 from pbem.mail.records import domain, outgoing, slug
 from pbem.present import report
 
@@ -71,7 +72,10 @@ def build_report(
     if bcc:
         msg["Bcc"] = bcc
     msg["Reply-To"] = sender
-    msg["Message-ID"] = f"<pbem.{slug(game.name)}.r{resolution:04d}.{player}@{domain(sender)}>"
+    msg["Message-ID"] = (
+        f"<pbem.{slug(game.name)}.r{resolution:04d}{_remade(game, resolution)}.{player}"
+        f"@{domain(sender)}>"
+    )
     msg.set_content(text, cte="quoted-printable")
     msg.add_alternative(page, subtype="html", cte="quoted-printable")
     if orders is not None:
@@ -83,3 +87,9 @@ def build_report(
             view_bytes, maintype="application", subtype="json", filename=f"{player}.view.json"
         )
     return msg
+
+
+def _remade(game: Game, resolution: int) -> str:
+    """`.a2` for a resolution made again after its first was undone (a new Message-ID)."""
+    again = sum(1 for u in undo_records(game.path) if u.resolution == resolution)
+    return f".a{again + 1}" if again else ""

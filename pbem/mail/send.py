@@ -462,3 +462,20 @@ def _reason(err: BaseException) -> str:
     if isinstance(err, smtplib.SMTPResponseException):
         return _reply_text(err.smtp_code, err.smtp_error)
     return str(err) or type(err).__name__
+
+
+def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
+    """An undone resolution's reports: the messages built for them and not yet sent move from
+    outbox/ to `into`, and they count as not mailed, so the reports of the resolution made
+    again in its place are mailed. Safe to run again."""
+    prefix = f"r{resolution:04d}-"
+    for path in waiting(directory):
+        if path.name.startswith(prefix):
+            write(into / path.name, path.read_bytes())
+            path.unlink()
+    if (directory / MAIL / SENT).exists():
+        sent = sent_state(directory)
+        keep = [k for k in sent["reports"] if not str(k).startswith(f"{resolution:04d}/")]
+        if keep != sent["reports"]:
+            sent["reports"] = keep
+            save(directory / MAIL / SENT, sent)

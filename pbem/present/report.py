@@ -14,6 +14,7 @@ import json
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,11 @@ from pbem.core.events import (
     Dealt,
     DrewCard,
     DrewNoCard,
+    Dropped,
     Eliminated,
     Event,
     Fortified,
+    MissedTurn,
     Placed,
     Reinforced,
     Reshuffled,
@@ -43,6 +46,7 @@ from pbem.core.events import (
 )
 from pbem.core.orders import Attack, Orders
 from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
+from pbem.game import clock
 from pbem.game.store import Game, atomic_write_all, report_dir
 from pbem.present.view import game_view
 
@@ -178,9 +182,29 @@ def narrate(event: Event, viewer: str | None) -> str:
         return f"{event.player} moved {event.armies} from {event.source} to {event.target}{note}."
     if isinstance(event, Skipped):
         return f"{event.player}'s order to {event.order} was skipped: {event.reason}."
+    if isinstance(event, MissedTurn):
+        return f"No orders from {event.player} by the deadline{_in_a_row(event.missed)}."
+    if isinstance(event, Dropped):
+        armies = f"{event.armies} {'army' if event.armies == 1 else 'armies'}"
+        where = f"{event.territories} {'territory' if event.territories == 1 else 'territories'}"
+        cards = (
+            f"their {_plural(event.cards, 'card')} {'goes' if event.cards == 1 else 'go'} where "
+            "traded cards go, "
+            if event.cards
+            else ""
+        )
+        return (
+            f"{event.player} missed {_plural(event.missed, 'turn')} in a row and leaves the game: "
+            f"their {armies} on {where} stay as neutral armies that only defend, {cards}"
+            "and their seat is skipped."
+        )
     if isinstance(event, Won):
         return f"{event.player} has won the game!"
     return str(event)
+
+
+def _in_a_row(missed: int) -> str:
+    return f" ({missed} turns missed in a row)" if missed > 1 else ""
 
 
 # --- The story: events told as a reader follows them ---------------------------------------
@@ -245,6 +269,7 @@ _KINDS: dict[type[Event], str] = {
     Traded: "trade",
     Placed: "place",
     Dealt: "setup",
+    Dropped: "dropped",
     SeatsDecided: "setup",
     RolledForFirst: "setup",
     Eliminated: "eliminated",
@@ -328,6 +353,8 @@ def _placements(group: Sequence[Placed]) -> str:
     first = group[0]
     spots = _listing([f"{p.armies} on {p.territory}" for p in group])
     total = sum(p.armies for p in group)
+    if first.why == "autopilot":
+        return f"autopilot placed {spots if len(group) == 1 else f'{total} armies: {spots}'}"
     if first.why == "setup":
         return f"{first.player} placed {total} setup armies: {spots}."
     if first.why == "random":
@@ -387,6 +414,7 @@ def tell(
     `armies` are the armies on each territory before the events (see `armies_before`);
     `orders`, those the events resolved, let a battle say why it rolls fewer dice than asked."""
     counts = dict(armies)
+    autopilot = {e.player for e in events if isinstance(e, MissedTurn)}
     asked = dice_asked(events, [a for o in orders for a in o.attack])
     items: list[StoryItem] = []
     i = 0
@@ -395,6 +423,11 @@ def tell(
         if isinstance(e, Rolled):
             item, i = _battle(events, i, counts, asked.get(i))
             items.append(item)
+            continue
+        if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
+            _move(counts, e)
+            items.append(StoryItem("place", f"2 placed on {e.territory} for {e.player}'s card."))
+            i += 1
             continue
         if isinstance(e, Placed):
             group = [e]
@@ -409,6 +442,26 @@ def tell(
             items.append(StoryItem("place", _placements(group)))
             i += len(group)
             continue
+        if isinstance(e, MissedTurn):
+            sentence = narrate(e, viewer)
+            group = list(_autopilot_placements(events, i + 1, e.player))
+            for p in group:
+                _move(counts, p)
+            if group:
+                sentence = f"{sentence[:-1]}: {_placements(group)}."
+            items.append(StoryItem("missed", sentence))
+            i += 1 + len(group)
+            continue
+        if isinstance(e, Traded) and e.player in autopilot and not e.forced:
+            items.append(
+                StoryItem(
+                    "trade",
+                    f"The autopilot traded {', '.join(e.cards)} for {e.player}, who held 5 or "
+                    f"more cards, for {e.value} armies (set {e.set_number} of the game).",
+                )
+            )
+            i += 1
+            continue
         if isinstance(e, RolledForFirst):
             rolls = [e]
             while i + len(rolls) < len(events) and isinstance(
@@ -422,6 +475,14 @@ def tell(
         items.append(StoryItem(_KINDS.get(type(e), "other"), narrate(e, viewer)))
         i += 1
     return items
+
+
+def _autopilot_placements(events: Sequence[Event], start: int, player: str) -> Iterable[Placed]:
+    """The autopilot's placements for `player` that follow `start`."""
+    for e in events[start:]:
+        if not (isinstance(e, Placed) and e.why == "autopilot" and e.player == player):
+            return
+        yield e
 
 
 # --- The order skeleton --------------------------------------------------------------------
@@ -782,6 +843,20 @@ def _check_command(key: str) -> str:
     )
 
 
+def deadline_iso(game: Game) -> str | None:
+    """The pending turn's deadline as the views carry it (ISO 8601, in the game's zone)."""
+    if game.deadline is None or game.schedule is None:
+        return None
+    return clock.iso(game.deadline, game.schedule.zone)
+
+
+def deadline_text(game: Game, now: datetime | None) -> str | None:
+    """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (counted from `now`, the resolution's time)."""
+    if game.deadline is None or game.schedule is None or game.state.phase is Phase.OVER:
+        return None
+    return clock.describe(game.deadline, game.schedule.zone, now)
+
+
 def report_context(
     game: Game,
     resolution: int,
@@ -789,11 +864,16 @@ def report_context(
     player: str | None,
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Everything a report shows, as ready values (player None: the moderator's overview);
-    `orders` are those the resolution carried out (for notes on what they asked)."""
+    """Everything a report shows, as ready values (player None: the moderator's overview).
+
+    `orders` are those the resolution carried out (for notes on what they asked); `now` is
+    when the resolution was made (the deadline is told relative to it); `undone` the notes of
+    the resolutions the moderator took back."""
     state = game.state
-    view = game_view(state, player, game.commitment)
+    view = game_view(state, player, game.commitment, deadline_iso(game))
     colours = player_colours(state)
     section = dice_section(game, resolution, events)
     continents = []
@@ -856,6 +936,8 @@ def report_context(
         "next_player": state.current_player.name if state.phase is Phase.PLAY else None,
         "awaiting": list(state.awaiting()),
         "rejected": list(rejected),
+        "deadline": deadline_text(game, now),
+        "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
     }
     if player is not None:
@@ -924,11 +1006,32 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
         },
         "to_place": me.to_place,
         "alive": me.alive,
+        "missed": _missed_warning(state, player),
         "my_turn": turn,
         "my_turn_now": state.phase is not Phase.OVER and player in state.awaiting(),
         "before_me": _players_before(state, player) if state.phase is Phase.PLAY else [],
         "skeleton": order_skeleton(state, player, secret) if playing else None,
     }
+
+
+def _missed_warning(state: GameState, player: str) -> str | None:
+    """What a player who is missing turns should read (None when they are not)."""
+    me = state.player(player)
+    if not me.missed or not me.alive or state.phase is Phase.OVER:
+        return None
+    limit = state.options.drop_after
+    text = (
+        f"You sent no valid orders for your last {_plural(me.missed, 'turn')}"
+        if me.missed > 1
+        else "You sent no valid orders for your last turn"
+    ) + ": the autopilot played for you."
+    if limit:
+        left = limit - me.missed
+        text += (
+            f" Miss {_plural(left, 'more turn')} in a row and you leave the game; "
+            "valid orders reset the count."
+        )
+    return text
 
 
 def render(
@@ -939,11 +1042,13 @@ def render(
     kind: str = "txt",
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
     name = "moderator" if player is None else "report"
     env = environment(game.path.resolve())
-    context = report_context(game, resolution, events, player, rejected, orders)
+    context = report_context(game, resolution, events, player, rejected, orders, now, undone)
     return env.get_template(f"{name}.{kind}.j2").render(context)
 
 
@@ -953,7 +1058,7 @@ def render_text(game: Game, resolution: int, events: Sequence[Event], player: st
 
 def view_file(game: Game, resolution: int, events: Sequence[Event], player: str) -> str:
     """The player's view (DESIGN §7) with this resolution's dice check, as sent with a report."""
-    view = game_view(game.state, player, game.commitment)
+    view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
     return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
 
@@ -964,6 +1069,8 @@ def write_reports(
     events: Sequence[Event],
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
 ) -> tuple[Path, ...]:
     """Write every player's report (text, HTML, view file, order file) and the moderator's.
 
@@ -974,10 +1081,10 @@ def write_reports(
     files: dict[Path, str] = {}
     for p in game.state.players:
         files[folder / f"{p.name}.txt"] = render(
-            game, resolution, events, p.name, "txt", (), orders
+            game, resolution, events, p.name, "txt", (), orders, now, undone
         )
         files[folder / f"{p.name}.html"] = render(
-            game, resolution, events, p.name, "html", (), orders
+            game, resolution, events, p.name, "html", (), orders, now, undone
         )
         files[folder / f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
         reg = game.registration(p.name)
@@ -987,6 +1094,6 @@ def write_reports(
             )
     for kind in ("txt", "html"):
         path = folder / f"{MODERATOR}.{kind}"
-        files[path] = render(game, resolution, events, None, kind, rejected, orders)
+        files[path] = render(game, resolution, events, None, kind, rejected, orders, now, undone)
     atomic_write_all(files)
     return tuple(files)

@@ -21,8 +21,12 @@ from pbem.core.state import (
 )
 
 
-def game_view(state: GameState, player: str | None = None, commitment: str = "") -> dict[str, Any]:
-    """DESIGN §7's view: the moderator's (player None: every hand) or one player's (own hand)."""
+def game_view(
+    state: GameState, player: str | None = None, commitment: str = "", deadline: str | None = None
+) -> dict[str, Any]:
+    """DESIGN §7's view: the moderator's (player None: every hand) or one player's (own hand).
+
+    `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines."""
     players = []
     for p in state.players:
         entry: dict[str, Any] = {
@@ -40,6 +44,10 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
             if p.alive
             else 0,
         }
+        if p.missed:
+            entry["missed"] = p.missed
+        if p.dropped:
+            entry["dropped"] = True
         if player is None or player == p.name:
             entry["hand"] = list(p.hand)
         players.append(entry)
@@ -62,6 +70,8 @@ def game_view(state: GameState, player: str | None = None, commitment: str = "")
             t: {"owner": h.owner, "armies": h.armies} for t, h in state.territories.items()
         },
     }
+    if deadline is not None and state.phase is not Phase.OVER:
+        view["deadline"] = deadline
     if player is not None:
         view["player"] = player
     if state.has_neutral():
@@ -96,6 +106,8 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
                 alive=bool(p["alive"]),
                 hand=tuple(p.get("hand", ())),
                 to_place=int(p["reinforcements"]) if view["phase"] == "setup" else 0,
+                missed=int(p.get("missed", 0)),
+                dropped=bool(p.get("dropped", False)),
             )
             for p in view["players"]
         ),

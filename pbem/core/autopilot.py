@@ -1,0 +1,81 @@
+"""The autopilot: the orders a player gets who sent none by the deadline.
+
+The rule, the same for every game and documented in the README: trade the best set when the
+hand forces a trade (5 or more cards); find the largest enemy stack that borders the player's
+territories (another player's, the neutral's only if no player's borders them; ties go to the
+first in board order); place every army, one at a time, on the player's territory next to it
+that holds the fewest armies at that moment (ties: board order). No attack, no fortify. In the
+setup turn the armies still to place go the same way.
+
+Pure: the orders are a function of the state alone, so the audit gets the same file again.
+"""
+
+from __future__ import annotations
+
+from pbem.core import rules
+from pbem.core.orders import BEST, Orders, Place
+from pbem.core.state import NEUTRAL, GameState, Phase
+
+AUTOPILOT_FILE = "(autopilot)"
+"""The file name the history gives an autopilot's order file: no received file has it."""
+
+
+def front(state: GameState, player: str) -> tuple[str, ...]:
+    """The player's territories that border the largest enemy stack next to them, in board
+    order (every territory they hold when no enemy borders them)."""
+    owned = state.owned(player)
+    mine = set(owned)
+    bordering = [
+        t
+        for t in state.board.names
+        if t not in mine and any(n in mine for n in state.board.neighbours(t))
+    ]
+    players = [t for t in bordering if state.owner(t) != NEUTRAL]
+    candidates = players or bordering
+    if not candidates:
+        return owned
+    # max() keeps the first of equal stacks: board order breaks ties.
+    largest = max(candidates, key=state.armies)
+    return tuple(t for t in owned if t in state.board.neighbours(largest))
+
+
+def spread(state: GameState, territories: tuple[str, ...], armies: int) -> tuple[Place, ...]:
+    """`armies` placed one at a time on whichever of `territories` holds the fewest at that
+    moment (the first in board order among equals), as one placement per territory."""
+    held = {t: state.armies(t) for t in territories}
+    placed = dict.fromkeys(territories, 0)
+    for _ in range(armies):
+        weakest = min(territories, key=lambda t: held[t])
+        held[weakest] += 1
+        placed[weakest] += 1
+    return tuple(Place(t, n) for t, n in placed.items() if n)
+
+
+def autopilot_orders(state: GameState, player: str, secret: str) -> Orders:
+    """The autopilot's orders for `player` in the pending turn (see the module's rule)."""
+    me = state.player(player)
+    trade: tuple[()] | str = ()
+    if state.phase is Phase.SETUP:
+        armies = me.to_place
+    else:
+        armies = rules.reinforcement(state, player).total
+        if len(me.hand) >= rules.FORCED_TRADE_HAND:
+            trade = BEST
+            armies += rules.set_value(state.sets_traded)
+    return Orders(
+        game=state.game,
+        turn=state.turn,
+        player=player,
+        secret=secret,
+        trade=trade,  # type: ignore[arg-type]
+        place=spread(state, front(state, player), armies),
+    )
+
+
+def autopilot_text(state: GameState, player: str, secret: str) -> str:
+    """The autopilot's order file as text, with a comment saying what it is."""
+    orders = autopilot_orders(state, player, secret)
+    return (
+        f"# Written by the autopilot: no valid orders from {player} for turn {state.turn} by "
+        "the deadline.\n" + orders.to_toml()
+    )

@@ -1,0 +1,171 @@
+"""Deadlines: durations, the time of day a turn is due, time zones, and how they print.
+
+Pure functions: the time "now" is always an argument (the command line reads the system clock,
+or takes `--now`), so a game replays the same on any day.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta, timezone, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pbem.errors import PbemError
+
+UTC = "UTC"
+_DURATION = re.compile(r"(\d+)\s*([dhm])")
+_UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1), "m": timedelta(minutes=1)}
+_TIME_OF_DAY = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def parse_duration(text: str) -> timedelta:
+    """`36h`, `2d`, `90m` or a sum such as `1d12h`; raises PbemError on anything else."""
+    cleaned = text.strip().lower()
+    parts = _DURATION.findall(cleaned)
+    if not parts or _DURATION.sub("", cleaned).strip():
+        raise PbemError(
+            f"'{text}' is not a duration: write a number and d, h or m, e.g. 48h, 2d, 90m or 1d12h"
+        )
+    total = sum((int(n) * _UNITS[unit] for n, unit in parts), timedelta())
+    if total <= timedelta():
+        raise PbemError(f"'{text}' is no time at all: a duration must be longer than 0")
+    return total
+
+
+def format_duration(delta: timedelta) -> str:
+    """A duration as `parse_duration` reads it: `2d`, `36h`, `90m`, `1d12h`."""
+    minutes = int(delta.total_seconds()) // 60
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    text = (
+        (f"{days}d" if days else "") + (f"{hours}h" if hours else "") + (f"{mins}m" if mins else "")
+    )
+    return text or "0m"
+
+
+def parse_time_of_day(text: str) -> time:
+    """`20:00` (24-hour clock); raises PbemError on anything else."""
+    match = _TIME_OF_DAY.match(text.strip())
+    if not match:
+        raise PbemError(
+            f"'{text}' is not a time of day: write HH:MM on the 24-hour clock, e.g. 20:00"
+        )
+    return time(int(match.group(1)), int(match.group(2)))
+
+
+def zone(name: str) -> ZoneInfo:
+    """An IANA time zone (`Europe/Rome`); raises PbemError naming the problem."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise PbemError(
+            f"'{name}' is not a time zone known here: use an IANA name such as "
+            "Europe/Rome, America/New_York or UTC"
+        ) from None
+
+
+def parse_instant(text: str, what: str = "--now") -> datetime:
+    """An ISO 8601 time with its offset (`2026-12-03T20:00+01:00`, or `Z` for UTC)."""
+    raw = text.strip()
+    if raw.endswith(("Z", "z")):
+        raw = raw[:-1] + "+00:00"
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise PbemError(
+            f"{what} '{text}' is not an ISO 8601 time: write e.g. 2026-12-03T20:00+01:00"
+        ) from None
+    if value.tzinfo is None:
+        raise PbemError(f"{what} '{text}' has no offset: add one, e.g. {text}+01:00, or Z for UTC")
+    return value
+
+
+def iso(moment: datetime, where: ZoneInfo | None = None) -> str:
+    """ISO 8601 with the offset, to the second (in `where`, else as given)."""
+    value = moment.astimezone(where) if where is not None else moment
+    return value.replace(microsecond=0).isoformat()
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When turns are due: `turn_time` after the previous resolution, moved forward to the next
+    `due_at` (if set) in `timezone`."""
+
+    turn_time: timedelta
+    due_at: time | None = None
+    timezone: str = UTC
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return zone(self.timezone)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"turn_time": format_duration(self.turn_time)}
+        if self.due_at is not None:
+            out["due_at"] = self.due_at.strftime("%H:%M")
+        out["timezone"] = self.timezone
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Schedule:
+        """A schedule from `to_dict` output; raises PbemError on bad values."""
+        due = data.get("due_at")
+        name = str(data.get("timezone", UTC))
+        zone(name)
+        return cls(
+            parse_duration(str(data["turn_time"])),
+            parse_time_of_day(str(due)) if due is not None else None,
+            name,
+        )
+
+
+def next_deadline(previous: datetime, schedule: Schedule) -> datetime:
+    """The deadline of the turn after a resolution at `previous`: `turn_time` later, moved
+    forward to the next `due_at` in the schedule's zone (the same time if it is one).
+
+    `turn_time` counts on the wall clock of the zone, so `24h` from 20:00 is 20:00 the next
+    day even across a daylight-saving change (23 or 25 hours then). A due time that the change
+    skips on that day (02:30 in spring) means the same moment as the wall clock read before
+    the change; an hour the change repeats (in autumn) means its first occurrence."""
+    where = schedule.zone
+    # Aware arithmetic within one zone is wall-clock arithmetic; the UTC round trip then
+    # settles a wall time that the change skips or repeats.
+    wall = previous.astimezone(where) + schedule.turn_time
+    earliest = wall.astimezone(timezone.utc).astimezone(where)
+    if schedule.due_at is None:
+        return earliest
+    day = earliest.date()
+    while True:
+        candidate = datetime.combine(day, schedule.due_at, tzinfo=where)
+        candidate = candidate.astimezone(timezone.utc).astimezone(where)
+        if candidate >= earliest:
+            return candidate
+        day += timedelta(days=1)
+
+
+def _relative(deadline: datetime, now: datetime) -> str:
+    seconds = (deadline - now).total_seconds()
+    ahead = seconds >= 0
+    minutes = int(abs(seconds)) // 60
+    if minutes < 120:
+        amount = f"{minutes} minute" + ("" if minutes == 1 else "s")
+    elif minutes < 72 * 60:
+        amount = f"{minutes // 60} hours"
+    else:
+        amount = f"{minutes // (24 * 60)} days"
+    return f"in {amount}" if ahead else f"{amount} ago"
+
+
+def describe(deadline: datetime, where: tzinfo | None = None, now: datetime | None = None) -> str:
+    """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (without the last part when `now` is None);
+    in the zone `where`, or in the time's own offset."""
+    local = deadline.astimezone(where) if where is not None else deadline
+    text = (
+        f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year}, "
+        f"{local.strftime('%H:%M')} {local.tzname()}"
+    )
+    return text if now is None else f"{text}, {_relative(deadline, now)}"

@@ -1,0 +1,248 @@
+"""Deadlines of a game directory: the pending turn's deadline, the moderator's changes to it,
+the autopilot for players who missed it, and the outage guard.
+
+The deadline of resolution r is derived from the history alone: `Schedule` applied to the time
+of resolution r-1, then the moderator's changes for r (history/deadlines/NNNN-K.toml, written
+once, never changed) in order, the last one winning. The game file holds a copy for readers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+
+import tomli_w
+
+from pbem.core.autopilot import AUTOPILOT_FILE, autopilot_text
+from pbem.errors import GameFileError, PbemError
+from pbem.game import clock
+from pbem.game.store import (
+    HISTORY,
+    Game,
+    HistoryRecord,
+    OrderRecord,
+    _load_toml,
+    atomic_write,
+    history_count,
+    locked,
+    read_game,
+    read_history,
+    write_game,
+)
+from pbem.game.undo import check_not_interrupted
+
+DEADLINES = "deadlines"
+_CHANGE_FILE = re.compile(r"^(\d{4})-(\d+)\.toml$")
+
+
+class NeedsForce(PbemError):
+    """More than half of the players would be played by the autopilot: an outage, perhaps."""
+
+
+@dataclass(frozen=True)
+class DeadlineChange:
+    """The moderator moved the deadline of a pending resolution: when, to what, and why."""
+
+    resolution: int
+    number: int
+    time: str
+    deadline: str
+    previous: str | None
+    why: str
+    extend: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "resolution": self.resolution,
+            "number": self.number,
+            "time": self.time,
+            "deadline": self.deadline,
+        }
+        if self.previous is not None:
+            out["previous"] = self.previous
+        if self.extend is not None:
+            out["extend"] = self.extend
+        out["why"] = self.why
+        return out
+
+
+def schedule_from_options(
+    turn_time: str | None, due_at: str | None, zone: str = clock.UTC
+) -> clock.Schedule | None:
+    """The deadlines of `pbem new --turn-time --due-at --timezone` (None: no deadlines)."""
+    if turn_time is None:
+        if due_at is not None or zone != clock.UTC:
+            raise PbemError("--due-at and --timezone need --turn-time (how long a turn lasts)")
+        return None
+    clock.zone(zone)
+    return clock.Schedule(
+        clock.parse_duration(turn_time),
+        clock.parse_time_of_day(due_at) if due_at else None,
+        zone,
+    )
+
+
+def changes_folder(directory: Path) -> Path:
+    return directory / HISTORY / DEADLINES
+
+
+def deadline_changes(directory: Path, resolution: int) -> list[DeadlineChange]:
+    """The moderator's changes to the deadline of `resolution`, in the order made."""
+    folder = changes_folder(directory)
+    if not folder.is_dir():
+        return []
+    found: list[tuple[int, Path]] = []
+    for path in folder.iterdir():
+        match = _CHANGE_FILE.match(path.name)
+        if match and int(match.group(1)) == resolution:
+            found.append((int(match.group(2)), path))
+    out = []
+    for _, path in sorted(found):
+        data = _load_toml(path)
+        try:
+            out.append(
+                DeadlineChange(
+                    int(data["resolution"]),
+                    int(data["number"]),
+                    str(data["time"]),
+                    str(data["deadline"]),
+                    str(data["previous"]) if "previous" in data else None,
+                    str(data.get("why", "")),
+                    str(data["extend"]) if "extend" in data else None,
+                )
+            )
+        except (KeyError, ValueError, TypeError) as err:
+            raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
+    return out
+
+
+def resolution_time(directory: Path, resolution: int) -> datetime | None:
+    """When a resolution was made, as its history file records (None if it does not)."""
+    record = read_history(directory, resolution)
+    return clock.parse_instant(record.time, "time") if record.time else None
+
+
+def scheduled_deadline(game: Game, previous_time: datetime | None) -> datetime | None:
+    """The deadline the schedule gives after a resolution made at `previous_time`."""
+    if game.schedule is None or previous_time is None:
+        return None
+    return clock.next_deadline(previous_time, game.schedule)
+
+
+def pending_deadline(directory: Path, game: Game, resolution: int) -> datetime | None:
+    """The deadline of `resolution` as the history gives it (see the module's docstring)."""
+    if game.schedule is None or resolution < 1:
+        return None
+    deadline = scheduled_deadline(game, resolution_time(directory, resolution - 1))
+    for change in deadline_changes(directory, resolution):
+        deadline = clock.parse_instant(change.deadline, "deadline")
+    return deadline
+
+
+def change_deadline(
+    directory: Path,
+    now: datetime,
+    why: str,
+    extend: str | None = None,
+    set_to: str | None = None,
+) -> tuple[Game, DeadlineChange]:
+    """Move the pending turn's deadline by `extend` (a duration) or to `set_to` (ISO 8601),
+    recording the change with its reason in the history."""
+    if (extend is None) == (set_to is None):
+        raise PbemError("give either --extend DURATION or --set TIME")
+    if not why.strip():
+        raise PbemError('say why the deadline moves: --why "alice is on holiday"')
+    with locked(directory):
+        check_not_interrupted(directory)
+        game = read_game(directory)
+        if game.schedule is None:
+            raise PbemError(
+                f"game '{game.name}' has no deadlines (it was created without --turn-time)"
+            )
+        if game.state.phase.value == "over":
+            raise PbemError(f"game '{game.name}' is over: there is no deadline to move")
+        r = game.state.resolution
+        if history_count(directory) != r:
+            raise GameFileError("a resolution was interrupted: run 'pbem resolve' first")
+        current = pending_deadline(directory, game, r)
+        if extend is not None:
+            if current is None:
+                raise PbemError("this turn has no deadline yet to extend: use --set")
+            new = current + clock.parse_duration(extend)
+        else:
+            assert set_to is not None
+            new = clock.parse_instant(set_to, "--set")
+        where = game.schedule.zone
+        number = len(deadline_changes(directory, r)) + 1
+        change = DeadlineChange(
+            r,
+            number,
+            clock.iso(now),
+            clock.iso(new, where),
+            clock.iso(current, where) if current else None,
+            why.strip(),
+            clock.format_duration(clock.parse_duration(extend)) if extend else None,
+        )
+        path = changes_folder(directory) / f"{r:04d}-{number}.toml"
+        atomic_write(path, tomli_w.dumps(change.to_dict()))
+        moved = replace(game, deadline=new)
+        write_game(moved)
+        return moved, change
+
+
+def missed_orders(
+    game: Game, missing: Sequence[str], deadline: datetime | None, now: datetime | None
+) -> str | None:
+    """Why the players in `missing` cannot get autopilot orders yet (None when they can; ""
+    in a game without deadlines, where nothing needs saying)."""
+    turn = game.state.turn
+    if game.schedule is None:
+        return ""
+    if deadline is None or now is None:
+        return "the deadline is not known: give the time with --now"
+    if now < deadline:
+        when = clock.describe(deadline, game.schedule.zone, now)
+        return (
+            f"turn {turn} is due by {when}; after that the autopilot plays for {', '.join(missing)}"
+        )
+    return None
+
+
+def outage_guard(game: Game, missing: Sequence[str]) -> str | None:
+    """The reason to refuse when more than half the living players would be played by the
+    autopilot (counting those who missed their last turn): a mail outage, perhaps."""
+    living = [p for p in game.state.players if p.alive]
+    silent = {p.name for p in living if p.missed} | set(missing)
+    if len(silent) * 2 <= len(living):
+        return None
+    return (
+        f"{len(silent)} of the {len(living)} players would be played by the autopilot "
+        f"({', '.join(sorted(silent))}): if mail was down, fetch it and resolve again; to let "
+        "the autopilot play, resolve with --force"
+    )
+
+
+def autopilot_records(game: Game, missing: Sequence[str]) -> list[OrderRecord]:
+    """The autopilot's order files for the players who missed the deadline."""
+    out = []
+    for name in missing:
+        reg = game.registration(name)
+        text = autopilot_text(game.state, name, reg.secret if reg else "")
+        out.append(OrderRecord(name, AUTOPILOT_FILE, text, autopilot=True))
+    return out
+
+
+def autopilot_too_early(directory: Path, game: Game, record: HistoryRecord) -> str | None:
+    """For the audit: why the autopilot may not have played in this resolution (it may only
+    at or after the deadline of its turn), or None."""
+    if not any(o.autopilot for o in record.orders):
+        return None
+    deadline = pending_deadline(directory, game, record.resolution)
+    if deadline is None or record.time is None:
+        return "autopilot orders in a turn without a known deadline"
+    if clock.parse_instant(record.time, "time") < deadline:
+        return f"the autopilot played at {record.time}, before the deadline {clock.iso(deadline)}"
+    return None

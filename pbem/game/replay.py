@@ -1,0 +1,75 @@
+"""Replaying the history: the setup from its record, a resolution from its order files.
+
+The audit, the recovery of an interrupted resolution and the undo all replay through here, so
+that they cannot disagree about what a history file means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core import engine
+from pbem.core.board import load_board
+from pbem.core.events import Event
+from pbem.core.orders import Orders, parse_orders
+from pbem.core.state import GameState, Options
+from pbem.errors import GameFileError
+from pbem.game.store import Game, OrderRecord, history_count, read_history
+
+
+def replay_setup(
+    setup: Mapping[str, Any], randomness: engine.Randomness
+) -> tuple[GameState, tuple[Event, ...]]:
+    """Resolution 0 again, from the [setup] section of history/0000.toml."""
+    return engine.new_game(
+        str(setup["game"]),
+        list(setup["players"]),
+        load_board(str(setup["board"])),
+        Options.from_dict(setup),
+        randomness,
+    )
+
+
+def recorded_orders(state: GameState, records: Sequence[OrderRecord]) -> list[Orders]:
+    """The orders of order files as the history keeps them, parsed again."""
+    return [parse_orders(o.text, state.board) for o in records]
+
+
+def replay_orders(
+    state: GameState,
+    records: Sequence[OrderRecord],
+    randomness: engine.Randomness,
+    orders: Sequence[Orders] | None = None,
+) -> tuple[GameState, tuple[Event, ...]]:
+    """A resolution again from its order files as the history keeps them (the autopilot's
+    among them, which count as missed turns); `orders`: the same, already parsed."""
+    if orders is None:
+        orders = recorded_orders(state, records)
+    autopilot = {o.player for o in records if o.autopilot}
+    return engine.resolve(state, orders, randomness, autopilot)
+
+
+def state_after(game: Game, resolution: int) -> GameState:
+    """The state after `resolution`, replayed from history/0000.toml, checked against the
+    digest each history file records."""
+    from pbem.core.state import state_digest
+
+    if resolution >= history_count(game.path):
+        raise GameFileError(f"history/{resolution:04d}.toml is missing")
+    state: GameState | None = None
+    for r in range(resolution + 1):
+        record = read_history(game.path, r)
+        if r == 0:
+            if record.setup is None:
+                raise GameFileError("history/0000.toml has no [setup] section")
+            state, _ = replay_setup(record.setup, game.randomness(0))
+        else:
+            assert state is not None
+            state, _ = replay_orders(state, record.orders, game.randomness(r))
+        if state_digest(state) != record.state_digest:
+            raise GameFileError(
+                f"history/{r:04d}.toml does not replay to the state it records: run 'pbem audit'"
+            )
+    assert state is not None
+    return state

@@ -1,0 +1,224 @@
+"""The moderator's undo: take back the last resolution, keeping every file of it.
+
+`undo_last` moves history/NNNN.toml, reports/NNNN/ and the used order files into
+history/undone/NNNN-<n>/ (n: the how-many-th undo of resolution NNNN), with undo.toml saying
+when and why; the order files go back into orders/ and game.toml returns to the state before.
+The next resolution NNNN uses the same key: keys come from the chain by resolution number.
+
+Crash safety: the undo is first written down in history/undo.toml; every step after that can
+be done again; the last one removes history/undo.toml. `pbem undo` run again after a crash
+finishes the interrupted undo, and `pbem resolve` refuses until it is finished.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+
+import tomli_w
+
+from pbem.errors import GameFileError, PbemError
+from pbem.game import clock
+from pbem.game.store import (
+    HISTORY,
+    ORDERS,
+    _load_toml,
+    atomic_write,
+    history_count,
+    history_path,
+    locked,
+    read_game,
+    read_history_file,
+    report_dir,
+    write_game,
+)
+
+UNDONE = "undone"
+PENDING = "undo.toml"
+RECORD = "undo.toml"
+_FOLDER = re.compile(r"^(\d{4})-(\d+)$")
+
+
+@dataclass(frozen=True)
+class UndoRecord:
+    """One undone resolution: which, the how-many-th undo of it, when, why, and its key."""
+
+    resolution: int
+    attempt: int
+    time: str
+    why: str
+    key: str
+    turn: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "resolution": self.resolution,
+            "attempt": self.attempt,
+            "turn": self.turn,
+            "time": self.time,
+            "key": self.key,
+            "why": self.why,
+        }
+
+    @classmethod
+    def from_file(cls, path: Path) -> UndoRecord:
+        data = _load_toml(path)
+        try:
+            return cls(
+                int(data["resolution"]),
+                int(data["attempt"]),
+                str(data["time"]),
+                str(data["why"]),
+                str(data["key"]),
+                int(data["turn"]),
+            )
+        except (KeyError, ValueError, TypeError) as err:
+            raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
+
+    @property
+    def folder_name(self) -> str:
+        return f"{self.resolution:04d}-{self.attempt}"
+
+    def note(self) -> str:
+        """One line for reports and `pbem dice`."""
+        try:
+            when = clock.describe(clock.parse_instant(self.time, "time"))
+        except PbemError:
+            when = self.time
+        return (
+            f"resolution {self.resolution} (turn {self.turn}) was undone on {when}: {self.why}"
+            + (f" (undo number {self.attempt} of that resolution)" if self.attempt > 1 else "")
+        )
+
+
+def undone_root(directory: Path) -> Path:
+    return directory / HISTORY / UNDONE
+
+
+def undone_folder(directory: Path, record: UndoRecord) -> Path:
+    return undone_root(directory) / record.folder_name
+
+
+def undo_records(directory: Path) -> list[UndoRecord]:
+    """Every completed undo of the game, by resolution then attempt."""
+    root = undone_root(directory)
+    if not root.is_dir():
+        return []
+    out = []
+    for folder in root.iterdir():
+        if _FOLDER.match(folder.name) and (folder / RECORD).is_file():
+            out.append(UndoRecord.from_file(folder / RECORD))
+    pending = _pending(directory)
+    return sorted(
+        (r for r in out if pending is None or r != pending),
+        key=lambda r: (r.resolution, r.attempt),
+    )
+
+
+def undone_notes(directory: Path) -> list[str]:
+    """What every report says of the undone resolutions so far."""
+    return [r.note() for r in undo_records(directory)]
+
+
+def _pending(directory: Path) -> UndoRecord | None:
+    path = directory / HISTORY / PENDING
+    return UndoRecord.from_file(path) if path.is_file() else None
+
+
+def check_not_interrupted(directory: Path) -> None:
+    """Refuse to go on while an undo is half done."""
+    pending = _pending(directory)
+    if pending is not None:
+        raise GameFileError(
+            f"the undo of resolution {pending.resolution} was interrupted: run 'pbem undo' "
+            "again to finish it"
+        )
+
+
+def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, bool]:
+    """Undo the last resolution (or finish an interrupted undo: then True)."""
+    with locked(directory):
+        pending = _pending(directory)
+        if pending is not None:
+            _carry_out(directory, pending)
+            return pending, True
+        if not why.strip():
+            raise PbemError('say why the resolution is undone: --why "bob\'s orders came late"')
+        game = read_game(directory)
+        count = history_count(directory)
+        if count != game.state.resolution:
+            raise GameFileError("a resolution was interrupted: run 'pbem resolve' to finish it")
+        r = count - 1
+        if r < 1:
+            raise PbemError("there is no resolution to undo: the setup cannot be undone")
+        history = read_history_file(history_path(directory, r))
+        attempt = 1 + sum(1 for u in undo_records(directory) if u.resolution == r)
+        record = UndoRecord(r, attempt, clock.iso(now), why.strip(), history.key, history.turn)
+        atomic_write(directory / HISTORY / PENDING, tomli_w.dumps(record.to_dict()))
+        _carry_out(directory, record)
+        return record, False
+
+
+def _copy(source: Path, target: Path) -> None:
+    atomic_write(target, source.read_bytes())
+
+
+def _carry_out(directory: Path, record: UndoRecord) -> None:
+    """Every step of an undo; each can be run again after a crash with the same result."""
+    from pbem.game import deadlines, replay
+
+    r = record.resolution
+    folder = undone_folder(directory, record)
+    atomic_write(folder / RECORD, tomli_w.dumps(record.to_dict()))
+    live = history_path(directory, r)
+    kept = folder / live.name
+    if live.exists():
+        _copy(live, kept)
+    if not kept.exists():
+        raise GameFileError(f"{kept} is missing: the undo cannot go on; restore from a backup")
+    history = read_history_file(kept)
+
+    reports = report_dir(directory, r)
+    if reports.is_dir():
+        for path in sorted(reports.iterdir()):
+            if path.is_file():
+                _copy(path, folder / "reports" / path.name)
+        shutil.rmtree(reports)
+
+    done = directory / ORDERS / "done" / f"{r:04d}"
+    for order in history.orders:
+        used = done / order.file
+        if order.autopilot or not used.is_file():
+            continue
+        _copy(used, folder / "orders" / order.file)
+        back = directory / ORDERS / order.file
+        if back.exists() and back.read_bytes() != used.read_bytes():
+            back = back.with_name(f"{back.stem}-r{r:04d}{back.suffix}")
+        os.replace(used, back)
+    if done.is_dir() and not any(done.iterdir()):
+        done.rmdir()
+
+    from pbem.mail.send import withdraw_reports
+
+    withdraw_reports(directory, r, folder / "outbox")
+
+    changes = deadlines.changes_folder(directory)
+    if changes.is_dir():
+        for path in sorted(changes.glob(f"{r + 1:04d}-*.toml")):
+            _copy(path, folder / "deadlines" / path.name)
+            path.unlink()
+
+    # game.toml goes back before the history file goes: in between, the directory looks like
+    # a resolution interrupted after its history was written, a state every reader accepts
+    # (and `pbem resolve` will not complete it while history/undo.toml is there).
+    game = read_game(directory)
+    before = replay.state_after(game, r - 1)
+    restored = replace(game, state=before)
+    write_game(replace(restored, deadline=deadlines.pending_deadline(directory, restored, r)))
+    if live.exists():
+        live.unlink()
+    (directory / HISTORY / PENDING).unlink(missing_ok=True)

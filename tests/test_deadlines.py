@@ -1,0 +1,439 @@
+"""Games driven through the command line and the clock (`--now`): deadlines, the autopilot for
+a missed turn, dropped players, the outage guard and the moderator's deadline changes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SEED, skeleton, snapshot
+
+from pbem.cli import main
+from pbem.core.state import NEUTRAL, Phase
+from pbem.game import clock
+from pbem.game.processor import audit_game
+from pbem.game.store import read_game, read_history
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+START = "2026-11-30T21:00+01:00"
+ROME = ["--turn-time", "48h", "--due-at", "20:00", "--timezone", "Europe/Rome"]
+SETUP_DUE = "2026-12-03T20:00:00+01:00"
+
+
+def run(*args: object, code: int = 0) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def new(directory: Path, *extra: str, players: str = "alice,bob,carol", now: str = START) -> Path:
+    run("new", directory, "--players", players, "--seed", SEED.hex(), "--now", now, *extra)
+    return directory
+
+
+def send(directory: Path, *players: str) -> None:
+    for player in players:
+        (directory / "orders" / f"{player}.toml").write_text(skeleton(directory, player))
+
+
+def at(moment: datetime) -> str:
+    return clock.iso(moment)
+
+
+def deadline(directory: Path) -> datetime:
+    due = read_game(directory).deadline
+    assert due is not None
+    return due
+
+
+def reports(directory: Path, resolution: int) -> dict[str, str]:
+    folder = directory / "reports" / f"{resolution:04d}"
+    return {p.name: p.read_text() for p in folder.glob("*.txt")}
+
+
+def test_the_deadline_is_in_the_game_file_every_report_and_view(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    doc = tomllib.loads((d / "game.toml").read_text())
+    assert doc["deadlines"] == {
+        "turn_time": "2d",
+        "due_at": "20:00",
+        "timezone": "Europe/Rome",
+        "deadline": SETUP_DUE,
+    }
+    text = (d / "reports" / "0000" / "alice.txt").read_text()
+    assert "Your orders are due by Thu 3 Dec 2026, 20:00 CET, in 71 hours." in text
+    assert "Thu 3 Dec 2026, 20:00 CET" in (d / "reports" / "0000" / "alice.html").read_text()
+    assert "Orders are due by Thu 3 Dec" in (d / "reports" / "0000" / "_moderator.txt").read_text()
+    view = json.loads((d / "reports" / "0000" / "bob.view.json").read_text())
+    assert view["deadline"] == SETUP_DUE
+    shown = json.loads(run("show", d, "--json", "--player", "carol"))
+    assert shown["deadline"] == SETUP_DUE
+    assert "due by Thu 3 Dec 2026, 20:00 CET" in run("show", d)
+    assert read_history(d, 0).time == "2026-11-30T21:00:00+01:00"
+
+
+def test_on_time_the_turn_resolves_and_the_next_is_due_turn_time_later(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", "2026-12-01T10:00+01:00")
+    assert read_history(d, 1).time == "2026-12-01T10:00:00+01:00"
+    assert clock.iso(deadline(d)) == "2026-12-03T20:00:00+01:00"
+    assert audit_game(d).resolutions == 2
+
+
+def test_before_the_deadline_resolve_refuses_and_says_when_the_turn_is_due(
+    tmp_path: Path,
+) -> None:
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob")
+    before = snapshot(d)
+    out = run("resolve", d, "--now", "2026-12-03T19:59+01:00", code=1)
+    assert "no valid orders from carol for turn 0" in out
+    assert "turn 0 is due by Thu 3 Dec 2026, 20:00 CET, in 1 minute" in out
+    assert snapshot(d) == before
+
+
+def test_a_game_without_deadlines_waits_for_ever(tmp_path: Path) -> None:
+    d = new(tmp_path / "g")
+    send(d, "alice", "bob")
+    out = run("resolve", d, "--now", "2031-01-01T00:00Z", code=1)
+    assert "no valid orders from carol" in out and "due" not in out
+    assert "deadlines" not in tomllib.loads((d / "game.toml").read_text())
+
+
+def test_the_setup_turn_with_one_silent_player_is_placed_by_the_autopilot(
+    tmp_path: Path,
+) -> None:
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob")
+    out = run("resolve", d, "--now", SETUP_DUE)
+    assert "Resolved" in out
+    record = read_history(d, 1)
+    carol = next(o for o in record.orders if o.player == "carol")
+    assert carol.autopilot and carol.file == "(autopilot)"
+    assert carol.text.startswith("# Written by the autopilot")
+    assert not any(o.autopilot for o in record.orders if o.player != "carol")
+    game = read_game(d)
+    assert game.state.player("carol").missed == 1
+    assert game.state.player("carol").to_place == 0
+    secret = game.registration("carol").secret  # type: ignore[union-attr]
+    for name, text in reports(d, 1).items():
+        assert "No orders from carol by the deadline: autopilot placed" in text, name
+        assert "carol placed" not in text, name
+        if not name.startswith(("carol", "_")):
+            assert secret not in text
+    warning = (
+        "You sent no valid orders for your last turn: the autopilot played for you. Miss 2 "
+        "more turns in a row and you leave the game; valid orders reset the count."
+    )
+    texts = reports(d, 1)
+    assert warning in texts["carol.txt"]
+    assert warning in (d / "reports" / "0001" / "carol.html").read_text()
+    assert not any("You sent no valid orders" in texts[n] for n in ("alice.txt", "bob.txt"))
+    assert "(missed 1 in a row)" in (d / "reports" / "0001" / "_moderator.txt").read_text()
+    assert "missed 1 in a row" in run("show", d)
+    assert audit_game(d).resolutions == 2
+
+
+def _drive_until_carol_is_dropped(d: Path) -> list[int]:
+    """Everyone but carol plays on time; carol never answers. The resolutions she missed."""
+    missed = []
+    for _ in range(12):
+        game = read_game(d)
+        if game.state.player("carol").dropped:
+            return missed
+        if "carol" in game.state.awaiting():
+            missed.append(game.state.resolution)
+            send(d, *(p for p in game.state.awaiting() if p != "carol"))
+            run("resolve", d, "--now", at(deadline(d) + timedelta(minutes=5)))
+        else:
+            send(d, *game.state.awaiting())
+            run("resolve", d, "--now", at(deadline(d) - timedelta(hours=3)))
+    raise AssertionError("carol was never dropped")
+
+
+def test_three_misses_and_carol_leaves_the_game_as_neutral_armies(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    missed = _drive_until_carol_is_dropped(d)
+    assert len(missed) == 3
+    last = missed[-1]
+    before = read_history(d, last - 1)
+    assert before.state_digest
+    game = read_game(d)
+    carol = game.state.player("carol")
+    assert carol.dropped and not carol.alive and carol.hand == ()
+    assert game.state.owned("carol") == ()
+    assert game.state.owned(NEUTRAL)
+    for name, text in reports(d, last).items():
+        assert "carol missed 3 turns in a row and leaves the game" in text, name
+        assert "stay as neutral armies that only defend" in text
+    assert "(dropped)" in (d / "reports" / f"{last:04d}" / "_moderator.txt").read_text()
+    shown = run("show", d)
+    assert "(dropped)" in shown
+    neutral = [NEUTRAL, "14", str(game.state.total_armies(NEUTRAL))]
+    assert neutral in [line.split() for line in shown.splitlines()]
+    view = json.loads((d / "reports" / f"{last:04d}" / "alice.view.json").read_text())
+    assert next(p for p in view["players"] if p["name"] == "carol")["dropped"] is True
+    assert audit_game(d).resolutions == last + 1
+
+
+def test_valid_orders_before_the_drop_reset_the_count(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob")
+    run("resolve", d, "--now", SETUP_DUE)
+    assert read_game(d).state.player("carol").missed == 1
+    for _ in range(3):
+        game = read_game(d)
+        send(d, *game.state.awaiting())
+        run("resolve", d, "--now", at(deadline(d) - timedelta(hours=1)))
+        if "carol" not in game.state.awaiting():
+            continue
+        assert read_game(d).state.player("carol").missed == 0
+        return
+    raise AssertionError("carol never played")
+
+
+def _neutral_target(d: Path) -> tuple[str, str, str]:
+    """The current player's territory beside the weakest neutral one: (player, from, to)."""
+    state = read_game(d).state
+    me = state.current_player.name
+    options = [
+        (state.armies(n), n, t)
+        for t in state.owned(me)
+        for n in state.board.neighbours(t)
+        if state.owner(n) == NEUTRAL
+    ]
+    _, target, source = min(options)
+    return me, source, target
+
+
+def test_a_dropped_players_territory_can_be_conquered(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    _drive_until_carol_is_dropped(d)
+    for _ in range(6):
+        me, source, target = _neutral_target(d)
+        text = skeleton(d, me).split("\n[[place]]")[0]
+        text += (
+            f'\n[[place]]\nterritory = "{source}"\narmies = "rest"\n'
+            f'\n[[attack]]\nfrom = "{source}"\nto = "{target}"\n'
+        )
+        (d / "orders" / f"{me}.toml").write_text(text)
+        run("resolve", d, "--now", at(deadline(d) - timedelta(hours=1)))
+        if read_game(d).state.owner(target) == me:
+            break
+    else:
+        raise AssertionError("no neutral territory taken in six turns")
+    assert audit_game(d)
+
+
+def test_a_game_is_won_when_everyone_else_is_dropped(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME, "--drop-after", "1", players="alice,bob")
+    send(d, "alice")
+    run("resolve", d, "--now", SETUP_DUE)
+    game = read_game(d)
+    assert game.state.phase is Phase.OVER and game.state.winner == "alice"
+    assert game.deadline is None
+    text = (d / "reports" / "0001" / "alice.txt").read_text()
+    assert "bob missed 1 turn in a row and leaves the game" in text
+    assert "alice has won the game!" in text
+    assert "due by" not in text
+    assert audit_game(d).resolutions == 2
+
+
+def test_the_outage_guard_refuses_and_force_lets_the_autopilot_play(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice")
+    before = snapshot(d)
+    out = run("resolve", d, "--now", SETUP_DUE, code=1)
+    assert "2 of the 3 players would be played by the autopilot (bob, carol)" in out
+    assert "--force" in out
+    assert snapshot(d) == before
+    run("resolve", d, "--now", SETUP_DUE, "--force")
+    record = read_history(d, 1)
+    assert sorted(o.player for o in record.orders if o.autopilot) == ["bob", "carol"]
+    assert audit_game(d).resolutions == 2
+
+
+def test_the_outage_guard_counts_players_who_missed_their_last_turn(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME, players="alice,bob,carol,dave")
+    send(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", SETUP_DUE)  # dave: 1 of 4
+    game = read_game(d)
+    seats = [p.name for p in game.state.players]
+    while read_game(d).state.current_player.name != "dave":
+        send(d, *read_game(d).state.awaiting())
+        run("resolve", d, "--now", at(deadline(d) - timedelta(hours=1)))
+    # dave misses again (still 1 of 4); the next silent one would make 2 of 4: allowed;
+    # a third would make 3 of 4.
+    run("resolve", d, "--now", at(deadline(d)))
+    silent = ["dave"]
+    for _ in range(2):
+        name = read_game(d).state.current_player.name
+        assert name in seats
+        silent.append(name)
+        if len(silent) * 2 > 4:
+            out = run("resolve", d, "--now", at(deadline(d)), code=1)
+            assert "3 of the 4 players would be played by the autopilot" in out
+            return
+        run("resolve", d, "--now", at(deadline(d)))
+    raise AssertionError("the guard never refused")
+
+
+def test_deadline_extend_moves_the_turn_and_is_recorded_with_its_reason(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    out = run("deadline", d, "--extend", "24h", "--why", "carol is on holiday", "--now", START)
+    assert "now due by Fri 4 Dec 2026, 20:00 CET" in out
+    change = tomllib.loads((d / "history" / "deadlines" / "0001-1.toml").read_text())
+    assert change == {
+        "resolution": 1,
+        "number": 1,
+        "time": "2026-11-30T21:00:00+01:00",
+        "deadline": "2026-12-04T20:00:00+01:00",
+        "previous": SETUP_DUE,
+        "extend": "1d",
+        "why": "carol is on holiday",
+    }
+    assert clock.iso(deadline(d)) == "2026-12-04T20:00:00+01:00"
+    send(d, "alice", "bob")
+    run("resolve", d, "--now", SETUP_DUE, code=1)
+    run("resolve", d, "--now", "2026-12-04T20:00+01:00")
+    assert audit_game(d).resolutions == 2
+
+
+def test_deadline_set_and_its_mistakes(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    before = snapshot(d)
+    assert "has no offset" in run("deadline", d, "--set", "2026-12-05T20:00", "--why", "x", code=1)
+    assert "either --extend" in run("deadline", d, "--why", "x", code=1)
+    assert "not a duration" in run("deadline", d, "--extend", "soon", "--why", "x", code=1)
+    assert snapshot(d) == before
+    run("deadline", d, "--set", "2026-12-05T18:00Z", "--why", "server moved", "--now", START)
+    assert clock.iso(deadline(d)) == "2026-12-05T19:00:00+01:00"
+    plain = new(tmp_path / "plain")
+    assert "has no deadlines" in run("deadline", plain, "--extend", "1d", "--why", "x", code=1)
+
+
+def test_a_deadline_across_the_spring_change_in_rome(tmp_path: Path) -> None:
+    d = new(
+        tmp_path / "g",
+        "--turn-time",
+        "1d",
+        "--due-at",
+        "20:00",
+        "--timezone",
+        "Europe/Rome",
+        now="2027-03-26T20:00+01:00",
+    )
+    assert clock.iso(deadline(d)) == "2027-03-27T20:00:00+01:00"
+    send(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", "2027-03-27T20:00+01:00")
+    view = json.loads((d / "reports" / "0001" / "alice.view.json").read_text())
+    assert view["deadline"] == "2027-03-28T20:00:00+02:00"
+    assert (
+        "Sun 28 Mar 2027, 20:00 CEST, in 23 hours"
+        in (d / "reports" / "0001" / "_moderator.txt").read_text()
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--turn-time", "soon"], "not a duration"),
+        (["--due-at", "20:00"], "need --turn-time"),
+        (["--turn-time", "1d", "--timezone", "Mars/Olympus"], "not a time zone"),
+        (["--turn-time", "1d", "--due-at", "8pm"], "HH:MM"),
+    ],
+)
+def test_bad_deadline_options_create_nothing(
+    tmp_path: Path, extra: list[str], message: str
+) -> None:
+    out = run("new", tmp_path / "g", "--players", "a,b,c", "--now", START, *extra, code=1)
+    assert message in out
+    assert not (tmp_path / "g").exists()
+
+
+def _drive(d: Path) -> Iterator[str]:
+    """A whole deadline game: carol silent until dropped, then two more turns on time."""
+    _drive_until_carol_is_dropped(d)
+    for _ in range(2):
+        send(d, *read_game(d).state.awaiting())
+        now = at(deadline(d) - timedelta(hours=2))
+        run("resolve", d, "--now", now)
+        yield now
+
+
+def test_same_seed_orders_and_times_give_byte_identical_directories(tmp_path: Path) -> None:
+    one = new(tmp_path / "one", *ROME, "--name", "same")
+    two = new(tmp_path / "two", *ROME, "--name", "same")
+    assert list(_drive(one)) == list(_drive(two))
+    assert snapshot(one) == snapshot(two)
+
+
+def test_replaying_on_another_day_changes_nothing_written(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    list(_drive(d))
+    written = snapshot(d)
+    assert "audit passed" in run("audit", d)
+    run("dice", d)
+    run("show", d)
+    assert snapshot(d) == written
+    # Years later the pending player has still not answered: the autopilot plays that turn,
+    # and every file already written stays as it was.
+    run("resolve", d, "--now", "2031-06-01T12:00Z")
+    after = snapshot(d)
+    changed = [
+        name
+        for name, data in written.items()
+        if after.get(name) != data and name != "game.toml" and not name.startswith("orders/")
+    ]
+    assert changed == []
+    assert "audit passed" in run("audit", d)
+
+
+def test_audit_refuses_an_autopilot_that_played_before_the_deadline(tmp_path: Path) -> None:
+    import tomli_w
+
+    from pbem.errors import AuditError
+
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob")
+    run("resolve", d, "--now", SETUP_DUE)
+    send(d, *read_game(d).state.awaiting())
+    run("resolve", d, "--now", at(deadline(d) - timedelta(hours=1)))
+    path = d / "history" / "0001.toml"
+    data = tomllib.loads(path.read_text())
+    data["time"] = "2026-12-03T19:00:00+01:00"
+    path.write_text(tomli_w.dumps(data, multiline_strings=True))
+    with pytest.raises(AuditError, match="resolution 1 .*before the deadline 2026-12-03T20:00"):
+        audit_game(d)
+
+
+def test_resolve_says_who_the_autopilot_played_for_and_who_left(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME, "--drop-after", "1", players="alice,bob")
+    send(d, "alice")
+    out = run("resolve", d, "--now", SETUP_DUE)
+    assert "No orders from bob by the deadline." in out
+    assert "bob missed 1 turn in a row and leaves the game" in out
+    assert "The game is over: alice won." in out
+
+
+def test_a_drop_is_told_with_the_armies_and_cards_left() -> None:
+    from pbem.core.events import Dropped
+    from pbem.present.report import narrate
+
+    assert narrate(Dropped("carol", 3, 14, 43, 2), "alice") == (
+        "carol missed 3 turns in a row and leaves the game: their 43 armies on 14 territories "
+        "stay as neutral armies that only defend, their 2 cards go where traded cards go, and "
+        "their seat is skipped."
+    )
+    assert "1 card goes" in narrate(Dropped("carol", 1, 1, 1, 1), None)
+    assert "1 army on 1 territory" in narrate(Dropped("carol", 1, 1, 1, 1), None)

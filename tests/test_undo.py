@@ -1,0 +1,252 @@
+"""The moderator's undo: the last resolution taken back, kept in history/undone/, the same key
+when it is resolved again, shown in `pbem dice`, later reports and the audit; crash-safe."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import tomli_w
+from click.testing import CliRunner
+from conftest import attacking, new_game, skeleton, snapshot, write_skeletons
+
+from pbem.cli import main
+from pbem.core.dice import Stream
+from pbem.errors import AuditError, GameFileError, PbemError
+from pbem.game import processor, store, undo
+from pbem.game.clock import parse_instant
+from pbem.game.store import HistoryRecord, read_game, read_history, read_history_file
+
+NOW = parse_instant("2026-12-01T09:00Z")
+WHY = "bob's orders were in the spam folder"
+
+
+def run(*args: object, code: int = 0) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def _resolved_twice(directory: Path) -> dict[str, bytes]:
+    """Play the setup and one turn with attacks; the snapshot just before the turn."""
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    write_skeletons(directory)
+    before = snapshot(directory)
+    processor.resolve_game(directory)
+    return before
+
+
+def test_undo_keeps_every_file_and_returns_the_game_to_the_state_before(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    before = _resolved_twice(d)
+    used = sorted(p.name for p in (d / "orders" / "done" / "0002").iterdir())
+    record, finished = undo.undo_last(d, NOW, WHY)
+    assert (record.resolution, record.attempt, finished) == (2, 1, False)
+    after = snapshot(d)
+    assert {k: v for k, v in after.items() if not k.startswith("history/undone/")} == before
+    kept = d / "history" / "undone" / "0002-1"
+    assert (kept / "0002.toml").is_file()
+    assert sorted(p.name for p in (kept / "orders").iterdir()) == used
+    assert (kept / "reports" / "alice.txt").is_file()
+    assert (kept / "undo.toml").read_text().count(WHY) == 1
+    assert not (d / "history" / "0002.toml").exists()
+    assert not (d / "reports" / "0002").exists()
+    assert processor.audit_game(d).resolutions == 2
+
+
+def test_undo_is_repeatable_back_to_the_setup_and_no_further(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    created = (d / "game.toml").read_bytes()
+    _resolved_twice(d)
+    undo.undo_last(d, NOW, WHY)
+    undo.undo_last(d, NOW, "and the setup turn too")
+    assert (d / "game.toml").read_bytes() == created
+    assert sorted(p.name for p in (d / "history" / "undone").iterdir()) == ["0001-1", "0002-1"]
+    with pytest.raises(PbemError, match="the setup cannot be undone"):
+        undo.undo_last(d, NOW, WHY)
+    with pytest.raises(PbemError, match="say why"):
+        undo.undo_last(d, NOW, "  ")
+
+
+def _stream_matches(key: str, record: HistoryRecord) -> bool:
+    """Whether every die of the record is the next one of the key's public stream."""
+    stream = Stream.public(bytes.fromhex(key))
+    return all(
+        list(stream.dice(len(r["attacker"]))) == r["attacker"]
+        and list(stream.dice(len(r["defender"]))) == r["defender"]
+        for r in record.rolls()
+    )
+
+
+def test_resolved_again_with_other_orders_it_uses_the_same_key_and_dice(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    first = read_history(d, 2)
+    undo.undo_last(d, NOW, WHY)
+    player = read_game(d).state.awaiting()[0]
+    text = attacking(skeleton(d, player)).replace("stop_at = 3", "dice = 2\nstop_at = 2")
+    (d / "orders" / f"{player}.toml").write_text(text)
+    processor.resolve_game(d)
+    second = read_history(d, 2)
+    assert second.orders[0].text != first.orders[0].text
+    assert second.key == first.key
+    assert first.rolls() and second.rolls() and first.rolls() != second.rolls()
+    assert _stream_matches(first.key, first) and _stream_matches(second.key, second)
+
+
+def test_an_undone_resolution_shows_in_dice_later_reports_and_audit(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    run("undo", d, "--why", WHY, "--now", "2026-12-01T09:00Z")
+    run("resolve", d, "--now", "2026-12-01T10:00Z")
+    out = run("dice", d)
+    assert "resolution 2 UNDONE" in out
+    note = f"resolution 2 (turn 1) was undone on Tue 1 Dec 2026, 09:00 UTC: {WHY}"
+    assert note in out
+    entries = json.loads(run("dice", d, "--json", "--resolution", "2"))
+    assert [e.get("undone", {}).get("why") for e in entries] == [WHY, None]
+    assert entries[0]["key"] == entries[1]["key"]
+    for name in ("alice.txt", "bob.html", "_moderator.txt"):
+        assert note in (d / "reports" / "0002" / name).read_text().replace("&#39;", "'")
+    assert "audit passed: 3 resolutions" in run("audit", d)
+
+
+@pytest.mark.parametrize("tamper", ["key", "die"])
+def test_audit_checks_the_undone_resolutions_against_the_chain(tmp_path: Path, tamper: str) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    undo.undo_last(d, NOW, WHY)
+    path = d / "history" / "undone" / "0002-1" / "0002.toml"
+    data = store._load_toml(path)
+    if tamper == "key":
+        data["key"] = "00" * 32
+    else:
+        roll = next(e for e in data["events"] if e["type"] == "rolled")
+        roll["attacker"][0] = roll["attacker"][0] % 6 + 1
+    path.write_text(tomli_w.dumps(data, multiline_strings=True))
+    with pytest.raises(AuditError, match="undone resolution 2"):
+        processor.audit_game(d)
+
+
+def test_undoing_the_same_resolution_again_is_its_second_undo(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    undo.undo_last(d, NOW, WHY)
+    processor.resolve_game(d)
+    record, _ = undo.undo_last(d, NOW, "tried twice")
+    assert record.attempt == 2
+    assert "undo number 2 of that resolution" in record.note()
+    kept = [
+        read_history_file(p / "0002.toml") for p in sorted((d / "history" / "undone").iterdir())
+    ]
+    assert kept[0] == kept[1]  # the same orders and the same key: the same dice
+    assert processor.audit_game(d).resolutions == 2
+
+
+def test_a_newer_order_file_in_orders_is_not_overwritten(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    used = next((d / "orders" / "done" / "0002").iterdir())
+    (d / "orders" / used.name).write_text("# the next turn's orders, already mailed in\n")
+    undo.undo_last(d, NOW, WHY)
+    assert (d / "orders" / used.name).read_text().startswith("# the next turn's")
+    assert (d / "orders" / f"{used.stem}-r0002.toml").read_bytes() == (
+        d / "history" / "undone" / "0002-1" / "orders" / used.name
+    ).read_bytes()
+
+
+def test_an_autopilot_file_is_not_put_back_into_orders(tmp_path: Path) -> None:
+    d = tmp_path / "g"
+    run(
+        "new", d, "--players", "alice,bob,carol", "--turn-time", "1d",
+        "--now", "2026-12-01T00:00Z",
+    )  # fmt: skip
+    before = {}
+    for player in ("alice", "bob"):
+        (d / "orders" / f"{player}.toml").write_text(skeleton(d, player))
+    before = snapshot(d)
+    run("resolve", d, "--now", "2026-12-02T00:00Z")
+    run("deadline", d, "--extend", "1h", "--why", "x", "--now", "2026-12-02T00:01Z")
+    run("undo", d, "--why", "carol's mail came late", "--now", "2026-12-02T01:00Z")
+    after = snapshot(d)
+    assert {k: v for k, v in after.items() if not k.startswith("history/undone/")} == before
+    assert (d / "history" / "undone" / "0001-1" / "deadlines" / "0002-1.toml").is_file()
+    assert "audit passed" in run("audit", d)
+
+
+class Crash(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("name", "calls"),
+    [("atomic_write", 1), ("_copy", 1), ("_copy", 5), ("write_game", 1), ("read_game", 2)],
+)
+def test_an_interrupted_undo_run_again_gives_the_same_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, calls: int
+) -> None:
+    clean = new_game(tmp_path / "clean")
+    crashed = new_game(tmp_path / "crashed")
+    _resolved_twice(clean)
+    _resolved_twice(crashed)
+    undo.undo_last(clean, NOW, WHY)
+
+    original = getattr(undo, name)
+    count = 0
+
+    def crash_after(*args: object, **kwargs: object) -> object:
+        nonlocal count
+        result = original(*args, **kwargs)
+        count += 1
+        if count == calls:
+            raise Crash(name)
+        return result
+
+    monkeypatch.setattr(undo, name, crash_after)
+    with pytest.raises(Crash):
+        undo.undo_last(crashed, NOW, WHY)
+    monkeypatch.setattr(undo, name, original)
+    with pytest.raises(GameFileError, match="undo of resolution 2 was interrupted"):
+        processor.resolve_game(crashed)
+    later = parse_instant("2027-01-01T00:00Z")
+    record, finished = undo.undo_last(crashed, later, "another reason, ignored")
+    assert finished and record.why == WHY
+    assert snapshot(crashed) == snapshot(clean)
+    processor.audit_game(crashed)
+
+
+def test_the_reports_of_a_resolution_made_again_are_mailed_and_the_undone_not(
+    tmp_path: Path,
+) -> None:
+    from pbem.mail.send import send_mail
+
+    d = new_game(tmp_path / "g", "alice=a@example.org,bob=b@example.org,carol=c@example.org")
+    _resolved_twice(d)
+    send_mail(d)
+    outbox = d / "outbox"
+    built = sorted(p.name for p in outbox.glob("r0002-*.eml"))
+    assert built
+    undo.undo_last(d, NOW, WHY)
+    assert not list(outbox.glob("r0002-*.eml"))
+    assert sorted(p.name for p in (d / "history/undone/0002-1/outbox").iterdir()) == built
+    processor.resolve_game(d)
+    send_mail(d)
+    again = (outbox / built[0]).read_text()
+    assert ".r0002.a2." in again
+
+
+def test_an_undo_not_yet_resolved_again_is_in_pbem_dice(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    undo.undo_last(d, NOW, WHY)
+    entries = processor.dice_history(d)
+    assert [(e["resolution"], "undone" in e) for e in entries] == [
+        (0, False),
+        (1, False),
+        (2, True),
+    ]
+    assert processor.dice_history(d, 2)[0]["note"] == next(iter(undo.undone_notes(d)))
+    with pytest.raises(PbemError, match="there is no resolution 3"):
+        processor.dice_history(d, 3)
