@@ -299,7 +299,7 @@ def test_interrupted_autopilot_resolve_run_again_later_gives_the_same_game(
     due = parse_instant("2026-12-02T00:00Z")
     dirs = []
     for name in ("clean", "crashed"):
-        directory = tmp_path / name
+        directory = tmp_path / name / "game"  # apart: one name each per folder of games
         processor.new_game(
             directory,
             processor.parse_player_list(["alice", "bob", "carol"]),
