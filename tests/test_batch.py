@@ -21,16 +21,27 @@ from test_old_games import play_to_the_end
 
 from pbem.cli import main
 from pbem.core.state import Options, SetupMode
-from pbem.game import processor
+from pbem.game import clock, deadlines, processor
 from pbem.game.root import find_games
 from pbem.game.status import State, root_status
-from pbem.game.store import GAME_FILE, LOCK_FILE, history_count, history_path, read_game
+from pbem.game.store import (
+    GAME_FILE,
+    LOCK_FILE,
+    history_count,
+    history_path,
+    read_game,
+    read_history,
+)
 
 NOW = "2027-03-01T12:00:00+00:00"
+STARTED = "2027-02-25T12:00:00+00:00"
+"""When the games with deadlines began: a turn of 48 hours is overdue by NOW."""
 PBEM = [sys.executable, "-m", "pbem"]
 
 
-def make(root: Path, name: str, players: int, setup: str = "deal") -> Path:
+def make(
+    root: Path, name: str, players: int, setup: str = "deal", turn_time: str | None = None
+) -> Path:
     names = ["ann", "ben", "cy", "dee", "eve", "fay"][:players]
     directory = root / name
     processor.new_game(
@@ -39,6 +50,8 @@ def make(root: Path, name: str, players: int, setup: str = "deal") -> Path:
         Options(setup=SetupMode(setup)),
         seed=bytes([players] * 32),
         name=name,
+        schedule=deadlines.schedule_from_options(turn_time, None),
+        now=clock.parse_instant(STARTED) if turn_time else None,
     )
     return directory
 
@@ -53,7 +66,7 @@ STATES = {
     "ready-six": State.READY,
     "ready-with-a-rejected-file": State.READY,
     "interrupted": State.READY,
-    "waiting-three": State.WAITING,
+    "overdue": State.OVERDUE,
     "waiting-four": State.WAITING,
     "waiting-five": State.WAITING,
     "example": State.OVER,
@@ -62,7 +75,7 @@ STATES = {
     "locked": State.LOCKED,
     "nested": State.READY,
 }
-READY = {name for name, state in STATES.items() if state is State.READY}
+READY = {name for name, state in STATES.items() if state in (State.READY, State.OVERDUE)}
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +92,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_skeletons(game)
     processor.resolve_game(game)
     (game / GAME_FILE).write_bytes(before)
-    make(root, "waiting-three", 3)
+    make(root, "overdue", 2, "random", turn_time="48h")
     game = make(root, "waiting-four", 4)
     (game / "orders" / "ann.toml").write_text(skeleton(game, "ann"))
     rejected_file(game, "ben")
@@ -181,8 +194,27 @@ def test_status_as_json_for_scripts(root: Path) -> None:
 
 
 def test_status_of_one_game_directory(root: Path) -> None:
-    lines = invoke("status", root / "waiting-three").splitlines()
-    assert len(lines) == 2 and lines[1].startswith("waiting  waiting-three")
+    lines = invoke("status", root / "waiting-four", "--now", NOW).splitlines()
+    assert len(lines) == 2 and lines[1].startswith("waiting  waiting-four")
+
+
+def test_status_shows_the_deadline_and_the_time_left(root: Path) -> None:
+    (before,) = json.loads(invoke("status", root / "overdue", "--json", "--now", STARTED))
+    assert before["state"] == "waiting"
+    assert before["deadline"] == "2027-02-27T12:00Z" and before["seconds_left"] == 48 * 3600
+    row = invoke("status", root / "overdue", "--now", STARTED).splitlines()[1]
+    assert "2027-02-27T12:00Z  2d00h" in row and row.endswith("#0 2027-02-25T12:00Z")
+    (after,) = json.loads(invoke("status", root / "overdue", "--json", "--now", NOW))
+    assert after["state"] == "overdue" and after["seconds_left"] == -2 * 24 * 3600
+
+
+def test_an_overdue_game_is_resolved_with_the_missed_turn_rule(root: Path) -> None:
+    output = invoke("run", root / "overdue", "--now", NOW)
+    assert "resolved resolution 1" in output
+    record = read_history(root / "overdue", 1)
+    assert [o.autopilot for o in record.orders] == [True] and record.time is not None
+    (status,) = json.loads(invoke("status", root / "overdue", "--json", "--now", NOW))
+    assert status["missed_turns"] == {record.orders[0].player: 1}
 
 
 def test_status_changes_nothing(root: Path) -> None:
@@ -209,9 +241,10 @@ def test_run_resolves_exactly_the_ready_games_and_reports_the_rest(root: Path) -
     assert rows["locked"].startswith("skipped") and "locked by another run" in rows["locked"]
     assert rows["example"].startswith("over")
     assert rows["waiting-five"].startswith("waiting") and "awaiting eve" in rows["waiting-five"]
+    assert rows["overdue"].startswith("resolved")
     assert rows["interrupted"].startswith("resolved") and "completed resolution 1" in output
     assert output.splitlines()[-1] == (
-        f"12 games at {NOW}: 2 failed, 5 resolved, 1 skipped, 3 waiting, 1 over"
+        f"12 games at {NOW}: 2 failed, 6 resolved, 1 skipped, 2 waiting, 1 over"
     )
 
 
@@ -236,7 +269,7 @@ def test_two_jobs_resolve_what_one_job_does(root: Path, tmp_path: Path) -> None:
 
 def test_a_dry_run_changes_nothing(root: Path) -> None:
     before = snapshot(root)
-    output = invoke("run", root, "--dry-run", code=1)
+    output = invoke("run", root, "--dry-run", "--now", NOW, code=1)
     assert snapshot(root) == before
     assert sum(line.startswith("would resolve") for line in output.splitlines()) == len(READY)
 
@@ -307,7 +340,7 @@ def test_run_refuses_a_folder_without_games(tmp_path: Path) -> None:
 
 
 def test_now_must_be_an_iso_time(tmp_path: Path) -> None:
-    assert "--now must be an ISO time" in invoke("run", tmp_path, "--now", "tomorrow", code=1)
+    assert "is not an ISO 8601 time" in invoke("run", tmp_path, "--now", "tomorrow", code=1)
 
 
 def test_jobs_must_be_at_least_one(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pbem.core.state import Phase
 from pbem.errors import PbemError
-from pbem.game import deadlines, processor
+from pbem.game import clock, deadlines, processor
 from pbem.game.root import Root, game_name, open_root
 from pbem.game.store import Game, held_by_another, history_path, read_game
 
@@ -121,17 +121,8 @@ HEADINGS = [
 
 
 def moment(text: str | None) -> datetime:
-    """`--now`: an ISO time (UTC when it names no zone), or the clock when not given."""
-    if text is None:
-        return datetime.now(timezone.utc)
-    try:
-        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise PbemError(
-            f"--now must be an ISO time like 2027-03-01T18:00 or 2027-03-01T18:00+01:00, "
-            f"not '{text}'"
-        ) from None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    """`--now`: an ISO time with its offset, or the clock when not given."""
+    return datetime.now(timezone.utc) if text is None else clock.parse_instant(text)
 
 
 def _iso(when: datetime | None) -> str | None:
@@ -228,7 +219,14 @@ def status_of(directory: Path, now: datetime, root: Root | None = None) -> GameS
 
 
 def _resolved_at(directory: Path, resolution: int) -> datetime | None:
-    """When a resolution's history file was written."""
+    """When a resolution was made: the time its history records, or else when its history
+    file was written."""
+    try:
+        recorded = deadlines.resolution_time(directory, resolution)
+    except PbemError:
+        recorded = None
+    if recorded is not None:
+        return recorded
     try:
         stamp = history_path(directory, resolution).stat().st_mtime
     except OSError:
