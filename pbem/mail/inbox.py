@@ -160,7 +160,7 @@ def opened(mailbox: Mailbox) -> Iterator[tuple[list[Taken], Callable[[Taken], No
 class Unrouted:
     """A message for no game of the root: answered (to a player) or kept (anyone else)."""
 
-    key: str
+    message_id: str
     sender: str
     reasons: tuple[str, ...]
     reply: str | None = None
@@ -168,7 +168,7 @@ class Unrouted:
 
     def describe(self) -> str:
         sender = printable(self.sender) or "(no sender)"
-        lines = [f"for no game: {printable(self.key)} from {sender}"]
+        lines = [f"for no game: {printable(self.message_id)} from {sender}"]
         lines += [f"  {printable(r)}" for r in self.reasons]
         if self.reply:
             lines.append(f"  answer: {OUTBOX}/{self.reply}")
@@ -318,7 +318,7 @@ class _RootAnswers:
         if letter is None:
             reason = entry.error or "cannot be read"
             return Unrouted(key, "", (reason, "not answered"), kept=self.keep(key, None, reason))
-        frm = letter.sender or ""
+        frm, mid = letter.sender or "", letter.message_id
         named = route.named_game(letter.orders)
         why = (
             f"its orders are for the game '{named}', which is not run at this address"
@@ -327,12 +327,12 @@ class _RootAnswers:
         )
         raw = entry.raw or b""
         if letter.machine is not None:
-            return Unrouted(key, frm, (why, f"not answered: {letter.machine}"))
+            return Unrouted(mid, frm, (why, f"not answered: {letter.machine}"))
         games = self.plays_in(frm) if letter.sender else []
         if not games:
             kept = self.keep(key, raw, why, letter)
             who = f"{frm} is not a player's address" if frm else "no sender to answer"
-            return Unrouted(key, frm, (why, f"not answered: {who}"), kept=kept)
+            return Unrouted(mid, frm, (why, f"not answered: {who}"), kept=kept)
         listing = ", ".join(games)
         subject = printable(letter.subject)
         body = (
@@ -343,7 +343,7 @@ class _RootAnswers:
             "Nothing from this message was used.\n"
         )
         reply = self.answer(key, letter, frm, body)
-        return Unrouted(key, frm, (why, f"{frm} plays in {listing}"), reply=reply)
+        return Unrouted(mid, frm, (why, f"{frm} plays in {listing}"), reply=reply)
 
     def answer(self, key: str, letter: Letter, to: str, body: str) -> str:
         digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
