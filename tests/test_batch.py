@@ -378,3 +378,9 @@ def test_hidden_folders_and_the_inside_of_games_are_not_searched(tmp_path: Path)
 
 def batch_now() -> datetime:
     return datetime.fromisoformat(NOW)
+
+
+def test_a_damaged_history_behind_a_deadline_is_reported_not_raised(root: Path) -> None:
+    history_path(root / "overdue", 0).write_text("[broken")
+    (status,) = root_status(root / "overdue", batch_now())
+    assert status.state is State.DAMAGED and "0000.toml" in status.reason

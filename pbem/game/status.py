@@ -176,6 +176,13 @@ def due(game: Game, readiness: processor.Readiness, interrupted: bool, now: date
 
 def status_of(directory: Path, now: datetime, root: Root | None = None) -> GameStatus:
     """Where one game stands; a damaged game is reported with the reason, never raised."""
+    try:
+        return _status_of(directory, now, root)
+    except PbemError as err:
+        return GameStatus(game_name(directory), directory, State.DAMAGED, str(err))
+
+
+def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
     name = game_name(directory)
     duplicate = root.duplicate_reason(directory) if root is not None else None
     locked = held_by_another(directory)

@@ -475,7 +475,11 @@ def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
             path.unlink()
     if (directory / MAIL / SENT).exists():
         sent = sent_state(directory)
-        keep = [k for k in sent["reports"] if not str(k).startswith(f"{resolution:04d}/")]
-        if keep != sent["reports"]:
+        mine = f"{resolution:04d}/"
+        keep = [k for k in sent["reports"] if not str(k).startswith(mine)]
+        skipped = [k for k in sent.get("skipped", []) if not str(k).startswith(mine)]
+        if keep != sent["reports"] or skipped != sent.get("skipped", []):
             sent["reports"] = keep
+            if "skipped" in sent:
+                sent["skipped"] = skipped
             save(directory / MAIL / SENT, sent)
