@@ -295,3 +295,21 @@ def test_run_fetches_resolves_and_sends(root: Path, tmp_path: Path, server: Serv
     assert sum("accepted" in s for s in subjects) == 2
     assert sum(s.startswith("[duel] turn 1") for s in subjects) == 2
     assert output.splitlines()[-1].endswith("1 resolved, 2 waiting")
+
+
+def test_a_message_for_a_name_two_games_share_waits(root: Path, tmp_path: Path) -> None:
+    shutil.copytree(root / "duel", root / "old" / "duel")
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[1:2])
+    output = run("mail", "fetch", root, "--maildir", box, code=1)
+    assert "the name of more than one game" in output and "rename one" in output
+    assert every_outbox(root) == {}
+    shutil.rmtree(root / "old")
+    assert "accepted: <2@t>" in run("mail", "fetch", root, "--maildir", box)
+
+
+def test_games_that_share_a_name_send_nothing(root: Path, server: Server) -> None:
+    shutil.copytree(root / "duel", root / "old" / "duel")
+    output = run("mail", "send", root, "--smtp", server.spec, code=1)
+    assert output.count("not sent: the name 'duel' is also the name of") == 2
+    assert all(b"[duel]" not in content for _, _, content in server.recorder.received)
+    assert len(server.recorder.received) == 5

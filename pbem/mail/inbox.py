@@ -248,8 +248,15 @@ def fetch_root(
                 out.skipped += 1
                 done(t)
                 continue
-            name = route.game_for(letter.orders, letter.subject, names) if letter else None
-            if name is None:
+            known = {*names, *games.duplicates}
+            name = route.game_for(letter.orders, letter.subject, known) if letter else None
+            if name in games.duplicates:
+                where = ", ".join(str(p) for p in games.duplicates[name])
+                out.failed.append(
+                    f"{printable(letter.message_id) if letter else key}: for '{name}', the name of "
+                    f"more than one game ({where}): rename one; it is read again next time"
+                )
+            elif name is None:
                 nowhere.append((t, key, letter))
             else:
                 by_game.setdefault(name, []).append((t, key))
@@ -482,6 +489,10 @@ def send_root(
     out = RootSend()
     listing = open_root(root, games)
     for name, path in listing.games:
+        twin = listing.duplicate_reason(path)
+        if twin is not None:
+            out.failed.append(f"{path}: not sent: {twin}")
+            continue
         try:
             result = send_game(path, flags, server, ask, dry_run, every, now, copy_sender)
             out.games.append((name, result))
