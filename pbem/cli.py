@@ -21,9 +21,11 @@ from pbem.core.board import load_board
 from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
 from pbem.game import clock, deadlines, processor, settings, undo
+from pbem.game.safety import disk_error
 from pbem.game.store import read_game
 from pbem.present import report, verify
 from pbem.present.view import game_view
+from pbem.terminal import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,9 +38,17 @@ def reports_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except PbemError as err:
-            raise click.ClickException(str(err)) from None
+            raise click.ClickException(printable(str(err), lines=True)) from None
+        except OSError as err:  # a fault no library function foresaw: still a sentence
+            path = Path(err.filename) if err.filename else Path(".")
+            raise click.ClickException(printable(str(disk_error(err, path, "use")))) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def echo(text: str) -> None:
+    """Print pbem's own lines; any control character in them (from a player) shown escaped."""
+    click.echo(printable(text, lines=True))
 
 
 GAME_DIR = click.Path(file_okay=False, path_type=Path)
@@ -169,19 +179,19 @@ def new(
         mail=mail,
     )
     state = outcome.state
-    click.echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
-    click.echo("Order of play: " + ", ".join(p.name for p in state.players))
+    echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
+    echo("Order of play: " + ", ".join(p.name for p in state.players))
     if state.phase is Phase.SETUP:
-        click.echo("Setup turn: every player places their remaining armies in one order file.")
+        echo("Setup turn: every player places their remaining armies in one order file.")
     game = read_game(directory)
     if game.deadline is not None and game.schedule is not None:
-        click.echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
-    click.echo(f"Reports to send: {directory / 'reports' / '0000'}")
+        echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
+    echo(f"Reports to send: {directory / 'reports' / '0000'}")
 
 
 @main.command()
 @click.argument("directory", type=click.Path(path_type=Path), required=False)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--view",
     "view_file",
@@ -211,20 +221,20 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
     bad = False
     for submission, forecast in results:
         if submission.accepted:
-            click.echo(f"{submission.path.name}: valid.")
+            echo(f"{printable(submission.path.name)}: valid.")
             for line in forecast:
-                click.echo(f"  {line}")
+                echo(f"  {line}")
         else:
             bad = True
             for message in submission.messages():
-                click.echo(message)
+                echo(message)
     if bad:
         raise SystemExit(1)
 
 
 @main.command()
 @click.argument("directory", type=GAME_DIR)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @NOW
 @click.option("--force", is_flag=True, help="Let the autopilot play even for most players.")
 @reports_errors
@@ -242,11 +252,11 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
     """
     outcome = processor.resolve_game(directory, list(files) or None, _now(now), force)
     if outcome.recovered:
-        click.echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
+        echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
     for s in outcome.rejected:
         for message in s.messages():
-            click.echo(f"rejected: {message}")
-    click.echo(processor.summary(outcome))
+            echo(f"rejected: {message}")
+    echo(processor.summary(outcome))
 
 
 @main.command()
@@ -267,10 +277,14 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
         raise PbemError(f"there is no player '{player}' in this game")
     view = game_view(game.state, player, game.commitment, report.deadline_iso(game))
     if as_json:
-        click.echo(json.dumps(view, indent=2, ensure_ascii=False))
+        echo(json.dumps(view, indent=2, ensure_ascii=False))
     else:
         click.echo(
-            processor.show_table(game.state, view, report.deadline_text(game, None)), nl=False
+            printable(
+                processor.show_table(game.state, view, report.deadline_text(game, None)),
+                lines=True,
+            ),
+            nl=False,
         )
 
 
@@ -288,23 +302,23 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
     """
     history = processor.dice_history(directory, resolution)
     if as_json:
-        click.echo(json.dumps(history, indent=2))
+        echo(json.dumps(history, indent=2))
         return
     for entry in history:
         who = f", {entry['player']}" if entry["player"] else ""
         undone = " UNDONE" if "undone" in entry else ""
-        click.echo(
+        echo(
             f"resolution {entry['resolution']}{undone} (turn {entry['turn']}{who}) "
             f"key {entry['key']}"
         )
         if undone:
-            click.echo(f"  {entry['note']}")
+            echo(f"  {entry['note']}")
         for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
-            click.echo(f"  first player: {roll['player']} rolled {roll['die']}")
+            echo(f"  first player: {roll['player']} rolled {roll['die']}")
         for roll in entry["rolls"]:  # type: ignore[attr-defined]
             a = " ".join(map(str, roll["attacker"]))
             d = " ".join(map(str, roll["defender"]))
-            click.echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+            echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
 
 
 @main.command()
@@ -318,7 +332,7 @@ def audit(directory: Path) -> None:
       pbem audit games/spring-2027
     """
     summary = processor.audit_game(directory)
-    click.echo(
+    echo(
         f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
         "every key checked, game.toml matches"
     )
@@ -343,7 +357,7 @@ def deadline(
     """
     game, change = deadlines.change_deadline(directory, _now(now), why, extend, set_to)
     assert game.deadline is not None and game.schedule is not None
-    click.echo(
+    echo(
         f"Turn {game.state.turn} is now due by {clock.describe(game.deadline, game.schedule.zone)}"
         f" (change {change.number} of this turn, recorded in the history)."
     )
@@ -366,7 +380,7 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
     """
     record, finished = undo.undo_last(directory, _now(now), why)
     what = "Finished the interrupted undo of" if finished else "Undid"
-    click.echo(
+    echo(
         f"{what} resolution {record.resolution} (turn {record.turn}); its files are in "
         f"history/undone/{record.folder_name}/ and its order files are back in orders/."
     )
@@ -385,14 +399,14 @@ def map_command(name: str, as_json: bool) -> None:
     """
     board = load_board(name)
     if as_json:
-        click.echo(json.dumps(board.to_json(), indent=2))
+        echo(json.dumps(board.to_json(), indent=2))
         return
     for continent in board.continents.values():
-        click.echo(f"{continent.name} (+{continent.bonus})")
+        echo(f"{continent.name} (+{continent.bonus})")
         for t in continent.territories:
             territory = board.territories[t]
             neighbours = ", ".join(territory.neighbours)
-            click.echo(f"  {t} [{territory.card.value}]: {neighbours}")
+            echo(f"  {t} [{territory.card.value}]: {neighbours}")
 
 
 @main.command(name="verify")
@@ -432,7 +446,7 @@ def verify_command(
     else:
         raise click.UsageError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
     verdict = verify.verify(record)
-    click.echo("\n".join(verdict.lines()))
+    echo("\n".join(verdict.lines()))
     if not verdict.ok:
         raise SystemExit(1)
 
@@ -452,7 +466,7 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     """
     if attackers + defenders > odds.LARGEST:
         raise PbemError(f"exact odds are computed for up to {odds.LARGEST} armies in all")
-    click.echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
+    echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
 
 
 # The mail commands import pbem.mail (email, mailbox, smtplib) only when they run.

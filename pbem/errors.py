@@ -5,6 +5,8 @@ The command line turns any `PbemError` into a one-line message and a non-zero ex
 
 from __future__ import annotations
 
+from pbem.terminal import quoted
+
 
 class PbemError(Exception):
     """Base of every error caused by input: order files, game files, arguments."""
@@ -21,7 +23,7 @@ class UnknownTerritory(PbemError):
         self.text = text
         self.suggestion = suggestion
         hint = f"; did you mean '{suggestion}'?" if suggestion else ""
-        super().__init__(f"unknown territory '{text}'{hint}")
+        super().__init__(f"unknown territory '{quoted(text)}'{hint}")
 
 
 class OrderError(PbemError):
@@ -69,3 +71,8 @@ class LockedError(PbemError):
 
 class AuditError(PbemError):
     """The history does not replay to what was recorded."""
+
+
+class DiskError(PbemError):
+    """A write the disk refused (full, read-only, no permission) or a lock file that is not one;
+    the message names the path and what to do, and a re-run after the fix completes the work."""

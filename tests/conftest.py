@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import tomli_w
 
-from pbem.core.state import Options
+from pbem.core.state import GameState, Options, state_digest
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.store import _load_toml, atomic_write, history_path, read_game, write_game
 from pbem.present import report
 
 SEED = bytes(range(32))
@@ -54,6 +56,17 @@ def write_skeletons(directory: Path) -> list[Path]:
         path.write_text(attacking(skeleton(directory, player)))
         paths.append(path)
     return paths
+
+
+def force_state(directory: Path, state: GameState) -> None:
+    """Put a game in `state` as if its last resolution had led there: the game file and the
+    digest its last history file records (so the game file still matches the history)."""
+    game = read_game(directory)
+    write_game(replace(game, state=state))
+    path = history_path(directory, game.state.resolution - 1)
+    data = _load_toml(path)
+    data["state"] = state_digest(state)
+    atomic_write(path, tomli_w.dumps(data, multiline_strings=True))
 
 
 @pytest.fixture

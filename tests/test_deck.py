@@ -378,15 +378,15 @@ LONG = make_case(147)  # four players, 88 resolutions: the draw pile runs out tw
 def test_a_long_game_reshuffles_once_per_emptying_and_its_draws_check_out_at_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_reports = report.write_reports
+    render_reports = report.render_reports
 
-    def only_first_and_last(game: Game, *args: Any, **kwargs: Any) -> tuple[Path, ...]:
+    def only_first_and_last(game: Game, *args: Any, **kwargs: Any) -> dict[str, str]:
         """The reports this test reads (the others take most of its time)."""
         if game.state.resolution == 1 or game.state.phase is Phase.OVER:
-            return write_reports(game, *args, **kwargs)
-        return ()
+            return render_reports(game, *args, **kwargs)
+        return {}
 
-    monkeypatch.setattr(report, "write_reports", only_first_and_last)
+    monkeypatch.setattr(report, "render_reports", only_first_and_last)
     played = self_play(LONG)
     assert played.ended and LONG.options.traded_cards is TradedCards.ASIDE
     directory = tmp_path / LONG.id

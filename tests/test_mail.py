@@ -24,13 +24,14 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from click.testing import CliRunner
+from conftest import force_state
 
 from pbem import mail
 from pbem.cli import main
 from pbem.core.state import Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import read_game, write_game
+from pbem.game.store import read_game
 from pbem.mail import fetch as fetching
 from pbem.mail.message import orders_from_body, read_letter
 from pbem.present import report
@@ -463,8 +464,7 @@ def test_orders_for_an_unknown_game_are_rejected(game_dir: Path) -> None:
 
 def test_orders_for_a_finished_game_are_rejected(game_dir: Path) -> None:
     game = read_game(game_dir)
-    over = replace(game.state, phase=Phase.OVER, winner="carol")
-    write_game(replace(game, state=over))
+    force_state(game_dir, replace(game.state, phase=Phase.OVER, winner="carol"))
     result = fetch(game_dir, [message("bob@example.org", orders_for(game_dir, "bob"))])
     assert result.incoming[0].verdict is mail.Verdict.REJECTED
     assert "is over (carol won)" in result.incoming[0].reasons[0]

@@ -306,10 +306,10 @@ def test_a_completed_resolution_archives_only_the_text_it_used(
     interrupted(d, monkeypatch)
     (d / "orders" / "bob.toml").write_text("# changed by hand\n")
     processor.resolve_game(d)
-    assert sorted(p.name for p in (d / "orders" / "done" / "0001").iterdir()) == [
-        "alice.toml",
-        "carol.toml",
-    ]
+    used = {o.file: o.text for o in read_history(d, 1).orders}
+    done = d / "orders" / "done" / "0001"
+    assert {p.name: p.read_text() for p in done.iterdir()} == used  # bob's as used, not changed
+    assert sorted(used) == ["alice.toml", "bob.toml", "carol.toml"]
     assert (d / "orders" / "bob.toml").read_text() == "# changed by hand\n"
 
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import random
+import shutil
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +15,7 @@ import tomli_w
 from conftest import new_game, skeleton, snapshot, write_skeletons
 
 from pbem.core.state import Phase
-from pbem.errors import AuditError, LockedError, PbemError
+from pbem.errors import AuditError, DiskError, LockedError, PbemError
 from pbem.game import processor, store
 from pbem.game.store import read_game, read_history
 
@@ -164,7 +168,7 @@ def _play(directory: Path, turns: int) -> None:
         processor.resolve_game(directory)
 
 
-@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_reports"])
+@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_files"])
 def test_interrupted_resolve_run_again_gives_the_same_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_at: str
 ) -> None:
@@ -177,7 +181,7 @@ def test_interrupted_resolve_run_again_gives_the_same_game(
     class Crash(Exception):
         pass
 
-    target = processor.report if crash_at == "write_reports" else processor
+    target = processor
     original = getattr(target, crash_at)
 
     def crash_after(*args: object, **kwargs: object) -> object:
@@ -203,7 +207,7 @@ def test_crash_in_the_middle_of_a_write_leaves_the_old_file(
         raise OSError("disk gone")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(DiskError, match="game.toml"):
         store.atomic_write(playing_dir / "game.toml", b"half")
     assert (playing_dir / "game.toml").read_bytes() == before
     assert not [p for p in playing_dir.iterdir() if p.name.endswith(".tmp")]
@@ -286,7 +290,66 @@ def test_dice_history_lists_every_resolution_with_key(playing_dir: Path) -> None
     assert history[0]["first_player"]
 
 
-@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_reports"])
+KILLS = 100
+
+
+def _killed_at(directory: Path, delay: float) -> bool:
+    """Resolve in a child process and kill -9 it after `delay` seconds; True if it was killed
+    before it finished."""
+    pid = os.fork()
+    if pid == 0:  # the child: resolve, then leave without running the parent's cleanup
+        code = 0
+        try:
+            processor.resolve_game(directory)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    deadline = time.perf_counter() + delay
+    while time.perf_counter() < deadline:
+        finished, status = os.waitpid(pid, os.WNOHANG)
+        if finished:
+            break
+        time.sleep(min(0.005, max(0.0, deadline - time.perf_counter())))
+    else:
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    assert not (os.WIFEXITED(status) and os.WEXITSTATUS(status)), "the resolve failed"
+    return os.WIFSIGNALED(status)
+
+
+def test_kill_9_at_random_moments_of_resolve_then_a_rerun_gives_the_uninterrupted_game(
+    tmp_path: Path,
+) -> None:
+    base = new_game(tmp_path / "base")
+    _play(base, 1)
+    write_skeletons(base)
+    twin = Path(shutil.copytree(base, tmp_path / "twin"))
+    started = time.perf_counter()
+    assert not _killed_at(twin, 60.0)  # a run left alone, timed as the killed ones run
+    duration = time.perf_counter() - started
+    expected = snapshot(twin)
+    rng = random.Random(10)
+    stages = {"before the history": 0, "half written": 0, "done": 0}
+    for i in range(KILLS):
+        directory = Path(shutil.copytree(base, tmp_path / f"kill{i}"))
+        _killed_at(directory, rng.uniform(0, duration * 1.2))
+        if read_game(directory).state.resolution == 3:
+            stages["done"] += 1
+        elif (directory / "history" / "0002.toml").exists():
+            stages["half written"] += 1
+        else:
+            stages["before the history"] += 1
+        try:  # the next run: it completes the resolution, or finds it done
+            processor.resolve_game(directory)
+        except processor.NotReady:
+            assert read_game(directory).state.resolution == 3
+        assert not [p for p in directory.rglob("*") if p.name.endswith(".tmp")]
+        assert snapshot(directory) == expected, f"kill {i}"
+        shutil.rmtree(directory)
+    assert stages["half written"] >= KILLS // 10 and stages["before the history"] >= KILLS // 10
+
+
+@pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_files"])
 def test_interrupted_autopilot_resolve_run_again_later_gives_the_same_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_at: str
 ) -> None:
@@ -318,7 +381,7 @@ def test_interrupted_autopilot_resolve_run_again_later_gives_the_same_game(
     class Crash(Exception):
         pass
 
-    target = processor.report if crash_at == "write_reports" else processor
+    target = processor
     original = getattr(target, crash_at)
 
     def crash_after(*args: object, **kwargs: object) -> object:

@@ -504,8 +504,11 @@ def test_a_typo_in_a_template_fails_loudly(tmp_path: Path) -> None:
     directory = tmp_path / "game"
     (directory / "templates").mkdir(parents=True)
     (directory / "templates" / "report.txt.j2").write_text("Dear {{ playr }}.\n")
-    with pytest.raises(jinja2.UndefinedError):
+    with pytest.raises(
+        report.TemplateProblem, match=r"report.txt.j2 line 1: .*'playr' is undefined"
+    ):
         new_game(directory)
+    assert sorted(p.name for p in directory.iterdir()) == [".lock", "templates"]
 
 
 def test_every_builtin_template_ships_with_the_package() -> None:

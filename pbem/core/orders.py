@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pbem.core.board import Board
 from pbem.errors import OrderError, Problem, UnknownTerritory
+from pbem.terminal import quoted
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -24,6 +25,11 @@ REST: Literal["rest"] = "rest"
 ALL: Literal["all"] = "all"
 MIN: Literal["min"] = "min"
 BEST: Literal["best"] = "best"
+
+TABLE_LIMIT = 100
+"""The most [[place]] or [[attack]] tables one file may hold (a board has 42 territories)."""
+DEPTH_LIMIT = 8
+"""The deepest nesting of tables and arrays read; an order file needs 2 (trade = [[...]])."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
@@ -206,7 +212,7 @@ class _Reader:
     def integer(self, value: object, path: str, low: int, high: int | None = None) -> int | None:
         name = path.rsplit(".", 1)[-1]
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"'{name}' must be a whole number, not {value!r}", path)
+            self.fail(f"'{name}' must be a whole number, not {quoted(repr(value), 40)}", path)
             return None
         if value < low or (high is not None and value > high):
             bound = f"between {low} and {high}" if high is not None else f"at least {low}"
@@ -219,7 +225,7 @@ class _Reader:
             if key not in allowed:
                 where = f"{path}.{key}" if path else key
                 known = ", ".join(sorted(allowed))
-                self.fail(f"unknown key '{key}' (known keys here: {known})", where)
+                self.fail(f"unknown key '{quoted(key)}' (known keys here: {known})", where)
 
     def tables(self, data: Mapping[str, Any], name: str) -> list[tuple[str, Mapping[str, Any]]]:
         value = data.get(name, [])
@@ -228,12 +234,19 @@ class _Reader:
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             self.fail(f"'{name}' must be written as [[{name}]] tables", name)
             return []
+        if len(value) > TABLE_LIMIT:
+            self.fail(
+                f"{len(value)} [[{name}]] tables: an order file may hold at most {TABLE_LIMIT}",
+                name,
+            )
+            return []
         return [(f"{name}.{i}", v) for i, v in enumerate(value)]
 
 
 def parse_orders(text: str, board: Board) -> Orders:
     """Parse an order file; raises OrderError listing every problem with its line."""
     text = text.removeprefix("\ufeff")  # the byte-order mark some editors put first
+    data: dict[str, Any] | None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -243,6 +256,17 @@ def parse_orders(text: str, board: Board) -> Orders:
         raise OrderError(
             [Problem(f"this is not valid TOML ({reason}); check quotes, brackets and '='", line)]
         ) from None
+    except RecursionError:
+        data = None
+    if data is None or _too_deep(data):
+        raise OrderError(
+            [
+                Problem(
+                    f"tables or arrays are nested more than {DEPTH_LIMIT} deep; orders need 2 "
+                    "at most: start from the order file in your latest report"
+                )
+            ]
+        )
     reader = _Reader(board, _locate(text))
     reader.unknown_keys(data, _TOP_KEYS, "")
 
@@ -276,6 +300,20 @@ def parse_orders(text: str, board: Board) -> Orders:
     )
 
 
+def _too_deep(data: Mapping[str, Any]) -> bool:
+    """Whether tables and arrays nest deeper than DEPTH_LIMIT (without recursing)."""
+    pending: list[tuple[object, int]] = [(data, 0)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > DEPTH_LIMIT:
+            return True
+        if isinstance(value, dict):
+            pending.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            pending.extend((v, depth + 1) for v in value)
+    return False
+
+
 def _parse_trade(reader: _Reader, value: object) -> tuple[CardSet, ...] | Literal["best"]:
     if value is None:
         return ()
@@ -286,6 +324,9 @@ def _parse_trade(reader: _Reader, value: object) -> tuple[CardSet, ...] | Litera
         reader.fail(usage, "trade")
         return ()
     sets: list[CardSet] = []
+    if len(value) > TABLE_LIMIT:
+        reader.fail(f"{len(value)} sets listed: a file may trade at most {TABLE_LIMIT}", "trade")
+        return ()
     if not all(isinstance(item, list) and len(item) == 3 for item in value):
         reader.fail(f"each set traded is a list of three cards: {usage}", "trade")
         return ()

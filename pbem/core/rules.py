@@ -11,6 +11,7 @@ from pbem.core.board import WILD, Board
 from pbem.core.orders import ALL, BEST, REST, CardSet, Orders, Place
 from pbem.core.state import NEUTRAL, FortifyMode, GameState, Phase, TwoPlayer
 from pbem.errors import Problem
+from pbem.terminal import quoted
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -244,7 +245,7 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
 
     if orders.game != state.game:
         fail(
-            f"these orders are for game '{orders.game}', not '{state.game}'",
+            f"these orders are for game '{quoted(orders.game)}', not '{state.game}'",
             orders.line_of("game"),
         )
     if state.phase is Phase.OVER:
@@ -258,7 +259,7 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
             orders.line_of("turn"),
         )
     if not state.has_player(orders.player) or orders.player == NEUTRAL:
-        fail(f"there is no player '{orders.player}' in this game", orders.line_of("player"))
+        fail(f"there is no player '{quoted(orders.player)}' in this game", orders.line_of("player"))
         return problems
     if orders.player not in state.awaiting():
         fail(

@@ -6,8 +6,8 @@ renders reports (through `report`) and never decides a rule itself.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
-import json
 import re
 import secrets
 from collections.abc import Sequence
@@ -27,29 +27,44 @@ from pbem.core.state import (
     Phase,
     state_digest,
 )
-from pbem.errors import AuditError, GameFileError, OrderError, PbemError, Problem
+from pbem.errors import GameFileError, OrderError, PbemError, Problem
 from pbem.game import clock, deadlines, settings, undo
-from pbem.game.replay import recorded_orders, replay_orders, replay_setup
+from pbem.game.audit import AuditSummary as AuditSummary
+from pbem.game.audit import audit_game as audit_game
+from pbem.game.replay import recorded_orders, replay_orders
 from pbem.game.root import refuse_duplicate
+from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
 from pbem.game.store import (
-    PLAYER_NAME,
+    GAME_FILE,
+    HISTORY,
+    PLAYER_NAME_RULE,
+    REPORTS,
     Game,
     HistoryRecord,
     OrderRecord,
     Registration,
     archive_orders,
+    atomic_write,
+    done_dir,
+    game_files,
     history_count,
+    history_path,
     locked,
+    make_orders_folder,
     order_files,
     read_game,
     read_history,
     read_history_file,
     recorded_order_files,
+    report_dir,
+    valid_player_name,
+    write_files,
     write_game,
     write_history,
 )
 from pbem.present import report
-from pbem.present.view import state_from_view
+from pbem.present.view import read_view
+from pbem.terminal import printable, quoted
 
 EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -78,7 +93,8 @@ class Submission:
         return self.orders.player if self.orders else None
 
     def messages(self) -> list[str]:
-        return [p.format(self.path.name) for p in self.problems]
+        """One line per problem, safe to print: whatever a player wrote is escaped."""
+        return [printable(p.format(self.path.name)) for p in self.problems]
 
 
 @dataclass(frozen=True)
@@ -106,11 +122,8 @@ def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
     for item in text:
         name, _, email = item.strip().partition("=")
         name = name.strip()
-        if not PLAYER_NAME.match(name) or name.lower() == NEUTRAL:
-            raise PbemError(
-                f"'{name}' cannot be a player name: use letters, digits, '-' or '_', "
-                f"starting with a letter (and not '{NEUTRAL}')"
-            )
+        if not valid_player_name(name):
+            raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
         if any(n.lower() == name.lower() for n, _ in out):
             raise PbemError(f"player '{name}' is listed twice")
         email = email.strip()
@@ -139,13 +152,14 @@ def new_game(
     """Create a game directory: the setup resolution (0), the game file and first reports.
     `mail` is the game's own mail settings; the name must be unique in the games root.
 
-    `now` is recorded as the time of the setup; a game with a `schedule` needs it."""
+    `now` is recorded as the time of the setup; a game with a `schedule` needs it. The
+    directory's lock is taken before it is looked at, so of two runs at once only one creates;
+    a directory that holds any game's files (game file, history, reports, orders) is refused,
+    naming them."""
     if schedule is not None and now is None:
         raise PbemError("a game with deadlines needs the time it starts: give --now")
     if options.drop_after < 0:
         raise PbemError("--drop-after must be 0 (never) or a number of missed turns")
-    if (directory / "game.toml").exists():
-        raise PbemError(f"{directory} already holds a game; choose another directory")
     if seed is None:
         seed = secrets.token_bytes(32)
     if len(seed) != 32:
@@ -154,7 +168,7 @@ def new_game(
     game_name = name or directory.resolve().name
     if not GAME_NAME.match(game_name):
         raise PbemError(
-            f"'{game_name}' cannot be a game name: use letters, digits, '.', '-' or '_' "
+            f"'{quoted(game_name)}' cannot be a game name: use letters, digits, '.', '-' or '_' "
             "(choose one with --name)"
         )
     refuse_duplicate(directory, game_name)
@@ -166,12 +180,18 @@ def new_game(
     )
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / "orders").mkdir(exist_ok=True)
     except OSError as err:
-        raise PbemError(f"cannot create {directory}: {err.strerror or err}") from None
+        raise disk_error(err, directory, "create") from None
     deadline = clock.next_deadline(now, schedule) if schedule and now else None
     game = Game(directory, state, seed, registrations, chain_length, schedule, deadline, mail=mail)
     with locked(directory, creating=True):
+        found = game_files(directory)
+        if found:
+            raise PbemError(
+                f"{directory} already holds a game ({', '.join(found)}): choose another "
+                "directory, or move those away first"
+            )
+        reports = report.render_reports(game, 0, events, now=now)
         record = HistoryRecord(
             resolution=0,
             turn=0,
@@ -189,22 +209,39 @@ def new_game(
             },
             time=clock.iso(now) if now else None,
         )
-        write_history(directory, record)
-        paths = report.write_reports(game, 0, events, now=now)
-        write_game(game)
+        try:
+            make_orders_folder(directory)
+            write_history(directory, record)
+            paths = write_files(report_dir(directory, 0), reports)
+            write_game(game)
+        except BaseException:
+            _undo_new(directory, list(reports))
+            raise
     return Outcome(0, state, events, reports=paths)
 
 
+def _undo_new(directory: Path, reports: Sequence[str]) -> None:
+    """Remove what a `new` that failed part way wrote (there was no game before it), so that
+    running it again after the fault is fixed creates the game."""
+    written = [directory / GAME_FILE, history_path(directory, 0)]
+    written += [report_dir(directory, 0) / name for name in reports]
+    for path in written:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    for folder in (report_dir(directory, 0), directory / REPORTS, directory / HISTORY):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only if empty
+
+
 def _read_text(path: Path) -> str | Problem:
-    """An order file's text, or the problem that stops it being read."""
+    """An order file's text, or the problem that stops it being read (never blocking, never
+    past the size limit: see safety.read_bounded)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Problem("no such file")
+        return read_text(path, ORDER_FILE_LIMIT)
+    except FileProblem as err:
+        return Problem(str(err))
     except UnicodeDecodeError:
         return Problem(NOT_TEXT)
-    except OSError as err:
-        return Problem(f"cannot read this file: {err.strerror or err}")
 
 
 def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
@@ -251,13 +288,7 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
 def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     """A player's own check, against the view.json of their latest report (no secret check:
     the view does not hold the secret; the moderator's check does)."""
-    try:
-        view = json.loads(view_file.read_text(encoding="utf-8"))
-        if not isinstance(view, dict):
-            raise TypeError("it is not a JSON object")
-        state = state_from_view(view, load_board(str(view.get("board", "classic"))))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise PbemError(f"{view_file} is not a view file from a report ({err})") from None
+    state = read_view(view_file)
     out: list[Checked] = []
     for path in paths:
         text = _read_text(path)
@@ -450,10 +481,9 @@ def resolve_game(
             state_digest=state_digest(state),
             time=clock.iso(now) if now else None,
         )
-        write_history(directory, record)
-        archive_orders(directory, r, [s.path for s in used])
         new = _after(game, state, now)
-        paths_written = report.write_reports(
+        # Rendered before anything is written: a broken template stops the run here.
+        reports = report.render_reports(
             new,
             r,
             events,
@@ -462,6 +492,9 @@ def resolve_game(
             now=now,
             undone=undo.undone_notes(directory),
         )
+        write_history(directory, record)
+        archive_orders(directory, r, [s.path for s in used])
+        paths_written = write_files(report_dir(directory, r), reports)
         write_game(new)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
 
@@ -477,21 +510,62 @@ def _after(game: Game, state: GameState, now: datetime | None) -> Game:
 def _complete(game: Game, record: HistoryRecord) -> Outcome:
     """Finish a resolution whose history was written before the run stopped."""
     r = record.resolution
+    where = f"history/{r:04d}.toml"
+    if record.resolution != r or record.key != game.key(r).hex():
+        raise GameFileError(
+            f"{where} belongs to another game: its key is not this game's key for resolution "
+            f"{r}; move it away and run the command again"
+        )
+    for order in record.orders:
+        if not _plain_file_name(order.file):
+            raise GameFileError(
+                f"{where} names the order file '{quoted(order.file)}', which is not a plain "
+                "file name; restore the history from a backup"
+            )
     orders = recorded_orders(game.state, record.orders)
     state, events = replay_orders(game.state, record.orders, game.randomness(r), orders)
     if events != record.events or state_digest(state) != record.state_digest:
-        raise GameFileError(
-            f"history/{r:04d}.toml does not match a replay of its orders; run 'pbem audit'"
-        )
-    received = [o for o in record.orders if not o.autopilot]
-    archive_orders(game.path, r, recorded_order_files(game.path, received))
+        raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     now = clock.parse_instant(record.time, "time") if record.time else None
     new = _after(game, state, now)
-    written = report.write_reports(
-        new, r, events, orders=orders, now=now, undone=undo.undone_notes(game.path)
+    reports = report.render_reports(
+        new,
+        r,
+        events,
+        _rejected_again(game, record),
+        orders,
+        now,
+        undo.undone_notes(game.path),
     )
+    _archive_recorded(game.path, record)
+    written = write_files(report_dir(game.path, r), reports)
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
+
+
+def _rejected_again(game: Game, record: HistoryRecord) -> list[str]:
+    """What the interrupted run rejected, found again: the files in orders/ it did not use,
+    checked against the same pending turn (for the moderator's report)."""
+    used = {o.file for o in record.orders}
+    checked = [check_submission(game, p) for p in order_files(game.path) if p.name not in used]
+    return [m for s in checked if not s.accepted for m in s.messages()]
+
+
+def _plain_file_name(name: str) -> bool:
+    return name not in ("", ".", "..") and Path(name).name == name and "\\" not in name
+
+
+def _archive_recorded(directory: Path, record: HistoryRecord) -> None:
+    """Archive exactly the order text an interrupted resolution used: the file itself when it
+    is still in orders/ unchanged (as an uninterrupted run does), else the text its history
+    recorded, leaving a file that changed meanwhile in orders/ for the next turn. The
+    autopilot's orders were never files, so they are not archived."""
+    received = [o for o in record.orders if not o.autopilot]
+    done = done_dir(directory, record.resolution)
+    archive_orders(directory, record.resolution, recorded_order_files(directory, received))
+    for order in received:
+        if not (done / order.file).exists():
+            atomic_write(done / order.file, order.text)
 
 
 @dataclass(frozen=True)
@@ -558,116 +632,6 @@ def _missing(
     lines = [m for s in rejected for m in s.messages()]
     lines += [f"no valid orders from {n} for turn {game.state.turn}" for n in missing]
     return [*lines, *more]
-
-
-@dataclass(frozen=True)
-class AuditSummary:
-    resolutions: int
-    rolls: int
-    final_digest: str
-
-
-def audit_game(directory: Path) -> AuditSummary:
-    """Replay every resolution from history/0000 and compare everything with what was recorded:
-    keys, events, dice and states; the undone resolutions too (against the state before them);
-    that the autopilot played only after a deadline; and that game.toml is where it all ends."""
-    game = read_game(directory)
-    undo.check_not_interrupted(directory)
-    count = history_count(directory)
-    if count == 0:
-        raise AuditError("the history is empty: history/0000.toml is missing")
-    setup_record = read_history(directory, 0)
-    if setup_record.setup is None:
-        raise AuditError("history/0000.toml has no [setup] section")
-    setup = dict(setup_record.setup)
-    schedule = clock.Schedule.from_dict(setup) if "turn_time" in setup else None
-    if schedule != game.schedule:
-        raise AuditError("game.toml's deadlines differ from those the game was created with")
-    undone = undo.undo_records(directory)
-    previous = dice.commitment(game.seed, game.chain_length)
-    rolls = 0
-    state: GameState | None = None
-    for r in range(count):
-        record = setup_record if r == 0 else read_history(directory, r)
-        where = f"resolution {r} (history/{r:04d}.toml)"
-        key = _audit_key(game, where, record, r)
-        if not dice.key_follows(key, previous):
-            raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
-        previous = key
-        if r == 0:
-            state, events = replay_setup(setup, game.randomness(0))
-            _compare(where, record, state, events)
-        else:
-            assert state is not None
-            rolls += _audit_undone(game, [u for u in undone if u.resolution == r], state)
-            early = deadlines.autopilot_too_early(directory, game, record)
-            if early:
-                raise AuditError(f"{where}: {early}")
-            state = _replay_checked(game, where, state, record)
-        rolls += len(record.rolls())
-    assert state is not None
-    rolls += _audit_undone(game, [u for u in undone if u.resolution == count], state)
-    if state_digest(state) != state_digest(game.state):
-        raise AuditError("game.toml differs from the state the history replays to")
-    if state.phase is not Phase.OVER and game.deadline != deadlines.pending_deadline(
-        directory, game, count
-    ):
-        raise AuditError(
-            "game.toml's deadline differs from the one the history gives "
-            f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
-            "was interrupted, run it again with --set and that time"
-        )
-    return AuditSummary(count, rolls, state_digest(state))
-
-
-def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
-    key = bytes.fromhex(record.key)
-    if key != game.key(r):
-        raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
-    return key
-
-
-def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameState) -> int:
-    """Check undone resolutions: their keys, and their dice and events from the state before
-    them; returns how many rolls they hold."""
-    rolls = 0
-    for u in undone:
-        path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
-        where = f"undone resolution {u.resolution} ({path})"
-        record = read_history_file(path)
-        _audit_key(game, where, record, u.resolution)
-        if record.key != u.key:
-            raise AuditError(f"{where}: its key differs from the one its undo.toml records")
-        _replay_checked(game, where, state, record)
-        rolls += len(record.rolls())
-    return rolls
-
-
-def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:
-    try:
-        after, events = replay_orders(state, record.orders, game.randomness(record.resolution))
-    except (OrderError, ValueError) as err:
-        raise AuditError(f"{where}: its orders do not replay ({err})") from None
-    _compare(where, record, after, events)
-    return after
-
-
-def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequence[Event]) -> None:
-    _compare_events(where, record.events, events)
-    if state_digest(state) != record.state_digest:
-        raise AuditError(f"{where}: the state after it differs from the one recorded")
-
-
-def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
-    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
-        if a != b:
-            raise AuditError(
-                f"{where}, event {i + 1}: recorded {a.to_dict()} but the replay gives {b.to_dict()}"
-            )
-    if len(recorded) != len(replayed):
-        raise AuditError(
-            f"{where}: {len(recorded)} events recorded but the replay gives {len(replayed)}"
-        )
 
 
 def dice_history(directory: Path, resolution: int | None = None) -> list[dict[str, object]]:

@@ -29,6 +29,16 @@ from pbem.core.state import NEUTRAL, GameState, TradedCards, state_from_dict, st
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game import settings
 from pbem.game.clock import Schedule, iso, parse_instant
+from pbem.game.safety import (
+    ORDER_FILE_LIMIT,
+    FileProblem,
+    disk_error,
+    lock_error,
+    read_bounded,
+    read_text,
+    remove_temporaries,
+)
+from pbem.terminal import quoted
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,24 +55,40 @@ FORMAT = 2
 PLAYER_STATE_KEYS = ("name", "seat", "alive", "hand", "to_place", "missed", "dropped")
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
 PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
+FILE_LIMIT = 16 * 1024 * 1024
+"""The largest game or history file read (a long resolution's history is ~100 KiB)."""
+
+
+def valid_player_name(name: str) -> bool:
+    """Whether a name keeps to the naming rule, so that files named after it stay in the
+    game directory (reports/NNNN/<name>.txt, orders/<name>.toml)."""
+    return bool(PLAYER_NAME.fullmatch(name)) and name.lower() != NEUTRAL
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write a file so that it is either wholly old or wholly new, even after a crash."""
+    """Write a file so that it is either wholly old or wholly new, even after a crash.
+
+    A write the disk refuses (full, read-only, no permission) raises DiskError naming the path;
+    the temporary file is removed and the old file, if any, is left as it was."""
     atomic_write_all({path: data})
 
 
 def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
-    """Write several files, each wholly old or wholly new even after a crash. Every file is
-    synced before it replaces its target; the syncs run side by side (the file system commits
-    them together) and each folder is synced once, after all its files."""
+    """Write several files, each wholly old or wholly new even after a crash (as
+    `atomic_write`). Every file is synced before it replaces its target; the syncs run side by
+    side (the file system commits them together) and each folder is synced once, after all its
+    files: a report folder of twenty files costs one folder sync."""
     written: list[tuple[Path, str]] = []
+    current: Path | None = None
     try:
-        for path, data in files.items():
+        for current, data in files.items():
             raw = data.encode() if isinstance(data, str) else data
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-            written.append((path, tmp))
+            current.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{current.name}.", suffix=".tmp", dir=current.parent
+            )
+            written.append((current, tmp))
             with os.fdopen(fd, "wb") as handle:
                 handle.write(raw)
         if len(written) > 1:
@@ -71,15 +97,18 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
         else:
             for _, tmp in written:
                 _sync_file(tmp)
-        for path, tmp in written:
-            os.replace(tmp, path)
-    except BaseException:
+        for current, tmp in written:
+            os.replace(tmp, current)
+        for folder in dict.fromkeys(path.parent for path, _ in written):
+            current = folder
+            _sync_dir(folder)
+    except BaseException as err:
         for _, tmp in written:
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        if isinstance(err, OSError) and current is not None:
+            raise disk_error(err, current) from None
         raise
-    for folder in dict.fromkeys(path.parent for path, _ in written):
-        _sync_dir(folder)
 
 
 def _sync_file(path: str) -> None:
@@ -88,6 +117,13 @@ def _sync_file(path: str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_files(folder: Path, files: Mapping[str, str]) -> tuple[Path, ...]:
+    """Write rendered files (name: text) into `folder`, each atomically; the paths written."""
+    paths = {folder / name: text for name, text in files.items()}
+    atomic_write_all(paths)
+    return tuple(paths)
 
 
 def _sync_dir(path: Path) -> None:
@@ -100,11 +136,17 @@ def _sync_dir(path: Path) -> None:
 
 @contextlib.contextmanager
 def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
-    """Hold the game's lock; a second run on the same game fails at once."""
+    """Hold the game's lock; a second run on the same game fails at once.
+
+    Once the lock is held, the temporary files a killed run left are removed (not when
+    creating: the directory may be any folder the moderator named)."""
     if not creating and not (directory / GAME_FILE).is_file():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
     path = directory / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as err:
+        raise lock_error(err, path) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -112,6 +154,8 @@ def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
             raise LockedError(
                 f"{directory} is being resolved by another run; wait for it to finish"
             ) from None
+        if not creating:
+            remove_temporaries(directory)
         yield
     finally:
         os.close(fd)
@@ -181,17 +225,24 @@ class Game:
 
 def _load_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GameFileError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as err:
+        return tomllib.loads(read_bounded(path, FILE_LIMIT).decode("utf-8"))
+    except FileProblem as err:
+        if not path.exists():
+            raise GameFileError(f"{path} does not exist") from None
+        raise GameFileError(f"cannot read {path}: {err}") from None
+    except UnicodeDecodeError as err:
         raise GameFileError(f"cannot read {path}: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise GameFileError(f"{path} is damaged: {err}") from None
+    except RecursionError:
+        raise GameFileError(f"{path} is damaged: it nests tables too deeply") from None
 
 
-def read_game(directory: Path) -> Game:
-    """Load a game directory; raises GameFileError if it is not one or is damaged."""
+def read_game(directory: Path, *, check_history: bool = True) -> Game:
+    """Load a game directory; raises GameFileError if it is not one or is damaged.
+
+    The game file is checked against the history (pbem.game.audit.history_problem) unless
+    `check_history` is false, which only the audit uses: it replays and compares everything."""
     path = directory / GAME_FILE
     if not path.exists():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
@@ -223,6 +274,12 @@ def read_game(directory: Path) -> Game:
     problem = inconsistency(game)
     if problem:
         raise GameFileError(f"{path} is damaged: {problem}; restore it from a backup")
+    if check_history:
+        from pbem.game.audit import history_problem  # audit reads games through this module
+
+        problem = history_problem(game)
+        if problem:
+            raise GameFileError(f"{path} does not match the history: {problem}")
     return game
 
 
@@ -287,6 +344,9 @@ def inconsistency(game: Game) -> str | None:
     names = [p.name for p in state.players]
     if not 2 <= len(names) <= 6 or len(set(names)) != len(names):
         return f"it lists {len(names)} players, {len(set(names))} of them different"
+    for name in names:
+        if not valid_player_name(name):
+            return f"the player name '{quoted(name)}' breaks the naming rule ({PLAYER_NAME_RULE})"
     if not 0 <= state.current < len(names):
         return f"the current seat {state.current} is not one of the {len(names)} seats"
     if [p.seat for p in state.players] != list(range(len(names))):
@@ -489,9 +549,9 @@ def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list
     for record in orders:
         path = directory / ORDERS / record.file
         try:
-            if path.is_file() and path.read_text(encoding="utf-8") == record.text:
+            if read_text(path, ORDER_FILE_LIMIT) == record.text:
                 out.append(path)
-        except (OSError, UnicodeDecodeError):
+        except (FileProblem, UnicodeDecodeError):
             continue
     return out
 
@@ -501,17 +561,52 @@ def report_dir(directory: Path, resolution: int) -> Path:
 
 
 def order_files(directory: Path) -> list[Path]:
-    """The order files waiting in the game's orders/ folder, by name."""
+    """The order files waiting in the game's orders/ folder, by name.
+
+    Every `*.toml` entry is listed, even one that is not a regular file (a FIFO, a device, a
+    folder), so that it is refused by name rather than passed over in silence."""
     folder = directory / ORDERS
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.glob("*.toml") if p.is_file())
+    return sorted(folder.glob("*.toml"))
 
 
 def archive_orders(directory: Path, resolution: int, files: Sequence[Path]) -> None:
     """Move used order files out of orders/ into orders/done/NNNN/ (their text is in history)."""
-    done = directory / ORDERS / "done" / f"{resolution:04d}"
+    done = done_dir(directory, resolution)
     for path in files:
         if path.parent.resolve() == (directory / ORDERS).resolve() and path.exists():
-            done.mkdir(parents=True, exist_ok=True)
-            os.replace(path, done / path.name)
+            try:
+                done.mkdir(parents=True, exist_ok=True)
+                os.replace(path, done / path.name)
+            except OSError as err:
+                raise disk_error(err, done / path.name, "move an order file to") from None
+
+
+def make_orders_folder(directory: Path) -> None:
+    """The orders/ folder where order files wait (mail fetch puts them there)."""
+    try:
+        (directory / ORDERS).mkdir(exist_ok=True)
+    except OSError as err:
+        raise disk_error(err, directory / ORDERS, "create") from None
+
+
+def game_files(directory: Path) -> list[str]:
+    """What in `directory` belongs to a game (so that a new game may not go there): the game
+    file, a history or reports folder with anything in it, an orders folder holding files."""
+    found = [GAME_FILE] if (directory / GAME_FILE).exists() else []
+    for folder in (HISTORY, REPORTS):
+        path = directory / folder
+        if path.is_dir() and any(path.iterdir()):
+            found.append(f"{folder}/")
+        elif path.exists() and not path.is_dir():
+            found.append(folder)
+    orders = directory / ORDERS
+    if orders.is_dir() and any(p.is_file() for p in orders.rglob("*")):
+        found.append(f"{ORDERS}/ with files")
+    return found
+
+
+def done_dir(directory: Path, resolution: int) -> Path:
+    """Where the order files a resolution used are kept: orders/done/NNNN/."""
+    return directory / ORDERS / "done" / f"{resolution:04d}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import textwrap
+import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core import dice, rules
 from pbem.core.board import Board
@@ -46,9 +49,16 @@ from pbem.core.events import (
 )
 from pbem.core.orders import Attack, Orders
 from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
+from pbem.errors import PbemError
 from pbem.game import clock
-from pbem.game.store import Game, atomic_write_all, report_dir
+from pbem.game.store import Game
 from pbem.present.view import game_view
+from pbem.terminal import printable, quoted
+
+
+class TemplateProblem(PbemError):
+    """A report template that cannot be rendered: its name, line and what is wrong."""
+
 
 MODERATOR = "_moderator"
 
@@ -81,19 +91,32 @@ def builtin_templates() -> Path:
 
 def environment(game_dir: Path | None = None) -> jinja2.Environment:
     """The Jinja2 environment for a game: its own templates/ folder first, then the built-in.
-    Games without templates of their own share one (its templates compiled once)."""
-    own = game_dir is not None and (game_dir / "templates").is_dir()
-    return _environment(game_dir if own else None)
+
+    Sandboxed (Jinja2's immutable sandbox): a game's own template can format what it is given
+    but reach nothing else (no attribute that leads to Python's internals, no method that
+    changes a value). Every value a template prints
+    goes through `printable`, so a control character a player wrote is shown escaped."""
+    own = game_dir / "templates" if game_dir is not None else None
+    return _environment(own if own is not None and own.is_dir() else None)
+
+
+def _printable_value(value: Any) -> Any:
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(printable(str(value), lines=True))
+    if isinstance(value, str):
+        return printable(value, lines=True)
+    return value
 
 
 @functools.lru_cache(maxsize=32)
-def _environment(game_dir: Path | None) -> jinja2.Environment:
+def _environment(own: Path | None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
-    if game_dir is not None:
-        loaders.append(jinja2.FileSystemLoader(str(game_dir / "templates")))
+    if own is not None:
+        loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    return jinja2.Environment(
+    return ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
+        finalize=_printable_value,
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(
             ["html", "htm", "xml", "svg", "html.j2", "htm.j2", "xml.j2", "svg.j2"]
@@ -1049,7 +1072,33 @@ def render(
     name = "moderator" if player is None else "report"
     env = environment(game.path.resolve())
     context = report_context(game, resolution, events, player, rejected, orders, now, undone)
-    return env.get_template(f"{name}.{kind}.j2").render(context)
+    return render_template(env, f"{name}.{kind}.j2", context)
+
+
+def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
+    """One template rendered; any fault in it (syntax, a missing value, something the sandbox
+    refuses, an error while rendering) is a TemplateProblem naming the template and line."""
+    fix = "fix the template and run the command again"
+    try:
+        return env.get_template(name).render(context)
+    except jinja2.TemplateSyntaxError as err:
+        where = f"{err.filename or err.name or name} line {err.lineno}"
+        raise TemplateProblem(f"template {where}: {err.message}; {fix}") from None
+    except jinja2.TemplateNotFound as err:
+        raise TemplateProblem(f"template {err.name} is missing; {fix}") from None
+    except Exception as err:  # noqa: BLE001 - a game's own template can raise anything
+        raise TemplateProblem(
+            f"template {_template_line(err, name)}: {type(err).__name__}: "
+            f"{quoted(str(err), 200)}; {fix}"
+        ) from None
+
+
+def _template_line(err: BaseException, name: str) -> str:
+    """The template file and line an error was raised at (Jinja2 puts them in the traceback)."""
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.endswith(".py")]
+    if not frames:
+        return name
+    return f"{frames[-1].filename} line {frames[-1].lineno}"
 
 
 def render_text(game: Game, resolution: int, events: Sequence[Event], player: str | None) -> str:
@@ -1063,7 +1112,7 @@ def view_file(game: Game, resolution: int, events: Sequence[Event], player: str)
     return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_reports(
+def render_reports(
     game: Game,
     resolution: int,
     events: Sequence[Event],
@@ -1071,29 +1120,30 @@ def write_reports(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[str] = (),
-) -> tuple[Path, ...]:
-    """Write every player's report (text, HTML, view file, order file) and the moderator's.
+) -> dict[str, str]:
+    """Every player's report (text, HTML, view file, order file) and the moderator's, by file
+    name, rendered in memory: the caller writes them (store.write_files) once all succeeded.
+    `orders` are those the resolution carried out (for notes on what they asked).
 
-    reports/NNNN/<player>.txt is the mail body, .html the same report to open (with the map),
-    .view.json the player's view for `pbem check --view` and `pbem verify`, .orders.toml the
-    ready order file alone (to attach)."""
-    folder = report_dir(game.path, resolution)
-    files: dict[Path, str] = {}
+    <player>.txt is the mail body, .html the same report to open (with the map), .view.json
+    the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
+    file alone (to attach)."""
+    files: dict[str, str] = {}
     for p in game.state.players:
-        files[folder / f"{p.name}.txt"] = render(
+        files[f"{p.name}.txt"] = render(
             game, resolution, events, p.name, "txt", (), orders, now, undone
         )
-        files[folder / f"{p.name}.html"] = render(
+        files[f"{p.name}.html"] = render(
             game, resolution, events, p.name, "html", (), orders, now, undone
         )
-        files[folder / f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
+        files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
         reg = game.registration(p.name)
         if p.alive and game.state.phase is not Phase.OVER:
-            files[folder / f"{p.name}.orders.toml"] = order_skeleton(
+            files[f"{p.name}.orders.toml"] = order_skeleton(
                 game.state, p.name, reg.secret if reg else ""
             )
     for kind in ("txt", "html"):
-        path = folder / f"{MODERATOR}.{kind}"
-        files[path] = render(game, resolution, events, None, kind, rejected, orders, now, undone)
-    atomic_write_all(files)
-    return tuple(files)
+        files[f"{MODERATOR}.{kind}"] = render(
+            game, resolution, events, None, kind, rejected, orders, now, undone
+        )
+    return files

@@ -9,7 +9,6 @@ reads the values from its arguments, a report's text or its view file.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from typing import Any
 
 from pbem.core import dice
 from pbem.errors import PbemError
+from pbem.present import view
+from pbem.terminal import quoted
 
 Roll = tuple[tuple[int, ...], tuple[int, ...]]
 """One roll: the attacker's dice then the defender's, as rolled (a lone die: defender ())."""
@@ -140,25 +141,53 @@ def record_from_arguments(key: str, previous: str, rolls: Sequence[str]) -> Dice
     )
 
 
+def _die(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+        raise VerifyError(f"{quoted(repr(value), 40)} is not a die: dice show 1 to 6")
+    return value
+
+
+def _dice_list(value: object, most: int, least: int) -> tuple[int, ...]:
+    if not isinstance(value, list) or not least <= len(value) <= most:
+        raise VerifyError(
+            f"a roll has {least} to {most} dice on a side, not {quoted(repr(value), 40)}"
+        )
+    return tuple(_die(d) for d in value)
+
+
 def record_from_view(data: Mapping[str, Any]) -> DiceRecord:
-    """The record from a report's view file (its "dice" section)."""
+    """The record from a report's view file (its "dice" section); every value is checked."""
     section = data.get("dice")
     if not isinstance(section, Mapping):
         raise VerifyError("this view file has no dice section: use the one sent with a report")
     try:
-        rolls: list[Roll] = [((int(r["die"]),), ()) for r in section.get("first_player", [])]
+        first = section.get("first_player", [])
+        rolled = section["rolls"]
+        if not isinstance(first, list) or not isinstance(rolled, list):
+            raise TypeError("the dice are not listed")
+        rolls: list[Roll] = [((_die(r["die"]),), ()) for r in first]
         rolls += [
-            (tuple(int(d) for d in r["attacker"]), tuple(int(d) for d in r["defender"]))
-            for r in section["rolls"]
+            (_dice_list(r["attacker"], 3, 1), _dice_list(r["defender"], 2, 1)) for r in rolled
         ]
+        resolution = section["resolution"]
+        if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 0:
+            raise TypeError("the resolution is not a number")
         return DiceRecord(
-            parse_hex_key(str(section["key"]), "key"),
-            parse_hex_key(str(section["previous_key"]), "previous key"),
+            parse_hex_key(_hex_text(section["key"]), "key"),
+            parse_hex_key(_hex_text(section["previous_key"]), "previous key"),
             tuple(rolls),
-            int(section["resolution"]),
+            resolution,
         )
     except (KeyError, TypeError, ValueError) as err:
-        raise VerifyError(f"the view file's dice section is incomplete ({err!r})") from None
+        raise VerifyError(
+            f"the view file's dice section is incomplete ({quoted(repr(err), 80)})"
+        ) from None
+
+
+def _hex_text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("a key is not text")
+    return value
 
 
 _KEY_LINE = re.compile(r"^\s*Key of resolution (\d+):\s*([0-9a-fA-F]{64})\s*$")
@@ -169,6 +198,15 @@ _ROLLS_LINE = re.compile(r"^\s*Rolls, attacker/defender as rolled \((\d+)\):\s*$
 
 def record_from_report(text: str) -> DiceRecord:
     """The record from a text report's dice check section (as the built-in template writes)."""
+    try:
+        return _record_from_report(text)
+    except (ValueError, IndexError):
+        raise VerifyError(
+            "the report's dice check cannot be read: give it as it was sent"
+        ) from None
+
+
+def _record_from_report(text: str) -> DiceRecord:
     lines = text.splitlines()
     key = previous = None
     resolution: int | None = None
@@ -180,7 +218,7 @@ def record_from_report(text: str) -> DiceRecord:
             previous = m.group(1)
         elif m := _FIRST_LINE.match(line):
             for entry in m.group(1).split(","):
-                rolls.append(((int(entry.split()[-1]),), ()))
+                rolls.append((_dice_of(entry.split()[-1], entry), ()))
         elif m := _ROLLS_LINE.match(line):
             body = []
             for more in lines[i + 1 :]:
@@ -204,16 +242,10 @@ def record_from_report(text: str) -> DiceRecord:
 
 def read_record(path: Path) -> DiceRecord:
     """The record from a saved report: its view file (.json) or its text."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise VerifyError(f"cannot read {path}: {err}") from None
-    if text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text)
-        except ValueError as err:
-            raise VerifyError(f"{path} is not a view file ({err})") from None
+    text = view.read_text(path)
+    if text.lstrip().startswith(("{", "[")):
+        data = view.parse_json(text, path)
         if not isinstance(data, Mapping):
-            raise VerifyError(f"{path} is not a view file")
+            raise VerifyError(f"{path} is not a view file: it is not a JSON object")
         return record_from_view(data)
     return record_from_report(text)

@@ -6,11 +6,14 @@ all go through `game_view`, so a hand, a secret or the deck cannot leak by anoth
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pbem.core import rules
-from pbem.core.board import Board
+from pbem.core.board import Board, load_board
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -19,6 +22,10 @@ from pbem.core.state import (
     Phase,
     Player,
 )
+from pbem.errors import BoardError, PbemError
+from pbem.game.safety import VIEW_FILE_LIMIT, FileProblem, read_bounded
+from pbem.game.store import valid_player_name
+from pbem.terminal import quoted
 
 
 def game_view(
@@ -92,37 +99,175 @@ def card_piles(state: GameState) -> dict[str, Any]:
     }
 
 
+class ViewError(PbemError):
+    """A view file (or report) that cannot be what pbem wrote: unreadable, not JSON, crafted."""
+
+
+ARMIES_LIMIT = 1_000_000
+"""The most armies a territory of a view may hold, and the largest count taken from one."""
+COUNT_LIMIT = 1_000_000
+"""The largest turn, resolution or sets-traded number a view may give."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a view file holds")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is not a number a view file holds")
+    return value
+
+
+def read_text(path: Path) -> str:
+    """A view file's or report's text, read safely: bounded in size, never blocking on a FIFO."""
+    try:
+        return read_bounded(path, VIEW_FILE_LIMIT).decode("utf-8-sig")
+    except FileProblem as err:
+        raise ViewError(f"cannot read {path}: {err}") from None
+    except UnicodeDecodeError:
+        raise ViewError(
+            f"{path} is not a text file in UTF-8: give the file as it was sent"
+        ) from None
+
+
+def parse_json(text: str, source: Path) -> Any:
+    """JSON as pbem writes it: no NaN or Infinity, and nesting too deep to parse refused."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
+    except RecursionError:
+        raise ViewError(f"{source} is not a view file: its JSON nests too deeply") from None
+    except ValueError as err:
+        raise ViewError(f"{source} is not a view file ({quoted(str(err), 200)})") from None
+
+
+def load_json(path: Path) -> Any:
+    """A view file's JSON, read and parsed safely (see read_text and parse_json)."""
+    return parse_json(read_text(path), path)
+
+
+def read_view(path: Path) -> GameState:
+    """The state a view file shows, for checking its player's orders (`check --view`)."""
+    view = load_json(path)
+    if not isinstance(view, dict):
+        raise ViewError(f"{path} is not a view file from a report: it is not a JSON object")
+    try:
+        return state_from_view(view, load_board(_text(view.get("board", "classic"), "board")))
+    except (ViewError, BoardError) as err:
+        raise ViewError(f"{path} is not a view file from a report: {err}") from None
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ViewError(f"'{what}' is not text")
+    return value
+
+
+def _count(value: object, what: str, low: int = 0, high: int = COUNT_LIMIT) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ViewError(f"'{what}' is not a whole number from {low} to {high}")
+    return value
+
+
+def _field(data: object, key: str, what: str) -> Any:
+    if not isinstance(data, dict):
+        raise ViewError(f"'{what}' is not a JSON object")
+    if key not in data:
+        raise ViewError(f"'{what}' has no '{key}'")
+    return data[key]
+
+
+def _discards(view: Mapping[str, Any], cards: set[str]) -> tuple[str, ...]:
+    piles = view.get("piles") or {}
+    if not isinstance(piles, dict):
+        raise ViewError("'piles' is not a JSON object")
+    discards = tuple(_items(piles.get("discards", []), "discards", len(cards)))
+    if not all(isinstance(c, str) and c in cards for c in discards):
+        raise ViewError("the discard pile holds something that is not a card of the board")
+    return discards
+
+
+def _items(value: object, what: str, most: int) -> list[Any]:
+    if not isinstance(value, list) or len(value) > most:
+        raise ViewError(f"'{what}' is not a list of at most {most}")
+    return value
+
+
 def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
     """A state good enough to check the viewing player's orders: other hands and the draw
-    pile, which the view does not show, are left empty."""
-    return GameState(
-        game=str(view["game"]),
-        board=board,
-        options=Options.from_dict(view.get("options") or {}),
-        players=tuple(
+    pile, which the view does not show, are left empty. Every value is checked (type and range),
+    so a crafted view gives ViewError, never a state the rules cannot work with."""
+    cards = set(board.cards())
+    try:
+        phase = Phase(_text(_field(view, "phase", "view"), "phase"))
+    except ValueError:
+        raise ViewError("'phase' is not setup, play or over") from None
+    players: list[Player] = []
+    for i, p in enumerate(_items(_field(view, "players", "view"), "players", 6)):
+        name = _text(_field(p, "name", "players"), "players' name")
+        if not valid_player_name(name):
+            raise ViewError(f"'{quoted(name)}' is not a player name")
+        hand = tuple(_items(p.get("hand", []), f"{name}'s hand", len(cards)))
+        if not all(isinstance(c, str) and c in cards for c in hand):
+            raise ViewError(f"{name}'s hand holds something that is not a card of the board")
+        alive, dropped = _field(p, "alive", name), p.get("dropped", False)
+        if not isinstance(alive, bool) or not isinstance(dropped, bool):
+            raise ViewError(f"{name}'s 'alive' or 'dropped' is not true or false")
+        players.append(
             Player(
-                name=str(p["name"]),
-                seat=int(p["seat"]),
-                alive=bool(p["alive"]),
-                hand=tuple(p.get("hand", ())),
-                to_place=int(p["reinforcements"]) if view["phase"] == "setup" else 0,
-                missed=int(p.get("missed", 0)),
-                dropped=bool(p.get("dropped", False)),
+                name=name,
+                seat=_count(_field(p, "seat", name), f"{name}'s seat", i, i),
+                alive=alive,
+                hand=hand,
+                to_place=_count(_field(p, "reinforcements", name), f"{name}'s reinforcements")
+                if phase is Phase.SETUP
+                else 0,
+                missed=_count(p.get("missed", 0), f"{name}'s missed turns"),
+                dropped=dropped,
             )
-            for p in view["players"]
-        ),
-        territories={
-            t: Holding(str(view["territories"][t]["owner"]), int(view["territories"][t]["armies"]))
-            for t in board.names
-        },
+        )
+    names = [p.name for p in players]
+    if len(players) < 2 or len(set(names)) != len(names):
+        raise ViewError("'players' are not 2 to 6 different players")
+    owners = {*names, NEUTRAL}
+    territories: dict[str, Holding] = {}
+    given = _field(view, "territories", "view")
+    for t in board.names:
+        entry = _field(given, t, "territories")
+        owner = _text(_field(entry, "owner", t), f"{t}'s owner")
+        if owner not in owners:
+            raise ViewError(f"{t} is held by '{quoted(owner)}', who is not a player")
+        territories[t] = Holding(owner, _count(_field(entry, "armies", t), t, 1, ARMIES_LIMIT))
+    for p in players:
+        if p.alive != any(h.owner == p.name for h in territories.values()):
+            raise ViewError(
+                f"{p.name} is {'in' if p.alive else 'out of'} the game but holds "
+                f"{'no' if p.alive else 'some'} territory"
+            )
+    awaiting = _items(_field(view, "awaiting", "view"), "awaiting", 6)
+    winner = view.get("winner")
+    if winner is not None and winner not in names:
+        raise ViewError("'winner' is not one of the players")
+    options = _field(view, "options", "view") if "options" in view else {}
+    if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
+        raise ViewError("'options' is not an object of texts")
+    try:
+        rules_options = Options.from_dict(options)
+    except ValueError as err:
+        raise ViewError(f"'options' are not pbem's ({quoted(str(err))})") from None
+    return GameState(
+        game=_text(_field(view, "game", "view"), "game"),
+        board=board,
+        options=rules_options,
+        players=tuple(players),
+        territories=territories,
         deck=(),
-        discards=tuple((view.get("piles") or {}).get("discards", ())),
-        phase=Phase(view["phase"]),
-        turn=int(view["turn"]),
-        resolution=int(view["resolution"]),
-        current=next(
-            (i for i, p in enumerate(view["players"]) if p["name"] in view["awaiting"]), 0
-        ),
-        sets_traded=int(view["sets_traded"]),
-        winner=view.get("winner"),
+        discards=_discards(view, cards),
+        phase=phase,
+        turn=_count(_field(view, "turn", "view"), "turn"),
+        resolution=_count(_field(view, "resolution", "view"), "resolution"),
+        current=next((i for i, n in enumerate(names) if n in awaiting), 0),
+        sets_traded=_count(_field(view, "sets_traded", "view"), "sets_traded"),
+        winner=winner,
     )

@@ -1,0 +1,242 @@
+"""The history checked against itself and against the game file.
+
+`audit_game` replays every resolution from history/0000 and compares every event, key, die and
+state digest with what was recorded (undone resolutions and the autopilot's turns too).
+`history_problem` is the cheap check every command makes before it trusts game.toml: the seed
+must be the one the game was created with (its key for resolution 0 is recorded in
+history/0000.toml) and the state must be the one the last history file recorded. Only when
+that fails is the history replayed, to name what differs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pbem.core import dice
+from pbem.core.events import Event
+from pbem.core.state import GameState, Phase, state_digest, state_to_dict
+from pbem.errors import AuditError, OrderError, PbemError
+from pbem.game import clock, deadlines, undo
+from pbem.game.replay import replay_orders, replay_setup, state_after
+from pbem.game.store import (
+    Game,
+    HistoryRecord,
+    history_count,
+    history_path,
+    read_game,
+    read_history,
+    read_history_file,
+)
+from pbem.terminal import quoted
+
+SHOWN_DIFFERENCES = 6
+"""How many differences a refusal lists before it says how many more there are."""
+
+
+@dataclass(frozen=True)
+class AuditSummary:
+    resolutions: int
+    rolls: int
+    final_digest: str
+
+
+def audit_game(directory: Path) -> AuditSummary:
+    """Replay every resolution from history/0000 and compare everything with what was recorded:
+    keys, events, dice and states; the undone resolutions too (against the state before them);
+    that the autopilot played only after a deadline; and that game.toml is where it all ends."""
+    game = read_game(directory, check_history=False)
+    undo.check_not_interrupted(directory)
+    count = history_count(directory)
+    if count == 0:
+        raise AuditError("the history is empty: history/0000.toml is missing")
+    setup_record = read_history(directory, 0)
+    if setup_record.setup is None:
+        raise AuditError("history/0000.toml has no [setup] section")
+    setup = dict(setup_record.setup)
+    schedule = clock.Schedule.from_dict(setup) if "turn_time" in setup else None
+    if schedule != game.schedule:
+        raise AuditError("game.toml's deadlines differ from those the game was created with")
+    undone = undo.undo_records(directory)
+    previous = dice.commitment(game.seed, game.chain_length)
+    rolls = 0
+    state: GameState | None = None
+    for r in range(count):
+        record = setup_record if r == 0 else read_history(directory, r)
+        where = f"resolution {r} (history/{r:04d}.toml)"
+        key = _audit_key(game, where, record, r)
+        if not dice.key_follows(key, previous):
+            raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
+        previous = key
+        if r == 0:
+            state, events = replay_setup(setup, game.randomness(0))
+            _compare(where, record, state, events)
+        else:
+            assert state is not None
+            rolls += _audit_undone(game, [u for u in undone if u.resolution == r], state)
+            early = deadlines.autopilot_too_early(directory, game, record)
+            if early:
+                raise AuditError(f"{where}: {early}")
+            state = _replay_checked(game, where, state, record)
+        rolls += len(record.rolls())
+    assert state is not None
+    rolls += _audit_undone(game, [u for u in undone if u.resolution == count], state)
+    if state_digest(state) != state_digest(game.state):
+        raise AuditError(
+            "game.toml differs from the state the history replays to: "
+            + describe(differences(game.state, state))
+        )
+    if state.phase is not Phase.OVER and game.deadline != deadlines.pending_deadline(
+        directory, game, count
+    ):
+        raise AuditError(
+            "game.toml's deadline differs from the one the history gives "
+            f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
+            "was interrupted, run it again with --set and that time"
+        )
+    return AuditSummary(count, rolls, state_digest(state))
+
+
+def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
+    key = bytes.fromhex(record.key)
+    if key != game.key(r):
+        raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
+    return key
+
+
+def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameState) -> int:
+    """Check undone resolutions: their keys, and their dice and events from the state before
+    them; returns how many rolls they hold."""
+    rolls = 0
+    for u in undone:
+        path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
+        where = f"undone resolution {u.resolution} ({path})"
+        record = read_history_file(path)
+        _audit_key(game, where, record, u.resolution)
+        if record.key != u.key:
+            raise AuditError(f"{where}: its key differs from the one its undo.toml records")
+        _replay_checked(game, where, state, record)
+        rolls += len(record.rolls())
+    return rolls
+
+
+def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:
+    try:
+        after, events = replay_orders(state, record.orders, game.randomness(record.resolution))
+    except (OrderError, ValueError) as err:
+        raise AuditError(f"{where}: its orders do not replay ({err})") from None
+    _compare(where, record, after, events)
+    return after
+
+
+def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequence[Event]) -> None:
+    _compare_events(where, record.events, events)
+    if state_digest(state) != record.state_digest:
+        raise AuditError(f"{where}: the state after it differs from the one recorded")
+
+
+def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
+    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
+        if a != b:
+            raise AuditError(
+                f"{where}, event {i + 1}: recorded {a.to_dict()} but the replay gives {b.to_dict()}"
+            )
+    if len(recorded) != len(replayed):
+        raise AuditError(
+            f"{where}: {len(recorded)} events recorded but the replay gives {len(replayed)}"
+        )
+
+
+def history_problem(game: Game) -> str | None:
+    """What makes game.toml disagree with the history, or None (see the module's docstring).
+
+    The state of game.toml at resolution r is the one history/(r-1).toml recorded; a
+    history/r.toml written by an interrupted run is the resolve command's to complete."""
+    directory = game.path
+    last = game.state.resolution - 1
+    for r in sorted({0, last}):
+        if not history_path(directory, r).is_file():
+            return (
+                f"game.toml is at resolution {last + 1} but history/{r:04d}.toml is missing: "
+                "restore the history from a backup"
+            )
+    setup = read_history(directory, 0)
+    if setup.key != game.key(0).hex():
+        other = (setup.setup or {}).get("game")
+        if other is not None and str(other) != game.name:
+            return (
+                f"history/0000.toml belongs to another game ('{quoted(str(other))}', not "
+                f"'{game.name}'): restore this game's history from a backup"
+            )
+        return (
+            "the seed (or chain_length) in game.toml is not the one this game was created with: "
+            "the key history/0000.toml recorded for resolution 0 is not its key; restore "
+            "game.toml from a backup"
+        )
+    record = setup if last == 0 else read_history(directory, last)
+    if record.resolution != last or record.key != game.key(last).hex():
+        return (
+            f"history/{last:04d}.toml belongs to another game: its key is not this game's key "
+            f"for resolution {last}; restore it from a backup"
+        )
+    if record.state_digest == state_digest(game.state):
+        return None
+    where = f"history/{last:04d}.toml"
+    try:
+        recorded = state_after(game, last)
+    except (PbemError, ValueError, KeyError, TypeError) as err:
+        return (
+            f"game.toml is not the state {where} recorded, and the history does not replay to "
+            f"show what differs ({err}); restore game.toml from a backup"
+        )
+    if state_digest(recorded) != record.state_digest:
+        return f"game.toml is not the state {where} recorded; run 'pbem audit'"
+    return (
+        f"game.toml is not the state {where} recorded: "
+        f"{describe(differences(game.state, recorded))}; restore game.toml from a backup "
+        "(or undo the edit)"
+    )
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return f"'{quoted(value)}'"
+    return quoted(json.dumps(value, ensure_ascii=False), 80)
+
+
+def differences(found: GameState, recorded: GameState) -> list[str]:
+    """What differs between two states, field by field, as "X is A, not B" (A found)."""
+    a, b = state_to_dict(found), state_to_dict(recorded)
+    out: list[str] = []
+    for key in [*b, *(k for k in a if k not in b)]:
+        if key == "players" and len(a[key]) == len(b[key]):
+            for i, (pa, pb) in enumerate(zip(a[key], b[key], strict=True)):
+                for field, value in pb.items():
+                    if pa.get(field) != value:
+                        out.append(
+                            f"player {i + 1}'s {field} is {_shown(pa.get(field))}, "
+                            f"not {_shown(value)}"
+                        )
+        elif key == "territories" and isinstance(a.get(key), dict):
+            for t, held in b[key].items():
+                if a[key].get(t) != held:
+                    was = a[key].get(t) or ["nobody", 0]
+                    out.append(
+                        f"{t} is held by {_shown(was[0])} with {was[1]}, "
+                        f"not by {_shown(held[0])} with {held[1]}"
+                    )
+        elif a.get(key) != b.get(key):
+            out.append(f"{key} is {_shown(a.get(key))}, not {_shown(b.get(key))}")
+    return out
+
+
+def describe(found: Sequence[str]) -> str:
+    """The first differences, and how many more there are."""
+    if not found:
+        return "no field differs (the digests do)"
+    shown = "; ".join(found[:SHOWN_DIFFERENCES])
+    more = len(found) - SHOWN_DIFFERENCES
+    return shown + (f"; and {more} more difference{'s' * (more > 1)}" if more > 0 else "")

@@ -1,0 +1,147 @@
+"""Defences against files that are not what they claim: bounded reads that never block, the
+sentence a disk fault deserves, and the temporary files a killed run leaves behind.
+
+A moderator runs pbem unattended on files from strangers, so no single file may stop it: a FIFO
+named `alice.toml` must not hang a resolution, a 2 GB "order file" must not be read into
+memory, and a full disk must end in a sentence that says what to do, not a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import os
+import re
+import stat
+from pathlib import Path
+
+from pbem.errors import DiskError
+
+ORDER_FILE_LIMIT = 64 * 1024
+"""The largest order file read, in bytes (mail refuses larger ones too)."""
+VIEW_FILE_LIMIT = 1024 * 1024
+"""The largest view file or report read by `check --view` and `verify` (a real one is ~10 KiB)."""
+
+TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
+"""The name `atomic_write` gives its temporary files: `.<name>.<8 random characters>.tmp`."""
+
+
+class FileProblem(Exception):
+    """Why a file cannot be read, in words for the person who gave it (not a PbemError: the
+    caller decides whether it stops a command or only refuses that one file)."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """A regular file's bytes, at most `limit` of them; raises FileProblem otherwise.
+
+    The file is looked at before it is opened and opened without blocking, so a FIFO, a device
+    or a directory is refused at once instead of hanging or being read forever."""
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        raise FileProblem("no such file") from None
+    except OSError as err:
+        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
+    if not stat.S_ISREG(before.st_mode):
+        raise FileProblem(f"this is {_kind(before.st_mode)}, not a regular file: give a text file")
+    if before.st_size > limit:
+        raise FileProblem(_too_big(before.st_size, limit))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # replaced between the look and the open
+            raise FileProblem(f"this is {_kind(mode)}, not a regular file: give a text file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as err:
+        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise FileProblem(_too_big(size, limit))
+    return b"".join(chunks)
+
+
+def read_text(path: Path, limit: int) -> str:
+    """A regular file's UTF-8 text (see read_bounded), line ends read as Python reads text
+    (CRLF becomes LF); raises FileProblem or UnicodeDecodeError."""
+    return io.TextIOWrapper(io.BytesIO(read_bounded(path, limit)), encoding="utf-8").read()
+
+
+def _too_big(size: int, limit: int) -> str:
+    return f"this file is {size} bytes; at most {limit // 1024} KiB are read"
+
+
+_WHAT_TO_DO = {
+    errno.ENOSPC: "the disk is full: free some space",
+    errno.EDQUOT: "the disk quota is used up: free some space or raise the quota",
+    errno.EROFS: "the file system is read-only: make it writable (or copy the game elsewhere)",
+    errno.EACCES: "permission denied: make it writable for this user",
+    errno.EPERM: "the operation is not permitted: check the file's owner and permissions",
+    errno.EMFILE: "too many files are open: close some programs",
+}
+
+
+def disk_error(err: OSError, path: Path, doing: str = "write") -> DiskError:
+    """A write that failed, as a sentence naming the path and what to do about it."""
+    advice = _WHAT_TO_DO.get(err.errno or 0, f"{err.strerror or err}: fix this")
+    return DiskError(
+        f"cannot {doing} {path}: {advice}, then run the command again "
+        "(it completes the work from where it stopped)"
+    )
+
+
+def lock_error(err: OSError, path: Path) -> DiskError:
+    """The lock file could not be opened: name what is in its place."""
+    if path.is_symlink():
+        target = os.readlink(path)
+        return DiskError(
+            f"{path} is a symbolic link (to {target}), not pbem's lock file: remove the link "
+            "(pbem creates its lock itself) and run the command again"
+        )
+    if path.is_dir():
+        return DiskError(
+            f"{path} is a directory, not pbem's lock file: remove it (pbem creates its lock "
+            "itself) and run the command again"
+        )
+    return disk_error(err, path, "create the lock file")
+
+
+def remove_temporaries(directory: Path) -> list[Path]:
+    """Remove the temporary files a killed run left in a game directory; call it under the lock.
+
+    Only files named as `atomic_write` names its temporaries are removed, and links are not
+    followed, so nothing a moderator put there can go."""
+    removed: list[Path] = []
+    for folder, dirs, files in os.walk(directory):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        for name in files:
+            path = Path(folder) / name
+            if TEMPORARY.match(name) and path.is_file() and not path.is_symlink():
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    removed.append(path)
+    return removed
