@@ -16,6 +16,7 @@ _UNSAFE = re.compile(
     "\x00-\x1f\x7f-\x9f"  # C0 controls, DEL, C1 controls
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidirectional marks and overrides
     "\u2028\u2029"  # line and paragraph separators
+    "\ud800-\udfff"  # lone surrogates (bytes that were not UTF-8, kept by surrogateescape)
     "]"
 )
 _UNSAFE_BUT_LINES = re.compile(_UNSAFE.pattern.replace("\x00-\x1f", "\x00-\x08\x0b-\x1f"))

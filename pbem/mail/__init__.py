@@ -11,11 +11,12 @@
 from __future__ import annotations
 
 from pbem.mail.fetch import FetchResult, Incoming, Verdict, fetch_orders, parse_time
-from pbem.mail.message import LOOP_HEADER, MAX_ORDERS_BYTES, Letter, printable, read_letter
+from pbem.mail.message import LOOP_HEADER, MAX_ORDERS_BYTES, Letter, read_letter
 from pbem.mail.records import DEFAULT_FROM
 from pbem.mail.reports import build_report, report_subject
 from pbem.mail.send import SendResult, SmtpServer, send_mail, smtp_server
 from pbem.mail.sources import Sources
+from pbem.terminal import printable
 
 __all__ = [
     "DEFAULT_FROM",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.game.store import Game, Registration
-from pbem.mail.message import Letter, printable
+from pbem.mail.message import Letter
 from pbem.mail.records import (
     MAIL,
     REJECTED,
@@ -22,6 +22,7 @@ from pbem.mail.records import (
     write,
     write_eml,
 )
+from pbem.terminal import printable
 
 
 @dataclass

@@ -25,7 +25,7 @@ from pbem.game.store import (
     resolution_interrupted,
 )
 from pbem.mail.answers import Answers
-from pbem.mail.message import Letter, addresses_match, printable, read_letter
+from pbem.mail.message import Letter, addresses_match, read_letter
 from pbem.mail.records import (
     DEFAULT_FROM,
     MAIL,
@@ -38,6 +38,7 @@ from pbem.mail.records import (
     store_orders,
 )
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.terminal import printable
 
 ORDER_FILE = Path("orders.toml")
 """The name problems are reported against (`orders.toml line 7: ...`)."""

@@ -29,7 +29,7 @@ from pbem.game.store import GAME_FILE, locked, read_game
 from pbem.mail import route
 from pbem.mail.fetch import FetchResult, Verdict, fetch_entries
 from pbem.mail.imap import ImapServer, open_folder
-from pbem.mail.message import Letter, printable, read_letter
+from pbem.mail.message import Letter, read_letter
 from pbem.mail.records import (
     MAIL,
     OUTBOX,
@@ -45,6 +45,7 @@ from pbem.mail.records import (
 )
 from pbem.mail.send import SendResult, SmtpServer, deliver_waiting, send_mail, stamp, waiting
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.terminal import printable
 
 
 @dataclass(frozen=True)

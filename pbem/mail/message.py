@@ -26,9 +26,10 @@ from email.utils import getaddresses, parsedate_to_datetime
 from typing import cast
 
 from pbem.errors import PbemError
+from pbem.game.safety import ORDER_FILE_LIMIT
 
 LOOP_HEADER = "X-Pbem-Loop"
-MAX_ORDERS_BYTES = 64 * 1024
+MAX_ORDERS_BYTES = ORDER_FILE_LIMIT
 """The largest order file taken, attached or in a message's text."""
 MAX_DEPTH = 20
 """How deep MIME parts may nest before a message is refused as unreadable."""
@@ -42,20 +43,6 @@ _MESSAGE_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
 _ADDRESS = re.compile(r"^[^@\s<>()\[\]\\,;:\"]+@[^@\s<>()\[\]\\,;:\"]+$")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 _COMMENT = re.compile(r"\([^()]*\)")
-_CONTROL = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-
-
-def printable(text: str) -> str:
-    """`text` safe to print on a terminal: control characters (escape sequences, bidi
-    overrides, line breaks) are shown as `\\x1b`, `\\u202e`, ... instead of acting."""
-
-    def escape(match: re.Match[str]) -> str:
-        code = ord(match.group())
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    return _CONTROL.sub(escape, text)
 
 
 class NoOrders(PbemError):

@@ -27,7 +27,7 @@ from typing import Any
 
 from pbem.errors import PbemError
 from pbem.game.store import history_count, locked, read_game, report_dir
-from pbem.mail.message import LOOP_HEADER, printable
+from pbem.mail.message import LOOP_HEADER
 from pbem.mail.records import (
     DEFAULT_FROM,
     FAILED_FOLDER,
@@ -44,6 +44,7 @@ from pbem.mail.records import (
     write_eml,
 )
 from pbem.mail.reports import build_report
+from pbem.terminal import printable
 
 PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
 _PARSER = BytesParser(policy=policy.compat32)
