@@ -172,8 +172,8 @@ def _play(directory: Path, turns: int) -> None:
 def test_interrupted_resolve_run_again_gives_the_same_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_at: str
 ) -> None:
-    clean = new_game(tmp_path / "clean")
-    crashed = new_game(tmp_path / "crashed")
+    clean = new_game(tmp_path / "clean" / "game")
+    crashed = new_game(tmp_path / "crashed" / "game")
     _play(clean, 2)
     _play(crashed, 1)
     write_skeletons(crashed)
@@ -227,8 +227,8 @@ def test_a_resolved_turn_is_never_applied_twice(playing_dir: Path) -> None:
 
 
 def test_same_seed_and_orders_give_byte_identical_directories(tmp_path: Path) -> None:
-    one = new_game(tmp_path / "one")
-    two = new_game(tmp_path / "two")
+    one = new_game(tmp_path / "one" / "game")
+    two = new_game(tmp_path / "two" / "game")
     _play(one, 4)
     _play(two, 4)
     assert snapshot(one) == snapshot(two)
@@ -402,7 +402,7 @@ def test_interrupted_autopilot_resolve_run_again_later_gives_the_same_game(
     due = parse_instant("2026-12-02T00:00Z")
     dirs = []
     for name in ("clean", "crashed"):
-        directory = tmp_path / name
+        directory = tmp_path / name / "game"  # apart: one name each per folder of games
         processor.new_game(
             directory,
             processor.parse_player_list(["alice", "bob", "carol"]),
