@@ -386,7 +386,9 @@ def test_kill_9_at_random_moments_of_resolve_then_a_rerun_gives_the_uninterrupte
         assert not [p for p in directory.rglob("*") if p.name.endswith(".tmp")]
         assert snapshot(directory) == expected, f"kill {i}"
         shutil.rmtree(directory)
-    assert stages["half written"] >= KILLS // 10 and stages["before the history"] >= KILLS // 10
+    # The kills must reach both sides of the history write; how many land in each window
+    # depends on the machine's load (the crash tests above hit each point exactly).
+    assert stages["half written"] >= 1 and stages["before the history"] >= 1, stages
 
 
 @pytest.mark.parametrize("crash_at", ["write_history", "archive_orders", "write_files"])
