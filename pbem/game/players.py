@@ -103,6 +103,12 @@ def parse_setting(assignment: str) -> tuple[str, str] | None:
     return match.group(1), match.group(2).strip()
 
 
+def is_player_setting(assignment: str) -> bool:
+    """Whether `assignment` sets something of a player (their address or language)."""
+    text = assignment.strip()
+    return _SETTING.match(text) is not None or _LANGUAGE.match(text) is not None
+
+
 def addresses_folder(directory: Path) -> Path:
     return directory / HISTORY / ADDRESSES
 
