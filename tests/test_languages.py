@@ -18,13 +18,16 @@ from babel.messages.pofile import read_po
 from click.testing import CliRunner
 from conftest import SEED, attacking
 from test_kit import bare
+from test_mail import GAME, fetch, message, orders_for, outbox, reply_to
+from test_mail import PLAYERS as MAIL_PLAYERS
 from test_report import parse_html
 
+from pbem import mail
 from pbem.cli import main
 from pbem.core.board import load_board
 from pbem.core.state import Options, state_digest
 from pbem.errors import PbemError
-from pbem.game import processor
+from pbem.game import players, processor
 from pbem.game.store import GAME_FILE, _load_toml, read_game, write_game
 from pbem.kit import KIT_NAME
 from pbem.mail.reports import report_subject
@@ -456,3 +459,25 @@ def test_a_new_address_keeps_the_players_language(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert read_game(directory).language_of("ann") == "sv"
+
+
+def test_mailed_orders_are_answered_in_the_players_language(tmp_path: Path) -> None:
+    directory = tmp_path / GAME
+    processor.new_game(directory, MAIL_PLAYERS, Options(), seed=SEED, name=GAME)
+    players.set_language(directory, "alice", "it")
+    alice = "alice@example.org"
+    good = fetch(
+        directory, [message("alice@example.org", orders_for(directory, "alice"), mid="<ok@t>")]
+    )
+    incoming, body = reply_to(directory, good, "<ok@t>")
+    assert incoming.verdict is mail.Verdict.ACCEPTED
+    assert "I tuoi ordini per il turno 0 di" in body and "sono accettati" in body
+    wrong = orders_for(directory, "alice", "Europa meridionalle")
+    bad = fetch(directory, [message(alice, wrong, mid="<bad@t>", minutes=1)])
+    incoming, body = reply_to(directory, bad, "<bad@t>")
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert "non è stato accettato" in body
+    assert "territorio sconosciuto 'Europa meridionalle'; intendevi" in body
+    subjects = [m["Subject"] for m in outbox(directory).values()]
+    assert any("accettati: i tuoi ordini per il turno 0" in s for s in subjects), subjects
+    assert any("respinti: i tuoi ordini" in s for s in subjects), subjects

@@ -256,7 +256,8 @@ class _Fetcher:
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
-            problems = [p.format(ORDER_FILE.name) for p in err.problems]
+            told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
+            problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
             return self.reject(letter, raw, problems, to=me, text=text)
         except RecursionError:
             reason = "the orders are nested too deep to read: send the plain order file"
