@@ -32,7 +32,7 @@ from pbem.core.orders import Attack, Orders, parse_orders
 from pbem.core.state import Phase
 from pbem.game import processor
 from pbem.game.store import read_game, read_history
-from pbem.present import report
+from pbem.present import report, story
 from pbem.present.view import game_view
 
 MODERATOR = ("moderator.txt.j2", "moderator.html.j2")
@@ -360,7 +360,7 @@ def test_each_battle_is_paired_with_its_own_attack_order() -> None:
         Rolled("alice", "Ukraine", "Ural", "bob", (6, 3), (5,), 0, 1),
         Conquered("alice", "Ukraine", "Ural", "bob", 2),
     ]
-    assert report.dice_asked(events, attacks) == {1: 3}
+    assert story.dice_asked(events, attacks) == {1: 3}
     told = report.tell(
         events, None, {"Ukraine": 3, "Ural": 1}, [Orders("g", 3, "a", "s", attack=attacks)]
     )
