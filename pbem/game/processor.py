@@ -51,11 +51,13 @@ from pbem.game.store import (
     locked,
     make_orders_folder,
     order_files,
+    player_name,
     read_game,
     read_history,
     read_history_file,
     recorded_order_files,
     report_dir,
+    same_name,
     valid_player_name,
     write_files,
     write_game,
@@ -120,11 +122,13 @@ def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for item in text:
         name, _, email = item.strip().partition("=")
-        name = name.strip()
+        name = player_name(name)
         if not valid_player_name(name):
             raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
-        if any(n.lower() == name.lower() for n, _ in out):
-            raise PbemError(f"player '{name}' is listed twice")
+        if any(same_name(n, name) for n, _ in out):
+            raise PbemError(
+                f"player '{name}' is listed twice (names that differ only in case are one name)"
+            )
         email = email.strip()
         if email and not EMAIL.match(email):
             raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")

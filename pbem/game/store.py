@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,16 +52,46 @@ FORMAT = 2
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = ("name", "seat", "alive", "hand", "to_place", "missed", "dropped")
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
-PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
-PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
+PLAYER_NAME_LENGTH = 32
+PLAYER_NAME_RULE = (
+    f"up to {PLAYER_NAME_LENGTH} letters (any alphabet), digits, '-' or '_', starting with a "
+    "letter, and not 'neutral'"
+)
+_NAME_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Nd"})
+"""Letters of any alphabet (with their combining marks) and decimal digits."""
+_DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
+)
+"""Names that some systems refuse as file names."""
 FILE_LIMIT = 16 * 1024 * 1024
 """The largest game or history file read (a long resolution's history is ~100 KiB)."""
 
 
 def valid_player_name(name: str) -> bool:
     """Whether a name keeps to the naming rule, so that files named after it stay in the
-    game directory (reports/NNNN/<name>.txt, orders/<name>.toml)."""
-    return bool(PLAYER_NAME.fullmatch(name)) and name.lower() != NEUTRAL
+    game directory (reports/NNNN/<name>.txt, orders/<name>.toml): letters of any alphabet,
+    digits, '-' and '_' only (no separator, no dot), starting with a letter, in NFC (the one
+    spelling of an accented letter that every system keeps), at most PLAYER_NAME_LENGTH long,
+    and neither 'neutral' nor a device name in any case. Names differing only in case are
+    one name (see `same_name`): a file system may not tell them apart."""
+    return (
+        0 < len(name) <= PLAYER_NAME_LENGTH
+        and unicodedata.normalize("NFC", name) == name
+        and unicodedata.category(name[0]) in _NAME_CATEGORIES - {"Mn", "Mc", "Nd"}
+        and all(c in "-_" or unicodedata.category(c) in _NAME_CATEGORIES for c in name)
+        and name.casefold() != NEUTRAL
+        and name.upper() not in _DEVICE_NAMES
+    )
+
+
+def player_name(text: str) -> str:
+    """A name as typed, in the one spelling `valid_player_name` accepts (NFC)."""
+    return unicodedata.normalize("NFC", text.strip())
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two player names are one name (they differ at most in case)."""
+    return a.casefold() == b.casefold()
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
@@ -295,8 +325,9 @@ def inconsistency(game: Game) -> str | None:
     """What makes a loaded game impossible (so no command works from it), or None."""
     state = game.state
     names = [p.name for p in state.players]
-    if not 2 <= len(names) <= 6 or len(set(names)) != len(names):
-        return f"it lists {len(names)} players, {len(set(names))} of them different"
+    different = len({n.casefold() for n in names})
+    if not 2 <= len(names) <= 6 or different != len(names):
+        return f"it lists {len(names)} players, {different} of them different (case aside)"
     for name in names:
         if not valid_player_name(name):
             return f"the player name '{quoted(name)}' breaks the naming rule ({PLAYER_NAME_RULE})"

@@ -18,7 +18,9 @@ from pbem.core.orders import Orders
 from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.game import clock
 from pbem.game.store import Game
+from pbem.present.aids import decision_aids
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
+from pbem.present.stats import battle_line, charts, fallen_line, luck_line, stats_after, stats_text
 from pbem.present.story import armies_before, tell
 from pbem.present.svgmap import NEUTRAL_COLOUR, map_shapes, player_colours
 from pbem.present.text import dice_faces, plural
@@ -94,13 +96,17 @@ def report_context(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[str] = (),
+    stats: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything a report shows, as ready values (player None: the moderator's overview).
 
     `orders` are those the resolution carried out (for notes on what they asked); `now` is
     when the resolution was made (the deadline is told relative to it); `undone` the notes of
-    the resolutions the moderator took back."""
+    the resolutions the moderator took back; `stats` the story of the game so far (read from
+    the history when not given, see `stats.stats_after`)."""
     state = game.state
+    if stats is None:
+        stats = stats_after(game.path, resolution, events, [p.name for p in state.players])
     view = game_view(state, player, game.commitment, deadline_iso(game))
     colours = player_colours(state)
     section = dice_section(game, resolution, events)
@@ -167,6 +173,12 @@ def report_context(
         "deadline": deadline_text(game, now),
         "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
+        "stats": stats,
+        "stats_lines": stats_text(stats, full=False),
+        "charts": charts(stats, {p: c[0] for p, c in colours.items()}),
+        "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],
+        "battle_lines": [battle_line(b) for b in stats["biggest_battles"]],
+        "luck_lines": {p: luck_line(stats["luck"][p]) for p in stats["players"]},
     }
     if player is not None:
         context.update(_player_context(game, player))
@@ -217,6 +229,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     playing = me.alive and state.phase is not Phase.OVER
     turn = next_turn_of(state, player)
     return {
+        "aids": decision_aids(state, player) if playing and state.phase is Phase.PLAY else None,
         "secret": secret,
         "hand": [{"card": c, "kind": _card_kind(state, c)} for c in me.hand],
         "sets": sets,

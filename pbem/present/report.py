@@ -37,6 +37,7 @@ from pbem.present.context import (
     report_context,
 )
 from pbem.present.skeleton import next_turn_of, order_skeleton
+from pbem.present.stats import stats_after
 from pbem.present.story import armies_before, narrate, tell
 from pbem.present.svgmap import map_shapes, player_colours
 from pbem.present.view import game_view
@@ -128,11 +129,12 @@ def render(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[str] = (),
+    stats: Mapping[str, Any] | None = None,
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
     name = "moderator" if player is None else "report"
     env = environment(game.path.resolve())
-    context = report_context(game, resolution, events, player, rejected, orders, now, undone)
+    context = report_context(game, resolution, events, player, rejected, orders, now, undone, stats)
     return render_template(env, f"{name}.{kind}.j2", context)
 
 
@@ -166,10 +168,18 @@ def render_text(game: Game, resolution: int, events: Sequence[Event], player: st
     return render(game, resolution, events, player, "txt")
 
 
-def view_file(game: Game, resolution: int, events: Sequence[Event], player: str) -> str:
-    """The player's view (DESIGN §7) with this resolution's dice check, as sent with a report."""
+def view_file(
+    game: Game,
+    resolution: int,
+    events: Sequence[Event],
+    player: str,
+    stats: Mapping[str, Any] | None = None,
+) -> str:
+    """The player's view (DESIGN §7) with this resolution's dice check and the story of the
+    game so far (public, for `pbem stats --view`), as sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
+    view["stats"] = stats if stats is not None else _stats(game, resolution, events)
     return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -190,14 +200,15 @@ def render_reports(
     the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
     file alone (to attach)."""
     files: dict[str, str] = {}
+    stats = _stats(game, resolution, events)
     for p in game.state.players:
         files[f"{p.name}.txt"] = render(
-            game, resolution, events, p.name, "txt", (), orders, now, undone
+            game, resolution, events, p.name, "txt", (), orders, now, undone, stats
         )
         files[f"{p.name}.html"] = render(
-            game, resolution, events, p.name, "html", (), orders, now, undone
+            game, resolution, events, p.name, "html", (), orders, now, undone, stats
         )
-        files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
+        files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name, stats)
         reg = game.registration(p.name)
         if p.alive and game.state.phase is not Phase.OVER:
             files[f"{p.name}.orders.toml"] = order_skeleton(
@@ -205,6 +216,10 @@ def render_reports(
             )
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = render(
-            game, resolution, events, None, kind, rejected, orders, now, undone
+            game, resolution, events, None, kind, rejected, orders, now, undone, stats
         )
     return files
+
+
+def _stats(game: Game, resolution: int, events: Sequence[Event]) -> dict[str, Any]:
+    return stats_after(game.path, resolution, events, [p.name for p in game.state.players])
