@@ -22,7 +22,7 @@ from pbem.errors import PbemError
 from pbem.game import clock, deadlines, processor, undo
 from pbem.game.safety import disk_error
 from pbem.game.store import read_game
-from pbem.present import report, verify
+from pbem.present import report, stats, verify
 from pbem.present.view import game_view
 from pbem.terminal import printable
 
@@ -436,6 +436,36 @@ def verify_command(
     echo("\n".join(verdict.lines()))
     if not verdict.ok:
         raise SystemExit(1)
+
+
+@main.command(name="stats")
+@click.argument("directory", type=GAME_DIR, required=False)
+@click.option(
+    "--view",
+    "view_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A player's .view.json from a report, instead of a game directory.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+@reports_errors
+def stats_command(directory: Path | None, view_file: Path | None, as_json: bool) -> None:
+    """The story of a game: its length, who eliminated whom, territories and armies over
+    time, the biggest battles, the cards traded, and each player's luck with the dice.
+
+    \b
+    Examples:
+      pbem stats games/spring-2027
+      pbem stats --view alice.view.json
+    """
+    if (directory is None) == (view_file is None):
+        raise PbemError("give a game directory or --view FILE (one of them)")
+    if view_file is not None:
+        numbers, lines = stats.view_stats(view_file)
+    else:
+        assert directory is not None
+        numbers = stats.directory_stats(directory)
+        lines = stats.stats_text(numbers)
+    echo(json.dumps(numbers, indent=2, ensure_ascii=False) if as_json else "\n".join(lines))
 
 
 @main.command(name="odds")

@@ -443,6 +443,8 @@ class HistoryRecord:
                 "to": e.target,
                 "attacker": list(e.attacker),
                 "defender": list(e.defender),
+                "by": e.player,
+                "against": e.defender_name,
             }
             for e in self.events
             if isinstance(e, Rolled)

@@ -33,7 +33,15 @@ def _card_kind(state: GameState, card: str) -> str:
 
 
 def _roll_lines(rolls: Sequence[str], width: int = 66) -> list[str]:
-    return textwrap.wrap("; ".join(rolls), width=width, break_on_hyphens=False) if rolls else []
+    """The rolls as lines of at most `width`, never breaking inside a roll."""
+    lines: list[str] = []
+    for i, roll in enumerate(rolls):
+        piece = roll + (";" if i < len(rolls) - 1 else "")
+        if lines and len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines.append(piece)
+    return lines
 
 
 def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[str, Any]:
@@ -63,6 +71,16 @@ def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[s
     if game.state.phase is Phase.OVER:
         section["hidden_key"] = dice.hidden_key(game.seed).hex()
     return section
+
+
+def check_lines(key: str, indent: str = "    ") -> list[str]:
+    """The key check as shell lines of at most 78 characters: inside double quotes a backslash
+    at the end of a line joins the next, and bytes.fromhex skips the spaces that come along."""
+    return [
+        f"{indent}python3 -c \"import hashlib; print(hashlib.sha256(bytes.fromhex('\\",
+        f"{indent}{key}\\",
+        f"{indent}')).hexdigest())\"",
+    ]
 
 
 def _check_command(key: str) -> str:
@@ -162,6 +180,7 @@ def report_context(
         "previous_key": section["previous_key"],
         "commitment": game.commitment,
         "check_command": _check_command(section["key"]),
+        "check_lines": check_lines(section["key"]),
         "roll_count": len(rolls),
         "roll_lines": _roll_lines(rolls),
         "first_player_dice": ", ".join(first),
@@ -174,6 +193,7 @@ def report_context(
         "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
         "stats": stats,
+        "name_width": max(len(n) for n in [NEUTRAL, *(p.name for p in state.players)]),
         "stats_lines": stats_text(stats, full=False),
         "charts": charts(stats, {p: c[0] for p, c in colours.items()}),
         "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],

@@ -37,9 +37,10 @@ from pbem.present.context import (
     report_context,
 )
 from pbem.present.skeleton import next_turn_of, order_skeleton
-from pbem.present.stats import stats_after
+from pbem.present.stats import stats_after, without_battles
 from pbem.present.story import armies_before, narrate, tell
 from pbem.present.svgmap import map_shapes, player_colours
+from pbem.present.text import wrap
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
 
@@ -106,7 +107,7 @@ def _environment(own: Path | None) -> jinja2.Environment:
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    return ImmutableSandboxedEnvironment(
+    env = ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         finalize=_printable_value,
         undefined=jinja2.StrictUndefined,
@@ -117,6 +118,17 @@ def _environment(own: Path | None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["columns"] = columns
+    return env
+
+
+def columns(text: str, indent: str | int = "", more: str | int | None = None) -> str:
+    """The `columns` filter: a paragraph wrapped to 78 characters for the text reports, the first
+    line indented by `indent` (spaces, or their number), the others by `more` (default: the
+    same)."""
+    first = " " * indent if isinstance(indent, int) else indent
+    rest = " " * more if isinstance(more, int) else more
+    return "\n".join(wrap(str(text), first, rest))
 
 
 def render(
@@ -179,7 +191,9 @@ def view_file(
     game so far (public, for `pbem stats --view`), as sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
-    view["stats"] = stats if stats is not None else _stats(game, resolution, events)
+    view["stats"] = without_battles(
+        stats if stats is not None else _stats(game, resolution, events)
+    )
     return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
 
 

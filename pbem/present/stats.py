@@ -29,8 +29,9 @@ from pbem.core.events import (
 )
 from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import NEUTRAL
-from pbem.game.store import read_history
+from pbem.game.store import history_count, read_game, read_history
 from pbem.present.text import listing, plural, wrap
+from pbem.present.view import ViewError, load_json
 
 BIGGEST = 5
 """How many of the biggest battles the story lists."""
@@ -201,7 +202,9 @@ def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dic
 
 
 def signed(x: float) -> str:
-    return f"{x:+.1f}".replace("+0.0", "0.0").replace("-0.0", "0.0")
+    """+1.5, -0.3, and 0.0 with no sign (however small the number rounded to it)."""
+    text = f"{x:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
 
 
 def luck_line(luck: Mapping[str, Any], you: bool = True) -> str:
@@ -209,10 +212,12 @@ def luck_line(luck: Mapping[str, Any], you: bool = True) -> str:
     total = luck["total"]
     if not total["rolls"]:
         return "no dice rolled yet"
-    how = "above" if total["luck"] >= 0 else "below"
+    amount = f"{signed(total['luck'])} armies above"
+    if total["luck"] < 0:
+        amount = f"{-total['luck']:.1f} armies below"
     return (
-        f"{signed(total['luck'])} armies {how} expectation over "
-        f"{plural(total['rolls'], 'roll')}, z = {total['z']:.1f} (attack "
+        f"{amount} expectation over "
+        f"{plural(total['rolls'], 'roll')}, z = {signed(total['z'])} (attack "
         f"{signed(luck['attack']['luck'])}, defence {signed(luck['defence']['luck'])})"
     )
 
@@ -286,7 +291,7 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
             "    ",
         )
         if full:
-            for b in luck["battles"]:
+            for b in luck.get("battles", ()):
                 mine = b["attacker"] == p
                 expected = b["attacker_expected"] if mine else b["defender_expected"]
                 lost = b["attacker_lost"] if mine else b["defender_lost"]
@@ -348,3 +353,40 @@ def charts(stats: Mapping[str, Any], colours: Mapping[str, str]) -> list[dict[st
             }
         )
     return out
+
+
+def without_battles(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """The story without each player's battle-by-battle luck (for the view file, which must
+    stay small: `pbem stats DIR` has it all)."""
+    return {
+        **stats,
+        "luck": {
+            p: {k: v for k, v in luck.items() if k != "battles"}
+            for p, luck in stats["luck"].items()
+        },
+    }
+
+
+def directory_stats(directory: Path) -> dict[str, Any]:
+    """The story of the game in `directory` so far, from its history (for `pbem stats`)."""
+    game = read_game(directory)
+    resolutions = recorded_resolutions(directory, history_count(directory))
+    return game_stats(resolutions, [p.name for p in game.state.players])
+
+
+def view_stats(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The story of the game as a view file carries it, and as lines (for `pbem stats --view`);
+    a file that is not a view file with a story from pbem gives a ViewError saying so."""
+    view = load_json(path)
+    stats = view.get("stats") if isinstance(view, dict) else None
+    if not isinstance(stats, dict):
+        raise ViewError(
+            f"{path} holds no story of the game: use the .view.json file of a report from "
+            "this version of pbem"
+        )
+    try:
+        return stats, stats_text(stats)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        raise ViewError(
+            f"{path}: its story of the game is not as pbem writes it; use the file as it was sent"
+        ) from None
