@@ -23,6 +23,7 @@ from pbem.game import clock, deadlines, processor, undo
 from pbem.game.safety import disk_error
 from pbem.game.store import read_game
 from pbem.present import report, stats, verify
+from pbem.present.text import plural
 from pbem.present.view import game_view
 from pbem.terminal import printable
 
@@ -320,7 +321,8 @@ def audit(directory: Path) -> None:
     """
     summary = processor.audit_game(directory)
     echo(
-        f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
+        f"audit passed: {plural(summary.resolutions, 'resolution')} replayed, "
+        f"{plural(summary.rolls, 'roll')} and "
         "every key checked, game.toml matches"
     )
 

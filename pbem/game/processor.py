@@ -64,6 +64,7 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
+from pbem.present.text import plural
 from pbem.present.view import read_view
 from pbem.terminal import printable, quoted
 
@@ -375,8 +376,9 @@ def summary(outcome: Outcome) -> str:
     rolls = sum(1 for e in outcome.events if e.kind == "rolled")
     conquests = sum(1 for e in outcome.events if e.kind == "conquered")
     lines = [
-        f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
-        f"{rolls} rolls, {conquests} territories taken."
+        f"Resolved {state.game} resolution {outcome.resolution}: "
+        f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
+        f"{plural(conquests, 'territory', 'territories')} taken."
     ]
     lines += [
         report.narrate(e, None) for e in outcome.events if e.kind in ("missed_turn", "dropped")

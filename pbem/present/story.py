@@ -42,7 +42,9 @@ def narrate(event: Event, viewer: str | None) -> str:
         return f"{event.player} was dealt {len(event.territories)} territories, one army each."
     if isinstance(event, Reinforced):
         total = event.from_territories + event.from_continents
-        parts = f"{event.from_territories} for {event.territories} territories"
+        parts = (
+            f"{event.from_territories} for {plural(event.territories, 'territory', 'territories')}"
+        )
         if event.continents:
             parts += f", {event.from_continents} for holding {listing(event.continents)}"
         return f"Turn {event.turn}: {event.player} receives {total} armies ({parts})."
