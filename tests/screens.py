@@ -199,8 +199,19 @@ def make_screenshots(directory: Path, out: Path) -> list[Path]:
     pages = shutil.which("pdftoppm")
     if pages:
         subprocess.run(
-            [pages, "-png", "-r", "60", "-f", "2", "-l", "2", "-singlefile", str(pdf),
-             str(out / "report-print")],
+            [
+                pages,
+                "-png",
+                "-r",
+                "60",
+                "-f",
+                "2",
+                "-l",
+                "2",
+                "-singlefile",
+                str(pdf),
+                str(out / "report-print"),
+            ],
             check=True,
         )
         written.append(out / "report-print.png")

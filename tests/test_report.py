@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -286,10 +288,25 @@ def test_the_dice_check_shows_key_previous_key_commitment_and_rolls(played: Path
         assert key in text
         assert dice.chain_key(game.seed, r, game.chain_length).hex() in text
         assert game.commitment in text
-        assert "hashlib.sha256(bytes.fromhex('" + key + "'))" in text
+        check = text.split("it prints the previous key):\n", 1)[1].splitlines()[:3]
+        assert check[1].strip() == key + "\\"
         rolls = read_history(played, r).rolls()
         if rolls:
             assert f"Rolls, attacker/defender as rolled ({len(rolls)}):" in text
+
+
+def test_the_key_check_pasted_into_a_shell_prints_the_previous_key(played: Path) -> None:
+    game = read_game(played)
+    text = (played / "reports" / "0003" / "alice.txt").read_text()
+    check = "\n".join(text.split("it prints the previous key):\n", 1)[1].splitlines()[:3])
+    assert all(len(line) <= 78 for line in check.splitlines())
+    shell = shutil.which("sh")
+    if shell is None:
+        pytest.skip("no shell to paste into")
+    printed = subprocess.run(
+        [shell, "-c", check], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert printed == dice.chain_key(game.seed, 3, game.chain_length).hex()
 
 
 def test_a_deadline_is_shown_only_when_the_game_has_one(played: Path) -> None:
