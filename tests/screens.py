@@ -12,6 +12,7 @@ Usage: python tests/screens.py [GAME_DIRECTORY] [OUT_FOLDER]
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,12 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def _wire(commands: int, answers: int) -> None:
+    """In the browser's process: its commands come on fd 3, its answers go out on fd 4."""
+    os.dup2(commands, 3)
+    os.dup2(answers, 4)
+
+
 class Browser:
     """One headless Chromium and one page in it, spoken to over the DevTools pipe."""
 
@@ -58,7 +65,7 @@ class Browser:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             pass_fds=(3, 4),
-            preexec_fn=lambda: (os.dup2(to_browser_r, 3), os.dup2(from_browser_w, 4)) and None,
+            preexec_fn=functools.partial(_wire, to_browser_r, from_browser_w),
         )
         os.close(to_browser_r)
         os.close(from_browser_w)
@@ -142,10 +149,8 @@ class Browser:
         return data.count(b"/Type /Page") - data.count(b"/Type /Pages")
 
     def close(self) -> None:
-        try:
+        with suppress(RuntimeError):
             self.call("Browser.close")
-        except RuntimeError:
-            pass
         os.close(self._to_browser)
         os.close(self._from_browser)
         try:
