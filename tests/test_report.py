@@ -35,6 +35,7 @@ from pbem.core.state import Phase
 from pbem.game import processor
 from pbem.game.store import read_game, read_history
 from pbem.present import report, story
+from pbem.present.text import plural
 from pbem.present.view import game_view
 
 MODERATOR = ("moderator.txt.j2", "moderator.html.j2")
@@ -619,4 +620,15 @@ def test_an_eliminated_player_follows_the_game_without_an_order_file(played: Pat
     text = report.render(dead, RESOLUTIONS, events, out.name)
     assert "You are out of the game" in text and "Your order file" not in text
     assert f"{out.name} is out of the game, eliminated by {winner}" in text
-    parse_html(report.render(dead, RESOLUTIONS, events, out.name, "html"))
+    assert "No cards yet" not in text and "  No cards.\n" in text
+    html = report.render(dead, RESOLUTIONS, events, out.name, "html")
+    parse_html(html)
+    assert "No cards yet" not in html and "<p>No cards.</p>" in html
+
+
+def test_plurals_one_territory_one_roll_one_message() -> None:
+    one = Reinforced("ann", 4, 1, 3, (), 0)
+    assert "3 for 1 territory)" in report.narrate(one, None)
+    assert plural(1, "territory", "territories") == "1 territory"
+    assert plural(2, "territory", "territories") == "2 territories"
+    assert plural(1, "roll") == "1 roll" and plural(0, "roll") == "0 rolls"

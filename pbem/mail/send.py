@@ -116,7 +116,9 @@ class SendResult:
         out += [f"failed: {line}" for line in self.failed]
         out += self.notes
         if self.pending:
-            waiting = "would wait" if self.dry_run else "wait"
+            waiting = (
+                "would wait" if self.dry_run else "waits" if len(self.pending) == 1 else "wait"
+            )
             out.append(
                 f"{plural(len(self.pending), 'message')} {waiting} in {OUTBOX}/: "
                 + ", ".join(self.pending)
