@@ -18,6 +18,7 @@ from pbem.core.orders import Orders
 from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.game import clock
 from pbem.game.store import Game
+from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import battle_line, charts, fallen_line, luck_line, stats_after, stats_text
@@ -70,6 +71,7 @@ def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[s
         section["first_player"] = first
     if game.state.phase is Phase.OVER:
         section["hidden_key"] = dice.hidden_key(game.seed).hex()
+        section["hidden_commitment"] = dice.hidden_commitment(game.seed).hex()
     return section
 
 
@@ -131,7 +133,7 @@ def report_context(
     continents = []
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
-        holder = holders.pop() if len(holders) == 1 else None
+        holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
         continents.append(
             {
                 "name": c.name,
@@ -142,7 +144,7 @@ def report_context(
                 "territories": [
                     {
                         "name": t,
-                        "owner": state.owner(t),
+                        "owner": mission_view.owner_shown(state, t),
                         "armies": state.armies(t),
                         "mine": player is not None and state.owner(t) == player,
                         "colour": colours.get(state.owner(t), NEUTRAL_COLOUR)[0],
@@ -192,6 +194,7 @@ def report_context(
         "deadline": deadline_text(game, now),
         "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
+        **mission_view.report_missions(state, player),
         "stats": stats,
         "name_width": max(len(n) for n in [NEUTRAL, *(p.name for p in state.players)]),
         "stats_lines": stats_text(stats, full=False),

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pbem.core import rules
 from pbem.core.state import GameState, Phase
+from pbem.present import missions as mission_view
 
 
 def next_turn_of(state: GameState, player: str) -> int | None:
     """The number of `player`'s next turn (None when they will not play again)."""
-    if state.phase is Phase.SETUP:
+    if state.phase in (Phase.DRAFT, Phase.SETUP):
         return state.turn
     if state.phase is not Phase.PLAY or not state.player(player).alive:
         return None
@@ -46,6 +47,8 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
         f'player = "{player}"',
         f'secret = "{secret}"',
     ]
+    if state.phase is Phase.DRAFT:
+        return "\n".join(lines + mission_view.draft_skeleton(state)) + "\n"
     me = state.player(player)
     if state.phase is Phase.PLAY and len(me.hand) >= rules.FORCED_TRADE_HAND:
         lines.append('trade = "best"            # you hold 5 or more cards: a trade is required')

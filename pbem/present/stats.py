@@ -17,6 +17,7 @@ from typing import Any
 from pbem.core.events import (
     Conquered,
     Dealt,
+    Drafted,
     Dropped,
     Eliminated,
     Event,
@@ -107,6 +108,8 @@ def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dic
             if isinstance(e, Dealt):
                 for t in e.territories:
                     owner[t], armies[t] = e.player, 1
+            elif isinstance(e, Drafted):
+                owner[e.territory], armies[e.territory] = e.player, 1
             elif isinstance(e, Placed):
                 armies[e.territory] = armies.get(e.territory, 0) + e.armies
             elif isinstance(e, Rolled):

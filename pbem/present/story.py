@@ -10,6 +10,7 @@ from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    Drafted,
     DrewCard,
     DrewNoCard,
     Dropped,
@@ -29,11 +30,15 @@ from pbem.core.events import (
 )
 from pbem.core.orders import Attack, Orders
 from pbem.core.state import GameState
+from pbem.present import missions as mission_view
 from pbem.present.text import dice_faces, listing, plural
 
 
 def narrate(event: Event, viewer: str | None) -> str:
     """One event as a sentence for `viewer` (None: the moderator, who sees every card)."""
+    told = mission_view.narrate(event, viewer)
+    if told is not None:
+        return told
     if isinstance(event, RolledForFirst):
         return f"{event.player} rolled {event.die} for first player."
     if isinstance(event, SeatsDecided):
@@ -335,6 +340,13 @@ def tell(
     i = 0
     while i < len(events):
         e = events[i]
+        if mission_view.hidden_from(e, viewer):
+            i += 1
+            continue
+        if isinstance(e, Drafted):
+            text, i = mission_view.draft_round(events, i)
+            items.append(StoryItem("setup", text))
+            continue
         if isinstance(e, Rolled):
             item, i = _battle(events, i, counts, asked.get(i))
             items.append(item)
@@ -387,7 +399,8 @@ def tell(
             i += len(rolls)
             continue
         _move(counts, e)
-        items.append(StoryItem(_KINDS.get(type(e), "other"), narrate(e, viewer)))
+        kind = _KINDS.get(type(e)) or mission_view.KINDS.get(type(e), "other")
+        items.append(StoryItem(kind, narrate(e, viewer)))
         i += 1
     return items
 
