@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bots import orders_for
 
-from pbem.core.state import Phase
+from pbem.core.state import Options, Phase
 from pbem.game import processor
 from pbem.game.store import read_game
 
@@ -24,12 +24,12 @@ LONG_NAMES = (
 MOST_RESOLUTIONS = 160
 
 
-def play_long_game(directory: Path, seed: int = 12) -> Path:
+def play_long_game(directory: Path, seed: int = 12, options: Options | None = None) -> Path:
     """A six-player game, resolved until it is over (or MOST_RESOLUTIONS)."""
     processor.new_game(
         directory,
         processor.parse_player_list(list(LONG_NAMES)),
-        processor.Options(),
+        options or Options(),
         seed=bytes([seed]) * 32,
         name="long-game",
     )

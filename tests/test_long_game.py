@@ -19,6 +19,7 @@ from test_report import parse_html
 from pbem.cli import main
 from pbem.core import odds, rules
 from pbem.core.luck import expected_losses
+from pbem.core.state import Options, SetupMode
 from pbem.game.store import read_game, report_dir
 from pbem.present.aids import decision_aids
 
@@ -185,3 +186,16 @@ def test_without_its_style_sheet_a_report_still_reads(long_game: Path) -> None:
         assert re.fullmatch(r"\d( \d)*", text), text
     assert re.search(r'<svg viewBox="[^"]+" width="100%"', bare)
     assert "<pre>" in bare
+
+
+def test_a_drafted_mission_game_with_long_names_fits_78_columns(tmp_path: Path) -> None:
+    options = Options(setup=SetupMode.DRAFT, missions=True)
+    directory = play_long_game(tmp_path / "missions", 5, options)
+    assert read_game(directory).state.phase.value == "over"
+    too_wide = [
+        f"{path.parent.name}/{path.name}: {line}"
+        for path in sorted((directory / "reports").glob("*/*.txt"))
+        for line in text_lines(path)
+        if len(line) > WIDTH
+    ]
+    assert too_wide == []

@@ -130,7 +130,7 @@ def report_context(
     view = game_view(state, player, game.commitment, deadline_iso(game))
     colours = player_colours(state)
     section = dice_section(game, resolution, events)
-    continents = []
+    continents: list[dict[str, Any]] = []
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
         holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
@@ -196,7 +196,11 @@ def report_context(
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
         **mission_view.report_missions(state, player),
         "stats": stats,
-        "name_width": max(len(n) for n in [NEUTRAL, *(p.name for p in state.players)]),
+        "name_width": max(
+            len(n)
+            for n in [NEUTRAL, *(p.name for p in state.players)]
+            + [t["owner"] for c in continents for t in c["territories"]]
+        ),
         "stats_lines": stats_text(stats, full=False),
         "charts": charts(stats, {p: c[0] for p, c in colours.items()}),
         "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],
