@@ -255,10 +255,11 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
     if not stats["eliminated"]:
         out.append("  Nobody yet.")
     out += ["", "Territories and armies, start, middle and now"]
-    timeline = stats["timeline"]
+    held = [t for t in stats["timeline"] if any(t["territories"].values())]
+    timeline = held or stats["timeline"]
     if timeline:
         marks = sorted({0, len(timeline) // 2, len(timeline) - 1})
-        name_width = min(max(len(p) for p in players), 20)
+        name_width = max(len(p) for p in players)
         for p in players:
             cells = "  ".join(
                 f"{timeline[i]['territories'][p]:3d} / {timeline[i]['armies'][p]:4d}" for i in marks
