@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import sys
 import tempfile
-import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,14 +24,18 @@ from pbem.core import dice, missions
 from pbem.core.board import load_board
 from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
+from pbem.core.state import NEUTRAL as NEUTRAL
+from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
-    NEUTRAL,
     GameState,
     Phase,
     TradedCards,
     state_from_dict,
     state_to_dict,
 )
+from pbem.core.state import player_name as player_name
+from pbem.core.state import same_name as same_name
+from pbem.core.state import valid_player_name as valid_player_name
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.safety import (
@@ -69,46 +73,8 @@ PLAYER_STATE_KEYS = (
     "mission_fallback",
 )
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
-PLAYER_NAME_LENGTH = 32
-PLAYER_NAME_RULE = (
-    f"up to {PLAYER_NAME_LENGTH} letters (any alphabet), digits, '-' or '_', starting with a "
-    "letter, and not 'neutral'"
-)
-_NAME_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Nd"})
-"""Letters of any alphabet (with their combining marks) and decimal digits."""
-_DEVICE_NAMES = frozenset(
-    {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
-)
-"""Names that some systems refuse as file names."""
 FILE_LIMIT = 16 * 1024 * 1024
 """The largest game or history file read (a long resolution's history is ~100 KiB)."""
-
-
-def valid_player_name(name: str) -> bool:
-    """Whether a name keeps to the naming rule, so that files named after it stay in the
-    game directory (reports/NNNN/<name>.txt, orders/<name>.toml): letters of any alphabet,
-    digits, '-' and '_' only (no separator, no dot), starting with a letter, in NFC (the one
-    spelling of an accented letter that every system keeps), at most PLAYER_NAME_LENGTH long,
-    and neither 'neutral' nor a device name in any case. Names differing only in case are
-    one name (see `same_name`): a file system may not tell them apart."""
-    return (
-        0 < len(name) <= PLAYER_NAME_LENGTH
-        and unicodedata.normalize("NFC", name) == name
-        and unicodedata.category(name[0]) in _NAME_CATEGORIES - {"Mn", "Mc", "Nd"}
-        and all(c in "-_" or unicodedata.category(c) in _NAME_CATEGORIES for c in name)
-        and name.casefold() != NEUTRAL
-        and name.upper() not in _DEVICE_NAMES
-    )
-
-
-def player_name(text: str) -> str:
-    """A name as typed, in the one spelling `valid_player_name` accepts (NFC)."""
-    return unicodedata.normalize("NFC", text.strip())
-
-
-def same_name(a: str, b: str) -> bool:
-    """Whether two player names are one name (they differ at most in case)."""
-    return a.casefold() == b.casefold()
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
@@ -453,6 +419,22 @@ def game_document(game: Game) -> dict[str, Any]:
 
 def write_game(game: Game) -> None:
     atomic_write(game.path / GAME_FILE, tomli_w.dumps(game_document(game)))
+
+
+_CHANGE_FILE = re.compile(r"^(\d{4})-(\d+)\.toml$")
+
+
+def change_files(folder: Path, resolution: int | None = None) -> list[Path]:
+    """The files of a folder of the moderator's changes, `NNNN-k.toml` (change k while
+    resolution NNNN was pending), in the order made; only those of `resolution` if given."""
+    if not folder.is_dir():
+        return []
+    found: list[tuple[int, int, Path]] = []
+    for path in folder.iterdir():
+        match = _CHANGE_FILE.match(path.name)
+        if match and resolution in (None, int(match.group(1))):
+            found.append((int(match.group(1)), int(match.group(2)), path))
+    return [path for _, _, path in sorted(found)]
 
 
 def history_path(directory: Path, resolution: int) -> Path:
