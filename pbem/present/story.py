@@ -1,0 +1,586 @@
+"""The story of a resolution: its events told as sentences, battles with their rolls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from pbem.core import rules
+from pbem.core.board import WILD
+from pbem.core.events import (
+    AttackStopped,
+    Conquered,
+    Dealt,
+    Drafted,
+    DrewCard,
+    DrewNoCard,
+    Dropped,
+    Eliminated,
+    Event,
+    Fortified,
+    MissedTurn,
+    Placed,
+    Reinforced,
+    Reshuffled,
+    Rolled,
+    RolledForFirst,
+    SeatsDecided,
+    Skipped,
+    Traded,
+    Won,
+)
+from pbem.core.orders import Attack, Orders
+from pbem.core.state import GameState
+from pbem.present import i18n
+from pbem.present import missions as mission_view
+from pbem.present.i18n import _, n_, place
+
+
+def _listing(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c' in the language spoken."""
+    return i18n.current().listing(list(items))
+
+
+def _dice(values: Iterable[int]) -> str:
+    return " ".join(map(str, values))
+
+
+def _armies(n: int) -> str:
+    return n_("%(num)s army", "%(num)s armies", n)
+
+
+def _cards(n: int) -> str:
+    return n_("%(num)s card", "%(num)s cards", n)
+
+
+def _turns(n: int) -> str:
+    return n_("%(num)s turn", "%(num)s turns", n)
+
+
+def narrate(event: Event, viewer: str | None) -> str:
+    """One event as a sentence for `viewer` (None: the moderator, who sees every card), in the
+    language spoken (pbem.present.i18n): every sentence is a catalogue entry."""
+    told = mission_view.narrate(event, viewer)
+    if told is not None:
+        return told
+    if isinstance(event, RolledForFirst):
+        return _("%(player)s rolled %(die)s for first player.", player=event.player, die=event.die)
+    if isinstance(event, SeatsDecided):
+        return _("Order of play: %(players)s.", players=", ".join(event.order))
+    if isinstance(event, Dealt):
+        return n_(
+            "%(player)s was dealt %(num)s territory, one army on it.",
+            "%(player)s was dealt %(num)s territories, one army each.",
+            len(event.territories),
+            player=event.player,
+        )
+    if isinstance(event, Reinforced):
+        total = event.from_territories + event.from_continents
+        parts = n_(
+            "%(armies)s for %(num)s territory",
+            "%(armies)s for %(num)s territories",
+            event.territories,
+            armies=event.from_territories,
+        )
+        if event.continents:
+            parts += _(
+                ", %(armies)s for holding %(continents)s",
+                armies=event.from_continents,
+                continents=_listing([place(c) for c in event.continents]),
+            )
+        return _(
+            "Turn %(turn)s: %(player)s receives %(armies)s (%(parts)s).",
+            turn=event.turn,
+            player=event.player,
+            armies=_armies(total),
+            parts=parts,
+        )
+    if isinstance(event, Traded):
+        values = {
+            "player": event.player,
+            "cards": ", ".join(_card(c) for c in event.cards),
+            "armies": _armies(event.value),
+            "set": event.set_number,
+        }
+        if event.forced:
+            return _(
+                "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game) "
+                "(forced, after an elimination).",
+                **values,
+            )
+        return _("%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game).", **values)
+    if isinstance(event, Placed):
+        where = {"player": event.player, "territory": place(event.territory)}
+        if event.why == "card":
+            return _("%(player)s placed 2 on %(territory)s for its card.", **where)
+        if event.why == "elimination":
+            return _(
+                "%(player)s placed %(armies)s on %(territory)s from the forced trade.",
+                armies=event.armies,
+                **where,
+            )
+        return _("%(player)s placed %(armies)s on %(territory)s.", armies=event.armies, **where)
+    if isinstance(event, Rolled):
+        return _(
+            "%(source)s → %(target)s: %(attacker)s against %(defender)s; "
+            "%(player)s loses %(lost)s, %(defender_name)s loses %(defender_lost)s.",
+            source=place(event.source),
+            target=place(event.target),
+            attacker=_dice(event.attacker),
+            defender=_dice(event.defender),
+            player=event.player,
+            lost=event.attacker_losses,
+            defender_name=event.defender_name,
+            defender_lost=event.defender_losses,
+        )
+    if isinstance(event, Conquered):
+        note = f" ({event.note})" if event.note else ""
+        return (
+            _(
+                "%(player)s took %(target)s from %(loser)s, moving in %(moved)s from %(source)s.",
+                player=event.player,
+                target=place(event.target),
+                loser=event.loser,
+                moved=event.moved,
+                source=place(event.source),
+            )[:-1]
+            + note
+            + "."
+        )
+    if isinstance(event, AttackStopped):
+        return _(
+            "%(player)s stopped attacking %(target)s: %(reason)s.",
+            player=event.player,
+            target=place(event.target),
+            reason=event.reason,
+        )
+    if isinstance(event, Eliminated):
+        return _(
+            "%(player)s is out of the game, eliminated by %(by)s, who takes %(cards)s.",
+            player=event.player,
+            by=event.by,
+            cards=_cards(event.cards_taken),
+        )
+    if isinstance(event, DrewCard):
+        if viewer is None or viewer == event.player:
+            return _(
+                "%(player)s drew a card: %(card)s.", player=event.player, card=_card(event.card)
+            )
+        return _("%(player)s drew a card.", player=event.player)
+    if isinstance(event, Reshuffled):
+        return n_(
+            "The draw pile was empty when %(player)s was to draw: the %(num)s traded card set "
+            "aside was shuffled into a new draw pile.",
+            "The draw pile was empty when %(player)s was to draw: the %(num)s traded cards set "
+            "aside were shuffled into a new draw pile.",
+            event.cards,
+            player=event.player,
+        )
+    if isinstance(event, DrewNoCard):
+        return _("%(player)s draws no card: %(reason)s.", player=event.player, reason=event.reason)
+    if isinstance(event, Fortified):
+        note = f" ({event.note})" if event.note else ""
+        return (
+            _(
+                "%(player)s moved %(armies)s from %(source)s to %(target)s.",
+                player=event.player,
+                armies=event.armies,
+                source=place(event.source),
+                target=place(event.target),
+            )[:-1]
+            + note
+            + "."
+        )
+    if isinstance(event, Skipped):
+        return _(
+            "%(player)s's order to %(order)s was skipped: %(reason)s.",
+            player=event.player,
+            order=event.order,
+            reason=event.reason,
+        )
+    if isinstance(event, MissedTurn):
+        if event.missed > 1:
+            return n_(
+                "No orders from %(player)s by the deadline (%(num)s turn missed in a row).",
+                "No orders from %(player)s by the deadline (%(num)s turns missed in a row).",
+                event.missed,
+                player=event.player,
+            )
+        return _("No orders from %(player)s by the deadline.", player=event.player)
+    if isinstance(event, Dropped):
+        values = {
+            "player": event.player,
+            "turns": _turns(event.missed),
+            "armies": _armies(event.armies),
+            "where": n_("%(num)s territory", "%(num)s territories", event.territories),
+        }
+        if event.cards:
+            return n_(
+                "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+                "%(where)s stay as neutral armies that only defend, their %(num)s card goes "
+                "where traded cards go, and their seat is skipped.",
+                "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+                "%(where)s stay as neutral armies that only defend, their %(num)s cards go "
+                "where traded cards go, and their seat is skipped.",
+                event.cards,
+                **values,
+            )
+        return _(
+            "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+            "%(where)s stay as neutral armies that only defend, and their seat is skipped.",
+            **values,
+        )
+    if isinstance(event, Won):
+        return _("%(player)s has won the game!", player=event.player)
+    return str(event)
+
+
+def _card(card: str) -> str:
+    """A card as the language spoken names it: its territory, or the wild card."""
+    return _("wild") if card == WILD else place(card)
+
+
+# --- The story: events told as a reader follows them ---------------------------------------
+
+
+@dataclass(frozen=True)
+class RollLine:
+    """One roll of a battle, ready to print: dice as rolled, who lost what, armies left."""
+
+    attacker: str
+    defender: str
+    losses: str
+    source_left: int
+    target_left: int
+
+
+@dataclass(frozen=True)
+class StoryItem:
+    """One paragraph of the story: a sentence, and for a battle its rolls and its outcome."""
+
+    kind: str
+    text: str
+    rolls: tuple[RollLine, ...] = ()
+    result: str = ""
+
+
+def armies_before(state: GameState, events: Sequence[Event]) -> dict[str, int]:
+    """The armies on each territory before `events`, worked back from the state after them."""
+    armies = {t: h.armies for t, h in state.territories.items()}
+    for e in reversed(events):
+        if isinstance(e, Placed):
+            armies[e.territory] = armies.get(e.territory, 0) - e.armies
+        elif isinstance(e, Rolled):
+            armies[e.source] = armies.get(e.source, 0) + e.attacker_losses
+            armies[e.target] = armies.get(e.target, 0) + e.defender_losses
+        elif isinstance(e, Conquered):
+            armies[e.source] = armies.get(e.source, 0) + e.moved
+            armies[e.target] = 0
+        elif isinstance(e, Fortified):
+            armies[e.source] = armies.get(e.source, 0) + e.armies
+            armies[e.target] = armies.get(e.target, 0) - e.armies
+    return armies
+
+
+def _move(armies: dict[str, int], event: Event) -> None:
+    """Apply an event's army changes (forward), as `armies_before` undoes them."""
+    if isinstance(event, Placed):
+        armies[event.territory] = armies.get(event.territory, 0) + event.armies
+    elif isinstance(event, Rolled):
+        armies[event.source] = armies.get(event.source, 0) - event.attacker_losses
+        armies[event.target] = armies.get(event.target, 0) - event.defender_losses
+    elif isinstance(event, Conquered):
+        armies[event.source] = armies.get(event.source, 0) - event.moved
+        armies[event.target] = event.moved
+    elif isinstance(event, Fortified):
+        armies[event.source] = armies.get(event.source, 0) - event.armies
+        armies[event.target] = armies.get(event.target, 0) + event.armies
+
+
+_KINDS: dict[type[Event], str] = {
+    Reinforced: "turn",
+    Traded: "trade",
+    Placed: "place",
+    Dealt: "setup",
+    Dropped: "dropped",
+    SeatsDecided: "setup",
+    RolledForFirst: "setup",
+    Eliminated: "eliminated",
+    DrewCard: "card",
+    Reshuffled: "card",
+    DrewNoCard: "card",
+    Fortified: "fortify",
+    Skipped: "skipped",
+    Won: "won",
+    Conquered: "battle",
+    AttackStopped: "battle",
+}
+
+
+def _losses(roll: Rolled) -> str:
+    if roll.attacker_losses and roll.defender_losses:
+        return _("each loses %(lost)s", lost=roll.attacker_losses)
+    if roll.attacker_losses:
+        return _("%(player)s loses %(lost)s", player=roll.player, lost=roll.attacker_losses)
+    return _("%(player)s loses %(lost)s", player=roll.defender_name, lost=roll.defender_losses)
+
+
+def _battle(
+    events: Sequence[Event], start: int, armies: dict[str, int], dice: int | None = None
+) -> tuple[StoryItem, int]:
+    """The rolls of one attack from `start`, with the conquest or stop that ends it; `dice` is
+    what its order asked for, to say why the first roll has fewer."""
+    first = events[start]
+    assert isinstance(first, Rolled)
+    heading = _(
+        "%(player)s attacked %(target)s (%(defender)s) from %(source)s: %(armies)s against "
+        "%(defending)s.",
+        player=first.player,
+        target=place(first.target),
+        defender=first.defender_name,
+        source=place(first.source),
+        armies=_armies(armies.get(first.source, 0)),
+        defending=armies.get(first.target, 0),
+    )
+    note = rules.attack_dice_note(armies.get(first.source, 0), dice)
+    if note:
+        heading += f" {note[0].upper()}{note[1:]}."
+    rolls: list[RollLine] = []
+    i = start
+    while i < len(events):
+        e = events[i]
+        if not (
+            isinstance(e, Rolled)
+            and (e.player, e.source, e.target) == (first.player, first.source, first.target)
+        ):
+            break
+        _move(armies, e)
+        rolls.append(
+            RollLine(
+                _dice(e.attacker),
+                _dice(e.defender),
+                _losses(e),
+                armies.get(e.source, 0),
+                armies.get(e.target, 0),
+            )
+        )
+        i += 1
+    result = ""
+    end = events[i] if i < len(events) else None
+    if isinstance(end, Conquered) and (end.source, end.target) == (first.source, first.target):
+        _move(armies, end)
+        note = f"; {end.note}" if end.note else ""
+        left = armies.get(end.source, 0)
+        result = n_(
+            "%(player)s took %(target)s, moving in %(moved)s "
+            "(%(num)s stays in %(source)s%(note)s).",
+            "%(player)s took %(target)s, moving in %(moved)s (%(num)s stay in %(source)s%(note)s).",
+            left,
+            player=end.player,
+            target=place(end.target),
+            moved=end.moved,
+            source=place(end.source),
+            note=note,
+        )
+        i += 1
+    elif isinstance(end, AttackStopped) and (end.source, end.target) == (
+        first.source,
+        first.target,
+    ):
+        result = _(
+            "%(player)s stopped: %(reason)s; %(target)s holds with %(armies)s.",
+            player=end.player,
+            reason=end.reason,
+            target=place(end.target),
+            armies=armies.get(end.target, 0),
+        )
+        i += 1
+    return StoryItem("battle", heading, tuple(rolls), result), i
+
+
+def _placements(group: Sequence[Placed]) -> str:
+    first = group[0]
+    spots = _listing(
+        [
+            _("%(armies)s on %(territory)s", armies=p.armies, territory=place(p.territory))
+            for p in group
+        ]
+    )
+    total = sum(p.armies for p in group)
+    values = {"player": first.player, "armies": _armies(total), "spots": spots}
+    if first.why == "autopilot":
+        if len(group) == 1:
+            return _("autopilot placed %(spots)s", **values)
+        return _("autopilot placed %(armies)s: %(spots)s", **values)
+    if first.why == "setup":
+        return n_(
+            "%(player)s placed %(num)s setup army: %(spots)s.",
+            "%(player)s placed %(num)s setup armies: %(spots)s.",
+            total,
+            **values,
+        )
+    if first.why == "random":
+        return n_(
+            "%(player)s's other %(num)s army was placed at random: %(spots)s.",
+            "%(player)s's other %(num)s armies were placed at random: %(spots)s.",
+            total,
+            **values,
+        )
+    if first.why == "elimination":
+        return _(
+            "%(player)s placed %(total)s from the forced trade: %(spots)s.", total=total, **values
+        )
+    if first.why == "card":
+        return _(
+            "%(player)s placed 2 on %(territory)s for its card.",
+            player=first.player,
+            territory=_listing([place(p.territory) for p in group]),
+        )
+    if len(group) == 1:
+        return _(
+            "%(player)s placed %(armies)s on %(territory)s.",
+            player=first.player,
+            armies=first.armies,
+            territory=place(first.territory),
+        )
+    return _("%(player)s placed %(armies)s: %(spots)s.", **values)
+
+
+def _first_player_rolls(group: Sequence[RolledForFirst]) -> str:
+    rounds: list[list[RolledForFirst]] = [[]]
+    for roll in group:
+        if any(r.player == roll.player for r in rounds[-1]):
+            rounds.append([])
+        rounds[-1].append(roll)
+    told = [", ".join(f"{r.player} {r.die}" for r in one) for one in rounds]
+    return _("Dice for the first player: %(rolls)s.", rolls=_("; a tie, so again: ").join(told))
+
+
+def dice_asked(events: Sequence[Event], attacks: Sequence[Attack]) -> dict[int, int | None]:
+    """For each battle (the index of its first roll), the dice its attack order asked for.
+
+    The engine carries out the attacks in order, each either skipped or fought, so the orders
+    pair with the events in turn."""
+    left = list(attacks)
+    asked: dict[int, int | None] = {}
+    previous: Event | None = None
+    for i, e in enumerate(events):
+        if isinstance(e, Skipped):
+            match = next((a for a in left if a.describe() == e.order), None)
+            if match is not None:
+                left.remove(match)
+        elif isinstance(e, Rolled) and not (
+            isinstance(previous, Rolled)
+            and (previous.source, previous.target) == (e.source, e.target)
+        ):
+            match = next((a for a in left if (a.source, a.target) == (e.source, e.target)), None)
+            if match is not None:
+                left.remove(match)
+                asked[i] = match.dice
+        previous = e
+    return asked
+
+
+def tell(
+    events: Sequence[Event],
+    viewer: str | None,
+    armies: Mapping[str, int],
+    orders: Sequence[Orders] = (),
+) -> list[StoryItem]:
+    """The events as a story for `viewer`: placements grouped, each battle with its rolls.
+
+    `armies` are the armies on each territory before the events (see `armies_before`);
+    `orders`, those the events resolved, let a battle say why it rolls fewer dice than asked."""
+    counts = dict(armies)
+    autopilot = {e.player for e in events if isinstance(e, MissedTurn)}
+    asked = dice_asked(events, [a for o in orders for a in o.attack])
+    items: list[StoryItem] = []
+    i = 0
+    while i < len(events):
+        e = events[i]
+        if mission_view.hidden_from(e, viewer):
+            i += 1
+            continue
+        if isinstance(e, Drafted):
+            text, i = mission_view.draft_round(events, i)
+            items.append(StoryItem("setup", text))
+            continue
+        if isinstance(e, Rolled):
+            item, i = _battle(events, i, counts, asked.get(i))
+            items.append(item)
+            continue
+        if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
+            _move(counts, e)
+            items.append(
+                StoryItem(
+                    "place",
+                    _(
+                        "2 placed on %(territory)s for %(player)s's card.",
+                        territory=place(e.territory),
+                        player=e.player,
+                    ),
+                )
+            )
+            i += 1
+            continue
+        if isinstance(e, Placed):
+            group = [e]
+            while (
+                i + len(group) < len(events)
+                and isinstance(following := events[i + len(group)], Placed)
+                and (following.player, following.why) == (e.player, e.why)
+            ):
+                group.append(following)
+            for p in group:
+                _move(counts, p)
+            items.append(StoryItem("place", _placements(group)))
+            i += len(group)
+            continue
+        if isinstance(e, MissedTurn):
+            sentence = narrate(e, viewer)
+            group = list(_autopilot_placements(events, i + 1, e.player))
+            for p in group:
+                _move(counts, p)
+            if group:
+                sentence = f"{sentence[:-1]}: {_placements(group)}."
+            items.append(StoryItem("missed", sentence))
+            i += 1 + len(group)
+            continue
+        if isinstance(e, Traded) and e.player in autopilot and not e.forced:
+            items.append(
+                StoryItem(
+                    "trade",
+                    _(
+                        "The autopilot traded %(cards)s for %(player)s, who held 5 or more "
+                        "cards, for %(armies)s (set %(set)s of the game).",
+                        cards=", ".join(_card(c) for c in e.cards),
+                        player=e.player,
+                        armies=_armies(e.value),
+                        set=e.set_number,
+                    ),
+                )
+            )
+            i += 1
+            continue
+        if isinstance(e, RolledForFirst):
+            rolls = [e]
+            while i + len(rolls) < len(events) and isinstance(
+                following_roll := events[i + len(rolls)], RolledForFirst
+            ):
+                rolls.append(following_roll)
+            items.append(StoryItem("setup", _first_player_rolls(rolls)))
+            i += len(rolls)
+            continue
+        _move(counts, e)
+        kind = _KINDS.get(type(e)) or mission_view.KINDS.get(type(e), "other")
+        items.append(StoryItem(kind, narrate(e, viewer)))
+        i += 1
+    return items
+
+
+def _autopilot_placements(events: Sequence[Event], start: int, player: str) -> Iterable[Placed]:
+    """The autopilot's placements for `player` that follow `start`."""
+    for e in events[start:]:
+        if not (isinstance(e, Placed) and e.why == "autopilot" and e.player == player):
+            return
+        yield e
