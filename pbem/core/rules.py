@@ -249,21 +249,51 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
 
     if orders.game != state.game:
         fail(
-            f"these orders are for game '{quoted(orders.game)}', not '{state.game}'",
-            orders.line_of("game"),
+            Problem.of(
+                "these orders are for game '%(wrong)s', not '%(game)s'",
+                orders.line_of("game"),
+                wrong=quoted(orders.game),
+                game=state.game,
+            )
         )
     if state.phase is Phase.OVER:
-        fail(f"game '{state.game}' is over: no more orders are taken", orders.line_of("game"))
+        fail(
+            Problem.of(
+                "game '%(game)s' is over: no more orders are taken",
+                orders.line_of("game"),
+                game=state.game,
+            )
+        )
         return problems
     if orders.turn != state.turn:
-        when = "an earlier" if orders.turn < state.turn else "a later"
-        fail(
-            f"these orders are for turn {orders.turn}, {when} turn; the pending turn is "
-            f"{state.turn}: start from the order file in your latest report",
-            orders.line_of("turn"),
-        )
+        if orders.turn < state.turn:
+            fail(
+                Problem.of(
+                    "these orders are for turn %(turn)s, an earlier turn; the pending turn is "
+                    "%(pending)s: start from the order file in your latest report",
+                    orders.line_of("turn"),
+                    turn=orders.turn,
+                    pending=state.turn,
+                )
+            )
+        else:
+            fail(
+                Problem.of(
+                    "these orders are for turn %(turn)s, a later turn; the pending turn is "
+                    "%(pending)s: start from the order file in your latest report",
+                    orders.line_of("turn"),
+                    turn=orders.turn,
+                    pending=state.turn,
+                )
+            )
     if not state.has_player(orders.player) or orders.player == NEUTRAL:
-        fail(f"there is no player '{quoted(orders.player)}' in this game", orders.line_of("player"))
+        fail(
+            Problem.of(
+                "there is no player '%(player)s' in this game",
+                orders.line_of("player"),
+                player=quoted(orders.player),
+            )
+        )
         return problems
     if orders.player not in state.awaiting():
         fail(
@@ -319,7 +349,13 @@ def _validate_draft(state: GameState, orders: Orders, fail: _Fail) -> None:
 def _validate_setup(state: GameState, orders: Orders, fail: _Fail) -> None:
     for key in ("trade", "attack", "fortify"):
         if getattr(orders, key):
-            fail(f"the setup turn only places armies: remove '{key}'", orders.line_of(key))
+            fail(
+                Problem.of(
+                    "the setup turn only places armies: remove '%(key)s'",
+                    orders.line_of(key),
+                    key=key,
+                )
+            )
     player = state.player(orders.player)
     _validate_placement(state, orders, player.to_place, "your setup armies", fail)
 
@@ -345,8 +381,23 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
         for cards in orders.trade:
             left = remove_cards(hand, cards)
             if left is None:
-                held = ", ".join(hand) or "no cards"
-                fail(f"you do not hold all of {', '.join(cards)} (your hand: {held})", trade_line)
+                if hand:
+                    fail(
+                        Problem.of(
+                            "you do not hold all of %(cards)s (your hand: %(hand)s)",
+                            trade_line,
+                            cards=", ".join(cards),
+                            hand=", ".join(hand),
+                        )
+                    )
+                else:
+                    fail(
+                        Problem.of(
+                            "you do not hold all of %(cards)s (your hand: no cards)",
+                            trade_line,
+                            cards=", ".join(cards),
+                        )
+                    )
             elif not is_set(state.board, cards):
                 fail(
                     f"{', '.join(cards)} is not a set: trade three alike, one of each, "
@@ -410,7 +461,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
     if fortify is not None:
         line = fortify.line
         if fortify.source == fortify.target:
-            fail("fortify needs two different territories", line)
+            fail(Problem.of("fortify needs two different territories", line))
         for t in (fortify.source, fortify.target):
             if t not in reachable:
                 fail(

@@ -14,12 +14,11 @@ from pbem.core.orders import ALL, Orders, parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.errors import OrderError, Problem
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
-from pbem.present.i18n import language
+from pbem.present.i18n import _, language, n_, place, speaking
 from pbem.present.missions import draft_forecast
+from pbem.present.reasons import told
 from pbem.present.view import read_view, view_language
 from pbem.terminal import printable
-
-NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,9 @@ def read_order_text(path: Path) -> str | Problem:
     except FileProblem as err:
         return Problem(str(err))
     except UnicodeDecodeError:
-        return Problem(NOT_TEXT)
+        return Problem.of(
+            "this is not a text file in UTF-8: save the orders as plain text and send them again"
+        )
 
 
 Checked = tuple[Submission, list[str]]
@@ -85,16 +86,43 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
             continue
         problems = tuple(rules.validate(state, orders))
         submission = Submission(path, text, orders, problems, **lang)
-        out.append((submission, forecast(state, orders) if not problems else []))
+        out.append(
+            (submission, forecast(state, orders, submission.language) if not problems else [])
+        )
     return out
 
 
-def forecast(state: GameState, orders: Orders | None) -> list[str]:
-    """What a valid order file will do: placements, and the exact odds of each attack."""
+def forecast(state: GameState, orders: Orders | None, lang: str = "en") -> list[str]:
+    """What a valid order file will do: placements, and the exact odds of each attack (told in
+    language `lang`, territories by its names)."""
     if orders is None:
         return []
-    if orders.draft:
-        return [draft_forecast(orders.draft)]
+    with speaking(language(lang, state.board.name)):
+        if orders.draft:
+            return [draft_forecast(orders.draft)]
+        return _forecast(state, orders)
+
+
+def odds_summary(f: odds.Forecast) -> str:
+    """`Forecast.summary` in the reader's language."""
+    terms = []
+    if f.stop_at > 1:
+        terms.append(_("stopping at %(armies)s", armies=f.stop_at))
+    if f.dice is not None:
+        terms.append(n_("at most %(num)s die", "at most %(num)s dice", f.dice))
+    return _(
+        "%(attackers)s against %(defenders)s%(how)s: takes it %(chance)s of the time; "
+        "expected left: attacker %(attacker)s, defender %(defender)s",
+        attackers=f.attackers,
+        defenders=f.defenders,
+        how=f" ({', '.join(terms)})" if terms else "",
+        chance=odds.percent(f.win),
+        attacker=f"{float(f.expected_attackers_left):.1f}",
+        defender=f"{float(f.expected_defenders_left):.1f}",
+    )
+
+
+def _forecast(state: GameState, orders: Orders) -> list[str]:
     lines: list[str] = []
     placed: dict[str, int] = {}
     total = (
@@ -107,31 +135,46 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
         value = rules.set_value(traded)
         traded += 1
         total += value
-        lines.append(f"trade {', '.join(cards)} for {value} armies")
+        lines.append(
+            _("trade %(cards)s for %(armies)s armies", cards=", ".join(cards), armies=value)
+        )
     for territory, amount in rules.placement_amounts(orders.place, total):
         placed[territory] = placed.get(territory, 0) + amount
-        lines.append(f"place {amount} on {territory}")
+        lines.append(told(f"place {amount} on {territory}"))
     for attack in orders.attack:
         defenders = state.armies(attack.target)
+        where = {"target": place(attack.target), "source": place(attack.source)}
         if state.owner(attack.source) == orders.player:
             attackers = state.armies(attack.source) + placed.get(attack.source, 0)
             if attackers + defenders > odds.LARGEST:
                 lines.append(
-                    f"attack {attack.target} from {attack.source}: {attackers} against "
-                    f"{defenders} (too many armies for exact odds)"
+                    _(
+                        "attack %(target)s from %(source)s: %(attackers)s against "
+                        "%(defenders)s (too many armies for exact odds)",
+                        attackers=attackers,
+                        defenders=defenders,
+                        **where,
+                    )
                 )
                 continue
-            odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
-            note = rules.attack_dice_note(attackers, attack.dice)
-            lines.append(
-                f"attack {attack.target} from {attack.source}: {odds_line}"
-                + (f" (first roll: {note})" if note else "")
+            odds_line = odds_summary(
+                odds.forecast(attackers, defenders, attack.stop_at, attack.dice)
             )
+            note = rules.attack_dice_note(attackers, attack.dice)
+            line = _("attack %(target)s from %(source)s: %(odds)s", odds=odds_line, **where)
+            if note:
+                line += " " + _("(first roll: %(note)s)", note=told(note))
+            lines.append(line)
         else:
             lines.append(
-                f"attack {attack.target} ({defenders} {'army' if defenders == 1 else 'armies'}) "
-                f"from {attack.source}, once taken: "
-                "the odds depend on the armies moved in"
+                n_(
+                    "attack %(target)s (%(num)s army) from %(source)s, once taken: the odds "
+                    "depend on the armies moved in",
+                    "attack %(target)s (%(num)s armies) from %(source)s, once taken: the odds "
+                    "depend on the armies moved in",
+                    defenders,
+                    **where,
+                )
             )
     if orders.fortify is not None:
         lines.append(_fortify_forecast(state, orders, placed))
@@ -142,16 +185,23 @@ def _fortify_forecast(state: GameState, orders: Orders, placed: dict[str, int]) 
     """The fortification, and the cut it will get if it asks for more than will be there."""
     fortify = orders.fortify
     assert fortify is not None
-    line = fortify.describe()
+    line = told(fortify.describe())
     if fortify.armies == ALL or state.owner(fortify.source) != orders.player:
         return line
     armies = state.armies(fortify.source) + placed.get(fortify.source, 0)
-    _, note = rules.fortify_move(armies, fortify.armies)
+    _moved, note = rules.fortify_move(armies, fortify.armies)
     if note is None:
         return line
     if orders.attack:
-        return f"{line} (at most {armies - 1} unless your attacks change that: more is cut)"
-    return f"{line} ({note})"
+        return (
+            line
+            + " "
+            + _(
+                "(at most %(armies)s unless your attacks change that: more is cut)",
+                armies=armies - 1,
+            )
+        )
+    return f"{line} ({told(note)})"
 
 
 def check_lines(results: Sequence[Checked]) -> tuple[list[str], bool]:

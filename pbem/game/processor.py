@@ -289,9 +289,10 @@ def check_submission(
         orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
     ):
         problems.append(
-            Problem(
-                f"the secret is not {orders.player}'s: copy it from your latest report",
+            Problem.of(
+                "the secret is not %(player)s's: copy it from your latest report",
                 orders.line_of("secret"),
+                player=orders.player,
             )
         )
         return Submission(path, text, orders, tuple(problems), **told)
@@ -305,7 +306,11 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
     out: list[Checked] = []
     for path in paths:
         submission = check_submission(game, path)
-        lines = forecast(game.state, submission.orders) if submission.accepted else []
+        lines = (
+            forecast(game.state, submission.orders, submission.language)
+            if submission.accepted
+            else []
+        )
         out.append((submission, lines))
     return game, out
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from pbem.core import odds, rules
 from pbem.core.state import GameState
-from pbem.present.i18n import place
+from pbem.present.i18n import _, place
 
 STRONGEST = 3
 """How many of the player's strongest border territories the attack table starts from."""
@@ -54,9 +54,9 @@ class AttackAid:
 
 def _odds(attackers: int, defenders: int) -> str:
     if attackers < 2:
-        return "cannot attack"
+        return _("cannot attack")
     if attackers + defenders > odds.LARGEST:
-        return "too many to count"
+        return _("too many to count")
     return odds.percent(odds.forecast(attackers, defenders).win)
 
 

@@ -15,7 +15,8 @@ from pbem.core import missions
 from pbem.core.events import Drafted, Event, MissionCompleted, MissionDealt, MissionFellBack
 from pbem.core.orders import REST
 from pbem.core.state import GameState, Phase, Player
-from pbem.present.i18n import _, place
+from pbem.present.i18n import _, current, n_, place
+from pbem.present.reasons import told
 
 
 def may_see(state: GameState, holder: str, viewer: str | None) -> bool:
@@ -40,6 +41,85 @@ def hidden_from(event: Event, viewer: str | None) -> bool:
     return False
 
 
+def goal(mission: missions.Mission) -> str:
+    """A mission card as the reader reads it (`Mission.describe` in the reader's language)."""
+    if mission.target is not None:
+        return _("eliminate %(player)s from the game", player=mission.target)
+    if mission.continents:
+        named = current().listing([place(c) for c in mission.continents])
+        if mission.plus_one:
+            return _(
+                "conquer %(continents)s and one more continent of your choice", continents=named
+            )
+        return _("conquer %(continents)s", continents=named)
+    if mission.armies_each > 1:
+        return _(
+            "occupy %(territories)s territories with at least %(armies)s armies on each",
+            territories=mission.territories,
+            armies=mission.armies_each,
+        )
+    return _("occupy %(territories)s territories", territories=mission.territories)
+
+
+def progress(state: GameState, player: str, viewer: str | None) -> str:
+    """How far `player` is with their mission, for `viewer`, in the reader's language (as
+    `missions.progress` counts it): "you hold 9/12 of Asia, 4/6 of Africa"."""
+    mission = missions.current(state.player(player))
+    if mission is None:
+        return ""
+    mine = viewer == player
+    if mission.target is not None:
+        left = len(state.owned(mission.target))
+        return n_(
+            "%(player)s holds %(num)s territory",
+            "%(player)s holds %(num)s territories",
+            left,
+            player=mission.target,
+        )
+    board = state.board
+    if mission.continents:
+        owner = {t: h.owner for t, h in state.territories.items()}
+        parts = ", ".join(
+            _(
+                "%(held)s/%(size)s of %(continent)s",
+                held=missions.continent_count(board, owner, player, c),
+                size=len(board.continents[c].territories),
+                continent=place(c),
+            )
+            for c in mission.continents
+        )
+        text = (
+            _("you hold %(parts)s", parts=parts)
+            if mine
+            else _("%(player)s holds %(parts)s", player=player, parts=parts)
+        )
+        if mission.plus_one:
+            others = [
+                place(c) for c in state.continents_held(player) if c not in mission.continents
+            ]
+            text += "; " + _(
+                "one more continent: %(continents)s",
+                continents=", ".join(others) if others else _("none held yet"),
+            )
+        return text
+    count = sum(1 for t in state.owned(player) if state.armies(t) >= mission.armies_each)
+    values = {"player": player, "held": count, "territories": mission.territories}
+    if mission.armies_each > 1:
+        values["armies"] = mission.armies_each
+        if mine:
+            return _(
+                "you hold %(held)s/%(territories)s territories with at least %(armies)s armies",
+                **values,
+            )
+        return _(
+            "%(player)s holds %(held)s/%(territories)s territories with at least %(armies)s armies",
+            **values,
+        )
+    if mine:
+        return _("you hold %(held)s/%(territories)s territories", **values)
+    return _("%(player)s holds %(held)s/%(territories)s territories", **values)
+
+
 def mission_entry(state: GameState, player: Player, viewer: str | None) -> dict[str, Any]:
     """The "mission" of a player's entry in a view: the card dealt, what it asks now (its
     `goal`), whether a "destroy" card fell back, whether it is done and how far it is."""
@@ -48,14 +128,13 @@ def mission_entry(state: GameState, player: Player, viewer: str | None) -> dict[
     assert now is not None
     entry: dict[str, Any] = {
         "card": player.mission,
-        "dealt": missions.Mission.parse(player.mission).describe(),
-        "goal": now.describe(),
+        "dealt": goal(missions.Mission.parse(player.mission)),
+        "goal": goal(now),
     }
     if player.mission_fallback:
         entry["fell_back"] = True
     if player.alive and state.phase is not Phase.DRAFT:
-        holds = "you hold" if viewer == player.name else f"{player.name} holds"
-        entry["progress"] = missions.progress(state, player.name, holds)
+        entry["progress"] = progress(state, player.name, viewer)
     if state.winner == player.name and missions.completed(state, player.name):
         entry["done"] = True
     return entry
@@ -105,7 +184,7 @@ def mission_lines(players: Sequence[Mapping[str, Any]], viewer: str | None) -> l
 def narrate(event: Event, viewer: str | None) -> str | None:
     """The sentence of a mission or draft event (None for other events)."""
     if isinstance(event, MissionDealt):
-        mission = missions.Mission.parse(event.mission).describe()
+        mission = goal(missions.Mission.parse(event.mission))
         if viewer == event.player:
             return _("Your secret mission: %(mission)s.", mission=mission)
         return _(
@@ -118,7 +197,7 @@ def narrate(event: Event, viewer: str | None) -> str | None:
             "player": event.player,
             "target": event.target,
             "territories": missions.Mission.parse(missions.FALLBACK).territories,
-            "reason": event.reason,
+            "reason": told(event.reason),
         }
         if viewer == event.player:
             return _(
@@ -132,8 +211,8 @@ def narrate(event: Event, viewer: str | None) -> str | None:
             **values,
         )
     if isinstance(event, MissionCompleted):
-        card = missions.Mission.parse(event.card).describe()
-        done = missions.Mission.parse(event.mission).describe()
+        card = goal(missions.Mission.parse(event.card))
+        done = goal(missions.Mission.parse(event.mission))
         if card != done:
             return _(
                 "%(player)s has done their secret mission: %(done)s (the card dealt: %(card)s).",
@@ -180,12 +259,16 @@ def draft_round(events: Sequence[Event], start: int) -> tuple[str, int]:
 def draft_forecast(ranked: Sequence[str]) -> str:
     """What a valid draft list asks for, as `pbem check` tells it."""
     named = [t for t in ranked if t != REST]
-    shown = ", ".join(named[:3]) + (", ..." if len(named) > 3 else "")
+    shown = ", ".join(place(t) for t in named[:3]) + (", ..." if len(named) > 3 else "")
     if len(named) < len(ranked):
         if not named:
-            return "draft: every pick by the fill-in rule"
-        return f"draft: {len(named)} territories ranked ({shown}), then the fill-in rule"
-    return f"draft: all {len(named)} territories ranked ({shown})"
+            return _("draft: every pick by the fill-in rule")
+        return _(
+            "draft: %(count)s territories ranked (%(shown)s), then the fill-in rule",
+            count=len(named),
+            shown=shown,
+        )
+    return _("draft: all %(count)s territories ranked (%(shown)s)", count=len(named), shown=shown)
 
 
 def draft_skeleton(state: GameState) -> list[str]:

@@ -31,7 +31,8 @@ from pbem.core.events import (
 from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import NEUTRAL
 from pbem.game.store import history_count, read_game, read_history
-from pbem.present.text import listing, plural, wrap
+from pbem.present.i18n import _, current, n_, place
+from pbem.present.text import wrap
 from pbem.present.view import ViewError, load_json
 
 BIGGEST = 5
@@ -211,50 +212,103 @@ def signed(x: float) -> str:
 
 
 def luck_line(luck: Mapping[str, Any], you: bool = True) -> str:
-    """'+3.2 armies above expectation, z = 0.8 (attack +2.0, defence +1.2)'."""
+    """'+3.2 armies above expectation, z = 0.8 (attack +2.0, defence +1.2)', in the reader's
+    language."""
     total = luck["total"]
     if not total["rolls"]:
-        return "no dice rolled yet"
-    amount = f"{signed(total['luck'])} armies above"
+        return _("no dice rolled yet")
+    values = {
+        "rolls": n_("%(num)s roll", "%(num)s rolls", total["rolls"]),
+        "z": signed(total["z"]),
+        "attack": signed(luck["attack"]["luck"]),
+        "defence": signed(luck["defence"]["luck"]),
+    }
     if total["luck"] < 0:
-        amount = f"{-total['luck']:.1f} armies below"
-    return (
-        f"{amount} expectation over "
-        f"{plural(total['rolls'], 'roll')}, z = {signed(total['z'])} (attack "
-        f"{signed(luck['attack']['luck'])}, defence {signed(luck['defence']['luck'])})"
+        return _(
+            "%(amount)s armies below expectation over %(rolls)s, z = %(z)s "
+            "(attack %(attack)s, defence %(defence)s)",
+            amount=f"{-total['luck']:.1f}",
+            **values,
+        )
+    return _(
+        "%(amount)s armies above expectation over %(rolls)s, z = %(z)s "
+        "(attack %(attack)s, defence %(defence)s)",
+        amount=signed(total["luck"]),
+        **values,
     )
 
 
 def fallen_line(f: Mapping[str, Any]) -> str:
     if f["by"] is None:
-        return f"{f['player']} left the game (missed turns) in turn {f['turn']}."
-    return f"{f['player']} was eliminated by {f['by']} in turn {f['turn']}."
+        return _(
+            "%(player)s left the game (missed turns) in turn %(turn)s.",
+            player=f["player"],
+            turn=f["turn"],
+        )
+    return _(
+        "%(player)s was eliminated by %(by)s in turn %(turn)s.",
+        player=f["player"],
+        by=f["by"],
+        turn=f["turn"],
+    )
 
 
 def battle_line(b: Mapping[str, Any]) -> str:
-    taken = "took it" if b["taken"] else "did not take it"
-    return (
-        f"Turn {b['turn']}: {b['attacker']} attacked {b['to']} ({b['defender']}) from "
-        f"{b['from']}, {plural(b['rolls'], 'roll')}: lost {b['attacker_lost']}, killed "
-        f"{b['defender_lost']}, {taken}."
+    values = {
+        "turn": b["turn"],
+        "attacker": b["attacker"],
+        "target": place(b["to"]),
+        "defender": b["defender"],
+        "source": place(b["from"]),
+        "rolls": n_("%(num)s roll", "%(num)s rolls", b["rolls"]),
+        "lost": b["attacker_lost"],
+        "killed": b["defender_lost"],
+    }
+    if b["taken"]:
+        return _(
+            "Turn %(turn)s: %(attacker)s attacked %(target)s (%(defender)s) from %(source)s, "
+            "%(rolls)s: lost %(lost)s, killed %(killed)s, took it.",
+            **values,
+        )
+    return _(
+        "Turn %(turn)s: %(attacker)s attacked %(target)s (%(defender)s) from %(source)s, "
+        "%(rolls)s: lost %(lost)s, killed %(killed)s, did not take it.",
+        **values,
+    )
+
+
+def trade_line(t: Mapping[str, Any]) -> str:
+    return _(
+        "Turn %(turn)s: %(player)s traded %(cards)s for %(armies)s.",
+        turn=t["turn"],
+        player=t["player"],
+        cards=", ".join(t["cards"]),
+        armies=t["armies"],
     )
 
 
 def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
-    """The story as lines of at most 78 characters (`full`: with each player's battles)."""
+    """The story as lines of at most 78 characters (`full`: with each player's battles), in
+    the reader's language."""
     players = stats["players"]
     out: list[str] = []
-    length = f"{plural(stats['resolutions'], 'resolution')}, {plural(stats['turns'], 'turn')}"
-    head = f"The game so far: {length}."
+    resolutions = n_("%(num)s resolution", "%(num)s resolutions", stats["resolutions"])
+    turns = n_("%(num)s turn", "%(num)s turns", stats["turns"])
+    head = _("The game so far: %(resolutions)s, %(turns)s.", resolutions=resolutions, turns=turns)
     if stats["winner"]:
-        head = f"{stats['winner']} won after {length}."
+        head = _(
+            "%(player)s won after %(resolutions)s, %(turns)s.",
+            player=stats["winner"],
+            resolutions=resolutions,
+            turns=turns,
+        )
     out += wrap(head)
-    out += ["", "Who fell"]
+    out += ["", _("Who fell")]
     for f in stats["eliminated"]:
         out += wrap(fallen_line(f), "  ", "    ")
     if not stats["eliminated"]:
-        out.append("  Nobody yet.")
-    out += ["", "Territories and armies, start, middle and now"]
+        out.append("  " + _("Nobody yet."))
+    out += ["", _("Territories and armies, start, middle and now")]
     held = [t for t in stats["timeline"] if any(t["territories"].values())]
     timeline = held or stats["timeline"]
     if timeline:
@@ -266,31 +320,35 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
             )
             out.append(f"  {p[:name_width]:<{name_width}}  {cells}")
         out += wrap(
-            "(territories / armies after turns "
-            + listing([str(timeline[i]["turn"]) for i in marks])
-            + ")",
+            _(
+                "(territories / armies after turns %(turns)s)",
+                turns=current().listing([str(timeline[i]["turn"]) for i in marks]),
+            ),
             "  ",
         )
-    out += ["", "The biggest battles"]
+    out += ["", _("The biggest battles")]
     for b in stats["biggest_battles"]:
         out += wrap(battle_line(b), "  ", "    ")
     if not stats["biggest_battles"]:
-        out.append("  None yet.")
-    out += ["", "Cards traded"]
+        out.append("  " + _("None yet."))
+    out += ["", _("Cards traded")]
     for t in stats["trades"]:
-        out += wrap(
-            f"Turn {t['turn']}: {t['player']} traded {', '.join(t['cards'])} for {t['armies']}.",
-            "  ",
-            "    ",
-        )
+        out += wrap(trade_line(t), "  ", "    ")
     if not stats["trades"]:
-        out.append("  None yet.")
-    out += ["", "Luck: armies lost fewer than the exact odds expect (z: in standard deviations)"]
+        out.append("  " + _("None yet."))
+    out += [
+        "",
+        _("Luck: armies lost fewer than the exact odds expect (z: in standard deviations)"),
+    ]
     for p in players:
         luck = stats["luck"][p]
         out += wrap(
-            f"{p}: {luck_line(luck)}; longest losing streak: "
-            f"{plural(luck['longest_losing_streak'], 'roll')}.",
+            _(
+                "%(player)s: %(luck)s; longest losing streak: %(rolls)s.",
+                player=p,
+                luck=luck_line(luck),
+                rolls=n_("%(num)s roll", "%(num)s rolls", luck["longest_losing_streak"]),
+            ),
             "  ",
             "    ",
         )
@@ -299,17 +357,29 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
                 mine = b["attacker"] == p
                 expected = b["attacker_expected"] if mine else b["defender_expected"]
                 lost = b["attacker_lost"] if mine else b["defender_lost"]
-                what = (
-                    f"attacked {b['to']} from {b['from']}"
+                values = {
+                    "target": place(b["to"]),
+                    "source": place(b["from"]),
+                    "attacker": b["attacker"],
+                    "rolls": n_("%(num)s roll", "%(num)s rolls", b["rolls"]),
+                    "lost": lost,
+                    "expected": f"{expected:.1f}",
+                    "luck": signed(expected - lost),
+                }
+                line = (
+                    _(
+                        "attacked %(target)s from %(source)s: %(rolls)s, lost %(lost)s, "
+                        "expected %(expected)s (%(luck)s)",
+                        **values,
+                    )
                     if mine
-                    else f"defended {b['to']} against {b['attacker']}"
+                    else _(
+                        "defended %(target)s against %(attacker)s: %(rolls)s, lost %(lost)s, "
+                        "expected %(expected)s (%(luck)s)",
+                        **values,
+                    )
                 )
-                out += wrap(
-                    f"{what}: {plural(b['rolls'], 'roll')}, lost {lost}, expected "
-                    f"{expected:.1f} ({signed(expected - lost)})",
-                    "      ",
-                    "        ",
-                )
+                out += wrap(line, "      ", "        ")
     return out
 
 
@@ -336,7 +406,7 @@ def charts(stats: Mapping[str, Any], colours: Mapping[str, str]) -> list[dict[st
     if len(timeline) < 2:
         return out
     step = CHART_WIDTH / (len(timeline) - 1)
-    for key, title in (("territories", "Territories"), ("armies", "Armies")):
+    for key, title in (("territories", _("Territories")), ("armies", _("Armies"))):
         top = max((max(t[key].values(), default=0) for t in timeline), default=0) or 1
         lines = []
         for p in stats["players"]:

@@ -34,6 +34,7 @@ from pbem.core.state import GameState
 from pbem.present import i18n
 from pbem.present import missions as mission_view
 from pbem.present.i18n import _, n_, place
+from pbem.present.reasons import told
 
 
 def _listing(items: Sequence[str]) -> str:
@@ -60,9 +61,9 @@ def _turns(n: int) -> str:
 def narrate(event: Event, viewer: str | None) -> str:
     """One event as a sentence for `viewer` (None: the moderator, who sees every card), in the
     language spoken (pbem.present.i18n): every sentence is a catalogue entry."""
-    told = mission_view.narrate(event, viewer)
-    if told is not None:
-        return told
+    sentence = mission_view.narrate(event, viewer)
+    if sentence is not None:
+        return sentence
     if isinstance(event, RolledForFirst):
         return _("%(player)s rolled %(die)s for first player.", player=event.player, die=event.die)
     if isinstance(event, SeatsDecided):
@@ -134,7 +135,7 @@ def narrate(event: Event, viewer: str | None) -> str:
             defender_lost=event.defender_losses,
         )
     if isinstance(event, Conquered):
-        note = f" ({event.note})" if event.note else ""
+        note = f" ({told(event.note)})" if event.note else ""
         return (
             _(
                 "%(player)s took %(target)s from %(loser)s, moving in %(moved)s from %(source)s.",
@@ -152,7 +153,7 @@ def narrate(event: Event, viewer: str | None) -> str:
             "%(player)s stopped attacking %(target)s: %(reason)s.",
             player=event.player,
             target=place(event.target),
-            reason=event.reason,
+            reason=told(event.reason),
         )
     if isinstance(event, Eliminated):
         return _(
@@ -177,9 +178,11 @@ def narrate(event: Event, viewer: str | None) -> str:
             player=event.player,
         )
     if isinstance(event, DrewNoCard):
-        return _("%(player)s draws no card: %(reason)s.", player=event.player, reason=event.reason)
+        return _(
+            "%(player)s draws no card: %(reason)s.", player=event.player, reason=told(event.reason)
+        )
     if isinstance(event, Fortified):
-        note = f" ({event.note})" if event.note else ""
+        note = f" ({told(event.note)})" if event.note else ""
         return (
             _(
                 "%(player)s moved %(armies)s from %(source)s to %(target)s.",
@@ -195,8 +198,8 @@ def narrate(event: Event, viewer: str | None) -> str:
         return _(
             "%(player)s's order to %(order)s was skipped: %(reason)s.",
             player=event.player,
-            order=event.order,
-            reason=event.reason,
+            order=told(event.order),
+            reason=told(event.reason),
         )
     if isinstance(event, MissedTurn):
         if event.missed > 1:
@@ -342,7 +345,7 @@ def _battle(
         armies=_armies(armies.get(first.source, 0)),
         defending=armies.get(first.target, 0),
     )
-    note = rules.attack_dice_note(armies.get(first.source, 0), dice)
+    note = told(rules.attack_dice_note(armies.get(first.source, 0), dice))
     if note:
         heading += f" {note[0].upper()}{note[1:]}."
     rolls: list[RollLine] = []
@@ -369,7 +372,7 @@ def _battle(
     end = events[i] if i < len(events) else None
     if isinstance(end, Conquered) and (end.source, end.target) == (first.source, first.target):
         _move(armies, end)
-        note = f"; {end.note}" if end.note else ""
+        note = f"; {told(end.note)}" if end.note else ""
         left = armies.get(end.source, 0)
         result = n_(
             "%(player)s took %(target)s, moving in %(moved)s "
@@ -390,7 +393,7 @@ def _battle(
         result = _(
             "%(player)s stopped: %(reason)s; %(target)s holds with %(armies)s.",
             player=end.player,
-            reason=end.reason,
+            reason=told(end.reason),
             target=place(end.target),
             armies=armies.get(end.target, 0),
         )

@@ -1,0 +1,78 @@
+"""The reasons and notes the engine records inside events, told in the reader's language.
+
+The history keeps them as the engine wrote them, in English ("Ural is down to 1 (stop at
+3)"), and must keep doing so: old histories are audited against them. So they are translated
+when a report is written: each known shape below is an English sentence with placeholders, the
+same sentence the engine fills in, and a catalogue entry; a recorded text that matches a shape
+is told with that entry and the values it carried (territories by the reader's names). A text
+of no known shape (a game written by another version) stays as it was recorded.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from pbem.present.i18n import _, current, place
+
+_PLACES = ("territory", "source", "target")
+"""The placeholders that hold a territory's name."""
+
+
+def _shapes() -> tuple[str, ...]:
+    # Each string is a catalogue entry (marked with `_` for the extractor) and, in English,
+    # exactly what pbem.core.engine, pbem.core.rules and pbem.core.orders record.
+    return (
+        _("you do not hold %(territory)s"),
+        _("you already hold %(territory)s"),
+        _("%(source)s has only 1 army: an attack needs 2"),
+        _("%(source)s has %(armies)s armies (stop at %(stop)s)"),
+        _("%(source)s is down to %(armies)s (stop at %(stop)s)"),
+        _("%(source)s is down to %(armies)s"),
+        _("fortify needs two different territories"),
+        _("%(source)s has only 1 army: one must stay behind"),
+        _("no chain of your territories leads from %(source)s to %(target)s"),
+        _("%(source)s and %(target)s are not adjacent"),
+        _("the draw pile and the discard pile are empty: every card is in a hand"),
+        _("%(player)s was eliminated by %(by)s"),
+        _("%(player)s left the game after missed turns"),
+        _("asked to move %(asked)s, raised to %(moved)s: the dice of the last roll"),
+        _("asked to move %(asked)s, cut to %(moved)s: one army stays behind"),
+        _("1 die, not the %(wanted)s asked: with %(armies)s armies there, one must stay behind"),
+        _(
+            "%(rolled)s dice, not the %(wanted)s asked: with %(armies)s armies there, one "
+            "must stay behind"
+        ),
+        _("place %(armies)s on %(territory)s"),
+        _("attack %(target)s from %(source)s"),
+        _("fortify %(target)s from %(source)s with %(armies)s"),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    from pbem.present.i18n import DEFAULT, language, speaking
+
+    with speaking(language(DEFAULT)):  # the English shapes, whoever is reading
+        shapes = _shapes()
+    out = []
+    for shape in shapes:
+        parts = re.split(r"%\((\w+)\)s", shape)
+        regex = "".join(
+            re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)
+        )
+        out.append((re.compile(regex + r"\Z"), shape))
+    return tuple(out)
+
+
+def told(text: str | None) -> str:
+    """`text` (a recorded reason, note or order) in the reader's language when its shape is
+    known, as recorded otherwise."""
+    if not text or current().code == "en":
+        return text or ""
+    for pattern, shape in _patterns():
+        found = pattern.match(text)
+        if found:
+            values = {k: place(v) if k in _PLACES else v for k, v in found.groupdict().items()}
+            return current()._(shape, **values)
+    return text
