@@ -1,0 +1,178 @@
+"""The parts of a report, mail and check that came to speak the players' languages last: the
+luck line, the story of the game, the decision aids, the reasons inside events, the mission
+goals and the forecast of `pbem check`. A six-player game with one player per language (the
+`babel` game of test_languages) must show none of their English sentences to the others."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from test_languages import LANGUAGE_OF, OTHERS, RESOLUTIONS, babel  # noqa: F401
+
+from pbem.core import missions
+from pbem.core.orders import Attack, Fortify, Orders, Place
+from pbem.game import checking
+from pbem.game.store import read_game
+from pbem.present import i18n, reasons, stats
+from pbem.present import missions as mission_view
+from pbem.present.i18n import language, speaking
+
+ENGLISH = (
+    "Your dice so far",
+    "armies above expectation",
+    "armies below expectation",
+    "Before your next turn",
+    "Continents: yours of all",
+    "Your borders: your armies",
+    "Attacks from your strongest borders",
+    "next to it:",
+    "all yours",
+    "cannot attack",
+    "too many to count",
+    " is down to ",
+    "(stop at ",
+    "you do not hold ",
+    "you already hold ",
+    "has only 1 army",
+    "must stay behind",
+    "stays behind",
+    "of the last roll",
+    "The story of the game",
+    "The game so far",
+    "Who fell",
+    "The biggest battles",
+    "Cards traded",
+    "longest losing streak",
+    "Nobody yet",
+    "None yet",
+    "takes it ",
+    "expected left",
+    "too many armies for exact odds",
+    "once taken",
+    "occupy ",
+    "conquer ",
+    "eliminate ",
+)
+"""Sentences (and pieces of them) of the parts above that only an English reader may see."""
+
+
+def english_in(text: str) -> list[str]:
+    return [phrase for phrase in ENGLISH if phrase in text]
+
+
+def test_no_english_sentence_in_the_other_languages_reports(babel: Path) -> None:  # noqa: F811
+    shown: set[str] = set()
+    dice_lines = 0
+    for r in range(RESOLUTIONS):
+        for player, code in LANGUAGE_OF.items():
+            for kind in ("txt", "html"):
+                path = babel / "reports" / f"{r:04d}" / f"{player}.{kind}"
+                text = path.read_text(encoding="utf-8")
+                if code == "en":
+                    shown.update(english_in(text))
+                else:
+                    assert english_in(text) == [], (path.name, r)
+                    heading = language(code)._("Your dice so far: %(luck)s.", luck="")[:-1]
+                    dice_lines += heading in text
+    # these parts were in the reports, so the test saw them translated
+    assert {"Before your next turn", "Your borders: your armies"} <= shown
+    assert dice_lines
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_the_story_of_the_game_is_told_in_each_language(babel: Path, code: str) -> None:  # noqa: F811
+    numbers = stats.directory_stats(babel)
+    assert any(numbers["luck"][p]["total"]["rolls"] for p in numbers["players"])
+    with speaking(language(code)):
+        lines = "\n".join(stats.stats_text(numbers))
+    assert english_in(lines) == []
+    with speaking(language("en")):
+        english = "\n".join(stats.stats_text(numbers))
+    assert "The game so far" in english and "longest losing streak" in english
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_the_recorded_reasons_are_told_in_each_language(code: str) -> None:
+    recorded = [
+        "Ural is down to 1",
+        "Ural is down to 3 (stop at 3)",
+        "you do not hold Siam",
+        "Ural has only 1 army: an attack needs 2",
+        "asked to move 9, cut to 4: one army stays behind",
+        "the draw pile and the discard pile are empty: every card is in a hand",
+        "attack Siam from Ural",
+    ]
+    with speaking(language(code)):
+        told = [reasons.told(text) for text in recorded]
+        assert reasons.told("a reason of another version") == "a reason of another version"
+    for english, text in zip(recorded, told, strict=True):
+        assert text != english and english_in(text) == [], (english, text)
+    assert i18n.language(code).place("Ural") in told[0]
+
+
+def test_english_reasons_are_told_as_recorded() -> None:
+    assert reasons.told("Ural is down to 3 (stop at 3)") == "Ural is down to 3 (stop at 3)"
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_mission_goals_are_told_in_each_language(code: str) -> None:
+    cards = [
+        "continents:Asia,South America",
+        "continents:Europe,Australia,+1",
+        "territories:18,2",
+        "territories:24",
+        "destroy:bob",
+    ]
+    with speaking(language(code)):
+        goals = [mission_view.goal(missions.Mission.parse(card)) for card in cards]
+    with speaking(language("en")):
+        english = [mission_view.goal(missions.Mission.parse(card)) for card in cards]
+    assert english == [missions.Mission.parse(card).describe() for card in cards]
+    for goal in goals:
+        assert english_in(goal) == [], goal
+    assert language(code).place("South America") in goals[0]
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_the_check_forecast_is_told_in_each_language(babel: Path, code: str) -> None:  # noqa: F811
+    state = read_game(babel).state
+    player = state.players[0].name
+    mine = state.owned(player)
+    source = max(mine, key=state.armies)
+    target = next(n for n in state.board.neighbours(source) if state.owner(n) != player)
+    orders = Orders(
+        game=state.game,
+        turn=state.turn,
+        player=player,
+        secret="",
+        place=(Place(source, 3),),
+        attack=(Attack(source, target, stop_at=2), Attack(target, source)),
+        fortify=Fortify(mine[0], mine[-1], 100) if len(mine) > 1 else None,
+    )
+    lines = checking.forecast(state, orders, code)
+    english = checking.forecast(state, orders)
+    assert len(lines) == len(english) and lines != english
+    assert english_in("\n".join(lines)) == [], lines
+    assert any("takes it" in line for line in english)
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_mission_progress_is_told_in_each_language(babel: Path, code: str) -> None:  # noqa: F811
+    state = read_game(babel).state
+    first = state.players[0]
+    cards = ["continents:Asia,South America,+1", "territories:18,2", f"destroy:{first.name}"]
+    for card in cards:
+        holder = replace(state.players[1], mission=card)
+        changed = replace(state, players=(first, holder, *state.players[2:]))
+        for viewer in (holder.name, None):
+            with speaking(language(code)):
+                text = mission_view.progress(changed, holder.name, viewer)
+            with speaking(language("en")):
+                english = mission_view.progress(changed, holder.name, viewer)
+            assert text and text != english
+            assert not any(word in text for word in (" holds ", "you hold", "territories", " of "))
+        with speaking(language("en")):
+            own = mission_view.progress(changed, holder.name, holder.name)
+        assert own == missions.progress(changed, holder.name)  # English as before
