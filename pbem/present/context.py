@@ -22,8 +22,16 @@ from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
 from pbem.present.i18n import _, n_, place
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
-from pbem.present.stats import battle_line, charts, fallen_line, luck_line, stats_after, stats_text
-from pbem.present.story import _card, _cards, armies_before, tell
+from pbem.present.stats import (
+    battle_line,
+    charts,
+    fallen_line,
+    luck_line,
+    stats_after,
+    stats_text,
+    trade_line,
+)
+from pbem.present.story import _cards, armies_before, card_name, tell
 from pbem.present.svgmap import NEUTRAL_COLOUR, map_shapes, player_colours
 from pbem.present.text import dice_faces
 from pbem.present.view import game_view
@@ -213,6 +221,7 @@ def report_context(
         "charts": charts(stats, {p: c[0] for p, c in colours.items()}),
         "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],
         "battle_lines": [battle_line(b) for b in stats["biggest_battles"]],
+        "trade_lines": [trade_line(t) for t in stats["trades"]],
         "luck_lines": {p: luck_line(stats["luck"][p]) for p in stats["players"]},
     }
     if player is not None:
@@ -232,7 +241,7 @@ def piles_context(piles: Mapping[str, Any]) -> dict[str, Any]:
             _(
                 "Set aside (%(count)s, in the order traded): %(cards)s.",
                 count=len(discards),
-                cards=", ".join(_card(c) for c in discards),
+                cards=", ".join(card_name(c) for c in discards),
             )
             if discards
             else _("Set aside: none.")
@@ -259,7 +268,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     value = rules.set_value(state.sets_traded)
     sets = [
         {
-            "cards": [_card(c) for c in s],
+            "cards": [card_name(c) for c in s],
             "value": value,
             "bonus": [place(c) for c in s if c in owned],
         }
@@ -270,7 +279,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     return {
         "aids": decision_aids(state, player) if playing and state.phase is Phase.PLAY else None,
         "secret": secret,
-        "hand": [{"card": _card(c), "kind": _card_kind(state, c)} for c in me.hand],
+        "hand": [{"card": card_name(c), "kind": _card_kind(state, c)} for c in me.hand],
         "sets": sets,
         "set_value": value,
         "must_trade": len(me.hand) >= rules.FORCED_TRADE_HAND,

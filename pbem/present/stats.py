@@ -32,6 +32,7 @@ from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import NEUTRAL
 from pbem.game.store import history_count, read_game, read_history
 from pbem.present.i18n import _, current, n_, place
+from pbem.present.story import card_name
 from pbem.present.text import wrap
 from pbem.present.view import ViewError, load_json
 
@@ -282,7 +283,7 @@ def trade_line(t: Mapping[str, Any]) -> str:
         "Turn %(turn)s: %(player)s traded %(cards)s for %(armies)s.",
         turn=t["turn"],
         player=t["player"],
-        cards=", ".join(t["cards"]),
+        cards=", ".join(card_name(c) for c in t["cards"]),
         armies=t["armies"],
     )
 

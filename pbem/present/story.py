@@ -99,7 +99,7 @@ def narrate(event: Event, viewer: str | None) -> str:
     if isinstance(event, Traded):
         values = {
             "player": event.player,
-            "cards": ", ".join(_card(c) for c in event.cards),
+            "cards": ", ".join(card_name(c) for c in event.cards),
             "armies": _armies(event.value),
             "set": event.set_number,
         }
@@ -165,7 +165,7 @@ def narrate(event: Event, viewer: str | None) -> str:
     if isinstance(event, DrewCard):
         if viewer is None or viewer == event.player:
             return _(
-                "%(player)s drew a card: %(card)s.", player=event.player, card=_card(event.card)
+                "%(player)s drew a card: %(card)s.", player=event.player, card=card_name(event.card)
             )
         return _("%(player)s drew a card.", player=event.player)
     if isinstance(event, Reshuffled):
@@ -238,7 +238,7 @@ def narrate(event: Event, viewer: str | None) -> str:
     return str(event)
 
 
-def _card(card: str) -> str:
+def card_name(card: str) -> str:
     """A card as the language spoken names it: its territory, or the wild card."""
     return _("wild") if card == WILD else place(card)
 
@@ -556,7 +556,7 @@ def tell(
                     _(
                         "The autopilot traded %(cards)s for %(player)s, who held 5 or more "
                         "cards, for %(armies)s (set %(set)s of the game).",
-                        cards=", ".join(_card(c) for c in e.cards),
+                        cards=", ".join(card_name(c) for c in e.cards),
                         player=e.player,
                         armies=_armies(e.value),
                         set=e.set_number,
