@@ -176,3 +176,16 @@ def test_mission_progress_is_told_in_each_language(babel: Path, code: str) -> No
         with speaking(language("en")):
             own = mission_view.progress(changed, holder.name, holder.name)
         assert own == missions.progress(changed, holder.name)  # English as before
+
+
+def test_stats_from_a_view_file_speak_its_players_language(babel: Path) -> None:  # noqa: F811
+    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    _numbers, lines = stats.view_stats(folder / "dan.view.json")
+    assert lines[0].startswith(
+        language("it")._("The game so far: %(resolutions)s, %(turns)s.", resolutions="", turns="")[
+            :10
+        ]
+    )
+    assert english_in("\n".join(lines)) == []
+    _numbers, lines = stats.view_stats(folder / "ann.view.json")
+    assert lines[0].startswith("The game so far")

@@ -31,10 +31,10 @@ from pbem.core.events import (
 from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import NEUTRAL
 from pbem.game.store import history_count, read_game, read_history
-from pbem.present.i18n import _, current, n_, place
+from pbem.present.i18n import _, current, language, n_, place, speaking
 from pbem.present.story import card_name
 from pbem.present.text import wrap
-from pbem.present.view import ViewError, load_json
+from pbem.present.view import ViewError, load_json, view_language
 
 BIGGEST = 5
 """How many of the biggest battles the story lists."""
@@ -450,7 +450,8 @@ def directory_stats(directory: Path) -> dict[str, Any]:
 
 
 def view_stats(path: Path) -> tuple[dict[str, Any], list[str]]:
-    """The story of the game as a view file carries it, and as lines (for `pbem stats --view`);
+    """The story of the game as a view file carries it, and as lines in the language of the
+    player it is for (for `pbem stats --view`);
     a file that is not a view file with a story from pbem gives a ViewError saying so."""
     view = load_json(path)
     stats = view.get("stats") if isinstance(view, dict) else None
@@ -460,7 +461,8 @@ def view_stats(path: Path) -> tuple[dict[str, Any], list[str]]:
             "this version of pbem"
         )
     try:
-        return stats, stats_text(stats)
+        with speaking(language(view_language(path))):  # the player's, whom the file is for
+            return stats, stats_text(stats)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         raise ViewError(
             f"{path}: its story of the game is not as pbem writes it; use the file as it was sent"
