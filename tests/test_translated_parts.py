@@ -12,7 +12,9 @@ import pytest
 from test_languages import LANGUAGE_OF, OTHERS, RESOLUTIONS, babel  # noqa: F401
 
 from pbem.core import missions
-from pbem.core.orders import Attack, Fortify, Orders, Place
+from pbem.core.board import load_board
+from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
+from pbem.errors import OrderError
 from pbem.game import checking
 from pbem.game.store import read_game
 from pbem.present import i18n, reasons, stats
@@ -189,3 +191,19 @@ def test_stats_from_a_view_file_speak_its_players_language(babel: Path) -> None:
     assert english_in("\n".join(lines)) == []
     _numbers, lines = stats.view_stats(folder / "ann.view.json")
     assert lines[0].startswith("The game so far")
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_the_rarer_problems_of_an_order_file_are_told_in_each_language(code: str) -> None:
+    text = 'game = "g"\nplayer = 3\nturn = "one"\ncolour = "red"\n[[place]]\nterritory = 4\n'
+    with pytest.raises(OrderError) as caught:
+        parse_orders(text, load_board())
+    lang = language(code)
+    told = [lang.problem(p) for p in caught.value.problems]
+    english = [language("en").problem(p) for p in caught.value.problems]
+    assert len(told) >= 5 and all(t != e for t, e in zip(told, english, strict=True)), told
+    assert not any(
+        phrase in line
+        for line in told
+        for phrase in ("is missing", "must be", "unknown key", "copy it from")
+    )

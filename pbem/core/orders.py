@@ -205,7 +205,13 @@ class _Reader:
 
     def territory(self, value: object, path: str) -> str | None:
         if not isinstance(value, str):
-            self.fail(f"'{path.rsplit('.', 1)[-1]}' must be a territory name in quotes", path)
+            self.problems.append(
+                Problem.of(
+                    "'%(key)s' must be a territory name in quotes",
+                    self.line(path),
+                    key=path.rsplit(".", 1)[-1],
+                )
+            )
             return None
         try:
             return self.board.lookup(value)
@@ -216,11 +222,33 @@ class _Reader:
     def integer(self, value: object, path: str, low: int, high: int | None = None) -> int | None:
         name = path.rsplit(".", 1)[-1]
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"'{name}' must be a whole number, not {quoted(repr(value), 40)}", path)
+            self.problems.append(
+                Problem.of(
+                    "'%(key)s' must be a whole number, not %(value)s",
+                    self.line(path),
+                    key=name,
+                    value=quoted(repr(value), 40),
+                )
+            )
             return None
         if value < low or (high is not None and value > high):
-            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-            self.fail(f"'{name}' must be {bound}, not {value}", path)
+            values: dict[str, str | int] = {
+                "key": name,
+                "low": low,
+                "value": value,
+                "high": high or 0,
+            }
+            self.problems.append(
+                Problem.of(
+                    "'%(key)s' must be between %(low)s and %(high)s, not %(value)s",
+                    self.line(path),
+                    **values,
+                )
+                if high is not None
+                else Problem.of(
+                    "'%(key)s' must be at least %(low)s, not %(value)s", self.line(path), **values
+                )
+            )
             return None
         return value
 
@@ -229,7 +257,14 @@ class _Reader:
             if key not in allowed:
                 where = f"{path}.{key}" if path else key
                 known = ", ".join(sorted(allowed))
-                self.fail(f"unknown key '{quoted(key)}' (known keys here: {known})", where)
+                self.problems.append(
+                    Problem.of(
+                        "unknown key '%(key)s' (known keys here: %(known)s)",
+                        self.line(where),
+                        key=quoted(key),
+                        known=known,
+                    )
+                )
 
     def tables(self, data: Mapping[str, Any], name: str) -> list[tuple[str, Mapping[str, Any]]]:
         value = data.get(name, [])
@@ -258,7 +293,13 @@ def parse_orders(text: str, board: Board) -> Orders:
         line = int(match.group(1)) if match else None
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
         raise OrderError(
-            [Problem(f"this is not valid TOML ({reason}); check quotes, brackets and '='", line)]
+            [
+                Problem.of(
+                    "this is not valid TOML (%(reason)s); check quotes, brackets and '='",
+                    line,
+                    reason=reason,
+                )
+            ]
         ) from None
     except RecursionError:
         data = None
@@ -278,9 +319,17 @@ def parse_orders(text: str, board: Board) -> Orders:
     for key, kind in (("game", str), ("player", str), ("secret", str), ("turn", int)):
         value = data.get(key)
         if value is None:
-            reader.fail(f"'{key}' is missing: copy it from your last report", key)
+            reader.problems.append(
+                Problem.of(
+                    "'%(key)s' is missing: copy it from your last report", reader.line(key), key=key
+                )
+            )
         elif not isinstance(value, kind) or isinstance(value, bool):
-            reader.fail(f"'{key}' must be {'a number' if kind is int else 'text in quotes'}", key)
+            reader.problems.append(
+                Problem.of("'%(key)s' must be a number", reader.line(key), key=key)
+                if kind is int
+                else Problem.of("'%(key)s' must be text in quotes", reader.line(key), key=key)
+            )
         else:
             header[key] = value
 
@@ -362,9 +411,13 @@ def _parse_place(reader: _Reader, data: Mapping[str, Any]) -> tuple[Place, ...]:
             rests += 1
             armies = REST
             if rests > 1:
-                reader.fail('"rest" may be used once per file', f"{path}.armies")
+                reader.problems.append(
+                    Problem.of('"rest" may be used once per file', reader.line(f"{path}.armies"))
+                )
         elif raw is None:
-            reader.fail("'armies' is missing: a number, or \"rest\"", path)
+            reader.problems.append(
+                Problem.of("'armies' is missing: a number, or \"rest\"", reader.line(path))
+            )
             armies = None
         else:
             armies = reader.integer(raw, f"{path}.armies", 1)
@@ -404,7 +457,12 @@ def _parse_fortify(reader: _Reader, data: Mapping[str, Any]) -> Fortify | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        reader.fail("fortify is one [fortify] table: only one fortification per turn", "fortify")
+        reader.problems.append(
+            Problem.of(
+                "fortify is one [fortify] table: only one fortification per turn",
+                reader.line("fortify"),
+            )
+        )
         return None
     reader.unknown_keys(value, _FORTIFY_KEYS, "fortify")
     source = reader.territory(value.get("from"), "fortify.from")
@@ -414,7 +472,9 @@ def _parse_fortify(reader: _Reader, data: Mapping[str, Any]) -> Fortify | None:
     if raw == ALL:
         armies = ALL
     elif raw is None:
-        reader.fail("'armies' is missing: a number, or \"all\"", "fortify")
+        reader.problems.append(
+            Problem.of("'armies' is missing: a number, or \"all\"", reader.line("fortify"))
+        )
         armies = None
     else:
         armies = reader.integer(raw, "fortify.armies", 1)
