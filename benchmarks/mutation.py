@@ -61,6 +61,25 @@ TESTS: dict[str, list[str]] = {
         "tests/test_shell_recovery.py",
         "tests/test_processor.py",
         "tests/test_old_games.py",
+        "tests/test_undo.py",
+        "tests/test_deadlines.py",
+    ],
+    "pbem/game/deadlines.py": [
+        "tests/test_deadlines.py",
+        "tests/test_clock.py",
+        "tests/test_autopilot.py",
+    ],
+    "pbem/game/clock.py": [
+        "tests/test_clock.py",
+        "tests/test_deadlines.py",
+    ],
+    "pbem/game/undo.py": [
+        "tests/test_undo.py",
+        "tests/test_game_directory.py",
+    ],
+    "pbem/game/players.py": [
+        "tests/test_players.py",
+        "tests/test_shell_mail.py",
     ],
     "pbem/mail/message.py": [
         "tests/test_shell_mail.py",

@@ -417,6 +417,29 @@ def test_audit_refuses_an_autopilot_that_played_before_the_deadline(tmp_path: Pa
         audit_game(d)
 
 
+def test_audit_checks_the_autopilot_orders_as_resolve_checks_a_players(tmp_path: Path) -> None:
+    import tomli_w
+
+    from pbem.errors import AuditError
+
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob")
+    run("resolve", d, "--now", SETUP_DUE)
+    assert "audit passed" in run("audit", d)
+    path = d / "history" / "0001.toml"
+    data = tomllib.loads(path.read_text())
+    carol = next(o for o in data["orders"] if o["player"] == "carol")
+    assert carol["autopilot"]
+    carol["text"] = carol["text"].replace("turn = 0", "turn = 1", 1)
+    path.write_text(tomli_w.dumps(data, multiline_strings=True))
+    with pytest.raises(
+        AuditError,
+        match=r"resolution 1 .*: the autopilot's order file it used does not pass the checks "
+        r"resolve makes: .*these orders are for turn 1, a later turn; the pending turn is 0",
+    ):
+        audit_game(d)
+
+
 def test_resolve_says_who_the_autopilot_played_for_and_who_left(tmp_path: Path) -> None:
     d = new(tmp_path / "g", *ROME, "--drop-after", "1", players="alice,bob")
     send(d, "alice")
