@@ -132,8 +132,13 @@ def test_settings_apply_in_turn_so_an_address_given_up_can_be_taken(d: Path) -> 
     assert run("audit", d).startswith("audit passed")
 
 
-def test_config_without_a_setting_asks_for_one(d: Path) -> None:
-    assert "give a setting to change: player.NAME.email=ADDRESS" in run("config", d, code=1)
+def test_configure_without_a_setting_asks_for_one(d: Path) -> None:
+    from datetime import datetime, timezone
+
+    from pbem.errors import PbemError
+
+    with pytest.raises(PbemError, match="give a setting to change: player.NAME.email=ADDRESS"):
+        players.configure(d, [], datetime(2027, 3, 2, tzinfo=timezone.utc))
 
 
 def test_change_address_itself_refuses_what_is_not_an_address(d: Path) -> None:
