@@ -161,3 +161,16 @@ def test_an_address_recorded_for_someone_who_does_not_play_fails_the_audit(d: Pa
     path.write_text(path.read_text().replace('player = "zed"\n', ""))
     with pytest.raises(Exception, match=r"0001-1.toml is damaged or incomplete \(KeyError"):
         processor.audit_game(d)
+
+
+def test_an_address_is_not_changed_while_an_undo_is_half_done(d: Path) -> None:
+    import tomli_w
+
+    from pbem.game import undo
+
+    pending = undo.UndoRecord(1, 1, "2027-03-02T09:00:00Z", "late orders", "00" * 32, 1)
+    (d / "history" / undo.PENDING).write_text(tomli_w.dumps(pending.to_dict()))
+    before = snapshot(d)
+    out = run("config", d, f"player.alice.email={NEW}", "--now", "2027-03-02T09:30Z", code=1)
+    assert "the undo of resolution 1 was interrupted: run 'pbem undo' again to finish it" in out
+    assert snapshot(d) == before
