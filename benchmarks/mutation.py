@@ -81,6 +81,29 @@ TESTS: dict[str, list[str]] = {
         "tests/test_players.py",
         "tests/test_shell_mail.py",
     ],
+    "pbem/game/root.py": [
+        "tests/test_batch.py",
+        "tests/test_batch_settings.py",
+    ],
+    "pbem/game/status.py": [
+        "tests/test_batch.py",
+    ],
+    "pbem/game/batch.py": [
+        "tests/test_batch.py",
+        "tests/test_batch_mail.py",
+    ],
+    "pbem/game/settings.py": [
+        "tests/test_batch_settings.py",
+        "tests/test_batch_mail.py",
+    ],
+    "pbem/mail/route.py": [
+        "tests/test_batch_mail.py",
+    ],
+    "pbem/mail/inbox.py": [
+        "tests/test_batch_mail.py",
+        "tests/test_imap.py",
+        "tests/test_batch_settings.py",
+    ],
     "pbem/mail/message.py": [
         "tests/test_shell_mail.py",
         "tests/test_mail_fetch.py",
