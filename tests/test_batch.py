@@ -384,3 +384,43 @@ def test_a_damaged_history_behind_a_deadline_is_reported_not_raised(root: Path) 
     history_path(root / "overdue", 0).write_text("[broken")
     (status,) = root_status(root / "overdue", batch_now())
     assert status.state is State.DAMAGED and "0000.toml" in status.reason
+
+
+def test_a_folder_that_is_not_there_is_not_a_folder_of_games(tmp_path: Path) -> None:
+    from pbem.errors import PbemError
+
+    (tmp_path / "a-file").write_text("")
+    for path in (tmp_path / "nowhere", tmp_path / "a-file"):
+        with pytest.raises(PbemError, match=f"{path.name} is not a folder of games: it does not"):
+            find_games(path)
+    game = make(tmp_path / "games", "duel", 2)
+    assert find_games(game) == [game]
+
+
+def test_a_game_whose_name_cannot_be_read_is_listed_under_its_folder(tmp_path: Path) -> None:
+    from pbem.game.root import game_name
+
+    game = make(tmp_path / "games", "duel", 2)
+    assert game_name(game) == "duel"
+    path = game / "game.toml"
+    text = path.read_text()
+    path.write_text(text.replace('game = "duel"', 'game = ""', 1))
+    renamed = Path(shutil.move(game, tmp_path / "games" / "folder"))
+    assert game_name(renamed) == "folder"
+    (renamed / "game.toml").write_text("[broken")
+    assert game_name(renamed) == "folder"
+
+
+def test_without_a_pbem_toml_a_new_game_joins_the_folder_it_is_made_in(tmp_path: Path) -> None:
+    make(tmp_path / "games" / "fridays", "duel", 2)
+    invoke("new", tmp_path / "games" / "mondays" / "duel", "--players", "a,b")
+    output = invoke(
+        "new",
+        tmp_path / "games" / "fridays" / "other",
+        "--players",
+        "a,b",
+        "--name",
+        "duel",
+        code=1,
+    )
+    assert "already holds a game called 'duel'" in output
