@@ -424,3 +424,25 @@ def test_without_a_pbem_toml_a_new_game_joins_the_folder_it_is_made_in(tmp_path:
         code=1,
     )
     assert "already holds a game called 'duel'" in output
+
+
+@pytest.mark.parametrize(
+    ("now", "state", "left"),
+    [
+        ("2027-02-27T10:55:00+00:00", "waiting", "1h05m"),
+        ("2027-02-27T12:00:00+00:00", "overdue", "0h00m"),
+        ("2027-02-27T13:30:00+00:00", "overdue", "-1h30m"),
+        ("2027-03-01T13:00:00+00:00", "overdue", "-2d01h"),
+    ],
+)
+def test_a_game_is_overdue_from_its_deadline_on(
+    root: Path, now: str, state: str, left: str
+) -> None:
+    row = invoke("status", root / "overdue", "--now", now).splitlines()[1]
+    assert row.startswith(f"{state} ") and f"2027-02-27T12:00Z  {left} " in row
+
+
+def test_status_of_a_folder_without_games_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty" / "sub").mkdir(parents=True)
+    output = invoke("status", tmp_path / "empty", "--now", NOW, code=1)
+    assert "there is no game in" in output and "no folder in it has a game.toml" in output
