@@ -446,3 +446,19 @@ def test_status_of_a_folder_without_games_says_so(tmp_path: Path) -> None:
     (tmp_path / "empty" / "sub").mkdir(parents=True)
     output = invoke("status", tmp_path / "empty", "--now", NOW, code=1)
     assert "there is no game in" in output and "no folder in it has a game.toml" in output
+
+
+def test_a_dry_run_fetches_and_sends_no_mail(root: Path) -> None:
+    before = snapshot(root)
+    output = invoke("run", root, "--dry-run", "--fetch", "--send", "--now", NOW, code=1)
+    assert output.splitlines()[0] == "dry run: no mail fetched or sent"
+    assert snapshot(root) == before
+
+
+def test_a_fetch_that_fails_is_told_and_the_games_still_run(tmp_path: Path) -> None:
+    root = tmp_path / "games"
+    write_skeletons(make(root, "duel", 2, "random"))
+    output = invoke("run", root, "--fetch", "--now", NOW, code=1)
+    assert output.splitlines()[0].startswith("fetch failed: ")
+    assert history_count(root / "duel") == 2
+    assert output.splitlines()[-1] == f"1 games at {NOW}: 1 resolved"
