@@ -431,6 +431,7 @@ def test_without_a_pbem_toml_a_new_game_joins_the_folder_it_is_made_in(tmp_path:
     [
         ("2027-02-27T10:55:00+00:00", "waiting", "1h05m"),
         ("2027-02-27T12:00:00+00:00", "overdue", "0h00m"),
+        ("2027-02-27T12:00:01+00:00", "overdue", "-0h00m"),
         ("2027-02-27T13:30:00+00:00", "overdue", "-1h30m"),
         ("2027-03-01T13:00:00+00:00", "overdue", "-2d01h"),
     ],
