@@ -463,3 +463,11 @@ def test_a_fetch_that_fails_is_told_and_the_games_still_run(tmp_path: Path) -> N
     assert output.splitlines()[0].startswith("fetch failed: ")
     assert history_count(root / "duel") == 2
     assert output.splitlines()[-1] == f"1 games at {NOW}: 1 resolved"
+
+
+def test_the_status_table_keeps_its_columns_under_their_headings(root: Path) -> None:
+    lines = invoke("status", root, "--now", NOW).splitlines()
+    starts = [lines[0].index(heading) for heading in ("GAME", "TURN", "PHASE", "AWAITING")]
+    for row in lines[1:]:
+        for start in starts:
+            assert row[start - 2 : start] == "  " and row[start] != " ", (row, start)
