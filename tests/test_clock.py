@@ -143,6 +143,7 @@ def test_a_schedule_round_trips_through_the_game_file() -> None:
         (timedelta(minutes=120), "in 2 hours"),
         (timedelta(hours=71, minutes=59), "in 71 hours"),
         (timedelta(hours=72), "in 3 days"),
+        (timedelta(days=4, minutes=-1), "in 3 days"),
         (-timedelta(seconds=1), "0 minutes ago"),
         (-timedelta(minutes=1), "1 minute ago"),
         (-timedelta(hours=3), "3 hours ago"),
