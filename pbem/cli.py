@@ -23,7 +23,8 @@ from pbem.errors import PbemError
 from pbem.game import checking, clock, deadlines, players, processor, settings, undo
 from pbem.game.safety import disk_error
 from pbem.game.store import read_game
-from pbem.present import report, verify
+from pbem.present import report, stats, verify
+from pbem.present.text import plural
 from pbem.present.view import game_view
 from pbem.terminal import printable
 
@@ -350,7 +351,8 @@ def audit(directory: Path) -> None:
     """
     summary = processor.audit_game(directory)
     echo(
-        f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
+        f"audit passed: {plural(summary.resolutions, 'resolution')} replayed, "
+        f"{plural(summary.rolls, 'roll')} and "
         "every key checked, game.toml matches"
     )
 
@@ -470,6 +472,36 @@ def verify_command(
     echo("\n".join(lines))
     if not ok:
         raise SystemExit(1)
+
+
+@main.command(name="stats", short_help="The story of a game, with each player's luck.")
+@click.argument("directory", type=GAME_DIR, required=False)
+@click.option(
+    "--view",
+    "view_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A player's .view.json from a report, instead of a game directory.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+@reports_errors
+def stats_command(directory: Path | None, view_file: Path | None, as_json: bool) -> None:
+    """The story of a game: its length, who eliminated whom, territories and armies over
+    time, the biggest battles, the cards traded, and each player's luck with the dice.
+
+    \b
+    Examples:
+      pbem stats games/spring-2027
+      pbem stats --view alice.view.json
+    """
+    if (directory is None) == (view_file is None):
+        raise PbemError("give a game directory or --view FILE (one of them)")
+    if view_file is not None:
+        numbers, lines = stats.view_stats(view_file)
+    else:
+        assert directory is not None
+        numbers = stats.directory_stats(directory)
+        lines = stats.stats_text(numbers)
+    echo(json.dumps(numbers, indent=2, ensure_ascii=False) if as_json else "\n".join(lines))
 
 
 @main.command(name="odds", short_help="Exact odds of an attack.")

@@ -58,11 +58,13 @@ from pbem.game.store import (
     locked,
     make_orders_folder,
     order_files,
+    player_name,
     read_game,
     read_history,
     read_history_file,
     recorded_order_files,
     report_dir,
+    same_name,
     valid_player_name,
     write_files,
     write_game,
@@ -70,6 +72,7 @@ from pbem.game.store import (
 )
 from pbem.present import report
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.present.text import plural
 from pbem.terminal import quoted
 
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -103,11 +106,13 @@ def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for item in text:
         name, _, email = item.strip().partition("=")
-        name = name.strip()
+        name = player_name(name)
         if not valid_player_name(name):
             raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
-        if any(n.lower() == name.lower() for n, _ in out):
-            raise PbemError(f"player '{name}' is listed twice")
+        if any(same_name(n, name) for n, _ in out):
+            raise PbemError(
+                f"player '{name}' is listed twice (names that differ only in case are one name)"
+            )
         email = email.strip()
         if email and not EMAIL.match(email):
             raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")
@@ -264,8 +269,9 @@ def summary(outcome: Outcome) -> str:
     rolls = sum(1 for e in outcome.events if e.kind == "rolled")
     conquests = sum(1 for e in outcome.events if e.kind == "conquered")
     lines = [
-        f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
-        f"{rolls} rolls, {conquests} territories taken."
+        f"Resolved {state.game} resolution {outcome.resolution}: "
+        f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
+        f"{plural(conquests, 'territory', 'territories')} taken."
     ]
     lines += [
         report.narrate(e, None)
