@@ -471,3 +471,19 @@ def test_the_status_table_keeps_its_columns_under_their_headings(root: Path) -> 
     for row in lines[1:]:
         for start in starts:
             assert row[start - 2 : start] == "  " and row[start] != " ", (row, start)
+
+
+def test_a_root_knows_its_games_by_name_except_a_name_two_share(tmp_path: Path) -> None:
+    from pbem.game.root import open_root
+
+    root = tmp_path / "games"
+    make(root, "duel", 2)
+    make(root, "twin", 2)
+    shutil.copytree(root / "twin", root / "backup" / "twin")
+    found = open_root(root)
+    assert found.by_name == {"duel": root / "duel"}
+    assert found.duplicates == {"twin": [root / "backup" / "twin", root / "twin"]}
+    assert found.duplicate_reason(root / "duel") is None
+    assert found.duplicate_reason(root / "twin") == (
+        f"the name 'twin' is also the name of {root / 'backup' / 'twin'}: rename one of them"
+    )
