@@ -418,7 +418,9 @@ def _attack(
     defender = table.owner[target]
     last = 0
     while table.armies[source] > max(1, attack.stop_at):
-        a = rules.attack_dice(table.armies[source], attack.dice)
+        a = rules.attack_dice_kept(
+            table.armies[source], attack.dice, attack.stop_at, table.state.options.stop_at_promised
+        )
         d = rules.defence_dice(table.armies[target])
         a_dice = stream.dice(a)
         d_dice = stream.dice(d)

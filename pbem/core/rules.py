@@ -136,6 +136,15 @@ def attack_dice(armies: int, wanted: int | None = None) -> int:
     return max(0, min(3, armies - 1, wanted if wanted is not None else 3))
 
 
+def attack_dice_kept(armies: int, wanted: int | None, stop_at: int, promised: bool) -> int:
+    """Dice the attacker rolls with `stop_at`: when it is a promise, never so many that losing
+    them all would take the territory below it (fewer dice when needed)."""
+    rolled = attack_dice(armies, wanted)
+    if promised:
+        rolled = min(rolled, armies - max(1, stop_at))
+    return max(0, rolled)
+
+
 def defence_dice(armies: int) -> int:
     """The defender always rolls as many as allowed: 2 with two or more armies."""
     return min(2, armies)

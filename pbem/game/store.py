@@ -24,7 +24,14 @@ from pbem.core import dice
 from pbem.core.board import load_board
 from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
-from pbem.core.state import NEUTRAL, GameState, TradedCards, state_from_dict, state_to_dict
+from pbem.core.state import (
+    NEUTRAL,
+    GameState,
+    StopAt,
+    TradedCards,
+    state_from_dict,
+    state_to_dict,
+)
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.safety import (
@@ -48,7 +55,7 @@ HISTORY = "history"
 ORDERS = "orders"
 REPORTS = "reports"
 LOCK_FILE = ".lock"
-FORMAT = 2
+FORMAT = 3
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = ("name", "seat", "alive", "hand", "to_place", "missed", "dropped")
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
@@ -255,7 +262,15 @@ def _format_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format": 2, "options": options}
 
 
-MIGRATIONS = {1: _format_1_to_2}
+def _format_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 2 recorded no stop_at rule: its games treat stop_at as a threshold."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options = {**options, "stop_at": StopAt.THRESHOLD.value}
+    return {**data, "format": 3, "options": options}
+
+
+MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3}
 """For each older format, the step that turns its data into the next format's."""
 
 
@@ -284,6 +299,14 @@ def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
             f"{path} is damaged: its [options] do not say where traded cards go"
             + (f" ('{where}' is not a rule)" if where is not None else "")
             + '; write traded_cards = "aside" (beside the board) or "deck" (back into the deck)'
+        )
+    if options.get("stop_at") not in [r.value for r in StopAt]:
+        where = options.get("stop_at")
+        raise GameFileError(
+            f"{path} is damaged: its [options] do not say what stop_at means"
+            + (f" ('{quoted(str(where))}' is not a rule)" if where is not None else "")
+            + '; write stop_at = "promise" (fewer dice, never below it) or "threshold" '
+            "(the last roll may go below it)"
         )
     return data
 
