@@ -16,10 +16,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core import dice, engine, odds, rules
+from pbem.core import dice, engine, rules
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import ALL, Orders, parse_orders
+from pbem.core.forecast import forecast_lines
+from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -303,66 +304,9 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
 
 
 def forecast(state: GameState, orders: Orders | None) -> list[str]:
-    """What a valid order file will do: placements, and the exact odds of each attack."""
-    if orders is None:
-        return []
-    lines: list[str] = []
-    placed: dict[str, int] = {}
-    total = (
-        rules.reinforcement(state, orders.player).total
-        if state.phase is Phase.PLAY
-        else (state.player(orders.player).to_place)
-    )
-    traded = state.sets_traded
-    for cards in rules.sets_to_trade(state, orders.player, orders.trade):
-        value = rules.set_value(traded)
-        traded += 1
-        total += value
-        lines.append(f"trade {', '.join(cards)} for {value} armies")
-    for territory, amount in rules.placement_amounts(orders.place, total):
-        placed[territory] = placed.get(territory, 0) + amount
-        lines.append(f"place {amount} on {territory}")
-    for attack in orders.attack:
-        defenders = state.armies(attack.target)
-        if state.owner(attack.source) == orders.player:
-            attackers = state.armies(attack.source) + placed.get(attack.source, 0)
-            if attackers + defenders > odds.LARGEST:
-                lines.append(
-                    f"attack {attack.target} from {attack.source}: {attackers} against "
-                    f"{defenders} (too many armies for exact odds)"
-                )
-                continue
-            odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
-            note = rules.attack_dice_note(attackers, attack.dice)
-            lines.append(
-                f"attack {attack.target} from {attack.source}: {odds_line}"
-                + (f" (first roll: {note})" if note else "")
-            )
-        else:
-            lines.append(
-                f"attack {attack.target} ({defenders} {'army' if defenders == 1 else 'armies'}) "
-                f"from {attack.source}, once taken: "
-                "the odds depend on the armies moved in"
-            )
-    if orders.fortify is not None:
-        lines.append(_fortify_forecast(state, orders, placed))
-    return lines
-
-
-def _fortify_forecast(state: GameState, orders: Orders, placed: dict[str, int]) -> str:
-    """The fortification, and the cut it will get if it asks for more than will be there."""
-    fortify = orders.fortify
-    assert fortify is not None
-    line = fortify.describe()
-    if fortify.armies == ALL or state.owner(fortify.source) != orders.player:
-        return line
-    armies = state.armies(fortify.source) + placed.get(fortify.source, 0)
-    _, note = rules.fortify_move(armies, fortify.armies)
-    if note is None:
-        return line
-    if orders.attack:
-        return f"{line} (at most {armies - 1} unless your attacks change that: more is cut)"
-    return f"{line} ({note})"
+    """What a valid order file will do: placements, and the exact odds of each step of the
+    plan, followed in order (`pbem.core.forecast`)."""
+    return forecast_lines(state, orders)
 
 
 def summary(outcome: Outcome) -> str:
