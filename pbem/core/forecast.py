@@ -171,34 +171,74 @@ def _battle(
 
 
 class _Plan(Generic[P]):
-    """The working distribution: worlds over the plan's territories, in `names` order."""
+    """The working distribution, kept as independent factors: each a joint distribution of
+    worlds over some of the plan's territories. A step joins the factors of the territories it
+    names (attacks from different stacks stay independent, which keeps every factor small);
+    the step then works on that factor (`names`, `index`, `worlds`)."""
 
-    def __init__(self, state: GameState, player: str, names: Sequence[str], exact: bool) -> None:
+    def __init__(self, state: GameState, player: str, start: Mapping[str, Cell], exact: bool):
         self.state = state
         self.player = player
-        self.names = list(names)
-        self.index = {t: i for i, t in enumerate(self.names)}
         self.exact = exact
         self.one: P = Fraction(1) if exact else 1.0  # type: ignore[assignment]
         self.zero: P = Fraction(0) if exact else 0.0  # type: ignore[assignment]
+        self.all_names = set(start)
+        self.factors: list[tuple[list[str], dict[World, P]]] = [
+            ([name], {(cell,): self.one}) for name, cell in start.items()
+        ]
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
         self.worlds: dict[World, P] = {}
 
     def add(self, into: dict[World, P], world: World, w: P) -> None:
         into[world] = into.get(world, self.zero) + w
 
+    def focus(self, names: Iterable[str]) -> None:
+        """Join the factors that hold any of `names` into the working one."""
+        wanted = set(names)
+        joined: list[str] = []
+        worlds: dict[World, P] = {(): self.one}
+        rest = []
+        for factor_names, factor_worlds in self.factors:
+            if wanted.isdisjoint(factor_names):
+                rest.append((factor_names, factor_worlds))
+                continue
+            joined += factor_names
+            worlds = {a + b: wa * wb for a, wa in worlds.items() for b, wb in factor_worlds.items()}
+        self.factors = [*rest, (joined, worlds)]
+        self.names, self.worlds = joined, worlds
+        self.index = {t: i for i, t in enumerate(joined)}
+
+    def store(self) -> None:
+        """Put the working factor back (it is the last one)."""
+        self.factors[-1] = (self.names, self.worlds)
+
     def forget(self, keep: set[str], keep_owners: bool) -> None:
-        """Sum out the armies of territories no later step names (their owner too, unless a
-        connected fortification needs to know who holds what)."""
-        merged: dict[World, P] = {}
-        for world, w in self.worlds.items():
-            cells = tuple(
-                cell if self.names[i] in keep else ((cell[0] if keep_owners else False), None)
-                for i, cell in enumerate(world)
-            )
-            self.add(merged, cells, w)
-        self.worlds = merged
+        """Sum out the territories no later step names (keeping their owner when a connected
+        fortification needs to know who holds what)."""
+        factors = []
+        for names, worlds in self.factors:
+            if keep_owners:
+                merged: dict[World, P] = {}
+                for world, w in worlds.items():
+                    cells = tuple(
+                        cell if names[i] in keep else (cell[0], None)
+                        for i, cell in enumerate(world)
+                    )
+                    self.add(merged, cells, w)
+                factors.append((names, merged))
+                continue
+            kept = [i for i, name in enumerate(names) if name in keep]
+            if not kept:
+                continue
+            summed: dict[World, P] = {}
+            for world, w in worlds.items():
+                self.add(summed, tuple(world[i] for i in kept), w)
+            factors.append(([names[i] for i in kept], summed))
+        self.factors = factors
 
     def attack(self, attack: Attack) -> AttackForecast[P]:
+        self.focus((attack.source, attack.target))
         s, t = self.index[attack.source], self.index[attack.target]
         promised = self.state.options.stop_at_promised
         skipped: dict[str, P] = {}
@@ -249,6 +289,7 @@ class _Plan(Generic[P]):
                 source_after[left] = source_after.get(left, self.zero) + w
                 target_after[target[1]] = target_after.get(target[1], self.zero) + w
         self.worlds = after
+        self.store()
         return AttackForecast(
             attack=attack,
             happens=happens,
@@ -267,11 +308,13 @@ class _Plan(Generic[P]):
         defender = self.state.owner(attack.target)
         if defender in (NEUTRAL, self.player):
             return None
-        if all(t in self.index for t in self.state.owned(defender)):
+        if all(t in self.all_names for t in self.state.owned(defender)):
             return defender
         return None
 
     def fortify(self, fortify: Fortify) -> FortifyForecast[P]:
+        connected = self.state.options.fortify is FortifyMode.CONNECTED
+        self.focus(self.all_names if connected else (fortify.source, fortify.target))
         skipped: dict[str, P] = {}
         moved: dict[int, P] = {}
         cut = self.zero
@@ -339,9 +382,10 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
         for name in (step.source, step.target):
             if name not in names:
                 names.append(name)
-    plan: _Plan = _Plan(state, player, names, exact)  # type: ignore[type-arg]
-    start = tuple((state.owner(t) == player, state.armies(t) + placed.get(t, 0)) for t in names)
-    plan.worlds = {start: plan.one}
+    start: dict[str, Cell] = {
+        t: (state.owner(t) == player, state.armies(t) + placed.get(t, 0)) for t in names
+    }
+    plan: _Plan = _Plan(state, player, start, exact)  # type: ignore[type-arg]
     keep_owners = orders.fortify is not None and state.options.fortify is FortifyMode.CONNECTED
     attacks: list[AttackForecast] = []  # type: ignore[type-arg]
     stopped = False
