@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pbem.core import rules
 from pbem.core.odds import LARGEST, roll_outcomes
@@ -130,7 +130,7 @@ class _TooLarge(Exception):
 @cache
 def _transitions(
     attacker_dice: int, defender_dice: int, exact: bool
-) -> tuple[tuple[int, int, Fraction | float], ...]:
+) -> tuple[tuple[int, int, Any], ...]:
     return tuple(
         (la, ld, p if exact else float(p))
         for (la, ld), p in roll_outcomes(attacker_dice, defender_dice).items()
@@ -152,15 +152,15 @@ def _battle(
         if a + d > LARGEST:
             raise _TooLarge
         bucket = buckets[a + d]
-        bucket[(a, d)] = bucket.get((a, d), 0) + w  # type: ignore[assignment]
+        bucket[(a, d)] = bucket.get((a, d), 0) + w
     final: dict[tuple[int, int], P] = {}
     for total in range(max(buckets), 0, -1):
-        bucket = buckets.pop(total, None)
+        bucket = buckets.pop(total, {})
         if not bucket:
             continue
         for (a, d), w in bucket.items():
             if a <= floor or d == 0:
-                final[(a, d)] = final.get((a, d), 0) + w  # type: ignore[assignment]
+                final[(a, d)] = final.get((a, d), 0) + w
                 continue
             dice = rules.attack_dice_kept(a, attack.dice, attack.stop_at, promised)
             for la, ld, p in _transitions(dice, rules.defence_dice(d), exact):
@@ -198,14 +198,15 @@ class _Plan(Generic[P]):
         wanted = set(names)
         joined: list[str] = []
         worlds: dict[World, P] = {(): self.one}
-        rest = []
+        rest: list[tuple[list[str], dict[World, P]]] = []
         for factor_names, factor_worlds in self.factors:
             if wanted.isdisjoint(factor_names):
                 rest.append((factor_names, factor_worlds))
                 continue
             joined += factor_names
             worlds = {a + b: wa * wb for a, wa in worlds.items() for b, wb in factor_worlds.items()}
-        self.factors = [*rest, (joined, worlds)]
+        rest.append((joined, worlds))
+        self.factors = rest
         self.names, self.worlds = joined, worlds
         self.index = {t: i for i, t in enumerate(joined)}
 
@@ -282,10 +283,10 @@ class _Plan(Generic[P]):
                     takes += w
                 else:
                     left, target = a, (False, d)
-                world = list(rest)
-                world[s] = (True, left)
-                world[t] = target
-                self.add(after, tuple(world), w)
+                cells = list(rest)
+                cells[s] = (True, left)
+                cells[t] = target
+                self.add(after, tuple(cells), w)
                 source_after[left] = source_after.get(left, self.zero) + w
                 target_after[target[1]] = target_after.get(target[1], self.zero) + w
         self.worlds = after

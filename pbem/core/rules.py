@@ -389,7 +389,9 @@ def _validate_placement(
     rest_line: int | None = None
     has_rest = False
     for place in orders.place:
-        if state.owner(place.territory) != orders.player:
+        if place.territory not in state.territories:
+            pass  # a misspelt name, already reported when the file was read
+        elif state.owner(place.territory) != orders.player:
             fail(f"cannot place on '{place.territory}': it is not yours", place.line)
         if place.armies == REST:
             has_rest = True

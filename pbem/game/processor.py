@@ -18,9 +18,10 @@ from typing import Any
 
 from pbem.core import dice, engine, rules
 from pbem.core.board import load_board
+from pbem.core.checking import check_text
 from pbem.core.events import Event
 from pbem.core.forecast import forecast_lines
-from pbem.core.orders import Orders, parse_orders
+from pbem.core.orders import Orders, between_cuts
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -28,7 +29,7 @@ from pbem.core.state import (
     Phase,
     state_digest,
 )
-from pbem.errors import GameFileError, OrderError, PbemError, Problem
+from pbem.errors import GameFileError, PbemError, Problem
 from pbem.game import clock, deadlines, undo
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
@@ -63,7 +64,7 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
-from pbem.present.view import read_view
+from pbem.present.view import read_view_with_secret
 from pbem.terminal import printable, quoted
 
 EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
@@ -242,65 +243,92 @@ def _read_text(path: Path) -> str | Problem:
 
 
 def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
-    """Parse, authenticate and validate one order file against the pending turn."""
+    """Parse, authenticate and validate one order file against the pending turn: every
+    problem at once (`checking.check_text`)."""
     if text is None:
         read = _read_text(path)
         if isinstance(read, Problem):
             return Submission(path, "", None, (read,))
         text = read
-    try:
-        orders = parse_orders(text, game.state.board)
-    except OrderError as err:
-        return Submission(path, text, None, tuple(err.problems))
-    problems: list[Problem] = []
-    reg = game.registration(orders.player)
-    if reg is not None and not hmac.compare_digest(
-        orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
-    ):
-        problems.append(
-            Problem(
-                f"the secret is not {orders.player}'s: copy it from your latest report",
-                orders.line_of("secret"),
-            )
+    text = between_cuts(text)
+
+    def secret(orders: Orders) -> Problem | None:
+        reg = game.registration(orders.player)
+        if reg is None or hmac.compare_digest(
+            orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
+        ):
+            return None
+        return Problem(
+            f"the secret is not {orders.player}'s: copy it from your latest report",
+            orders.line_of("secret"),
         )
-        return Submission(path, text, orders, tuple(problems))
-    problems.extend(rules.validate(game.state, orders))
-    return Submission(path, text, orders, tuple(problems))
+
+    orders, problems = check_text(game.state, text, secret)
+    return Submission(path, text, orders, problems)
+
+
+def with_duplicates(checked: Sequence[Submission]) -> list[Submission]:
+    """The submissions, where a player has more than one valid file each of them refused:
+    resolve would not know which to take."""
+    valid: dict[str, list[Submission]] = {}
+    for submission in checked:
+        if submission.accepted and submission.player is not None:
+            valid.setdefault(submission.player, []).append(submission)
+    out = []
+    for submission in checked:
+        mine = valid.get(submission.player or "", [])
+        if submission.accepted and len(mine) > 1:
+            listed = ", ".join(s.path.name for s in mine)
+            problem = Problem(
+                f"{submission.player} has {len(mine)} valid order files ({listed}): "
+                "resolve takes none of them; keep one"
+            )
+            submission = replace(submission, problems=(problem,))
+        out.append(submission)
+    return out
 
 
 Checked = tuple[Submission, list[str]]
 
 
 def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:
-    """Check order files without changing anything; a valid file comes with its forecast."""
+    """Check order files without changing anything, as resolve would (DIRECTORY/orders/ when
+    no file is given, two valid files of one player refused); a valid file comes with its
+    forecast."""
     game = read_game(directory)
-    out: list[Checked] = []
-    for path in paths:
-        submission = check_submission(game, path)
-        lines = forecast(game.state, submission.orders) if submission.accepted else []
-        out.append((submission, lines))
-    return game, out
+    files = list(paths) if paths else order_files(directory)
+    if not files:
+        raise PbemError(
+            f"no order files to check: {directory / 'orders'} holds none; give the files, or "
+            "put them there"
+        )
+    checked = with_duplicates([check_submission(game, p) for p in files])
+    return game, [(s, forecast(game.state, s.orders) if s.accepted else []) for s in checked]
 
 
 def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
-    """A player's own check, against the view.json of their latest report (no secret check:
-    the view does not hold the secret; the moderator's check does)."""
-    state = read_view(view_file)
+    """A player's own check, against the view.json of their latest report; the view carries a
+    salted hash of that player's secret (only theirs), so a wrong secret is caught here too."""
+    state, secret_hash = read_view_with_secret(view_file)
     out: list[Checked] = []
     for path in paths:
         text = _read_text(path)
         if isinstance(text, Problem):
             out.append((Submission(path, "", None, (text,)), []))
             continue
-        try:
-            orders = parse_orders(text, state.board)
-        except OrderError as err:
-            out.append((Submission(path, text, None, tuple(err.problems)), []))
-            continue
-        problems = tuple(rules.validate(state, orders))
+        text = between_cuts(text)
+        orders, problems = check_text(state, text, secret_hash.check if secret_hash else None)
         submission = Submission(path, text, orders, problems)
-        out.append((submission, forecast(state, orders) if not problems else []))
-    return out
+        out.append((submission, forecast(state, orders) if submission.accepted else []))
+    return with_duplicates_checked(out)
+
+
+def with_duplicates_checked(checked: Sequence[Checked]) -> list[Checked]:
+    """`with_duplicates` for checked files with their forecasts."""
+    submissions = with_duplicates([s for s, _ in checked])
+    return [
+        (s, lines if s.accepted else []) for s, (_, lines) in zip(submissions, checked, strict=True)
+    ]
 
 
 def forecast(state: GameState, orders: Orders | None) -> list[str]:
@@ -518,8 +546,7 @@ def _choose(
         if not mine:
             missing.append(name)
         elif len(mine) > 1:
-            listed = ", ".join(s.path.name for s in mine)
-            problems.append(f"{name} has {len(mine)} valid order files ({listed}): keep one")
+            problems += with_duplicates(mine)[0].messages()
         else:
             used.append(mine[0])
     if problems:

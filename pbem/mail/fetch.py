@@ -241,8 +241,10 @@ class _Fetcher:
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
-            problems = [p.format(ORDER_FILE.name) for p in err.problems]
-            return self.reject(letter, raw, problems, to=me, text=text)
+            if err.partial is None:
+                problems = [p.format(ORDER_FILE.name) for p in err.problems]
+                return self.reject(letter, raw, problems, to=me, text=text)
+            orders = err.partial  # every problem is listed by check_submission below
         except RecursionError:
             reason = "the orders are nested too deep to read: send the plain order file"
             return self.reject(letter, raw, [reason], to=me)

@@ -52,6 +52,7 @@ from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.errors import PbemError
 from pbem.game import clock
 from pbem.game.store import Game
+from pbem.present.secret_check import secret_hash
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
 
@@ -1108,6 +1109,9 @@ def view_file(game: Game, resolution: int, events: Sequence[Event], player: str)
     """The player's view (DESIGN §7) with this resolution's dice check, as sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
+    reg = game.registration(player)
+    if reg is not None:
+        view["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
     return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
 
 

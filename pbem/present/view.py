@@ -25,6 +25,7 @@ from pbem.core.state import (
 from pbem.errors import BoardError, PbemError
 from pbem.game.safety import VIEW_FILE_LIMIT, FileProblem, read_bounded
 from pbem.game.store import valid_player_name
+from pbem.present.secret_check import SecretHash, secret_hash_from_view
 from pbem.terminal import quoted
 
 
@@ -149,7 +150,17 @@ def load_json(path: Path) -> Any:
 
 def read_view(path: Path) -> GameState:
     """The state a view file shows, for checking its player's orders (`check --view`)."""
+    return read_view_with_secret(path)[0]
+
+
+def read_view_with_secret(path: Path) -> tuple[GameState, SecretHash | None]:
+    """The state a view file shows and the hash of its player's secret, if it carries one."""
     view = load_json(path)
+    state = _state_of(view, path)
+    return state, secret_hash_from_view(view)
+
+
+def _state_of(view: Any, path: Path) -> GameState:
     if not isinstance(view, dict):
         raise ViewError(f"{path} is not a view file from a report: it is not a JSON object")
     try:
