@@ -187,12 +187,15 @@ def new(
 )
 @reports_errors
 def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | None) -> None:
-    """Check order files against the pending turn, changing nothing.
+    """Check order files against the pending turn, changing nothing: FILES, or the files in
+    DIRECTORY/orders/ when none are given (as resolve takes them). Every problem is listed,
+    and for a valid file the forecast of the whole plan.
 
     Exit code 0 when every file is valid, 1 when any is not.
 
     \b
     Examples:
+      pbem check games/spring-2027
       pbem check games/spring-2027 alice.toml
       pbem check --view view.json my-orders.toml
     """
@@ -202,8 +205,10 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
             raise click.UsageError("give at least one order file to check")
         results = processor.check_with_view(view_file, [Path(p) for p in paths])
     else:
-        if directory is None or not files:
-            raise click.UsageError("give a game directory and at least one order file")
+        if directory is None:
+            raise click.UsageError(
+                "give a game directory (and order files, or none for its orders/)"
+            )
         results = processor.check_files(directory, list(files))[1]
     bad = False
     for submission, forecast in results:

@@ -506,7 +506,7 @@ def _fortify_line(f: FortifyForecast) -> str:  # type: ignore[type-arg]
             return (
                 f"{line} (asked to move {f.fortify.armies}, cut to {moved}: one army stays behind)"
             )
-        return line if f.fortify.armies != "all" else f"{line} ({_plural(moved)})"
+        return line if f.fortify.armies != "all" else f"{line}: moves {_plural(moved)}"
     terms = [f"moves {f.moved.describe()}"]
     if not _certain(f.happens):
         terms.insert(0, f"happens {percent(f.happens)} ({_reasons(f.skipped)})")
