@@ -440,7 +440,11 @@ def forecast_lines(state: GameState, orders: Orders | None) -> list[str]:
     """The forecast as lines for a player: one per trade, placement, attack and fortify."""
     if orders is None:
         return []
-    plan = forecast_plan(state, orders)
+    return plan_lines(forecast_plan(state, orders))
+
+
+def plan_lines(plan: PlanForecast) -> list[str]:  # type: ignore[type-arg]
+    """The lines of a forecast already made."""
     lines = [f"trade {', '.join(cards)} for {value} armies" for cards, value in plan.trades]
     if plan.card_bonus is not None:
         lines.append(f"place {rules.CARD_TERRITORY_BONUS} on {plan.card_bonus} (card bonus)")

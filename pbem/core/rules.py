@@ -302,9 +302,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
     sets: list[CardSet] = []
     if orders.trade == BEST:
         chosen = best_set(state.board, hand, owned)
-        if chosen is None:
-            fail('trade = "best" but your hand holds no set: remove the trade', trade_line)
-        else:
+        if chosen is not None:  # with no set, "best" trades nothing (the check says so)
             armies += set_value(traded)
             traded += 1
             hand = remove_cards(hand, chosen) or hand

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core import dice, engine, rules
+from pbem.core.advice import forecast_with_warnings
 from pbem.core.board import load_board
 from pbem.core.checking import check_text
 from pbem.core.events import Event
-from pbem.core.forecast import forecast_lines
 from pbem.core.orders import Orders, between_cuts
 from pbem.core.state import (
     NEUTRAL,
@@ -333,8 +333,9 @@ def with_duplicates_checked(checked: Sequence[Checked]) -> list[Checked]:
 
 def forecast(state: GameState, orders: Orders | None) -> list[str]:
     """What a valid order file will do: placements, and the exact odds of each step of the
-    plan, followed in order (`pbem.core.forecast`)."""
-    return forecast_lines(state, orders)
+    plan, followed in order (`pbem.core.forecast`), and warnings about what looks unintended
+    (`pbem.core.advice`)."""
+    return forecast_with_warnings(state, orders)
 
 
 def summary(outcome: Outcome) -> str:
