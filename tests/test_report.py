@@ -413,7 +413,6 @@ def test_every_kind_of_event_reads_as_a_sentence() -> None:
         "alice traded Peru, Ural, wild for 6 armies (set 2 of the game).",
         "alice placed 2 on Peru for its card.",
         "alice placed 8 armies: 4 on Siam and 4 on Indonesia.",
-        "alice's order to attack Japan from Siam was skipped: you do not hold Siam.",
         "bob is out of the game, eliminated by alice, who takes 3 cards.",
         "alice traded Egypt, Congo, Japan for 8 armies (set 3 of the game) "
         "(forced, after an elimination).",
@@ -426,6 +425,22 @@ def test_every_kind_of_event_reads_as_a_sentence() -> None:
     ]
     assert "alice drew a card: Congo." in _story(events, "alice", {})
     assert "alice drew a card: Congo." in _story(events, None, {})
+
+
+def test_a_skipped_order_is_told_to_its_player_and_the_moderator_only() -> None:
+    events: list[Event] = [
+        Skipped("ben", "attack Alberta from Alaska", "you do not hold Alaska"),
+        Skipped("ben", "attack Peru from Brazil", "you already hold Peru"),
+    ]
+    assert _story(events, "dan", {}) == []
+    assert _story(events, "ben", {}) == [
+        "Your order to attack Alberta from Alaska was skipped: you do not hold Alaska.",
+        "Your order to attack Peru from Brazil was skipped: you already hold Peru.",
+    ]
+    assert _story(events, None, {}) == [
+        "ben's order to attack Alberta from Alaska was skipped: ben does not hold Alaska.",
+        "ben's order to attack Peru from Brazil was skipped: ben already holds Peru.",
+    ]
 
 
 # --- HTML: well-formed, self-contained, escaped, with the map ---------------------------------

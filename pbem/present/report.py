@@ -53,6 +53,7 @@ from pbem.errors import PbemError
 from pbem.game import clock
 from pbem.game.store import Game
 from pbem.present.secret_check import secret_hash
+from pbem.present.skipped import skipped_sentence
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
 
@@ -205,7 +206,7 @@ def narrate(event: Event, viewer: str | None) -> str:
         note = f" ({event.note})" if event.note else ""
         return f"{event.player} moved {event.armies} from {event.source} to {event.target}{note}."
     if isinstance(event, Skipped):
-        return f"{event.player}'s order to {event.order} was skipped: {event.reason}."
+        return skipped_sentence(event, viewer)
     if isinstance(event, MissedTurn):
         return f"No orders from {event.player} by the deadline{_in_a_row(event.missed)}."
     if isinstance(event, Dropped):
@@ -447,6 +448,9 @@ def tell(
         if isinstance(e, Rolled):
             item, i = _battle(events, i, counts, asked.get(i))
             items.append(item)
+            continue
+        if isinstance(e, Skipped) and viewer is not None and viewer != e.player:
+            i += 1  # a skipped order is its player's business (and the moderator's)
             continue
         if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
             _move(counts, e)
