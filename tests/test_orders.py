@@ -345,7 +345,11 @@ def test_future_turn() -> None:
 
 def test_not_your_turn() -> None:
     assert check(alice_to_play(), PLACE_3, player="bob") == [
-        Problem("it is not bob's turn: the game awaits alice", 3)
+        Problem(
+            "it is not bob's turn: the game awaits alice; your order file will come with the "
+            "report that makes it your turn",
+            3,
+        )
     ]
 
 

@@ -128,7 +128,9 @@ def test_each_report_holds_the_players_own_secret_and_no_other(played: Path) -> 
     for player, secret in secrets.items():
         files = reports_of(played, player)
         texts = [t for _, t in files]
-        assert all(secret in t for t in texts if not t.lstrip().startswith("{"))
+        # Every report that asks for orders holds the secret that signs them.
+        asking = [t for t in texts if "Your order file for turn" in t or t.startswith("game =")]
+        assert asking and all(secret in t for t in asking)
         for other, other_secret in secrets.items():
             if other != player:
                 assert not any(other_secret in t for t in texts), f"{other}'s secret leaks"
@@ -224,8 +226,10 @@ def test_a_waiting_player_is_told_whose_turn_is_next_and_when_theirs_is(played: 
     text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.txt").read_text()
     assert f"Turn {state.turn} is next: {state.current_player.name} plays." in text
     assert f"Your next turn is turn {state.turn + 1}" in text
-    orders = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.orders.toml").read_text()
-    assert f"turn = {state.turn + 1}" in orders
+    assert "Its order file will come with the report that makes it your turn" in text
+    # No order file for a later turn: sent now, it could only be refused.
+    assert not (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.orders.toml").exists()
+    assert "Your order file for turn" not in text
 
 
 def test_the_board_marks_own_territories_and_held_continents(played: Path) -> None:
@@ -572,12 +576,20 @@ def test_the_moderators_overview_lists_hands_awaited_players_and_rejections(
     parse_html(html)
 
 
-def test_every_player_gets_text_html_view_and_order_files(played: Path) -> None:
+def test_every_player_gets_text_html_view_and_the_next_player_an_order_file(
+    played: Path,
+) -> None:
     game = read_game(played)
     folder = played / "reports" / f"{RESOLUTIONS - 1:04d}"
     for p in game.state.players:
-        for suffix in ("txt", "html", "view.json", "orders.toml"):
+        for suffix in ("txt", "html", "view.json"):
             assert (folder / f"{p.name}.{suffix}").is_file()
+        awaited = p.name in game.state.awaiting()
+        assert (folder / f"{p.name}.orders.toml").is_file() == awaited
+        text = (folder / f"{p.name}.txt").read_text()
+        assert ("Your order file for turn" in text) == awaited
+        if not awaited and p.alive:
+            assert "Its order file will come with the report that makes it your turn" in text
         view = json.loads((folder / f"{p.name}.view.json").read_text())
         assert view["dice"]["key"] == game.key(RESOLUTIONS - 1).hex()
     assert (folder / "_moderator.txt").is_file()

@@ -273,7 +273,8 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
     if orders.player not in state.awaiting():
         fail(
             f"it is not {orders.player}'s turn: the game awaits "
-            f"{', '.join(state.awaiting()) or 'nobody'}",
+            f"{', '.join(state.awaiting()) or 'nobody'}; your order file will come with the "
+            "report that makes it your turn",
             orders.line_of("player"),
         )
         return problems

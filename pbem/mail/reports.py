@@ -17,7 +17,8 @@ from pbem.present import report
 
 
 def report_subject(view: dict[str, Any] | None, player: str, resolution: int) -> str:
-    """`turn 13: your move`, or what else the report is (game over, out of the game)."""
+    """`turn 13: your move`, `turn 13: ben's move` for the others, or what else the report is
+    (game over, out of the game)."""
     if view is None:
         return f"report after resolution {resolution}"
     if view.get("phase") == "over":
@@ -25,8 +26,11 @@ def report_subject(view: dict[str, Any] | None, player: str, resolution: int) ->
     me: dict[str, Any] = next((p for p in view.get("players", []) if p.get("name") == player), {})
     if not me.get("alive", True):
         return "report: you are out of the game"
-    if player in view.get("awaiting", []):
+    awaiting = view.get("awaiting", [])
+    if player in awaiting:
         return f"turn {view.get('turn')}: your move"
+    if len(awaiting) == 1:
+        return f"turn {view.get('turn')}: {awaiting[0]}'s move"
     return f"turn {view.get('turn')}: report"
 
 
@@ -58,7 +62,7 @@ def build_report(
     orders = orders_path.read_text(encoding="utf-8") if orders_path.exists() else None
     state = game.state
     latest = resolution == state.resolution - 1
-    if orders is None and latest and state.phase is not Phase.OVER and state.player(player).alive:
+    if orders is None and latest and player in state.awaiting() and state.player(player).alive:
         orders = report.order_skeleton(state, player, reg.secret)
 
     msg = outgoing(

@@ -1014,6 +1014,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
         for s in rules.sets_in(state.board, me.hand)
     ]
     playing = me.alive and state.phase is not Phase.OVER
+    awaited = player in state.awaiting()  # only the players asked for orders get a file
     turn = next_turn_of(state, player)
     return {
         "secret": secret,
@@ -1037,7 +1038,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
         "my_turn": turn,
         "my_turn_now": state.phase is not Phase.OVER and player in state.awaiting(),
         "before_me": _players_before(state, player) if state.phase is Phase.PLAY else [],
-        "skeleton": order_skeleton(state, player, secret) if playing else None,
+        "skeleton": order_skeleton(state, player, secret) if playing and awaited else None,
     }
 
 
@@ -1145,7 +1146,7 @@ def render_reports(
         )
         files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name)
         reg = game.registration(p.name)
-        if p.alive and game.state.phase is not Phase.OVER:
+        if p.alive and game.state.phase is not Phase.OVER and p.name in game.state.awaiting():
             files[f"{p.name}.orders.toml"] = order_skeleton(
                 game.state, p.name, reg.secret if reg else ""
             )
