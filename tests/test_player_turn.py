@@ -165,3 +165,47 @@ def test_check_forecasts_an_attack_from_a_source_an_earlier_attack_emptied(
     line = next(x for x in out.splitlines() if "attack East Africa from Middle East" in x)
     # Middle East moved all but one into Southern Europe: this attack never happens.
     assert "will be skipped (Middle East has only 1 army: an attack needs 2" in line
+
+
+# --- 6, 8, 10. reports: the next player asked, skipped orders private, one numbering ----------
+
+
+def test_after_a_turn_only_the_next_player_gets_an_order_file_and_every_report_says_the_turn(
+    tmp_path: Path,
+) -> None:
+    game = example(tmp_path)
+    run("resolve", game)
+    folder = game / "reports" / "0011"
+    state = read_game(game).state
+    assert state.awaiting() == ("bob",)
+    assert sorted(p.name for p in folder.glob("*.orders.toml")) == ["bob.orders.toml"]
+    for name in ("alice", "bob", "carol"):
+        text = (folder / f"{name}.txt").read_text()
+        assert text.startswith(f"example: report for {name} after turn 10\n")
+        assert "after resolution" not in text
+        assert "(turn 10 is resolution 11 of the game's history)" in text
+    carol = (folder / "carol.txt").read_text()
+    assert "Your next turn is turn 12, after bob." in carol
+    assert "Its order file will come with the report that makes it your turn" in carol
+    overview = (folder / "_moderator.txt").read_text()
+    assert overview.startswith("example: moderator's overview after turn 10 (resolution 11)\n")
+    assert "What the orders were forecast to do" in overview
+    assert "alice: attack Brazil from North Africa: 2 to 3 (most likely 3) against 1" in overview
+
+
+def test_a_skipped_order_is_told_to_its_player_only(tmp_path: Path) -> None:
+    game = example(tmp_path)
+    orders = game / "orders" / "alice.toml"
+    # North Africa never holds more than 50: the attack on Brazil is skipped.
+    text = orders.read_text().replace(
+        'to = "Brazil"\nmove = "min"', 'to = "Brazil"\nmove = "min"\nstop_at = 50'
+    )
+    orders.write_text(text)
+    run("resolve", game)
+    folder = game / "reports" / "0011"
+    skipped = "attack Brazil from North Africa was skipped"
+    alice = (folder / "alice.txt").read_text()
+    assert f"Your order to {skipped}: North Africa has" in alice
+    for other in ("bob", "carol"):
+        assert "skipped" not in (folder / f"{other}.txt").read_text()
+    assert f"alice's order to {skipped}" in (folder / "_moderator.txt").read_text()

@@ -338,6 +338,11 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
     return forecast_with_warnings(state, orders)
 
 
+def _forecasts(state: GameState, orders: Sequence[Orders]) -> list[str]:
+    """What each player's orders were forecast to do, for the moderator's overview."""
+    return [f"{o.player}: {line}" for o in orders for line in forecast(state, o)]
+
+
 def summary(outcome: Outcome) -> str:
     """A few lines for the terminal after a resolution."""
     state = outcome.state
@@ -453,6 +458,7 @@ def resolve_game(
             orders=orders,
             now=now,
             undone=undo.undone_notes(directory),
+            forecasts=_forecasts(game.state, orders),
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
@@ -498,6 +504,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         orders,
         now,
         undo.undone_notes(game.path),
+        _forecasts(game.state, orders),
     )
     _archive_recorded(game.path, record)
     written = write_files(report_dir(game.path, r), reports)

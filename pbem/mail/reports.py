@@ -9,7 +9,6 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
 
-from pbem.core.state import Phase
 from pbem.game.store import Game, report_dir
 from pbem.game.undo import undo_records
 from pbem.mail.records import domain, outgoing, slug

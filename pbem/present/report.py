@@ -52,6 +52,7 @@ from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.errors import PbemError
 from pbem.game import clock
 from pbem.game.store import Game
+from pbem.present.numbering import played
 from pbem.present.secret_check import secret_hash
 from pbem.present.skipped import skipped_sentence
 from pbem.present.view import game_view
@@ -893,8 +894,10 @@ def report_context(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[str] = (),
+    forecasts: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Everything a report shows, as ready values (player None: the moderator's overview).
+    """Everything a report shows, as ready values (player None: the moderator's overview;
+    `forecasts`, for it alone, what the orders carried out were forecast to do).
 
     `orders` are those the resolution carried out (for notes on what they asked); `now` is
     when the resolution was made (the deadline is told relative to it); `undone` the notes of
@@ -950,6 +953,7 @@ def report_context(
         "continents": continents,
         "players": players,
         "resolution": resolution,
+        "played": played(events, resolution),
         "dice": section,
         "key": section["key"],
         "previous_key": section["previous_key"],
@@ -963,6 +967,7 @@ def report_context(
         "next_player": state.current_player.name if state.phase is Phase.PLAY else None,
         "awaiting": list(state.awaiting()),
         "rejected": list(rejected),
+        "forecasts": list(forecasts) if player is None else [],
         "deadline": deadline_text(game, now),
         "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
@@ -1072,11 +1077,14 @@ def render(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[str] = (),
+    forecasts: Sequence[str] = (),
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
     name = "moderator" if player is None else "report"
     env = environment(game.path.resolve())
-    context = report_context(game, resolution, events, player, rejected, orders, now, undone)
+    context = report_context(
+        game, resolution, events, player, rejected, orders, now, undone, forecasts
+    )
     return render_template(env, f"{name}.{kind}.j2", context)
 
 
@@ -1128,10 +1136,12 @@ def render_reports(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[str] = (),
+    forecasts: Sequence[str] = (),
 ) -> dict[str, str]:
     """Every player's report (text, HTML, view file, order file) and the moderator's, by file
     name, rendered in memory: the caller writes them (store.write_files) once all succeeded.
-    `orders` are those the resolution carried out (for notes on what they asked).
+    `orders` are those the resolution carried out (for notes on what they asked); `forecasts`
+    what they were forecast to do (for the moderator's overview).
 
     <player>.txt is the mail body, .html the same report to open (with the map), .view.json
     the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
@@ -1152,6 +1162,6 @@ def render_reports(
             )
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = render(
-            game, resolution, events, None, kind, rejected, orders, now, undone
+            game, resolution, events, None, kind, rejected, orders, now, undone, forecasts
         )
     return files
