@@ -573,7 +573,7 @@ def _missing(
 
 
 def dice_history(directory: Path, resolution: int | None = None) -> list[dict[str, object]]:
-    """DESIGN §7's dice view: every resolution's key and rolls, in order."""
+    """The dice list of docs/views.md: every resolution's key and rolls, in order."""
     read_game(directory)
     count = history_count(directory)
     undone = undo.undo_records(directory)

@@ -428,7 +428,7 @@ class HistoryRecord:
     time: str | None = None
 
     def rolls(self) -> list[dict[str, Any]]:
-        """The battle rolls of this resolution, as DESIGN §7's dice view lists them."""
+        """The battle rolls of this resolution, as the dice list of docs/views.md gives them."""
         return [
             {
                 "from": e.source,
