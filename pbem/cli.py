@@ -282,7 +282,7 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
 
 @main.command(name="dice")
 @click.argument("directory", type=GAME_DIR)
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON (docs/views.md: the dice list).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON (docs/views.md).")
 @click.option("--resolution", type=int, help="Only this resolution.")
 @reports_errors
 def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None:
@@ -380,7 +380,7 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
 
 @main.command(name="map")
 @click.argument("name", default="classic")
-@click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (docs/views.md: the board).")
+@click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (docs/views.md).")
 @reports_errors
 def map_command(name: str, as_json: bool) -> None:
     """Print a board: continents, territories, borders and cards.

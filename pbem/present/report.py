@@ -1119,7 +1119,7 @@ def render_text(game: Game, resolution: int, events: Sequence[Event], player: st
 
 
 def view_file(game: Game, resolution: int, events: Sequence[Event], player: str) -> str:
-    """The player's view (docs/views.md) with this resolution's dice check, as sent with a report."""
+    """The player's view (docs/views.md) with this resolution's dice check, as sent."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
     reg = game.registration(player)

@@ -32,7 +32,7 @@ from pbem.terminal import quoted
 def game_view(
     state: GameState, player: str | None = None, commitment: str = "", deadline: str | None = None
 ) -> dict[str, Any]:
-    """The view of docs/views.md: the moderator's (player None: every hand) or one player's (own hand).
+    """A view (docs/views.md): the moderator's (player None: every hand) or one player's.
 
     `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines."""
     players = []
