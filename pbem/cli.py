@@ -88,7 +88,18 @@ def main() -> None:
 )
 @click.option("--seed", help="64 hex digits; by default a fresh random seed.")
 @click.option("--name", help="The game's name (default: the directory's name).")
-@click.option("--setup", type=click.Choice(["deal", "random"]), default="deal", show_default=True)
+@click.option(
+    "--setup",
+    type=click.Choice(["deal", "random", "draft"]),
+    default="deal",
+    show_default=True,
+    help="Territories dealt, dealt with armies placed at random, or chosen from ranked lists.",
+)
+@click.option(
+    "--missions",
+    is_flag=True,
+    help="Secret Mission Risk (3 to 6 players): each player is dealt a secret mission.",
+)
 @click.option(
     "--two-player",
     type=click.Choice(["neutral", "classic"]),
@@ -135,6 +146,7 @@ def new(
     due_at: str | None,
     zone: str,
     drop_after: int,
+    missions: bool,
     now: str | None,
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
@@ -155,6 +167,7 @@ def new(
         FortifyMode(fortify),
         TradedCards(traded_cards),
         drop_after,
+        missions,
     )
     outcome = processor.new_game(
         directory,
@@ -168,8 +181,12 @@ def new(
     state = outcome.state
     echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
     echo("Order of play: " + ", ".join(p.name for p in state.players))
+    if state.phase is Phase.DRAFT:
+        echo("Draft turn: every player sends a ranked list of territories (draft = [...]).")
     if state.phase is Phase.SETUP:
         echo("Setup turn: every player places their remaining armies in one order file.")
+    if options.missions:
+        echo("Each player's secret mission is in their own report only.")
     game = read_game(directory)
     if game.deadline is not None and game.schedule is not None:
         echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
@@ -422,6 +439,9 @@ def verify_command(
 ) -> None:
     """Check a resolution's dice: SHA-256(KEY) = PREVIOUS_KEY, and every die from KEY.
 
+    The view file of a finished game with missions also has every mission checked against
+    the card key it reveals.
+
     Exit code 0 when the key and every die check out, 1 when anything does not.
 
     \b
@@ -439,7 +459,10 @@ def verify_command(
         raise click.UsageError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
     verdict = verify.verify(record)
     echo("\n".join(verdict.lines()))
-    if not verdict.ok:
+    deal = verify.read_mission_deal(report_file) if report_file is not None else None
+    if deal is not None:
+        echo("\n".join(deal.lines()))
+    if not verdict.ok or (deal is not None and not deal.ok):
         raise SystemExit(1)
 
 

@@ -3,7 +3,10 @@
 A bot plays to end the game: it trades sets, gives each of its best fronts the armies it needs to
 take a weak neighbour (one that finishes a continent, or belongs to a weak player, so that players
 are eliminated and games end), attacks from there and on from what it expects to conquer, and
-fortifies forward or from the interior toward a border. Its random choices (a `random.Random` the
+fortifies forward or from the interior toward a border. In a game with missions it plays towards
+its own: the territories of its mission's continents and of the player it is to destroy are worth
+more. In a draft it ranks its mission's continents first (or a favourite continent), now and then
+ending the list with "rest". Its random choices (a `random.Random` the
 caller seeds) vary every feature of an order file: "best" and explicit trades, numbers and "rest",
 `dice`, `stop_at`, `move`, chained attacks, forward fortifications. `orders_for` checks each file
 with `rules.validate` and round-trips it through `Orders.to_toml` and `parse_orders`, so self-play
@@ -16,7 +19,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbem.core import rules
+from pbem.core import missions, rules
 from pbem.core.board import Board
 from pbem.core.orders import (
     ALL,
@@ -43,7 +46,9 @@ class BotError(AssertionError):
 
 def orders_for(state: GameState, name: str, rng: random.Random) -> Orders:
     """Legal orders from `name` for the pending turn of `state` (checked and round-tripped)."""
-    if state.phase is Phase.SETUP:
+    if state.phase is Phase.DRAFT:
+        orders = draft_orders(state, name, rng)
+    elif state.phase is Phase.SETUP:
         orders = setup_orders(state, name, rng)
     elif state.phase is Phase.PLAY:
         orders = turn_orders(state, name, rng)
@@ -117,6 +122,30 @@ class _Map:
         return [t for t in self.mine() if self.enemies(t)]
 
 
+def mission_goals(state: GameState, name: str) -> tuple[tuple[str, ...], str | None]:
+    """The continents `name`'s mission asks for and the player it is to destroy (if any)."""
+    mission = missions.current(state.player(name))
+    if mission is None:
+        return (), None
+    return mission.continents, mission.target
+
+
+def draft_orders(state: GameState, name: str, rng: random.Random) -> Orders:
+    """A ranked list: the mission's continents (or a favourite one) first, the rest shuffled;
+    now and then cut short with "rest"."""
+    wanted, _ = mission_goals(state, name)
+    if not wanted:
+        wanted = (rng.choice(list(state.board.continents)),)
+    first = [t for c in wanted for t in state.board.continents[c].territories]
+    rng.shuffle(first)
+    others = [t for t in state.board.names if t not in first]
+    rng.shuffle(others)
+    ranked: list[str] = first + others
+    if rng.random() < 0.4:
+        ranked = ranked[: rng.randint(0, 20)] + [REST]
+    return Orders(**_header(state, name), draft=tuple(ranked))  # type: ignore[arg-type]
+
+
 def setup_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     """Setup: spread the armies to place over a few border territories, mostly in the continent
     where the player holds the most."""
@@ -178,6 +207,7 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     for o in m.owner.values():
         counts[o] = counts.get(o, 0) + 1
     players_left = [p for p in counts if p not in (name, NEUTRAL)]
+    goal_continents, goal_target = mission_goals(state, name)
 
     def worth(target: str) -> float:
         """How much taking `target` is worth, before counting the armies on it."""
@@ -188,6 +218,10 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
         value = 6.0 * held / len(continent.territories) + continent.bonus * 0.3
         if missing == 1:
             value += 5.0
+        if continent.name in goal_continents:
+            value += 8.0
+        if owner == goal_target:
+            value += 10.0
         if owner == NEUTRAL:
             value -= 4.0 if players_left else 0.0
         else:

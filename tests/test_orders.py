@@ -207,7 +207,7 @@ def test_header_fields_are_required_and_typed() -> None:
 def test_unknown_top_level_key() -> None:
     assert problems_of('colour = "red"\n') == [
         Problem(
-            "unknown key 'colour' (known keys here: attack, fortify, game, place, player, "
+            "unknown key 'colour' (known keys here: attack, draft, fortify, game, place, player, "
             "secret, trade, turn)",
             5,
         )

@@ -12,7 +12,7 @@ import jinja2
 import pytest
 from conftest import new_game, skeleton, write_skeletons
 
-from pbem.core import dice, rules
+from pbem.core import dice, missions, rules
 from pbem.core.events import (
     AttackStopped,
     Conquered,
@@ -29,7 +29,7 @@ from pbem.core.events import (
     Won,
 )
 from pbem.core.orders import Attack, Orders, parse_orders
-from pbem.core.state import Phase
+from pbem.core.state import Phase, Player
 from pbem.game import processor
 from pbem.game.store import read_game, read_history
 from pbem.present import report
@@ -134,6 +134,63 @@ def test_each_report_holds_the_players_own_secret_and_no_other(played: Path) -> 
         for other, other_secret in secrets.items():
             if other != player:
                 assert not any(other_secret in t for t in texts), f"{other}'s secret leaks"
+
+
+@pytest.fixture(scope="module")
+def mission_played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A game of Secret Mission Risk for four, played a few resolutions as `played` is."""
+    directory = tmp_path_factory.mktemp("missions") / "game"
+    new_game(directory, "alice,bob,carol,dave", missions=True)
+    for _ in range(5):
+        write_skeletons(directory)
+        processor.resolve_game(directory)
+    assert read_game(directory).state.phase is Phase.PLAY
+    return directory
+
+
+def mission_texts(p: Player) -> set[str]:
+    """Everything that would give a player's mission away: its card and what it asks."""
+    assert p.mission is not None
+    now = missions.current(p)
+    assert now is not None
+    return {p.mission, missions.Mission.parse(p.mission).describe(), now.describe()}
+
+
+def test_no_report_shows_another_players_mission_before_the_end(mission_played: Path) -> None:
+    game = read_game(mission_played)
+    players = game.state.players
+    for p in players:
+        files = reports_of(mission_played, p.name)
+        assert len(files) == 6 * 4  # text, HTML, view and order file of resolutions 0-5
+        own = mission_texts(p)
+        for r, text in files:
+            if not text.lstrip().startswith(("game =", "{")):
+                assert "Your secret mission:" in text, f"{p.name}'s own mission, resolution {r}"
+            for other in players:
+                if other.name == p.name:
+                    continue
+                for secret in mission_texts(other) - own:
+                    assert secret not in text, f"{other.name}'s mission in {p.name}'s report {r}"
+        view = json.loads((mission_played / "reports" / "0005" / f"{p.name}.view.json").read_text())
+        assert [e["name"] for e in view["players"] if "mission" in e] == [p.name]
+        progress = view["players"][p.seat]["mission"]["progress"]
+        assert progress == missions.progress(game.state, p.name)
+
+
+def test_the_moderator_sees_every_mission_and_show_player_only_their_own(
+    mission_played: Path,
+) -> None:
+    game = read_game(mission_played)
+    overview = (mission_played / "reports" / "0005" / "_moderator.txt").read_text()
+    assert "Secret missions" in overview
+    table = processor.show_table(game.state, game_view(game.state, None))
+    for p in game.state.players:
+        current = missions.current(p)
+        assert current is not None
+        assert current.describe() in overview and f"{p.name}'s mission: " in table
+        own = processor.show_table(game.state, game_view(game.state, p.name))
+        assert f"Your mission: {current.describe()}" in own
+        assert "'s mission" not in own
 
 
 def test_each_report_shows_the_players_own_hand_and_no_other(played: Path) -> None:

@@ -3,6 +3,11 @@ every resolution by replaying its events, as an auditor would (OpenSpiel's rando
 
 Every game has a fixed seed, sha256(b"selfplay/<i>"), and draws its keys as DESIGN §6 says:
 resolution r uses k[r + 1] of the seed's hash chain, card draws the hidden key h.
+
+Games 200 on are Secret Mission Risk (3 to 6 players; dealt, random and drafted setups): the
+deal, the draft, each mission won and each "destroy" mission fallen back are checked against
+the rules written out again here, and no resolution may end with a mission done and the game
+going on.
 """
 
 from __future__ import annotations
@@ -24,11 +29,16 @@ from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    Drafted,
     DrewCard,
     DrewNoCard,
+    Dropped,
     Eliminated,
     Event,
     Fortified,
+    MissionCompleted,
+    MissionDealt,
+    MissionFellBack,
     Placed,
     Reinforced,
     Reshuffled,
@@ -54,6 +64,7 @@ from pbem.core.state import (
 )
 
 GAMES = 200
+MISSION_GAMES = 100
 MAX_RESOLUTIONS = 300
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
 BOARD = load_board("classic")
@@ -83,7 +94,7 @@ class Case:
         extra = f"-{o.two_player.value}" if self.players == 2 else ""
         return (
             f"game{self.index:03d}-{self.players}p{extra}-{o.setup.value}-{o.fortify.value}"
-            f"-{o.traded_cards.value}"
+            f"-{o.traded_cards.value}" + ("-missions" if o.missions else "")
         )
 
 
@@ -101,7 +112,141 @@ def make_case(i: int) -> Case:
     return Case(i, 2 + i % 5, options)
 
 
-CASES = [make_case(i) for i in range(GAMES)]
+def make_mission_case(i: int) -> Case:
+    """Secret Mission Risk: 3-6 players, dealt, random and drafted setups, both fortify rules."""
+    options = Options(
+        setup=(SetupMode.DEAL, SetupMode.RANDOM, SetupMode.DRAFT)[i % 3],
+        fortify=(FortifyMode.ADJACENT, FortifyMode.CONNECTED)[(i // 4) % 2],
+        missions=True,
+    )
+    return Case(GAMES + i, 3 + i % 4, options)
+
+
+CASES = [make_case(i) for i in range(GAMES)] + [make_mission_case(i) for i in range(MISSION_GAMES)]
+MISSION_CASES = CASES[GAMES:]
+
+
+# --- missions, written out again from the README -------------------------------------------
+
+
+def mission_deck(seats: Sequence[str]) -> list[str]:
+    return [
+        "continents:North America,Africa",
+        "continents:North America,Australia",
+        "continents:Asia,South America",
+        "continents:Asia,Africa",
+        "continents:Europe,South America,+1",
+        "continents:Europe,Australia,+1",
+        "territories:24",
+        "territories:18,2",
+        *(f"destroy:{name}" for name in seats),
+    ]
+
+
+def goal(card: str, name: str, fallback: bool) -> str:
+    """What a card asks of its holder now: a "destroy" card aimed at its holder, or fallen
+    back, asks for 24 territories."""
+    if card.startswith("destroy:") and (card == f"destroy:{name}" or fallback):
+        return "territories:24"
+    return card
+
+
+def mission_done(
+    card: str, name: str, owner: dict[str, str], armies: dict[str, int], alive: dict[str, bool]
+) -> bool:
+    kind, _, rest = card.partition(":")
+    if kind == "destroy":
+        return not alive[rest]
+    if kind == "territories":
+        count, _, each = rest.partition(",")
+        held = [t for t, o in owner.items() if o == name and armies[t] >= int(each or 1)]
+        return len(held) >= int(count)
+    wanted = rest.split(",")
+    held = [
+        c.name for c in BOARD.continents.values() if all(owner[t] == name for t in c.territories)
+    ]
+    if wanted[-1] == "+1":
+        wanted = wanted[:-1]
+        return set(wanted) <= set(held) and len(held) > len(wanted)
+    return set(wanted) <= set(held)
+
+
+def done_in(state: GameState, name: str) -> bool:
+    p = state.player(name)
+    assert p.mission is not None
+    owner = {t: h.owner for t, h in state.territories.items()}
+    armies = {t: h.armies for t, h in state.territories.items()}
+    alive = {q.name: q.alive for q in state.players}
+    return mission_done(goal(p.mission, name, p.mission_fallback), name, owner, armies, alive)
+
+
+def check_missions(before: GameState, events: Sequence[Event], after: GameState) -> None:
+    """Missions never change but by a fallback (with its event, its target gone and not by the
+    holder's hand); a game that goes on has no mission done; one won by a mission ends with
+    that mission done."""
+    gone = {e.player: e.by for e in events if isinstance(e, Eliminated)}
+    dropped = {e.player for e in events if isinstance(e, Dropped)}
+    fell = {e.player: e for e in events if isinstance(e, MissionFellBack)}
+    for b, a in zip(before.players, after.players, strict=True):
+        need(a.mission == b.mission, "a mission changed")
+        if a.mission_fallback != b.mission_fallback:
+            need(
+                a.name in fell and not b.mission_fallback, f"{a.name}'s mission fell back silently"
+            )
+            target = fell[a.name].target
+            need(a.mission == f"destroy:{target}", "a mission fell back that aims at no one gone")
+            need(target in dropped or gone.get(target) not in (None, a.name), "fell back wrongly")
+        else:
+            need(a.name not in fell, "a fallback event without a fallback")
+    done = [e for e in events if isinstance(e, MissionCompleted)]
+    if after.phase is Phase.OVER and done:
+        need(len(done) == 1 and events[-1] == Won(done[0].player), "a mission won, not the game")
+        winner = after.player(done[0].player)
+        need(winner.alive and done_in(after, winner.name), "the winner's mission is not done")
+        need(done[0].card == winner.mission, "the mission told is not the card dealt")
+    elif after.phase is not Phase.OVER and after.phase is not Phase.DRAFT:
+        for p in after.players:
+            if p.alive and done_in(after, p.name):
+                fail(f"{p.name}'s mission {p.mission} is done, yet the game goes on")
+
+
+def audit_draft(
+    before: GameState, orders: Sequence[Orders], events: Sequence[Event], after: GameState
+) -> None:
+    """Round by round in seat order, each player takes their highest-ranked free territory, or
+    by the fill-in rule (most held in its continent, then board order) after "rest"."""
+    owner: dict[str, str | None] = dict.fromkeys(BOARD.names)
+    lists = {o.player: list(o.draft) for o in orders}
+    expected: list[Event] = []
+    round_number = 0
+    while any(o is None for o in owner.values()):
+        round_number += 1
+        for p in before.players:
+            if all(o is not None for o in owner.values()):
+                break
+            free = [t for t in lists[p.name] if t != REST and owner.get(t, "") is None]
+            rest_at = lists[p.name].index(REST) if REST in lists[p.name] else None
+            first_free = next(
+                (i for i, t in enumerate(lists[p.name]) if t != REST and owner[t] is None), None
+            )
+            if free and (rest_at is None or (first_free is not None and first_free < rest_at)):
+                pick, by = free[0], "list"
+            else:
+                count = Counter(
+                    BOARD.territories[t].continent for t, o in owner.items() if o == p.name
+                )
+                candidates = [t for t in BOARD.names if owner[t] is None]
+                best = max(count[BOARD.territories[t].continent] for t in candidates)
+                pick = next(t for t in candidates if count[BOARD.territories[t].continent] == best)
+                by = "rest"
+            owner[pick] = p.name
+            expected.append(Drafted(p.name, pick, round_number, by))
+    need(list(events) == expected, "the draft does not follow the lists")
+    start = STARTING_ARMIES[len(before.players)]
+    for p in after.players:
+        need(p.to_place == start - len(after.owned(p.name)), "armies to place after the draft")
+    need(after.phase is Phase.SETUP and after.turn == 0, "the setup turn follows the draft")
+    need(all(h.armies == 1 for h in after.territories.values()), "one army on each drafted")
 
 
 def key_chain(seed: bytes, length: int = dice.DEFAULT_CHAIN_LENGTH) -> list[bytes]:
@@ -231,6 +376,7 @@ def check_invariants(
     if cards != DECK:  # each of the 44 cards in the draw pile, the discards or a hand
         fail(f"cards lost or made up: {cards - DECK} / {DECK - cards}")
     placed = sum(e.armies for e in events if isinstance(e, Placed))
+    placed += sum(isinstance(e, Drafted) for e in events)  # one army on each drafted
     lost = sum(e.attacker_losses + e.defender_losses for e in events if isinstance(e, Rolled))
     total_before = sum(h.armies for h in before.territories.values())
     total_after = sum(h.armies for h in after.territories.values())
@@ -252,7 +398,11 @@ def check_invariants(
         fail(f"drew {drawn[0]}, not in the draw pile: a traded card drawn back")
     wins = [e for e in events if isinstance(e, Won)]
     need(len(wins) <= 1, "two Won events")
-    if after.phase is Phase.OVER:
+    if case.options.missions:
+        check_missions(before, events, after)
+    if after.phase is Phase.OVER and any(isinstance(e, MissionCompleted) for e in events):
+        need(len(wins) == 1 and after.winner == wins[0].player, "winner differs from Won")
+    elif after.phase is Phase.OVER:
         need(len(wins) == 1, "the game is over without a Won event")
         need(after.winner == wins[0].player, "winner differs from the Won event")
         if alive != {after.winner}:
@@ -297,12 +447,44 @@ class Replay:
         self.sets = before.sets_traded
         self.bonus_used = False
         self.won: str | None = None
+        self.fallback: set[str] = set()
         self.rolls: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         self.outcomes: Counter[str] = Counter()
 
     # the event cursor
     def peek(self) -> Event | None:
+        while self.i < len(self.events) and isinstance(
+            self.events[self.i], (MissionFellBack, MissionCompleted)
+        ):
+            self.mission_event(self.events[self.i])
         return self.events[self.i] if self.i < len(self.events) else None
+
+    def over(self) -> bool:
+        """Whether the game has ended (a mission done is seen by looking at what comes next)."""
+        self.peek()
+        return self.won is not None
+
+    def mission_event(self, event: Event) -> None:
+        """A mission fallen back (its target just gone) or done (the game ends with it)."""
+        self.i += 1
+        seat = self.before.player(event.player)  # type: ignore[attr-defined]
+        if isinstance(event, MissionFellBack):
+            need(seat.mission == f"destroy:{event.target}", f"{event} for {seat.mission}")
+            need(not self.alive[event.target], f"{event}, yet the target is in the game")
+            self.fallback.add(event.player)
+            self.outcomes["mission fell back"] += 1
+            return
+        assert isinstance(event, MissionCompleted) and seat.mission is not None
+        now = goal(seat.mission, seat.name, seat.mission_fallback or seat.name in self.fallback)
+        need(event.mission == now, f"{event}: the mission is {now}")
+        if not mission_done(now, seat.name, self.owner, self.armies, self.alive):
+            fail(f"{event}, yet the mission is not done")
+        won = self.take(Won, "the mission's winner")
+        need(won == Won(seat.name), f"{won} after {event}")
+        self.won = seat.name
+        self.outcomes["mission won"] += 1
+        if seat.name != self.name:
+            self.outcomes["mission won on another's turn"] += 1
 
     def take(self, kind: type, what: str) -> Event:
         event = self.peek()
@@ -385,7 +567,9 @@ class Replay:
             start = self.i
             armies += self.trade(forced=False)
             traded.append(tuple(sorted(self.events[start].cards)))  # type: ignore[attr-defined]
-        if orders.trade == BEST:
+        if self.over():
+            pass  # a mission done by a card's +2 ends the turn before its other trades
+        elif orders.trade == BEST:
             best = rules.best_set(BOARD, before.player(name).hand, before.owned(name))
             need(
                 best is not None and traded == [tuple(sorted(best))], f"traded {traded}, not {best}"
@@ -398,6 +582,8 @@ class Replay:
 
         fixed = sum(int(p.armies) for p in orders.place if p.armies != REST)
         for place in orders.place:
+            if self.over():
+                break
             event = self.take(Placed, place.describe())
             amount = armies - fixed if place.armies == REST else place.armies
             if event != Placed(name, place.territory, amount, "orders"):
@@ -407,14 +593,14 @@ class Replay:
             self.armies[place.territory] += amount  # type: ignore[operator]
 
         for attack in orders.attack:
-            if self.won:
+            if self.over():
                 break
             self.attack(attack)
 
-        if not self.won and orders.fortify is not None:
+        if not self.over() and orders.fortify is not None:
             self.fortify(orders.fortify)
         conquered = any(isinstance(e, Conquered) for e in self.events)
-        if not self.won and conquered:
+        if not self.over() and conquered:
             self.draw()
         if self.i != len(self.events):
             fail(f"unexpected events: {self.events[self.i :]}")
@@ -556,10 +742,10 @@ class Replay:
         if len(self.hands[name]) < ELIMINATION_TRADE_AT:
             need(not isinstance(self.peek(), Traded), "forced trade with fewer than 6 cards")
             return
-        while len(self.hands[name]) > ELIMINATION_TRADE_TO:
+        while len(self.hands[name]) > ELIMINATION_TRADE_TO and not self.over():
             self.trade(forced=True)
             self.outcomes["forced trade"] += 1
-        need(not isinstance(self.peek(), Traded), "forced trades below 4 cards")
+        need(self.won or not isinstance(self.peek(), Traded), "forced trades below 4 cards")
 
     def fortify(self, fortify: Fortify) -> None:
         name, source, target = self.name, fortify.source, fortify.target
@@ -658,6 +844,26 @@ def audit_setup(case: Case, state: GameState, events: Sequence[Event], key: byte
     if events[i] != SeatsDecided(order):
         fail(f"seats {events[i]}, expected {order}")
     i += 1
+    if case.options.missions:
+        cards = mission_deck(order)
+        deal = dice.Stream.missions(dice.hidden_key(case.seed))
+        dealt_missions = [cards.pop(deal.randbelow(len(cards))) for _ in order]
+        told = [e for e in events if isinstance(e, MissionDealt)]
+        need(
+            told == [MissionDealt(n, m) for n, m in zip(order, dealt_missions, strict=True)], "deal"
+        )
+        need([p.mission for p in state.players] == dealt_missions, "missions in the seats")
+        events = [e for e in events if not isinstance(e, MissionDealt)]
+    if case.options.setup is SetupMode.DRAFT:
+        need(len(events) == i, f"draft setup events {events[i:]}")
+        need(state.phase is Phase.DRAFT and state.turn == 0, "a drafted game starts with the draft")
+        need(
+            all((h.owner, h.armies) == (NEUTRAL, 0) for h in state.territories.values()),
+            "territories claimed before the draft",
+        )
+        return
+    if state.phase is Phase.OVER:  # a random setup that did a mission at once
+        events = events[:-2]
     neutral = case.players == 2 and case.options.two_player is TwoPlayer.NEUTRAL
     owners = order + ((NEUTRAL,) if neutral else ())
     shuffled = stream.shuffle(BOARD.names)
@@ -686,6 +892,8 @@ def audit_setup(case: Case, state: GameState, events: Sequence[Event], key: byte
         if have != start:
             fail(f"{o} starts with {have} armies, not {start}")
     need([p.name for p in state.players] == list(order), "seats out of order")
+    if state.phase is Phase.OVER:
+        return
     if case.options.setup is SetupMode.DEAL:
         need(state.phase is Phase.SETUP and state.turn == 0, "a dealt game starts with setup")
         need(all(p.to_place > 0 for p in state.players), "nothing left to place at setup")
@@ -701,6 +909,8 @@ def audit_setup_turn(
 ) -> None:
     """The setup turn places exactly each player's remaining armies, and play begins."""
     placed: Counter[str] = Counter()
+    if after.phase is Phase.OVER:  # a mission done by the setup's armies: checked elsewhere
+        events = [e for e in events if not isinstance(e, (MissionCompleted, Won))]
     for event in events:
         if not (isinstance(event, Placed) and event.why == "setup"):
             fail(f"setup turn event {event}")
@@ -710,7 +920,8 @@ def audit_setup_turn(
     for p in before.players:
         if placed[p.name] != p.to_place:
             fail(f"{p.name} placed {placed[p.name]} of {p.to_place}")
-    need(after.phase is Phase.PLAY and after.turn == 1 and after.current == 0, "play begins")
+    if after.phase is not Phase.OVER:
+        need(after.phase is Phase.PLAY and after.turn == 1 and after.current == 0, "play begins")
     need(all(q.to_place == 0 for q in after.players), "armies still to place")
     for t, h in after.territories.items():
         need(h.owner == before.owner(t), "the setup turn changed an owner")
@@ -745,7 +956,9 @@ def play(case: Case) -> Played:
         new, events = resolve(state, orders, Randomness(key, hidden))
         try:
             check_invariants(case, state, events, new)
-            if state.phase is Phase.SETUP:
+            if state.phase is Phase.DRAFT:
+                audit_draft(state, orders, events, new)
+            elif state.phase is Phase.SETUP:
                 audit_setup_turn(state, orders, events, new)
             else:
                 replay = Replay(case, state, orders[0], events, key, hidden)
@@ -775,9 +988,13 @@ def test_selfplay_game_keeps_the_rules(case: Case) -> None:
     final = played.final
     if played.wins != (1 if played.ended else 0):
         fail(f"{played.wins} Won events")
-    if played.ended:
+    if played.ended and played.outcomes["mission won"]:
+        assert final.player(final.winner or "").alive
+        assert done_in(final, final.winner or "")
+    elif played.ended:
         alive = [p.name for p in final.players if p.alive]
         assert alive == [final.winner]
+    if played.ended:
         assert rules.validate(final, played.orders[-1][0])  # no orders after the end
 
 
@@ -852,3 +1069,25 @@ def test_replaying_seed_and_orders_gives_the_same_game(case: Case) -> None:
         assert tuple(event_from_dict(e.to_dict()) for e in events) == events
     assert prints == played.prints
     assert state == played.final
+
+
+def test_mission_games_end_by_a_mission_or_the_last_player_standing() -> None:
+    games = [play(c) for c in MISSION_CASES]
+    assert len(games) >= 100
+    assert all(g.case.options.missions for g in games)
+    ended = [g for g in games if g.ended]
+    assert len(ended) == len(games), [g.case.id for g in games if not g.ended]
+    by_mission = [g for g in ended if g.outcomes["mission won"]]
+    assert len(by_mission) > len(games) // 2
+    for g in by_mission:
+        assert done_in(g.final, g.final.winner or "")
+    kinds = Counter(
+        (g.final.player(g.final.winner or "").mission or "").split(":")[0] for g in by_mission
+    )
+    assert set(kinds) == {"continents", "territories", "destroy"}, kinds
+    outcomes: Counter[str] = Counter()
+    for g in games:
+        outcomes.update(g.outcomes)
+    assert outcomes["mission fell back"] and outcomes["mission won on another's turn"], outcomes
+    drafted = [g for g in games if g.case.options.setup is SetupMode.DRAFT]
+    assert len(drafted) >= 30 and all(g.ended for g in drafted)

@@ -5,7 +5,8 @@ hand forces a trade (5 or more cards); find the largest enemy stack that borders
 territories (another player's, the neutral's only if no player's borders them; ties go to the
 first in board order); place every army, one at a time, on the player's territory next to it
 that holds the fewest armies at that moment (ties: board order). No attack, no fortify. In the
-setup turn the armies still to place go the same way.
+setup turn the armies still to place go the same way. In the draft turn the list is just
+"rest": every territory is picked by the draft's fill-in rule (pbem/core/draft.py).
 
 Pure: the orders are a function of the state alone, so the audit gets the same file again.
 """
@@ -13,7 +14,7 @@ Pure: the orders are a function of the state alone, so the audit gets the same f
 from __future__ import annotations
 
 from pbem.core import rules
-from pbem.core.orders import BEST, Orders, Place
+from pbem.core.orders import BEST, REST, Orders, Place
 from pbem.core.state import NEUTRAL, GameState, Phase
 
 AUTOPILOT_FILE = "(autopilot)"
@@ -54,6 +55,8 @@ def spread(state: GameState, territories: tuple[str, ...], armies: int) -> tuple
 def autopilot_orders(state: GameState, player: str, secret: str) -> Orders:
     """The autopilot's orders for `player` in the pending turn (see the module's rule)."""
     me = state.player(player)
+    if state.phase is Phase.DRAFT:
+        return Orders(state.game, state.turn, player, secret, draft=(REST,))
     trade: tuple[()] | str = ()
     if state.phase is Phase.SETUP:
         armies = me.to_place

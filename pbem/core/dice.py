@@ -94,6 +94,12 @@ class Stream:
         """The hidden stream of a resolution: HMAC-SHA256(h, "pbem/hidden/" || r || "/" || i)."""
         return cls(lambda i: _hmac(hidden, b"pbem/hidden/%d/%d" % (resolution, i)))
 
+    @classmethod
+    def missions(cls, hidden: bytes) -> Stream:
+        """The stream that deals the secret missions at setup: HMAC-SHA256(h, "pbem/missions/"
+        || i). A label of its own, so it never shares bytes with a resolution's card draws."""
+        return cls(lambda i: _hmac(hidden, b"pbem/missions/%d" % i))
+
     def byte(self) -> int:
         """The next byte of the stream."""
         if self._pos == len(self._buffer):

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pbem.core import rules
+from pbem.core import draft, missions, rules
 from pbem.core.board import Board
 from pbem.core.dice import Stream
 from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    Drafted,
     DrewCard,
     DrewNoCard,
     Dropped,
@@ -24,6 +25,9 @@ from pbem.core.events import (
     Event,
     Fortified,
     MissedTurn,
+    MissionCompleted,
+    MissionDealt,
+    MissionFellBack,
     Placed,
     Reinforced,
     Reshuffled,
@@ -68,6 +72,10 @@ class _Table:
         self.to_place = {p.name: p.to_place for p in state.players}
         self.missed = {p.name: p.missed for p in state.players}
         self.dropped = {p.name: p.dropped for p in state.players}
+        self.fallback = {p.name: p.mission_fallback for p in state.players}
+        # Missions are checked after each placement of a play turn; a setup turn's placements
+        # are simultaneous, so its missions are checked once, when all are placed.
+        self.check_on_place = state.options.missions and state.phase is Phase.PLAY
         self.deck = list(state.deck)
         self.discards = list(state.discards)
         self.sets_traded = state.sets_traded
@@ -81,6 +89,40 @@ class _Table:
     def place(self, player: str, territory: str, armies: int, why: str) -> None:
         self.armies[territory] += armies
         self.events.append(Placed(player, territory, armies, why))
+        if self.check_on_place:
+            self.check_missions(player)
+
+    def seat_of(self, name: str) -> Player:
+        return replace(
+            self.state.player(name), alive=self.alive[name], mission_fallback=self.fallback[name]
+        )
+
+    def check_missions(self, first: str) -> None:
+        """In a game with missions: the first player (from `first`, who acts, then round the
+        table) whose mission is done wins at once."""
+        if not self.state.options.missions or self.winner:
+            return
+        for name in missions.check_order([p.name for p in self.state.players], first):
+            if not self.alive[name]:
+                continue
+            seat = self.seat_of(name)
+            mission = missions.current(seat)
+            if mission is not None and missions.complete(
+                mission, name, self.board, self.owner, self.armies, self.alive
+            ):
+                assert seat.mission is not None
+                self.events.append(MissionCompleted(name, mission.card, seat.mission))
+                _win(self, name)
+                return
+
+    def missions_fall_back(self, gone: str, reason: str, victor: str | None = None) -> None:
+        """`gone` left the game, eliminated by `victor` or dropped: every other player's
+        "destroy" mission aimed at them becomes "occupy 24 territories"."""
+        for p in self.state.players:
+            seat = self.seat_of(p.name)
+            if seat.alive and p.name != victor and missions.falls_back(seat, gone):
+                self.fallback[p.name] = True
+                self.events.append(MissionFellBack(p.name, gone, reason))
 
     def trade(
         self, player: str, cards: CardSet, *, forced: bool, bonus_used: bool
@@ -145,6 +187,7 @@ class _Table:
                 to_place=self.to_place[p.name],
                 missed=self.missed[p.name],
                 dropped=self.dropped[p.name],
+                mission_fallback=self.fallback[p.name],
             )
             for p in self.state.players
         )
@@ -187,11 +230,19 @@ def new_game(
     """Resolution 0, the setup, drawn from the public stream in this order: the dice for the
     first player (ties roll again), the shuffle of the territories (Fisher-Yates over the board
     order, from the last position down), then any random placement, one army at a time round
-    the seats (the neutral last), each on randbelow(its territory count) in board order."""
+    the seats (the neutral last), each on randbelow(its territory count) in board order.
+    A drafted game stops after the dice: its territories are chosen in the draft turn. In a
+    game with missions, each seat is then dealt its mission from the card key's mission stream
+    (`missions.deal`)."""
     if not rules.MIN_PLAYERS <= len(names) <= rules.MAX_PLAYERS:
         raise ValueError(f"Risk is played by 2 to 6 players, not {len(names)}")
     if len(set(names)) != len(names) or NEUTRAL in names:
         raise ValueError(f"player names must differ and none may be '{NEUTRAL}': {list(names)}")
+    if options.missions and not missions.MIN_PLAYERS <= len(names) <= missions.MAX_PLAYERS:
+        raise ValueError(
+            f"Secret Mission Risk is played by {missions.MIN_PLAYERS} to "
+            f"{missions.MAX_PLAYERS} players, not {len(names)}"
+        )
     stream = Stream.public(randomness.public)
     events: list[Event] = []
 
@@ -205,33 +256,33 @@ def new_game(
     order = tuple(names[first:]) + tuple(names[:first])
     events.append(SeatsDecided(order))
 
-    neutral = len(names) == 2 and options.two_player is TwoPlayer.NEUTRAL
     start = rules.starting_armies(len(names), options.two_player)
-    owners = order + ((NEUTRAL,) if neutral else ())
-    shuffled = stream.shuffle(board.names)
-    owner = {t: owners[i % len(owners)] for i, t in enumerate(shuffled)}
-    armies = dict.fromkeys(board.names, 1)
-    for name in owners:
-        events.append(Dealt(name, tuple(t for t in board.names if owner[t] == name)))
-    left = {name: start - sum(1 for o in owner.values() if o == name) for name in owners}
+    owners = _owners(order, options)
+    dealt_missions = (
+        missions.deal(order, randomness.hidden) if options.missions else (None,) * len(order)
+    )
+    drafted = options.setup is SetupMode.DRAFT
+    if drafted:
+        owner = dict.fromkeys(board.names, NEUTRAL)
+        armies = dict.fromkeys(board.names, 0)
+        left = dict.fromkeys(owners, start)
+    else:
+        shuffled = stream.shuffle(board.names)
+        owner = {t: owners[i % len(owners)] for i, t in enumerate(shuffled)}
+        armies = dict.fromkeys(board.names, 1)
+        for name in owners:
+            events.append(Dealt(name, tuple(t for t in board.names if owner[t] == name)))
+        left = {name: start - sum(1 for o in owner.values() if o == name) for name in owners}
+        random_owners = owners if options.setup is SetupMode.RANDOM else owners[len(order) :]
+        events += _place_at_random(board, stream, random_owners, owner, armies, left)
 
-    random_owners = owners if options.setup is SetupMode.RANDOM else owners[len(order) :]
-    placed = {t: 0 for t in board.names}
-    while any(left[name] > 0 for name in random_owners):
-        for name in random_owners:
-            if left[name] > 0:
-                own = [t for t in board.names if owner[t] == name]
-                placed[own[stream.randbelow(len(own))]] += 1
-                left[name] -= 1
-    for name in random_owners:
-        for t in board.names:
-            if owner[t] == name and placed[t]:
-                armies[t] += placed[t]
-                events.append(Placed(name, t, placed[t], "random"))
-
-    dealt = options.setup is SetupMode.DEAL
+    for name, mission in zip(order, dealt_missions, strict=True):
+        if mission is not None:
+            events.append(MissionDealt(name, mission))
+    waits = options.setup is not SetupMode.RANDOM
     players = tuple(
-        Player(name, seat, to_place=left[name] if dealt else 0) for seat, name in enumerate(order)
+        Player(name, seat, to_place=left[name] if waits else 0, mission=mission)
+        for seat, (name, mission) in enumerate(zip(order, dealt_missions, strict=True))
     )
     state = GameState(
         game=game,
@@ -240,12 +291,50 @@ def new_game(
         players=players,
         territories={t: Holding(owner[t], armies[t]) for t in board.names},
         deck=board.cards(),
-        phase=Phase.SETUP if dealt else Phase.PLAY,
-        turn=0 if dealt else 1,
+        phase=Phase.DRAFT if drafted else Phase.SETUP if waits else Phase.PLAY,
+        turn=0 if waits else 1,
         resolution=1,
         current=0,
     )
+    if not waits and options.missions:
+        table = _Table(state)
+        table.check_missions(order[0])
+        if table.winner:
+            return table.freeze(phase=Phase.OVER), (*events, *table.events)
     return state, tuple(events)
+
+
+def _owners(order: Sequence[str], options: Options) -> tuple[str, ...]:
+    """Who gets territories at setup, in seat order: the players, then the neutral of a
+    two-player game with neutral armies."""
+    neutral = len(order) == 2 and options.two_player is TwoPlayer.NEUTRAL
+    return tuple(order) + ((NEUTRAL,) if neutral else ())
+
+
+def _place_at_random(
+    board: Board,
+    stream: Stream,
+    owners: Sequence[str],
+    owner: Mapping[str, str],
+    armies: dict[str, int],
+    left: dict[str, int],
+) -> list[Event]:
+    """Random placement: one army at a time round `owners`, each on randbelow(its territory
+    count) of its territories in board order, until none is left; the Placed events."""
+    placed = dict.fromkeys(board.names, 0)
+    while any(left[name] > 0 for name in owners):
+        for name in owners:
+            if left[name] > 0:
+                own = [t for t in board.names if owner[t] == name]
+                placed[own[stream.randbelow(len(own))]] += 1
+                left[name] -= 1
+    events: list[Event] = []
+    for name in owners:
+        for t in board.names:
+            if owner[t] == name and placed[t]:
+                armies[t] += placed[t]
+                events.append(Placed(name, t, placed[t], "random"))
+    return events
 
 
 def resolve(
@@ -257,6 +346,8 @@ def resolve(
     """Resolve the pending turn from accepted orders: the setup placements of every player, or
     the current player's turn. `autopilot` names the players whose orders the autopilot wrote
     because they sent none by the deadline: their turn counts as missed."""
+    if state.phase is Phase.DRAFT:
+        return _resolve_draft(state, orders, randomness, autopilot)
     if state.phase is Phase.SETUP:
         return _resolve_setup(state, orders, autopilot)
     if state.phase is Phase.OVER:
@@ -288,9 +379,54 @@ def _resolve_setup(
     living = table.living()
     if len(living) == 1:
         _win(table, living[0])
-        return table.freeze(phase=Phase.OVER, resolution=state.resolution + 1), tuple(table.events)
     first = next(p.seat for p in state.players if table.alive[p.name])
+    table.check_missions(state.players[first].name)
+    if table.winner:
+        return table.freeze(phase=Phase.OVER, resolution=state.resolution + 1), tuple(table.events)
     new = table.freeze(phase=Phase.PLAY, turn=1, resolution=state.resolution + 1, current=first)
+    return new, tuple(table.events)
+
+
+def _resolve_draft(
+    state: GameState,
+    orders: Sequence[Orders],
+    randomness: Randomness,
+    autopilot: Collection[str],
+) -> tuple[GameState, tuple[Event, ...]]:
+    """The draft turn: every territory taken round by round from the ranked lists (draft.py),
+    one army on each; the neutral's armies then go at random (from this resolution's public
+    stream, as at a dealt setup); then the setup turn places the rest, as in a dealt game."""
+    table = _Table(state)
+    by_player = {o.player: o for o in orders}
+    seated = [p.name for p in state.players if p.alive]
+    for name in seated:
+        if name not in by_player:
+            raise ValueError(f"the draft turn needs orders from {name}")
+        _count_turn(table, name, state.turn, name in autopilot)
+    owners = _owners([p.name for p in state.players], state.options)
+    pickers = [n for n in owners if n == NEUTRAL or n in seated]
+    lists = {name: by_player[name].draft for name in seated}
+    for pick in draft.run(state.board, pickers, lists):
+        table.owner[pick.territory] = pick.player
+        table.armies[pick.territory] = 1
+        table.events.append(Drafted(pick.player, pick.territory, pick.round, pick.by))
+    start = rules.starting_armies(len(state.players), state.options.two_player)
+    left = {n: start - len(table.owned(n)) for n in pickers}
+    for name in seated:
+        table.to_place[name] = left[name]
+    if NEUTRAL in pickers:
+        stream = Stream.public(randomness.public)
+        table.events += _place_at_random(
+            state.board, stream, [NEUTRAL], table.owner, table.armies, left
+        )
+    for name in seated:
+        if name in autopilot:
+            _drop_if_due(table, name)
+    living = table.living()
+    if len(living) == 1:
+        _win(table, living[0])
+        return table.freeze(phase=Phase.OVER, resolution=state.resolution + 1), tuple(table.events)
+    new = table.freeze(phase=Phase.SETUP, resolution=state.resolution + 1)
     return new, tuple(table.events)
 
 
@@ -320,16 +456,25 @@ def _drop_if_due(table: _Table, player: str) -> None:
     table.to_pile(cards)
     table.alive[player] = False
     table.dropped[player] = True
+    table.to_place[player] = 0
     table.events.append(Dropped(player, table.missed[player], len(held), armies, len(cards)))
+    table.missions_fall_back(player, f"{player} left the game after missed turns")
+    if table.state.phase is Phase.PLAY:
+        table.check_missions(player)
 
 
 def _win(table: _Table, player: str) -> None:
+    """The game ends: `player` won (once; a mission done first has already ended it)."""
+    if table.winner:
+        return
     table.winner = player
     table.events.append(Won(player))
 
 
 def _place_all(table: _Table, player: str, orders: Orders, armies: int, why: str) -> None:
     for territory, amount in rules.placement_amounts(orders.place, armies):
+        if table.winner:
+            return
         table.place(player, territory, amount, why)
 
 
@@ -352,6 +497,8 @@ def _resolve_turn(
     armies = base.total
     bonus_used = False
     for cards in rules.sets_to_trade(state, name, orders.trade):
+        if table.winner:
+            break
         value, bonus = table.trade(name, cards, forced=False, bonus_used=bonus_used)
         armies += value
         if bonus:
@@ -445,6 +592,7 @@ def _attack(
     table.events.append(Conquered(name, source, target, defender, moved, note))
     if defender != NEUTRAL and not any(o == defender for o in table.owner.values()):
         bonus_used = _eliminate(table, name, defender, target, bonus_used)
+    table.check_missions(name)
     return 1, bonus_used
 
 
@@ -460,9 +608,11 @@ def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: b
     if len(living) == 1:
         _win(table, living[0])
         return bonus_used
+    table.missions_fall_back(loser, f"{loser} was eliminated by {victor}", victor)
+    table.check_missions(victor)
     hand = table.hands[victor]
     if len(hand) >= rules.ELIMINATION_TRADE_HAND:
-        while len(hand) > rules.ELIMINATION_TRADE_DOWN_TO:
+        while len(hand) > rules.ELIMINATION_TRADE_DOWN_TO and not table.winner:
             chosen = rules.best_set(table.board, hand, table.owned(victor))
             if chosen is None:  # cannot happen with 5 or more cards; kept for safety
                 break
@@ -483,3 +633,4 @@ def _fortify(table: _Table, name: str, fortify: Fortify) -> None:
     table.armies[fortify.source] -= moved
     table.armies[fortify.target] += moved
     table.events.append(Fortified(name, fortify.source, fortify.target, moved, note))
+    table.check_missions(name)

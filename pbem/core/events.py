@@ -212,10 +212,54 @@ class Dropped(Event):
 
 @dataclass(frozen=True)
 class Won(Event):
-    """The game is over: one player is left standing."""
+    """The game is over: one player is left standing, or one did their mission."""
 
     kind: ClassVar[str] = "won"
     player: str
+
+
+@dataclass(frozen=True)
+class Drafted(Event):
+    """A territory taken in the draft, one army on it: in `round`, from the player's ranked
+    list (`by` "list") or by the fill-in rule (`by` "rest": the list said so, ran out, or the
+    autopilot sent none)."""
+
+    kind: ClassVar[str] = "drafted"
+    player: str
+    territory: str
+    round: int
+    by: str = "list"
+
+
+@dataclass(frozen=True)
+class MissionDealt(Event):
+    """A secret mission card dealt at setup (secret to all but its holder until the end)."""
+
+    kind: ClassVar[str] = "mission_dealt"
+    player: str
+    mission: str
+
+
+@dataclass(frozen=True)
+class MissionFellBack(Event):
+    """`player`'s "destroy" mission became "occupy 24 territories": its target left the game
+    by another's hand or was dropped (secret to all but its holder until the end)."""
+
+    kind: ClassVar[str] = "mission_fell_back"
+    player: str
+    target: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class MissionCompleted(Event):
+    """A player did their secret mission (`mission`: the one they played for, `card`: the
+    card dealt); the game ends at once, and everyone learns it."""
+
+    kind: ClassVar[str] = "mission_completed"
+    player: str
+    mission: str
+    card: str
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -239,6 +283,10 @@ EVENT_TYPES: dict[str, type[Event]] = {
         MissedTurn,
         Dropped,
         Won,
+        Drafted,
+        MissionDealt,
+        MissionFellBack,
+        MissionCompleted,
     )
 }
 

@@ -114,7 +114,8 @@ CardSet = tuple[str, str, str]
 
 @dataclass(frozen=True)
 class Orders:
-    """One player's order file for one turn."""
+    """One player's order file for one turn; `draft` is the ranked list of territories of a
+    draft turn (its last entry may be "rest": the fill-in rule picks from there on)."""
 
     game: str
     turn: int
@@ -124,6 +125,7 @@ class Orders:
     place: tuple[Place, ...] = ()
     attack: tuple[Attack, ...] = ()
     fortify: Fortify | None = None
+    draft: tuple[str, ...] = ()
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def line_of(self, key: str) -> int | None:
@@ -135,6 +137,8 @@ class Orders:
             f"game = {_toml_value(self.game)}\nturn = {self.turn}\n"
             f"player = {_toml_value(self.player)}\nsecret = {_toml_value(self.secret)}\n"
         )
+        if self.draft:
+            out += "draft = [\n" + "".join(f"  {_toml_value(t)},\n" for t in self.draft) + "]\n"
         if self.trade == BEST:
             out += 'trade = "best"\n'
         elif self.trade:
@@ -174,7 +178,7 @@ def _locate(text: str) -> dict[str, int]:
     return lines
 
 
-_TOP_KEYS = {"game", "turn", "player", "secret", "trade", "place", "attack", "fortify"}
+_TOP_KEYS = {"game", "turn", "player", "secret", "trade", "place", "attack", "fortify", "draft"}
 _PLACE_KEYS = {"territory", "armies"}
 _ATTACK_KEYS = {"from", "to", "dice", "stop_at", "move"}
 _FORTIFY_KEYS = {"from", "to", "armies"}
@@ -302,6 +306,7 @@ def parse_orders(text: str, board: Board) -> Orders:
     place = _parse_place(reader, data)
     attack = _parse_attack(reader, data)
     fortify = _parse_fortify(reader, data)
+    draft = _parse_draft(reader, data.get("draft"))
 
     if reader.problems:
         partial = None
@@ -315,6 +320,7 @@ def parse_orders(text: str, board: Board) -> Orders:
                 place=place,
                 attack=attack,
                 fortify=fortify,
+                draft=draft,
                 lines=reader.lines,
             )
         raise OrderError(reader.problems, partial=partial, dropped_attack=reader.dropped_attack)
@@ -327,6 +333,7 @@ def parse_orders(text: str, board: Board) -> Orders:
         place=place,
         attack=attack,
         fortify=fortify,
+        draft=draft,
         lines=reader.lines,
     )
 
@@ -452,3 +459,43 @@ def _parse_fortify(reader: _Reader, data: Mapping[str, Any]) -> Fortify | None:
     if source and target and armies is not None:
         return Fortify(source, target, armies, reader.line("fortify"))
     return None
+
+
+def _parse_draft(reader: _Reader, value: object) -> tuple[str, ...]:
+    """A ranked list of territory names, each once; "rest" may end it."""
+    if value is None:
+        return ()
+    usage = 'draft must be a list of territories, best first, e.g. ["Iceland", "Peru", "rest"]'
+    if not isinstance(value, list) or not value:
+        reader.fail(usage, "draft")
+        return ()
+    out: list[str] = []
+    first: dict[str, int] = {}
+    for place, item in enumerate(value, start=1):
+        if isinstance(item, str) and item.strip().lower() == REST:
+            if place != len(value):
+                reader.fail(
+                    f'"rest" is entry {place} of your draft list, not the last: it stands for '
+                    "every territory not listed before it, so end the list with it",
+                    "draft",
+                )
+            out.append(REST)
+            continue
+        if not isinstance(item, str):
+            reader.fail(f"draft entry {place} must be a territory name in quotes", "draft")
+            continue
+        try:
+            name = reader.board.lookup(item)
+        except UnknownTerritory as err:
+            reader.fail(f"draft entry {place}: {err}", "draft")
+            continue
+        if name in first:
+            reader.fail(
+                f"{name} is in your draft list twice (entries {first[name]} and {place}): "
+                "list each territory once",
+                "draft",
+            )
+            continue
+        first[name] = place
+        out.append(name)
+    return tuple(out)

@@ -278,11 +278,48 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
             orders.line_of("player"),
         )
         return problems
+    if state.phase is Phase.DRAFT:
+        _validate_draft(state, orders, fail)
+        return problems
+    if orders.draft:
+        fail(
+            "the draft is over: remove 'draft' (this turn "
+            + ("places your setup armies)" if state.phase is Phase.SETUP else "is a play turn)"),
+            orders.line_of("draft"),
+        )
     if state.phase is Phase.SETUP:
         _validate_setup(state, orders, fail)
     else:
         _validate_turn(state, orders, fail)
     return problems
+
+
+def _validate_draft(state: GameState, orders: Orders, fail: _Fail) -> None:
+    """The draft turn takes one ranked list naming every territory, or ending with "rest"."""
+    for key in ("trade", "place", "attack", "fortify"):
+        if getattr(orders, key):
+            fail(
+                f"the draft turn only takes your ranked list of territories: remove '{key}' "
+                "(you place armies in the setup turn after the draft)",
+                orders.line_of(key),
+            )
+    if not orders.draft:
+        fail(
+            'the draft turn needs your ranked list: draft = ["Iceland", "Greenland", ..., '
+            '"rest"] (best first; "rest" lets pbem choose the others by its fill-in rule)',
+            orders.line_of("player"),
+        )
+        return
+    if orders.draft[-1] == REST:
+        return
+    missing = [t for t in state.board.names if t not in orders.draft]
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        fail(
+            f"your draft list names {len(orders.draft)} of the {len(state.board.names)} "
+            f"territories: add the other {len(missing)} ({shown}) or end the list with \"rest\"",
+            orders.line_of("draft"),
+        )
 
 
 def _validate_setup(state: GameState, orders: Orders, fail: _Fail) -> None:

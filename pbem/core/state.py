@@ -20,6 +20,7 @@ DEFAULT_DROP_AFTER = 3
 
 
 class Phase(str, enum.Enum):
+    DRAFT = "draft"
     SETUP = "setup"
     PLAY = "play"
     OVER = "over"
@@ -28,6 +29,7 @@ class Phase(str, enum.Enum):
 class SetupMode(str, enum.Enum):
     DEAL = "deal"
     RANDOM = "random"
+    DRAFT = "draft"
 
 
 class TwoPlayer(str, enum.Enum):
@@ -51,7 +53,7 @@ class TradedCards(str, enum.Enum):
 class StopAt(str, enum.Enum):
     """What an attack's `stop_at` means: a promise, the attacker rolls fewer dice when needed
     so that no roll takes the attacking territory below it (the rule of games made from format
-    3 on); or a threshold, the attack stops once the territory is down to it, though the last
+    4 on); or a threshold, the attack stops once the territory is down to it, though the last
     roll may take it lower (every game made before pbem recorded the rule)."""
 
     PROMISE = "promise"
@@ -62,18 +64,21 @@ class StopAt(str, enum.Enum):
 class Options:
     """The rules options a game is created with; they never change afterwards.
 
-    `drop_after`: a player who misses this many turns in a row leaves the game (0: never)."""
+    `drop_after`: a player who misses this many turns in a row leaves the game (0: never).
+    `missions`: Secret Mission Risk (each player wins by their own secret mission)."""
 
     setup: SetupMode = SetupMode.DEAL
     two_player: TwoPlayer = TwoPlayer.NEUTRAL
     fortify: FortifyMode = FortifyMode.ADJACENT
     traded_cards: TradedCards = TradedCards.ASIDE
     drop_after: int = DEFAULT_DROP_AFTER
+    missions: bool = False
     stop_at: StopAt = StopAt.PROMISE
 
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
-        default, so that games written before it existed keep their digests."""
+        default and `missions` only when set, so that games written before they existed keep
+        their digests."""
         out: dict[str, Any] = {
             "setup": self.setup.value,
             "two_player": self.two_player.value,
@@ -83,6 +88,8 @@ class Options:
         }
         if self.drop_after != DEFAULT_DROP_AFTER:
             out["drop_after"] = self.drop_after
+        if self.missions:
+            out["missions"] = True
         return out
 
     @classmethod
@@ -97,6 +104,7 @@ class Options:
             fortify=FortifyMode(data.get("fortify", default.fortify.value)),
             traded_cards=TradedCards(data.get("traded_cards", TradedCards.DECK.value)),
             drop_after=int(data.get("drop_after", default.drop_after)),
+            missions=_flag(data.get("missions", False), "missions"),
             stop_at=StopAt(data.get("stop_at", StopAt.THRESHOLD.value)),
         )
 
@@ -111,10 +119,19 @@ class Options:
         return self.stop_at is StopAt.PROMISE
 
 
+def _flag(value: object, key: str) -> bool:
+    """A true/false option; anything else is bad data."""
+    if not isinstance(value, bool):
+        raise ValueError(f"'{key}' must be true or false, not {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Player:
     """A seat at the table: its hand, whether it still plays, armies left to place in setup,
-    the turns it missed in a row (played by autopilot) and whether it was dropped for that."""
+    the turns it missed in a row (played by autopilot) and whether it was dropped for that;
+    in a game with missions, the secret mission card dealt (`mission`, see missions.py) and
+    whether a "destroy" mission fell back to 24 territories (`mission_fallback`)."""
 
     name: str
     seat: int
@@ -123,9 +140,12 @@ class Player:
     to_place: int = 0
     missed: int = 0
     dropped: bool = False
+    mission: str | None = None
+    mission_fallback: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """The seat as data; `missed` and `dropped` only when set (old digests stay)."""
+        """The seat as data; `missed`, `dropped` and the mission only when set (old digests
+        stay)."""
         out: dict[str, Any] = {
             "name": self.name,
             "seat": self.seat,
@@ -137,6 +157,10 @@ class Player:
             out["missed"] = self.missed
         if self.dropped:
             out["dropped"] = True
+        if self.mission is not None:
+            out["mission"] = self.mission
+        if self.mission_fallback:
+            out["mission_fallback"] = True
         return out
 
     @classmethod
@@ -149,6 +173,8 @@ class Player:
             to_place=int(data["to_place"]),
             missed=int(data.get("missed", 0)),
             dropped=bool(data.get("dropped", False)),
+            mission=str(data["mission"]) if data.get("mission") is not None else None,
+            mission_fallback=bool(data.get("mission_fallback", False)),
         )
 
 
@@ -168,7 +194,9 @@ class GameState:
     `deck` is the draw pile, in board order (wild cards last); `discards` the traded cards set
     aside face up (rule `aside`), in the order traded, for everyone to see.
     `resolution` is the number of the next resolution (setup was resolution 0); `turn` is the
-    pending turn (0 is the setup turn of a dealt game, play turns count from 1).
+    pending turn (0 is the setup turn of a dealt game, and the draft turn and then the setup
+    turn of a drafted game; play turns count from 1). In the draft phase every territory is
+    unclaimed: held by the neutral with 0 armies.
     """
 
     game: str
@@ -200,7 +228,7 @@ class GameState:
 
     def awaiting(self) -> tuple[str, ...]:
         """The players whose orders the pending turn needs."""
-        if self.phase is Phase.SETUP:
+        if self.phase in (Phase.DRAFT, Phase.SETUP):
             return tuple(p.name for p in self.players if p.alive)
         if self.phase is Phase.PLAY:
             return (self.current_player.name,)
@@ -228,6 +256,9 @@ class GameState:
         )
 
     def has_neutral(self) -> bool:
+        """Whether the neutral holds armies (in the draft phase it holds only unclaimed land)."""
+        if self.phase is Phase.DRAFT:
+            return False
         return any(h.owner == NEUTRAL for h in self.territories.values())
 
 

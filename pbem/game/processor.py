@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core import dice, engine, rules
+from pbem.core import dice, engine, missions, rules
 from pbem.core.advice import forecast_with_warnings
 from pbem.core.board import load_board
 from pbem.core.checking import check_text
@@ -64,6 +64,7 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
+from pbem.present.missions import UNCLAIMED, draft_forecast, mission_lines, owner_shown
 from pbem.present.view import read_view_with_secret
 from pbem.terminal import printable, quoted
 
@@ -159,6 +160,11 @@ def new_game(
         raise PbemError("a game with deadlines needs the time it starts: give --now")
     if options.drop_after < 0:
         raise PbemError("--drop-after must be 0 (never) or a number of missed turns")
+    if options.missions and not missions.MIN_PLAYERS <= len(players) <= missions.MAX_PLAYERS:
+        raise PbemError(
+            f"Secret Mission Risk is played by {missions.MIN_PLAYERS} to {missions.MAX_PLAYERS} "
+            f"players, not {len(players)}: add players or leave out --missions"
+        )
     if seed is None:
         seed = secrets.token_bytes(32)
     if len(seed) != 32:
@@ -334,7 +340,9 @@ def with_duplicates_checked(checked: Sequence[Checked]) -> list[Checked]:
 def forecast(state: GameState, orders: Orders | None) -> list[str]:
     """What a valid order file will do: placements, and the exact odds of each step of the
     plan, followed in order (`pbem.core.forecast`), and warnings about what looks unintended
-    (`pbem.core.advice`)."""
+    (`pbem.core.advice`); for a draft list, what it asks for."""
+    if orders is not None and orders.draft:
+        return [draft_forecast(orders.draft)]
     return forecast_with_warnings(state, orders)
 
 
@@ -353,7 +361,9 @@ def summary(outcome: Outcome) -> str:
         f"{rolls} rolls, {conquests} territories taken."
     ]
     lines += [
-        report.narrate(e, None) for e in outcome.events if e.kind in ("missed_turn", "dropped")
+        report.narrate(e, None)
+        for e in outcome.events
+        if e.kind in ("missed_turn", "dropped", "mission_completed")
     ]
     if state.phase is Phase.OVER:
         lines.append(f"The game is over: {state.winner} won.")
@@ -374,11 +384,13 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     if deadline:
         out.append(f"due by {deadline}")
     for c in state.board.continents.values():
-        holders = {state.owner(t) for t in c.territories}
-        held = f", held by {holders.pop()}" if len(holders) == 1 else ""
+        holders = {owner_shown(state, t) for t in c.territories}
+        held = (
+            f", held by {holders.pop()}" if len(holders) == 1 and UNCLAIMED not in holders else ""
+        )
         out.append(f"\n{c.name} (+{c.bonus}){held}")
         for t in c.territories:
-            out.append(f"  {t:<24} {state.owner(t):<12} {state.armies(t):>4}")
+            out.append(f"  {t:<24} {owner_shown(state, t):<12} {state.armies(t):>4}")
     out.append("\nplayer        territories armies cards reinforcements")
     for p in view["players"]:
         hand = f"  hand: {', '.join(p['hand'])}" if p.get("hand") else ""
@@ -394,6 +406,9 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
         neutral = view["neutral"]
         out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
     out += ["", *report.piles_context(view["piles"])["lines"]]
+    shown = mission_lines(view["players"], view.get("player"))
+    if shown:
+        out += ["", *shown]
     return "\n".join(out) + "\n"
 
 

@@ -20,13 +20,14 @@ from typing import Any
 
 import tomli_w
 
-from pbem.core import dice
+from pbem.core import dice, missions
 from pbem.core.board import load_board
 from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
 from pbem.core.state import (
     NEUTRAL,
     GameState,
+    Phase,
     StopAt,
     TradedCards,
     state_from_dict,
@@ -55,9 +56,19 @@ HISTORY = "history"
 ORDERS = "orders"
 REPORTS = "reports"
 LOCK_FILE = ".lock"
-FORMAT = 3
+FORMAT = 4
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
-PLAYER_STATE_KEYS = ("name", "seat", "alive", "hand", "to_place", "missed", "dropped")
+PLAYER_STATE_KEYS = (
+    "name",
+    "seat",
+    "alive",
+    "hand",
+    "to_place",
+    "missed",
+    "dropped",
+    "mission",
+    "mission_fallback",
+)
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
 PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
@@ -263,14 +274,22 @@ def _format_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _format_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
-    """Format 2 recorded no stop_at rule: its games treat stop_at as a threshold."""
+    """Format 2 had no secret missions: its games record `missions = false`."""
     options = data.get("options")
     if isinstance(options, dict):
-        options = {**options, "stop_at": StopAt.THRESHOLD.value}
+        options = {**options, "missions": False}
     return {**data, "format": 3, "options": options}
 
 
-MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3}
+def _format_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 3 recorded no stop_at rule: its games treat stop_at as a threshold."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options = {**options, "stop_at": StopAt.THRESHOLD.value}
+    return {**data, "format": 4, "options": options}
+
+
+MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3, 3: _format_3_to_4}
 """For each older format, the step that turns its data into the next format's."""
 
 
@@ -299,6 +318,11 @@ def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
             f"{path} is damaged: its [options] do not say where traded cards go"
             + (f" ('{where}' is not a rule)" if where is not None else "")
             + '; write traded_cards = "aside" (beside the board) or "deck" (back into the deck)'
+        )
+    if not isinstance(options.get("missions"), bool):
+        raise GameFileError(
+            f"{path} is damaged: its [options] do not say whether the game plays secret "
+            "missions; write missions = false (classic Risk) or missions = true"
         )
     if options.get("stop_at") not in [r.value for r in StopAt]:
         where = options.get("stop_at")
@@ -336,20 +360,38 @@ def inconsistency(game: Game) -> str | None:
     if not 1 <= state.resolution <= game.chain_length:
         return f"resolution {state.resolution} is outside 1..{game.chain_length}"
     owners = set(names) | {NEUTRAL}
+    drafting = state.phase is Phase.DRAFT
     for territory, holding in state.territories.items():
         if holding.owner not in owners:
             return f"{territory} is held by '{holding.owner}', who is not in the game"
-        if holding.armies < 1:
+        if drafting and (holding.owner, holding.armies) != (NEUTRAL, 0):
+            return f"{territory} is claimed before the draft"
+        if holding.armies < 1 and not drafting:
             return f"{territory} holds {holding.armies} armies"
-    problem = card_inconsistency(state)
+    problem = card_inconsistency(state) or mission_inconsistency(state)
     if problem:
         return problem
     for p in state.players:
         holds = any(h.owner == p.name for h in state.territories.values())
-        if p.alive and not holds:
+        if p.alive and not holds and not drafting:
             return f"{p.name} is in the game but holds no territory"
         if holds and not p.alive:
             return f"{p.name} is out of the game but holds territories"
+    return None
+
+
+def mission_inconsistency(state: GameState) -> str | None:
+    """Why the missions of a state cannot be (one per seat in a game with missions, each a card
+    of the game's deck, none in a game without), or None."""
+    dealt = [p.mission for p in state.players if p.mission is not None]
+    if not state.options.missions:
+        return "missions are dealt, but the game plays without them" if dealt else None
+    cards = missions.deck([p.name for p in state.players])
+    if len(dealt) != len(state.players) or len(set(dealt)) != len(dealt):
+        return "in a game with missions every player holds one mission card of their own"
+    unknown = [m for m in dealt if m not in cards]
+    if unknown:
+        return f"'{unknown[0]}' is not a mission card of this game"
     return None
 
 
@@ -385,7 +427,7 @@ def game_document(game: Game) -> dict[str, Any]:
         "chain_length": game.chain_length,
         "commitment": game.commitment,
         "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
-        "options": game.state.options.to_dict(),
+        "options": {**game.state.options.to_dict(), "missions": game.state.options.missions},
     }
     if game.schedule is not None:
         doc["deadlines"] = game.schedule.to_dict()

@@ -30,6 +30,7 @@ from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    Drafted,
     DrewCard,
     DrewNoCard,
     Dropped,
@@ -52,6 +53,7 @@ from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.errors import PbemError
 from pbem.game import clock
 from pbem.game.store import Game
+from pbem.present import missions as mission_view
 from pbem.present.numbering import played
 from pbem.present.secret_check import secret_hash
 from pbem.present.skipped import skipped_sentence
@@ -147,6 +149,9 @@ def _dice(values: Iterable[int]) -> str:
 
 def narrate(event: Event, viewer: str | None) -> str:
     """One event as a sentence for `viewer` (None: the moderator, who sees every card)."""
+    told = mission_view.narrate(event, viewer)
+    if told is not None:
+        return told
     if isinstance(event, RolledForFirst):
         return f"{event.player} rolled {event.die} for first player."
     if isinstance(event, SeatsDecided):
@@ -446,6 +451,13 @@ def tell(
     i = 0
     while i < len(events):
         e = events[i]
+        if mission_view.hidden_from(e, viewer):
+            i += 1
+            continue
+        if isinstance(e, Drafted):
+            text, i = mission_view.draft_round(events, i)
+            items.append(StoryItem("setup", text))
+            continue
         if isinstance(e, Rolled):
             item, i = _battle(events, i, counts, asked.get(i))
             items.append(item)
@@ -501,7 +513,8 @@ def tell(
             i += len(rolls)
             continue
         _move(counts, e)
-        items.append(StoryItem(_KINDS.get(type(e), "other"), narrate(e, viewer)))
+        kind = _KINDS.get(type(e)) or mission_view.KINDS.get(type(e), "other")
+        items.append(StoryItem(kind, narrate(e, viewer)))
         i += 1
     return items
 
@@ -519,7 +532,7 @@ def _autopilot_placements(events: Sequence[Event], start: int, player: str) -> I
 
 def next_turn_of(state: GameState, player: str) -> int | None:
     """The number of `player`'s next turn (None when they will not play again)."""
-    if state.phase is Phase.SETUP:
+    if state.phase in (Phase.DRAFT, Phase.SETUP):
         return state.turn
     if state.phase is not Phase.PLAY or not state.player(player).alive:
         return None
@@ -557,6 +570,8 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
         f'player = "{player}"',
         f'secret = "{secret}"',
     ]
+    if state.phase is Phase.DRAFT:
+        return "\n".join(lines + mission_view.draft_skeleton(state)) + "\n"
     me = state.player(player)
     if state.phase is Phase.PLAY and len(me.hand) >= rules.FORCED_TRADE_HAND:
         lines.append('trade = "best"            # you hold 5 or more cards: a trade is required')
@@ -860,6 +875,7 @@ def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[s
         section["first_player"] = first
     if game.state.phase is Phase.OVER:
         section["hidden_key"] = dice.hidden_key(game.seed).hex()
+        section["hidden_commitment"] = dice.hidden_commitment(game.seed).hex()
     return section
 
 
@@ -909,7 +925,7 @@ def report_context(
     continents = []
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
-        holder = holders.pop() if len(holders) == 1 else None
+        holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
         continents.append(
             {
                 "name": c.name,
@@ -920,7 +936,7 @@ def report_context(
                 "territories": [
                     {
                         "name": t,
-                        "owner": state.owner(t),
+                        "owner": mission_view.owner_shown(state, t),
                         "armies": state.armies(t),
                         "mine": player is not None and state.owner(t) == player,
                         "colour": colours.get(state.owner(t), NEUTRAL_COLOUR)[0],
@@ -971,6 +987,7 @@ def report_context(
         "deadline": deadline_text(game, now),
         "undone": list(undone),
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
+        **mission_view.report_missions(state, player),
     }
     if player is not None:
         context.update(_player_context(game, player))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pbem.core import dice
+from pbem.core import dice, missions
 from pbem.errors import PbemError
 from pbem.present import view
 from pbem.terminal import quoted
@@ -249,3 +249,81 @@ def read_record(path: Path) -> DiceRecord:
             raise VerifyError(f"{path} is not a view file: it is not a JSON object")
         return record_from_view(data)
     return record_from_report(text)
+
+
+@dataclass(frozen=True)
+class MissionDeal:
+    """The secret missions a final view file reveals, and what the card key deals."""
+
+    hidden_key: bytes
+    hidden_commitment: bytes | None
+    seats: tuple[str, ...]
+    revealed: tuple[str, ...]
+
+    @property
+    def dealt(self) -> tuple[str, ...]:
+        return missions.deal(self.seats, self.hidden_key)
+
+    @property
+    def key_ok(self) -> bool:
+        return self.hidden_commitment is None or dice.key_follows(
+            self.hidden_key, self.hidden_commitment
+        )
+
+    @property
+    def ok(self) -> bool:
+        return self.key_ok and self.dealt == self.revealed
+
+    def lines(self) -> list[str]:
+        """What `pbem verify` prints about the missions."""
+        out = []
+        if self.hidden_commitment is None:
+            out.append("card key: no card commitment in this file to check it against")
+        elif self.key_ok:
+            out.append("card key OK: SHA-256(card key) = card commitment")
+        else:
+            out.append("card key WRONG: SHA-256(card key) is not the card commitment")
+        for name, shown, dealt in zip(self.seats, self.revealed, self.dealt, strict=True):
+            if shown == dealt:
+                out.append(f"mission of {quoted(name)} OK: {quoted(shown)}")
+            else:
+                out.append(
+                    f"mission of {quoted(name)} does NOT match: revealed {quoted(shown)}, "
+                    f"dealt {quoted(dealt)}"
+                )
+        return out
+
+
+def mission_deal(data: Mapping[str, Any]) -> MissionDeal | None:
+    """The mission deal to check in a view file: None unless the game is over and played
+    with missions (before the end neither the missions nor the card key are shown)."""
+    section = data.get("dice")
+    players = data.get("players")
+    if not isinstance(section, Mapping) or "hidden_key" not in section:
+        return None
+    if not isinstance(players, list) or not any(
+        isinstance(p, Mapping) and "mission" in p for p in players
+    ):
+        return None
+    if not missions.MIN_PLAYERS <= len(players) <= missions.MAX_PLAYERS:
+        raise VerifyError("the view file's missions are not those of 3 to 6 players")
+    try:
+        seated = sorted(players, key=lambda p: int(p["seat"]))
+        commitment = section.get("hidden_commitment")
+        return MissionDeal(
+            parse_hex_key(str(section["hidden_key"]), "card key"),
+            parse_hex_key(str(commitment), "card commitment") if commitment else None,
+            tuple(str(p["name"]) for p in seated),
+            tuple(str(p["mission"]["card"]) for p in seated),
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise VerifyError(f"the view file's missions are incomplete ({err!r})") from None
+
+
+def read_mission_deal(path: Path) -> MissionDeal | None:
+    """The mission deal of a saved view file (None for a report's text, or before the end)."""
+    text = view.read_text(path)
+    if not text.lstrip().startswith("{"):
+        return None
+    data = view.parse_json(text, path)
+    return mission_deal(data) if isinstance(data, Mapping) else None

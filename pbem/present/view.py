@@ -25,6 +25,7 @@ from pbem.core.state import (
 from pbem.errors import BoardError, PbemError
 from pbem.game.safety import VIEW_FILE_LIMIT, FileProblem, read_bounded
 from pbem.game.store import valid_player_name
+from pbem.present.missions import view_missions
 from pbem.present.secret_check import SecretHash, secret_hash_from_view
 from pbem.terminal import quoted
 
@@ -34,7 +35,10 @@ def game_view(
 ) -> dict[str, Any]:
     """A view (docs/views.md): the moderator's (player None: every hand) or one player's.
 
-    `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines."""
+    `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines.
+    In a game with missions a player's entry carries their mission only where the reader may
+    see it (`missions.may_see`)."""
+    visible = view_missions(state, player)
     players = []
     for p in state.players:
         entry: dict[str, Any] = {
@@ -46,7 +50,7 @@ def game_view(
             "cards": len(p.hand),
             "reinforcements": (
                 p.to_place
-                if state.phase is Phase.SETUP
+                if state.phase in (Phase.DRAFT, Phase.SETUP)
                 else rules.reinforcement(state, p.name).total
             )
             if p.alive
@@ -58,6 +62,8 @@ def game_view(
             entry["dropped"] = True
         if player is None or player == p.name:
             entry["hand"] = list(p.hand)
+        if p.name in visible:
+            entry["mission"] = visible[p.name]
         players.append(entry)
     view: dict[str, Any] = {
         "game": state.game,
@@ -213,7 +219,7 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
     try:
         phase = Phase(_text(_field(view, "phase", "view"), "phase"))
     except ValueError:
-        raise ViewError("'phase' is not setup, play or over") from None
+        raise ViewError("'phase' is not draft, setup, play or over") from None
     players: list[Player] = []
     for i, p in enumerate(_items(_field(view, "players", "view"), "players", 6)):
         name = _text(_field(p, "name", "players"), "players' name")
@@ -232,7 +238,7 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
                 alive=alive,
                 hand=hand,
                 to_place=_count(_field(p, "reinforcements", name), f"{name}'s reinforcements")
-                if phase is Phase.SETUP
+                if phase in (Phase.DRAFT, Phase.SETUP)
                 else 0,
                 missed=_count(p.get("missed", 0), f"{name}'s missed turns"),
                 dropped=dropped,
@@ -249,9 +255,12 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
         owner = _text(_field(entry, "owner", t), f"{t}'s owner")
         if owner not in owners:
             raise ViewError(f"{t} is held by '{quoted(owner)}', who is not a player")
-        territories[t] = Holding(owner, _count(_field(entry, "armies", t), t, 1, ARMIES_LIMIT))
+        least = 0 if phase is Phase.DRAFT else 1  # the draft's unclaimed land holds no army
+        territories[t] = Holding(owner, _count(_field(entry, "armies", t), t, least, ARMIES_LIMIT))
     for p in players:
-        if p.alive != any(h.owner == p.name for h in territories.values()):
+        if phase is not Phase.DRAFT and p.alive != any(
+            h.owner == p.name for h in territories.values()
+        ):
             raise ViewError(
                 f"{p.name} is {'in' if p.alive else 'out of'} the game but holds "
                 f"{'no' if p.alive else 'some'} territory"
@@ -261,8 +270,10 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
     if winner is not None and winner not in names:
         raise ViewError("'winner' is not one of the players")
     options = _field(view, "options", "view") if "options" in view else {}
-    if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
-        raise ViewError("'options' is not an object of texts")
+    if not isinstance(options, dict) or not all(
+        isinstance(v, (str, bool, int)) for v in options.values()
+    ):
+        raise ViewError("'options' is not an object of texts, numbers and true/false")
     try:
         rules_options = Options.from_dict(options)
     except ValueError as err:

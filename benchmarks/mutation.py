@@ -1,0 +1,610 @@
+"""How many planted bugs the tests catch: a small mutation trial over chosen modules.
+
+Each mutant is one small, realistic change to one module (a comparison flipped, `and` for
+`or`, a constant off by one, a call statement such as `os.fsync(...)` removed, a condition
+negated, a `raise` removed, a function that returns at once, `any` for `all`, a shared lock for
+an exclusive one...). The tests that concern that module (the TESTS map below) run against it,
+with -x and a time limit: a mutant is caught when they fail (or hang past the limit), missed
+when they pass.
+
+The trial runs in a scratch copy of the project, so the working tree is never changed.
+
+Usage:
+    python benchmarks/mutation.py [FILE ...] [--sample N] [--seed S] [--list] [--timeout SECONDS]
+                                  [--line N ...]
+
+With no FILE, every module in TESTS. `--sample N --seed S` runs a random sample of N mutants
+per file (the same sample for the same seed and source); `--line N` then runs only the
+sampled mutants on line N (to try again the ones missed after adding tests). Prints, per file:
+mutants, caught, missed, and the missed mutants (file:line: what changed); exits 0 in any case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TESTS: dict[str, list[str]] = {
+    "pbem/game/store.py": [
+        "tests/test_store.py",
+        "tests/test_shell_recovery.py",
+        "tests/test_shell_processor.py",
+        "tests/test_processor.py",
+        "tests/test_old_games.py",
+    ],
+    "pbem/game/processor.py": [
+        "tests/test_shell_processor.py",
+        "tests/test_shell_recovery.py",
+        "tests/test_store.py",
+        "tests/test_processor.py",
+        "tests/test_old_games.py",
+    ],
+    "pbem/game/audit.py": [
+        "tests/test_shell_recovery.py",
+        "tests/test_processor.py",
+        "tests/test_old_games.py",
+    ],
+    "pbem/mail/message.py": [
+        "tests/test_shell_mail.py",
+        "tests/test_mail_fetch.py",
+        "tests/test_mail.py",
+    ],
+    "pbem/mail/fetch.py": [
+        "tests/test_shell_mail.py",
+        "tests/test_mail_fetch.py",
+        "tests/test_mail.py",
+    ],
+    "pbem/mail/send.py": [
+        "tests/test_shell_mail.py",
+        "tests/test_mail_send.py",
+        "tests/test_mail.py",
+    ],
+    "pbem/present/report.py": [
+        "tests/test_shell_report.py",
+        "tests/test_report.py",
+        "tests/test_example.py",
+        "tests/test_verify.py",
+    ],
+}
+"""The test files run against each module's mutants: those that exercise it."""
+
+VERSION_CHECK = "if sys.version_info >= (3, 11):"
+TOMLI = "tomli and tomllib parse alike, and the test extra installs tomli on every version"
+ARMIES = 'f"{armies.get(first.source, 0)} armies against {armies.get(first.target, 0)}."'
+SKIPPED: list[tuple[str, str, tuple[str, ...], str]] = [
+    (
+        "pbem/game/store.py",
+        VERSION_CHECK,
+        ("negated `if` condition", "`>=` -> `<`", "`>=` -> `>`", "11 -> 12", "11 -> 10")
+        + ("3 -> 4", "3 -> 2"),
+        TOMLI,
+    ),
+    (
+        "pbem/game/store.py",
+        "fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)",
+        ("384 -> 385", "384 -> 383"),
+        "the lock file's mode bits change nothing pbem does (only flock on it counts)",
+    ),
+    (
+        "pbem/present/report.py",
+        "@functools.lru_cache(maxsize=32)",
+        ("32 -> 33", "32 -> 31"),
+        "the size of the template cache changes no output",
+    ),
+    (
+        "pbem/game/processor.py",
+        '"player": record.players[0] if len(record.players) == 1 else None,',
+        ("0 -> -1",),
+        "with one player in the list, the first is the last",
+    ),
+    (
+        "pbem/mail/send.py",
+        "password: Callable[[], str | None] = field(default=lambda: None, compare=False)",
+        ("False -> True",),
+        "no code compares two servers",
+    ),
+    (
+        "pbem/game/store.py",
+        'return {**data, "format": 2, "options": options}',
+        ("2 -> 3", "2 -> 1"),
+        "the format number of migrated data is not read again (read_game goes on from the data)",
+    ),
+    (
+        "pbem/game/processor.py",
+        'lines.append(f"Reports: {outcome.reports[0].parent}")',
+        ("0 -> 1",),
+        "every report of a resolution is written in the same folder",
+    ),
+    (
+        "pbem/game/processor.py",
+        "used.append(mine[0])",
+        ("0 -> -1",),
+        "a player's files are used only when there is exactly one: first and last agree",
+    ),
+    (
+        "pbem/mail/fetch.py",
+        "assert letter.date is not None and letter.orders is not None",
+        ("`and` -> `or`",),
+        "an assertion that holds either way: accept() is only reached with both",
+    ),
+    (
+        "pbem/mail/message.py",
+        r'return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"',
+        ("`<` -> `<=`", "256 -> 257"),
+        "no character from U+0100 to U+0101 is a control character that is escaped",
+    ),
+    (
+        "pbem/mail/message.py",
+        'return None, f"its From header is not one readable address: {values[0][:200]}"',
+        ("0 -> -1",),
+        "there is exactly one From header here (more were refused above): first and last agree",
+    ),
+    (
+        "pbem/present/report.py",
+        'return textwrap.wrap("; ".join(rolls), width=width, break_on_hyphens=False) if rolls '
+        "else []",
+        ("False -> True",),
+        "rolls are written with digits, spaces and slashes only: there is no hyphen to break at",
+    ),
+    (
+        "pbem/present/report.py",
+        "lstrip_blocks=True,",
+        ("True -> False",),
+        "the built-in templates have no blanks before a block tag: their output is the same",
+    ),
+    (
+        "pbem/present/report.py",
+        "first = group[0]",
+        ("0 -> -1",),
+        "every placement of a group has the same player and reason (that is how it is grouped)",
+    ),
+]
+ONE_BOARD = (
+    "every continent's name lands on the same spot of the classic map, and that is the only board "
+    "pbem has (load_board knows no other): the spots are pinned by a test"
+)
+LABEL_CLEAR = "if not (half <= x <= board.width - half and 14 <= y <= board.height - 4):"
+SKIPPED += [
+    ("pbem/present/report.py", LABEL_CLEAR, changes, ONE_BOARD)
+    for changes in [
+        ("`<=` -> `<`", "`-` -> `+`", "`and` -> `or`", "14 -> 15", "14 -> 13", "4 -> 5", "4 -> 3")
+    ]
+] + [
+    (
+        "pbem/present/report.py",
+        "return next((c for c in candidates if clearance(c) >= 20), "
+        "max(candidates, key=clearance))",
+        ("`max` -> `min`", "`>=` -> `>`", "20 -> 21", "20 -> 19"),
+        ONE_BOARD,
+    ),
+    (
+        "pbem/present/report.py",
+        "(t.position[0], t.position[1] + TERRITORY_RADIUS + 14) "
+        "for t in board.territories.values()",
+        ("14 -> 15", "14 -> 13", "`+` -> `-`"),
+        ONE_BOARD,
+    ),
+    ("pbem/present/report.py", "dy = other[1] - spot[1] + 4", ("4 -> 5", "4 -> 3"), ONE_BOARD),
+    (
+        "pbem/present/report.py",
+        "return min(near, min((distance(spot, o) - 25 for o in others), default=near))",
+        ("25 -> 26", "25 -> 24"),
+        ONE_BOARD,
+    ),
+    (
+        "pbem/present/report.py",
+        "near = min(distance(spot, o) for o in names + list(points))",
+        ("`min` -> `max`",),
+        ONE_BOARD,
+    ),
+    (
+        "pbem/present/report.py",
+        "(min(xs) - pad - half, cy),",
+        ("`-` -> `+`", "`min` -> `max`"),
+        ONE_BOARD,
+    ),
+    (
+        "pbem/present/report.py",
+        "(max(xs) + pad + half, cy),",
+        ("`+` -> `-`", "`max` -> `min`"),
+        ONE_BOARD,
+    ),
+]
+EVERY_TERRITORY = (
+    "the armies of a story hold every territory (from armies_before): the default of .get() "
+    "is never used"
+)
+SKIPPED += [
+    ("pbem/present/report.py", line, ("0 -> 1", "0 -> -1"), EVERY_TERRITORY)
+    for line in (
+        ARMIES,
+        "armies[e.territory] = armies.get(e.territory, 0) - e.armies",
+        "armies[e.source] = armies.get(e.source, 0) + e.attacker_losses",
+        "armies[e.target] = armies.get(e.target, 0) + e.defender_losses",
+        "armies[e.source] = armies.get(e.source, 0) + e.moved",
+        "armies[e.source] = armies.get(e.source, 0) + e.armies",
+        "armies[e.target] = armies.get(e.target, 0) - e.armies",
+        "armies[event.territory] = armies.get(event.territory, 0) + event.armies",
+        "armies[event.source] = armies.get(event.source, 0) - event.attacker_losses",
+        "armies[event.target] = armies.get(event.target, 0) - event.defender_losses",
+        "armies[event.source] = armies.get(event.source, 0) - event.moved",
+        "armies[event.source] = armies.get(event.source, 0) - event.armies",
+        "armies[event.target] = armies.get(event.target, 0) + event.armies",
+        "armies.get(e.source, 0),",
+        "armies.get(e.target, 0),",
+        "left = armies.get(end.source, 0)",
+        'f"with {armies.get(end.target, 0)}."',
+        "note = rules.attack_dice_note(armies.get(first.source, 0), dice)",
+    )
+]
+"""Equivalent mutants, that cannot change what pbem does: (file, the line as written, changes,
+why). They are listed, not run."""
+SKIP = {(file, line, change): why for file, line, changes, why in SKIPPED for change in changes}
+
+
+COMPARISONS: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
+    ast.Eq: (ast.NotEq,),
+    ast.NotEq: (ast.Eq,),
+    ast.Lt: (ast.LtE, ast.GtE),
+    ast.LtE: (ast.Lt, ast.Gt),
+    ast.Gt: (ast.GtE, ast.LtE),
+    ast.GtE: (ast.Gt, ast.Lt),
+    ast.In: (ast.NotIn,),
+    ast.NotIn: (ast.In,),
+    ast.Is: (ast.IsNot,),
+    ast.IsNot: (ast.Is,),
+}
+SYMBOLS: dict[type[ast.AST], str] = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.And: "and",
+    ast.Or: "or",
+    ast.Add: "+",
+    ast.Sub: "-",
+}
+NAMES = {"any": "all", "all": "any", "min": "max", "max": "min"}
+ATTRIBUTES = {"LOCK_EX": "LOCK_SH", "lower": "upper", "startswith": "endswith"}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str
+    index: int
+    """The node's position in `ast.walk` order of the parsed module."""
+    kind: str
+    variant: int
+    line: int
+    source: str
+    """The mutated line as `ast.unparse` writes it (the skip list's key)."""
+    change: str
+
+    def label(self) -> str:
+        return f"{self.file}:{self.line}: {self.change}  [{self.source}]"
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _annotation_nodes(tree: ast.AST) -> set[int]:
+    """Nodes inside annotations (never evaluated under `from __future__ import annotations`)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        for name in ("annotation", "returns"):
+            sub = getattr(node, name, None)
+            if isinstance(sub, ast.AST):
+                out |= {id(n) for n in ast.walk(sub)}
+    return out
+
+
+def _line_text(lines: list[str], node: ast.AST) -> str:
+    return lines[node.lineno - 1].strip() if hasattr(node, "lineno") else ""
+
+
+def _returns_value(func: ast.FunctionDef) -> bool:
+    for node in ast.walk(func):
+        if node is not func and isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            return True
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+    return False
+
+
+def _short(node: ast.AST, width: int = 50) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _changes(node: ast.AST, parent: ast.AST | None) -> Iterator[tuple[str, int, str]]:
+    """(kind, variant, description) for every mutation of this node."""
+    if isinstance(node, ast.Compare):
+        for k, op in enumerate(node.ops):
+            for v, new in enumerate(COMPARISONS.get(type(op), ())):
+                yield f"cmp{k}", v, f"`{SYMBOLS[type(op)]}` -> `{SYMBOLS[new]}`"
+    elif isinstance(node, ast.BoolOp):
+        other = "or" if isinstance(node.op, ast.And) else "and"
+        yield "bool", 0, f"`{SYMBOLS[type(node.op)]}` -> `{other}`"
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        other = "-" if isinstance(node.op, ast.Add) else "+"
+        yield "binop", 0, f"`{SYMBOLS[type(node.op)]}` -> `{other}`"
+    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        yield "bool-const", 0, f"{node.value} -> {not node.value}"
+    elif isinstance(node, ast.Constant) and isinstance(node.value, int):
+        yield "int", 0, f"{node.value} -> {node.value + 1}"
+        yield "int", 1, f"{node.value} -> {node.value - 1}"
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        yield "not", 0, "removed `not`"
+    elif isinstance(node, ast.If):
+        yield "if", 0, "negated `if` condition"
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        yield "drop", 0, f"removed call `{_short(node.value)}`"
+    elif isinstance(node, (ast.Raise, ast.Break, ast.Continue)):
+        yield "drop", 0, f"removed `{_short(node)}`"
+    elif isinstance(node, ast.FunctionDef) and not _returns_value(node):
+        yield "return", 0, f"`{node.name}` returns at once"
+    elif isinstance(node, ast.Name) and node.id in NAMES and isinstance(parent, ast.Call):
+        yield "name", 0, f"`{node.id}` -> `{NAMES[node.id]}`"
+    elif isinstance(node, ast.Attribute) and node.attr in ATTRIBUTES:
+        yield "attr", 0, f"`.{node.attr}` -> `.{ATTRIBUTES[node.attr]}`"
+
+
+def mutants(file: str) -> list[Mutant]:
+    text = (ROOT / file).read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    parents = _parents(tree)
+    annotations = _annotation_nodes(tree)
+    out: list[Mutant] = []
+    for index, node in enumerate(ast.walk(tree)):
+        if id(node) in annotations or "pragma: no cover" in _line_text(lines, node):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node, ast.Constant) and isinstance(parent, ast.Expr):
+            continue  # a docstring
+        for kind, variant, change in _changes(node, parent):
+            line = getattr(node, "lineno", 0)
+            source = _line_text(lines, node)
+            out.append(Mutant(file, index, kind, variant, line, source, change))
+    return out
+
+
+def _replace(parents: dict[int, ast.AST], node: ast.AST, new: ast.AST) -> None:
+    parent = parents[id(node)]
+    for field, value in ast.iter_fields(parent):
+        if value is node:
+            setattr(parent, field, new)
+            return
+        if isinstance(value, list) and any(v is node for v in value):
+            value[[i for i, v in enumerate(value) if v is node][0]] = new
+            return
+    raise AssertionError("node not found in its parent")
+
+
+def apply(mutant: Mutant, text: str) -> str:
+    """The module's source with the mutant planted."""
+    tree = ast.parse(text)
+    parents = _parents(tree)
+    node = list(ast.walk(tree))[mutant.index]
+    kind = mutant.kind
+    if kind.startswith("cmp"):
+        assert isinstance(node, ast.Compare)
+        k = int(kind[3:])
+        node.ops[k] = COMPARISONS[type(node.ops[k])][mutant.variant]()
+    elif kind == "bool":
+        assert isinstance(node, ast.BoolOp)
+        node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+    elif kind == "binop":
+        assert isinstance(node, ast.BinOp)
+        node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+    elif kind == "bool-const":
+        assert isinstance(node, ast.Constant)
+        node.value = not node.value
+    elif kind == "int":
+        assert isinstance(node, ast.Constant) and isinstance(node.value, int)
+        node.value = node.value + (1 if mutant.variant == 0 else -1)
+    elif kind == "not":
+        assert isinstance(node, ast.UnaryOp)
+        _replace(parents, node, node.operand)
+    elif kind == "if":
+        assert isinstance(node, ast.If)
+        node.test = ast.UnaryOp(ast.Not(), node.test)
+    elif kind == "drop":
+        _replace(parents, node, ast.Pass())
+    elif kind == "return":
+        assert isinstance(node, ast.FunctionDef)
+        body = node.body
+        start = (
+            1
+            if body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(getattr(body[0], "value", None), ast.Constant)
+            else 0
+        )
+        body.insert(start, ast.Return(None))
+    elif kind == "name":
+        assert isinstance(node, ast.Name)
+        node.id = NAMES[node.id]
+    elif kind == "attr":
+        assert isinstance(node, ast.Attribute)
+        node.attr = ATTRIBUTES[node.attr]
+    else:
+        raise AssertionError(kind)
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _skip_reason(mutant: Mutant) -> str | None:
+    for (file, line, change), reason in SKIP.items():
+        if (file, line, change) == (mutant.file, mutant.source, mutant.change):
+            return reason
+    return None
+
+
+def _scratch() -> Path:
+    """A copy of the project (sources, tests, templates, games) to plant mutants in."""
+    target = Path(tempfile.mkdtemp(prefix="pbem-mutation-"))
+    ignore = shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.pyc", ".pytest_cache")
+    for name in ("pbem", "tests", "templates", "games", "docs", "pyproject.toml", "README.md"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=ignore)
+        elif source.exists():
+            shutil.copy2(source, target / name)
+    return target
+
+
+def _run_tests(scratch: Path, tests: list[str], timeout: float) -> tuple[bool, float]:
+    """Whether the tests pass in the scratch copy, and how long they took."""
+    env = dict(os.environ, PYTHONPATH=str(scratch), PYTHONDONTWRITEBYTECODE="1")
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        f"--timeout={int(timeout)}",
+        *[t for t in tests if (scratch / t).exists()],
+    ]
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(
+            command,
+            cwd=scratch,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout + 30,
+        )
+    except subprocess.TimeoutExpired:
+        return False, time.perf_counter() - started
+    return done.returncode == 0, time.perf_counter() - started
+
+
+@dataclass
+class FileResult:
+    file: str
+    run: int = 0
+    caught: int = 0
+    missed: list[Mutant] | None = None
+    skipped: list[tuple[Mutant, str]] | None = None
+    total: int = 0
+
+
+def trial(
+    file: str,
+    sample: int | None,
+    seed: int,
+    timeout: float | None,
+    lines: frozenset[int] = frozenset(),
+) -> FileResult:
+    text = (ROOT / file).read_text(encoding="utf-8")
+    every = mutants(file)
+    chosen = sorted(
+        random.Random(f"{seed}/{file}").sample(every, sample)
+        if sample is not None and sample < len(every)
+        else every,
+        key=lambda m: (m.line, m.index, m.variant),
+    )
+    if lines:  # only the sample's mutants on these lines (to try again the ones missed)
+        chosen = [m for m in chosen if m.line in lines]
+    result = FileResult(file, missed=[], skipped=[], total=len(every))
+    tests = TESTS[file]
+    scratch = _scratch()
+    try:
+        ok, baseline = _run_tests(scratch, tests, timeout or 600)
+        if not ok:
+            raise SystemExit(f"{file}: the tests fail without any mutant; fix them first")
+        limit = timeout or max(60.0, 3 * baseline)
+        target = scratch / file
+        for number, mutant in enumerate(chosen, 1):
+            reason = _skip_reason(mutant)
+            if reason is not None:
+                assert result.skipped is not None
+                result.skipped.append((mutant, reason))
+                continue
+            target.write_text(apply(mutant, text), encoding="utf-8")
+            passed, _ = _run_tests(scratch, tests, limit)
+            target.write_text(text, encoding="utf-8")
+            result.run += 1
+            if passed:
+                assert result.missed is not None
+                result.missed.append(mutant)
+            else:
+                result.caught += 1
+            verdict = "missed" if passed else "caught"
+            print(f"  [{number}/{len(chosen)}] {verdict} {mutant.label()}", flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="*", help="modules to mutate (default: every one mapped)")
+    parser.add_argument("--sample", type=int, help="run N mutants per file, chosen at random")
+    parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    parser.add_argument("--timeout", type=float, help="seconds per mutant's test run")
+    parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    parser.add_argument(
+        "--line",
+        type=int,
+        action="append",
+        default=[],
+        help="run only the (sampled) mutants on this line; may be repeated",
+    )
+    args = parser.parse_args()
+    files = args.files or list(TESTS)
+    for file in files:
+        if file not in TESTS:
+            raise SystemExit(f"no tests are mapped for {file}: add it to TESTS in {__file__}")
+    if args.list:
+        for file in files:
+            for mutant in mutants(file):
+                print(mutant.label())
+        return
+    results = []
+    for file in files:
+        print(f"{file}: {len(mutants(file))} mutants", flush=True)
+        results.append(trial(file, args.sample, args.seed, args.timeout, frozenset(args.line)))
+    sample = f", a sample of {args.sample} per file, seed {args.seed}" if args.sample else ""
+    print(f"\nmutation trial{sample}:")
+    print(f"{'file':<28} {'mutants':>7} {'run':>5} {'caught':>6} {'missed':>6} {'caught %':>8}")
+    for r in results:
+        assert r.missed is not None and r.skipped is not None
+        share = f"{100 * r.caught / r.run:.0f}%" if r.run else "-"
+        print(f"{r.file:<28} {r.total:>7} {r.run:>5} {r.caught:>6} {len(r.missed):>6} {share:>8}")
+    for r in results:
+        assert r.missed is not None and r.skipped is not None
+        for mutant in r.missed:
+            print(f"missed:  {mutant.label()}")
+        for mutant, reason in r.skipped:
+            print(f"skipped: {mutant.label()} (equivalent: {reason})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""Secret missions and the draft as readers see them: who may see which mission, the mission
+entries of the views, the lines of reports and `pbem show`, and the draft's story.
+
+A mission is secret: a player sees only their own (with how far they are), the moderator sees
+every one, and when the game is over everyone sees every one (the card dealt, and what it
+became if a "destroy" mission fell back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core import missions
+from pbem.core.events import Drafted, Event, MissionCompleted, MissionDealt, MissionFellBack
+from pbem.core.orders import REST
+from pbem.core.state import GameState, Phase, Player
+
+
+def may_see(state: GameState, holder: str, viewer: str | None) -> bool:
+    """Whether `viewer` (None: the moderator) may see `holder`'s mission now."""
+    return viewer is None or viewer == holder or state.phase is Phase.OVER
+
+
+UNCLAIMED = "unclaimed"
+"""How reports name the holder of a territory nobody has drafted yet."""
+
+
+def owner_shown(state: GameState, territory: str) -> str:
+    """A territory's holder as a report names it: "unclaimed" during the draft."""
+    return UNCLAIMED if state.phase is Phase.DRAFT else state.owner(territory)
+
+
+def hidden_from(event: Event, viewer: str | None) -> bool:
+    """Whether a report for `viewer` leaves `event` out: a mission dealt to, or fallen back
+    for, another player (told to everyone in the final report's list of missions)."""
+    if isinstance(event, (MissionDealt, MissionFellBack)):
+        return viewer is not None and viewer != event.player
+    return False
+
+
+def mission_entry(state: GameState, player: Player, viewer: str | None) -> dict[str, Any]:
+    """The "mission" of a player's entry in a view: the card dealt, what it asks now (its
+    `goal`), whether a "destroy" card fell back, whether it is done and how far it is."""
+    assert player.mission is not None
+    now = missions.current(player)
+    assert now is not None
+    entry: dict[str, Any] = {
+        "card": player.mission,
+        "dealt": missions.Mission.parse(player.mission).describe(),
+        "goal": now.describe(),
+    }
+    if player.mission_fallback:
+        entry["fell_back"] = True
+    if player.alive and state.phase is not Phase.DRAFT:
+        holds = "you hold" if viewer == player.name else f"{player.name} holds"
+        entry["progress"] = missions.progress(state, player.name, holds)
+    if state.winner == player.name and missions.completed(state, player.name):
+        entry["done"] = True
+    return entry
+
+
+def view_missions(state: GameState, viewer: str | None) -> dict[str, dict[str, Any]]:
+    """Each player's mission entry that `viewer` may see, by name."""
+    return {
+        p.name: mission_entry(state, p, viewer)
+        for p in state.players
+        if p.mission is not None and may_see(state, p.name, viewer)
+    }
+
+
+def report_missions(state: GameState, viewer: str | None) -> dict[str, Any]:
+    """What a report shows of the missions: `my_mission` (a player's own, with progress) and
+    `missions` (every one the reader may see, for the moderator and at the end)."""
+    if not state.options.missions:
+        return {"my_mission": None, "missions": []}
+    visible = view_missions(state, viewer)
+    mine = visible.get(viewer) if viewer is not None else None
+    shown = viewer is None or state.phase is Phase.OVER
+    return {
+        "my_mission": mine,
+        "missions": [{"name": name, **entry} for name, entry in visible.items()] if shown else [],
+    }
+
+
+def mission_lines(players: Sequence[Mapping[str, Any]], viewer: str | None) -> list[str]:
+    """Lines for `pbem show` from a view's players: "Your mission: ..." for a player, every
+    mission for the moderator or once the game is over."""
+    out: list[str] = []
+    for p in players:
+        entry = p.get("mission")
+        if not entry:
+            continue
+        who = "Your mission" if p["name"] == viewer else f"{p['name']}'s mission"
+        line = f"{who}: {entry['goal']}"
+        if entry["goal"] != entry["dealt"]:
+            line += f" (dealt: {entry['dealt']})"
+        if entry.get("progress"):
+            line += f"; {entry['progress']}"
+        out.append(line)
+    return out
+
+
+def narrate(event: Event, viewer: str | None) -> str | None:
+    """The sentence of a mission or draft event (None for other events)."""
+    if isinstance(event, MissionDealt):
+        mission = missions.Mission.parse(event.mission).describe()
+        if viewer == event.player:
+            return f"Your secret mission: {mission}."
+        return f"{event.player} was dealt the secret mission: {mission}."
+    if isinstance(event, MissionFellBack):
+        whose = "Your" if viewer == event.player else f"{event.player}'s"
+        return (
+            f"{whose} mission to destroy {event.target} became: occupy "
+            f"{missions.Mission.parse(missions.FALLBACK).territories} territories "
+            f"({event.reason})."
+        )
+    if isinstance(event, MissionCompleted):
+        card = missions.Mission.parse(event.card).describe()
+        done = missions.Mission.parse(event.mission).describe()
+        dealt = f" (the card dealt: {card})" if card != done else ""
+        return f"{event.player} has done their secret mission: {done}{dealt}."
+    if isinstance(event, Drafted):
+        how = " (fill-in rule)" if event.by != "list" else ""
+        return f"Round {event.round}: {event.player} took {event.territory}{how}."
+    return None
+
+
+KINDS: dict[type[Event], str] = {
+    Drafted: "setup",
+    MissionDealt: "mission",
+    MissionFellBack: "mission",
+    MissionCompleted: "won",
+}
+"""The story kind of each mission or draft event."""
+
+
+def draft_round(events: Sequence[Event], start: int) -> tuple[str, int]:
+    """The picks of one draft round from `start` as one sentence, and the index after them."""
+    first = events[start]
+    assert isinstance(first, Drafted)
+    picks: list[str] = []
+    i = start
+    while i < len(events):
+        e = events[i]
+        if not isinstance(e, Drafted) or e.round != first.round:
+            break
+        picks.append(f"{e.player} {e.territory}" + (" (fill-in rule)" if e.by != "list" else ""))
+        i += 1
+    return f"Draft round {first.round}: " + ", ".join(picks) + ".", i
+
+
+def draft_forecast(ranked: Sequence[str]) -> str:
+    """What a valid draft list asks for, as `pbem check` tells it."""
+    named = [t for t in ranked if t != REST]
+    shown = ", ".join(named[:3]) + (", ..." if len(named) > 3 else "")
+    if len(named) < len(ranked):
+        if not named:
+            return "draft: every pick by the fill-in rule"
+        return f"draft: {len(named)} territories ranked ({shown}), then the fill-in rule"
+    return f"draft: all {len(named)} territories ranked ({shown})"
+
+
+def draft_skeleton(state: GameState) -> list[str]:
+    """The draft lines of a ready order file: a list that lets the fill-in rule choose, and
+    every territory, commented, to copy in the order wanted."""
+    lines = [
+        "",
+        "# Your ranked list of territories, best first: each draft round you get the first",
+        '# one still free. "rest" (which must come last) lets pbem choose the others by its',
+        "# fill-in rule: the free territory in the continent where you hold the most.",
+        'draft = ["rest"]',
+        "",
+        "# Every territory, to copy into the list in the order you want:",
+    ]
+    lines += [f'#   "{t}",' for t in state.board.names]
+    return lines

@@ -1,0 +1,406 @@
+"""The game directory on disk: the lock against other runs, synced writes, the game file's checks,
+the key chain's end and where used order files go."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import FrozenInstanceError, replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SEED, snapshot, write_skeletons
+
+from pbem.cli import main
+from pbem.core.state import Holding, Options
+from pbem.errors import GameFileError, LockedError
+from pbem.game import processor, store
+from pbem.game.store import Game, inconsistency, read_game
+
+HOLD_THE_LOCK = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from pbem.game import store
+    with store.locked(Path(sys.argv[1])):
+        print("held", flush=True)
+        sys.stdin.readline()
+    """
+)
+
+
+@pytest.fixture
+def other_run(playing_dir: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the game's lock (through pbem itself) until the test ends."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LOCK, str(playing_dir)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stdin is not None
+    try:
+        assert child.stdout.readline().strip() == "held"
+        yield child
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
+
+
+def test_a_run_fails_while_another_process_holds_the_lock(
+    playing_dir: Path, other_run: subprocess.Popen[str]
+) -> None:
+    write_skeletons(playing_dir)
+    before = snapshot(playing_dir)
+    with pytest.raises(LockedError, match="being resolved by another run"):
+        processor.resolve_game(playing_dir)
+    result = CliRunner().invoke(main, ["resolve", str(playing_dir)])
+    assert result.exit_code == 1
+    assert "being resolved by another run; wait for it to finish" in result.output
+    assert "Traceback" not in result.output
+    assert snapshot(playing_dir) == before
+
+
+def test_the_lock_is_free_again_when_the_other_process_ends(
+    playing_dir: Path, other_run: subprocess.Popen[str]
+) -> None:
+    assert other_run.stdin is not None
+    other_run.stdin.close()
+    other_run.wait(timeout=30)
+    write_skeletons(playing_dir)
+    assert processor.resolve_game(playing_dir).resolution == 2
+
+
+def test_two_holders_in_one_process_exclude_each_other(playing_dir: Path) -> None:
+    with store.locked(playing_dir), pytest.raises(LockedError), store.locked(playing_dir):
+        pass  # pragma: no cover - the second lock is refused
+
+
+def test_the_lock_is_released_when_a_run_ends_or_fails(playing_dir: Path) -> None:
+    with store.locked(playing_dir):
+        pass
+    with pytest.raises(ZeroDivisionError), store.locked(playing_dir):
+        1 // 0  # noqa: B018
+    with store.locked(playing_dir):  # not left held by either
+        pass
+    with pytest.raises(processor.NotReady):
+        processor.resolve_game(playing_dir)  # fails (no orders) and lets go of the lock
+    write_skeletons(playing_dir)
+    processor.resolve_game(playing_dir)
+
+
+def test_the_lock_needs_a_game_directory_unless_creating_one(tmp_path: Path) -> None:
+    with pytest.raises(GameFileError, match="not a game directory"), store.locked(tmp_path):
+        pass  # pragma: no cover
+    assert not (tmp_path / store.LOCK_FILE).exists()
+    with store.locked(tmp_path, creating=True):
+        assert (tmp_path / store.LOCK_FILE).exists()
+
+
+# --- writes that survive a crash ---------------------------------------------------------------
+
+
+@pytest.fixture
+def syscalls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, object]]:
+    """Every os.fsync and os.replace that store makes, in order, with what each was about."""
+    calls: list[tuple[str, object]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        info = os.fstat(fd)
+        what = ("folder", info.st_ino) if stat.S_ISDIR(info.st_mode) else ("file", info.st_size)
+        calls.append(("fsync", what))
+        real_fsync(fd)
+
+    def replace_(src: str | Path, dst: str | Path) -> None:
+        calls.append(("replace", Path(dst).name))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(store.os, "fsync", fsync)
+    monkeypatch.setattr(store.os, "replace", replace_)
+    return calls
+
+
+def test_a_file_is_synced_whole_before_its_rename_and_its_folder_after(
+    tmp_path: Path, syscalls: list[tuple[str, object]]
+) -> None:
+    data = b"game = 'x'\n" * 100
+    store.atomic_write(tmp_path / "game.toml", data)
+    folder = os.stat(tmp_path).st_ino
+    assert syscalls == [
+        ("fsync", ("file", len(data))),
+        ("replace", "game.toml"),
+        ("fsync", ("folder", folder)),
+    ]
+    assert (tmp_path / "game.toml").read_bytes() == data
+    assert [p.name for p in tmp_path.iterdir()] == ["game.toml"]
+
+
+def test_the_game_file_and_history_are_synced_when_a_turn_is_resolved(
+    playing_dir: Path, syscalls: list[tuple[str, object]]
+) -> None:
+    write_skeletons(playing_dir)
+    processor.resolve_game(playing_dir)
+    for name in ("0002.toml", "game.toml"):
+        at = syscalls.index(("replace", name))
+        assert syscalls[at - 1][0] == "fsync" and syscalls[at + 1][0] == "fsync"
+    assert syscalls.index(("replace", "0002.toml")) < syscalls.index(("replace", "game.toml"))
+
+
+def test_a_str_is_written_as_utf8_into_a_new_folder(tmp_path: Path) -> None:
+    store.atomic_write(tmp_path / "new" / "deeper" / "a.txt", "Kamtchatka — ✓\n")
+    assert (tmp_path / "new" / "deeper" / "a.txt").read_bytes() == "Kamtchatka — ✓\n".encode()
+
+
+# --- the game file's checks --------------------------------------------------------------------
+
+
+def _with_state(game: Game, **changes: object) -> Game:
+    return replace(game, state=replace(game.state, **changes))
+
+
+def test_the_game_file_check_compares_which_cards_not_only_how_many(playing_dir: Path) -> None:
+    game = read_game(playing_dir)
+    deck = game.state.deck
+    assert inconsistency(game) is None
+    doubled = _with_state(game, deck=(deck[1],) + deck[1:])  # as many cards, one twice
+    assert "not the board's deck" in (inconsistency(doubled) or "")
+    foreign = _with_state(game, deck=("Atlantis",) + deck[1:])
+    assert "not the board's deck" in (inconsistency(foreign) or "")
+    dealt = game.state.players[0]
+    moved = _with_state(
+        game,
+        deck=deck[1:],
+        players=(replace(dealt, hand=(deck[0],)),) + game.state.players[1:],
+    )
+    assert inconsistency(moved) is None  # a card in a hand instead of the deck is fine
+    short = _with_state(game, deck=deck[1:])
+    assert inconsistency(short) is not None
+
+
+def test_a_game_file_with_a_card_twice_is_refused_on_reading(playing_dir: Path) -> None:
+    path = playing_dir / "game.toml"
+    game = read_game(playing_dir)
+    first, second = game.state.deck[0], game.state.deck[1]
+    text = path.read_text()
+    path.write_text(text.replace(f'    "{first}",\n', f'    "{second}",\n', 1))
+    with pytest.raises(GameFileError, match="not the board's deck"):
+        read_game(playing_dir)
+
+
+def _players(game: Game, *changes: dict[str, object]) -> Game:
+    players = tuple(replace(p, **c) for p, c in zip(game.state.players, changes, strict=False))
+    return _with_state(game, players=players + game.state.players[len(players) :])
+
+
+def test_each_impossible_game_is_named(playing_dir: Path) -> None:
+    game = read_game(playing_dir)
+    state = game.state
+    names = [p.name for p in state.players]
+    first = names[0]
+    someone = next(t for t, h in state.territories.items() if h.owner == first)
+    cases: list[tuple[Game, str]] = [
+        (_with_state(game, current=3), "the current seat 3 is not one of the 3 seats"),
+        (_with_state(game, current=-1), "the current seat -1"),
+        (_players(game, {"seat": 1}, {"seat": 0}), "seats are not 0, 1, 2"),
+        (_players(game, {}, {"name": first}), "3 players, 2 of them different"),
+        (_with_state(game, players=state.players[:1]), "it lists 1 players"),
+        (replace(game, registrations=game.registrations[:2]), "registered players"),
+        (replace(game, seed=game.seed[:31]), "the seed is not 32 bytes"),
+        (replace(game, chain_length=0), "chain_length 0 is outside 1..100000"),
+        (replace(game, chain_length=100_001), "chain_length 100001 is outside"),
+        (_with_state(game, resolution=0), "resolution 0 is outside 1..4096"),
+        (replace(game, chain_length=1), "resolution 2 is outside 1..1"),
+        (
+            _with_state(game, territories={**state.territories, someone: Holding("zed", 3)}),
+            f"{someone} is held by 'zed', who is not in the game",
+        ),
+        (
+            _with_state(game, territories={**state.territories, someone: Holding(first, 0)}),
+            f"{someone} holds 0 armies",
+        ),
+        (_players(game, {"alive": False}), f"{first} is out of the game but holds territories"),
+    ]
+    for broken, message in cases:
+        problem = inconsistency(broken)
+        assert problem is not None and message in problem, (message, problem)
+    everything = {t: Holding(names[1], 1) for t in state.territories}
+    assert inconsistency(_with_state(game, territories=everything)) == (
+        f"{first} is in the game but holds no territory"
+    )
+    assert inconsistency(replace(game, chain_length=2)) is None  # resolution 2 of 2 keys
+    assert inconsistency(replace(game, chain_length=100_000)) is None
+
+
+def test_six_players_are_a_game_and_seven_are_not(tmp_path: Path) -> None:
+    six = tmp_path / "six"
+    processor.new_game(
+        six,
+        processor.parse_player_list(["a", "b", "c", "d", "e", "f"]),
+        Options(),
+        seed=SEED,
+        name="six",
+    )
+    game = read_game(six)
+    assert inconsistency(game) is None
+    two = _with_state(game, players=game.state.players[:2])
+    assert "registered players" in (inconsistency(two) or "")  # two players are allowed
+    seventh = replace(game.state.players[5], name="g", seat=6)
+    seven = _with_state(game, players=game.state.players + (seventh,))
+    assert "it lists 7 players" in (inconsistency(seven) or "")
+
+
+def test_a_damaged_or_missing_game_file_is_named(tmp_path: Path, playing_dir: Path) -> None:
+    with pytest.raises(GameFileError, match="is not a game directory: it has no game.toml"):
+        read_game(tmp_path)
+    path = playing_dir / "game.toml"
+    text = path.read_text()
+    path.write_text(text.replace("[state]", "[state", 1))
+    with pytest.raises(GameFileError, match="game.toml is damaged: "):
+        read_game(playing_dir)
+    path.write_text(text.replace("seed = ", "sown = ", 1))
+    with pytest.raises(GameFileError, match="damaged or incomplete"):
+        read_game(playing_dir)
+    path.write_bytes(b"\xff\xfe" + text.encode())
+    with pytest.raises(GameFileError, match="cannot read"):
+        read_game(playing_dir)
+
+
+def test_the_game_file_round_trips(playing_dir: Path) -> None:
+    game = read_game(playing_dir)
+    store.write_game(game)
+    again = read_game(playing_dir)
+    assert again.chain_length == game.chain_length and again.state == game.state
+    assert again.registrations == game.registrations and again.seed == game.seed
+    doc = store.game_document(again)
+    assert doc["format"] == store.FORMAT
+    assert doc["commitment"] == again.commitment
+    assert [p["email"] for p in doc["players"]] == [r.email for r in game.registrations]
+
+
+def test_a_game_file_without_a_chain_length_has_the_default(playing_dir: Path) -> None:
+    path = playing_dir / "game.toml"
+    path.write_text(path.read_text().replace("chain_length = 4096\n", "", 1))
+    assert read_game(playing_dir).chain_length == 4096
+
+
+# --- the end of the key chain ------------------------------------------------------------------
+
+
+def test_the_end_of_the_key_chain_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    directory = tmp_path / "short"
+    processor.new_game(
+        directory,
+        processor.parse_player_list(["alice", "bob", "carol"]),
+        Options(),
+        seed=SEED,
+        name="short",
+        chain_length=2,
+    )
+    write_skeletons(directory)
+    assert processor.resolve_game(directory).resolution == 1  # the last key of the chain
+    processor.audit_game(directory)
+    write_skeletons(directory)
+    before = snapshot(directory)
+    result = CliRunner().invoke(main, ["resolve", str(directory)])
+    assert result.exit_code == 1, result.output
+    assert "key chain of 2 keys is used up at resolution 2" in result.output
+    assert "Traceback" not in result.output
+    assert snapshot(directory) == before
+    game = read_game(directory)
+    with pytest.raises(GameFileError, match="used up"):
+        game.key(2)
+    assert game.key(1) == bytes.fromhex(processor.dice_history(directory)[1]["key"])  # type: ignore[arg-type]
+
+
+# --- archiving used order files ----------------------------------------------------------------
+
+
+def test_an_order_file_outside_orders_is_used_but_never_moved(
+    game_dir: Path, tmp_path: Path
+) -> None:
+    written = write_skeletons(game_dir)
+    elsewhere = tmp_path / "mailbox"
+    (game_dir / "orders" / "held").mkdir()
+    elsewhere.mkdir()
+    outside = [
+        written[0].rename(elsewhere / written[0].name),
+        written[1].rename(game_dir / "orders" / "held" / written[1].name),
+    ]
+    paths = [*outside, written[2]]
+    texts = [p.read_text() for p in paths]
+    processor.resolve_game(game_dir, paths)
+    assert [p.read_text() for p in outside] == texts[:2]
+    done = game_dir / "orders" / "done" / "0001"
+    assert sorted(p.name for p in done.iterdir()) == [written[2].name]
+    assert not written[2].exists()
+
+
+def test_archiving_skips_a_file_already_gone(game_dir: Path) -> None:
+    store.archive_orders(game_dir, 1, [game_dir / "orders" / "gone.toml"])
+    assert not (game_dir / "orders" / "done").exists()
+
+
+def test_order_files_are_the_toml_files_of_orders_by_name(game_dir: Path) -> None:
+    orders = game_dir / "orders"
+    for name in ("b.toml", "a.toml", "notes.txt"):
+        (orders / name).write_text("")
+    assert [p.name for p in store.order_files(game_dir)] == ["a.toml", "b.toml"]
+    (orders / "a.toml").unlink()
+    (orders / "b.toml").unlink()
+    (orders / "notes.txt").unlink()
+    orders.rmdir()
+    assert store.order_files(game_dir) == []
+
+
+def test_the_history_is_counted_up_to_its_first_gap(playing_dir: Path) -> None:
+    assert store.history_count(playing_dir) == 2
+    (playing_dir / "history" / "0003.toml").write_text("")
+    assert store.history_count(playing_dir) == 2
+    record = store.read_history(playing_dir, 1)
+    assert (record.resolution, record.turn, record.setup) == (1, 0, None)
+    assert store.read_history(playing_dir, 0).setup is not None
+
+
+def test_a_missing_or_unreadable_history_file_is_named(playing_dir: Path) -> None:
+    with pytest.raises(GameFileError, match=r"history/0005.toml does not exist"):
+        store.read_history(playing_dir, 5)
+    path = store.history_path(playing_dir, 1)
+    path.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(GameFileError, match=r"cannot read .*history/0001.toml"):
+        store.read_history(playing_dir, 1)
+    path.write_text('resolution = 1\nturn = "one"\n')
+    with pytest.raises(GameFileError, match=r"history/0001.toml is damaged or incomplete"):
+        store.read_history(playing_dir, 1)
+
+
+def test_what_the_store_hands_out_cannot_be_changed_in_place(playing_dir: Path) -> None:
+    game = read_game(playing_dir)
+    record = store.read_history(playing_dir, 1)
+    for thing, field in (
+        (game, "seed"),
+        (game.registrations[0], "secret"),
+        (record, "state_digest"),
+        (record.orders[0], "text"),
+    ):
+        with pytest.raises(FrozenInstanceError):
+            setattr(thing, field, None)
+
+
+def test_a_game_file_that_does_not_say_where_traded_cards_go_is_refused(
+    playing_dir: Path,
+) -> None:
+    path = playing_dir / "game.toml"
+    text = path.read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("traded_cards = "))
+    path.write_text(text.replace(line + "\n", ""))
+    with pytest.raises(GameFileError, match="do not say where traded cards go; write traded_cards"):
+        read_game(playing_dir)
+    path.write_text(text.replace(line, 'traded_cards = "burnt"'))
+    with pytest.raises(GameFileError, match="\\('burnt' is not a rule\\)"):
+        read_game(playing_dir)
