@@ -441,6 +441,28 @@ def test_a_rejection_lists_every_problem_with_its_line(game_dir: Path) -> None:
     assert not (game_dir / "orders" / "alice.toml").exists()
 
 
+def test_a_misspelt_name_does_not_hide_an_army_count_error_in_a_mail(game_dir: Path) -> None:
+    text = orders_for(game_dir, "alice").replace('armies = "rest"', "armies = 999")
+    text += '\n[[place]]\nterritory = "Atlantis"\narmies = 1\n'
+    result = fetch(game_dir, [message("alice@example.org", text, mid="<two@t>")])
+    incoming, body = reply_to(game_dir, result, "<two@t>")
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert len(incoming.reasons) == 2
+    assert "unknown territory 'Atlantis'" in incoming.reasons[0]  # line 15
+    assert "too many armies placed: 1000" in incoming.reasons[1]  # line 16
+    assert all(reason in body for reason in incoming.reasons)
+
+
+def test_the_whole_report_sent_back_in_a_mail_is_read_between_the_cut_lines(
+    game_dir: Path,
+) -> None:
+    report = (game_dir / "reports" / "0000" / "alice.txt").read_text()
+    result = fetch(game_dir, [message("alice@example.org", report, mid="<whole@t>")])
+    incoming, body = reply_to(game_dir, result, "<whole@t>")
+    assert incoming.verdict is mail.Verdict.ACCEPTED, incoming.reasons
+    assert "What they will do:\n  place " in body
+
+
 def test_a_wrong_secret_is_rejected(game_dir: Path) -> None:
     text = orders_for(game_dir, "alice")
     secret = read_game(game_dir).registration("alice").secret  # type: ignore[union-attr]
