@@ -209,3 +209,12 @@ def test_a_skipped_order_is_told_to_its_player_only(tmp_path: Path) -> None:
     for other in ("bob", "carol"):
         assert "skipped" not in (folder / f"{other}.txt").read_text()
     assert f"alice's order to {skipped}" in (folder / "_moderator.txt").read_text()
+
+
+def test_check_view_forecasts_the_whole_plan_as_a_player(tmp_path: Path) -> None:
+    game = example(tmp_path)
+    view = game / "reports" / "0010" / "alice.view.json"
+    assert "secret_check" not in view.read_text()  # written before views carried it
+    out = run("check", "--view", view, game / "orders" / "alice.toml")
+    assert out.startswith("alice.toml: valid.\n")
+    assert "  attack Brazil from North Africa: 2 to 3 (most likely 3) against 1: happens " in out

@@ -28,8 +28,9 @@ def warnings(state: GameState, orders: Orders, plan: PlanForecast) -> list[Probl
             )
         )
     fortified = orders.fortify.target if orders.fortify is not None else None
-    for f in plan.attacks:
-        out += _attack_warnings(state, orders.player, f, fortified)
+    for i, f in enumerate(plan.attacks):
+        earlier = {t for x in orders.attack[:i] for t in (x.source, x.target)}
+        out += _attack_warnings(state, orders.player, f, fortified, f.attack.source in earlier)
     if orders.fortify is not None and plan.fortify is not None and plan.fortify.moved:
         source = orders.fortify.source
         touched = {t for x in orders.attack for t in (x.source, x.target)}
@@ -52,11 +53,13 @@ def _attack_warnings(
     player: str,
     f: AttackForecast,  # type: ignore[type-arg]
     fortified: str | None,
+    after_earlier: bool,
 ) -> list[Problem]:
+    """`after_earlier`: whether an earlier attack of the plan moves from or into the source."""
     a = f.attack
     out = []
-    thin = [why for why, _ in f.skipped if "army" in why or "stop at" in why]
-    if f.happens == 0 and f.skipped:
+    thin = [why for why, _ in f.skipped if after_earlier and ("army" in why or "stop at" in why)]
+    if f.happens == 0 and f.skipped and (thin or after_earlier):
         out.append(
             Problem(
                 f"this attack will never happen: {f.skipped[0][0]} by then"

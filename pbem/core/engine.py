@@ -519,7 +519,7 @@ def _resolve_turn(
     if not table.winner:
         if orders.fortify is not None:
             _fortify(table, name, orders.fortify)
-        if conquests:
+        if conquests and not table.winner:  # a mission done by the fortification ends it
             table.draw(name, Stream.hidden(randomness.hidden, state.resolution))
     if missed and not table.winner:
         _drop_if_due(table, name)

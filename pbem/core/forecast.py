@@ -397,7 +397,7 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
             attacks.append(
                 AttackForecast(attack, plan.zero, plan.zero, (), None, None, None, None, None, True)
             )
-            stopped = True
+            stopped = i + 1 < len(orders.attack) or orders.fortify is not None
             break
         plan.forget(_named(steps[i + 1 :]), keep_owners)
     fortify = None
