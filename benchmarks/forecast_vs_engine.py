@@ -14,14 +14,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from forecast_plans import PLANS, compare  # noqa: E402
+from forecast_plans import PLANS, compare, fifty_army_plans  # noqa: E402
 
-from pbem.core.forecast import forecast_plan  # noqa: E402
+from pbem.core.forecast import forecast_lines, forecast_plan  # noqa: E402
 
 
 def main() -> int:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
     print(f"machine: {platform.machine()}, Python {platform.python_version()}")
+    for name, state, turn in fifty_army_plans():
+        start = time.perf_counter()
+        forecast_lines(state, turn)
+        print(f"forecast of {name}: {(time.perf_counter() - start) * 1000:.1f} ms")
     print(f"{len(PLANS)} plans, {runs} resolutions each")
     bad = 0
     for plan in PLANS:

@@ -241,3 +241,44 @@ def compare(plan: Plan, runs: int, first: int = 0) -> list[str]:
         _frequency(f"{plan.name}, fortify happens", fortified.happened, runs, happens, out)
         _mean(f"{plan.name}, fortify moves", fortified.source_after, forecast.fortify.moved, out)
     return out
+
+
+def fifty_army_plans() -> list[tuple[str, GameState, Orders]]:
+    """Plans of ten attacks from 50-army stacks, for the forecast's speed: ten stacks each
+    attacking 40 (two of them chained from a conquest), and one stack attacking ten times in
+    a chain."""
+    names = ["Alaska", "Kamchatka", "Alberta", "Northwest Territory", "Greenland", "Iceland"]
+    names += ["Scandinavia", "Ukraine", "Ural", "Siberia", "Yakutsk", "Irkutsk"]
+    names += ["Mongolia", "China", "Siam", "India", "Middle East", "Afghanistan"]
+    names += ["Egypt", "North Africa"]
+    owners = {n: ("alice", 50) if i % 2 == 0 else ("bob", 40) for i, n in enumerate(names)}
+    spread = make_state(owners)
+    attacks = [Attack(names[i], names[i + 1]) for i in range(0, 20, 2)]
+    chain = [Attack("Ural", t, move="min") for t in ("Siberia", "Afghanistan")]
+    ten = orders(spread, place=[("Ural", "rest")], attack=attacks[:8] + chain)
+    line = ["Scandinavia", "Northern Europe", "Southern Europe", "Middle East", "Afghanistan"]
+    owners = {"Ukraine": ("alice", 50), "Siam": "alice"} | {t: ("bob", 5) for t in line}
+    owners |= {"Ural": ("bob", 5)}
+    one = make_state(owners)
+    chained = [Attack("Ukraine", t, move="min") for t in [*line, "Ural"]]
+    chained += [
+        Attack(a, b)
+        for a, b in zip(
+            ["Ural", "Siberia", "Yakutsk", "Kamchatka"],
+            ["Siberia", "Yakutsk", "Kamchatka", "Alaska"],
+            strict=True,
+        )
+    ]
+    return [
+        ("ten attacks from 50-army stacks (two chained)", spread, ten),
+        (
+            "ten attacks in a chain from one 50-army stack, then a fortification",
+            one,
+            orders(
+                one,
+                place=[("Ukraine", "rest")],
+                attack=chained,
+                fortify=Fortify("Kamchatka", "Yakutsk", "all"),
+            ),
+        ),
+    ]
