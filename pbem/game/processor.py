@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core import dice, engine, missions, rules
-from pbem.core.advice import forecast_with_warnings
 from pbem.core.board import load_board
-from pbem.core.checking import check_text
 from pbem.core.events import Event
 from pbem.core.orders import Orders, between_cuts
+from pbem.core.problems import check_text
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -33,8 +32,14 @@ from pbem.errors import GameFileError, PbemError, Problem
 from pbem.game import clock, deadlines, undo
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
+from pbem.game.checking import Checked as Checked
+from pbem.game.checking import Submission as Submission
+from pbem.game.checking import check_with_view as check_with_view
+from pbem.game.checking import forecast as forecast
+from pbem.game.checking import read_order_text, with_duplicates
+from pbem.game.players import EMAIL
 from pbem.game.replay import recorded_orders, replay_orders
-from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
+from pbem.game.safety import disk_error
 from pbem.game.store import (
     GAME_FILE,
     HISTORY,
@@ -64,39 +69,14 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
-from pbem.present.missions import UNCLAIMED, draft_forecast, mission_lines, owner_shown
-from pbem.present.view import read_view_with_secret
-from pbem.terminal import printable, quoted
+from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.terminal import quoted
 
-EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
 
 
 class NotReady(PbemError):
     """The pending turn cannot be resolved yet: an awaited player has no valid orders."""
-
-
-@dataclass(frozen=True)
-class Submission:
-    """One order file as checked: its orders when they parse, and every problem found."""
-
-    path: Path
-    text: str
-    orders: Orders | None
-    problems: tuple[Problem, ...] = ()
-
-    @property
-    def accepted(self) -> bool:
-        return self.orders is not None and not self.problems
-
-    @property
-    def player(self) -> str | None:
-        return self.orders.player if self.orders else None
-
-    def messages(self) -> list[str]:
-        """One line per problem, safe to print: whatever a player wrote is escaped."""
-        return [printable(p.format(self.path.name)) for p in self.problems]
 
 
 @dataclass(frozen=True)
@@ -237,22 +217,11 @@ def _undo_new(directory: Path, reports: Sequence[str]) -> None:
             folder.rmdir()  # only if empty
 
 
-def _read_text(path: Path) -> str | Problem:
-    """An order file's text, or the problem that stops it being read (never blocking, never
-    past the size limit: see safety.read_bounded)."""
-    try:
-        return read_text(path, ORDER_FILE_LIMIT)
-    except FileProblem as err:
-        return Problem(str(err))
-    except UnicodeDecodeError:
-        return Problem(NOT_TEXT)
-
-
 def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
     """Parse, authenticate and validate one order file against the pending turn: every
-    problem at once (`checking.check_text`)."""
+    problem at once (`pbem.core.problems.check_text`)."""
     if text is None:
-        read = _read_text(path)
+        read = read_order_text(path)
         if isinstance(read, Problem):
             return Submission(path, "", None, (read,))
         text = read
@@ -273,30 +242,6 @@ def check_submission(game: Game, path: Path, text: str | None = None) -> Submiss
     return Submission(path, text, orders, problems)
 
 
-def with_duplicates(checked: Sequence[Submission]) -> list[Submission]:
-    """The submissions, where a player has more than one valid file each of them refused:
-    resolve would not know which to take."""
-    valid: dict[str, list[Submission]] = {}
-    for submission in checked:
-        if submission.accepted and submission.player is not None:
-            valid.setdefault(submission.player, []).append(submission)
-    out = []
-    for submission in checked:
-        mine = valid.get(submission.player or "", [])
-        if submission.accepted and len(mine) > 1:
-            listed = ", ".join(s.path.name for s in mine)
-            problem = Problem(
-                f"{submission.player} has {len(mine)} valid order files ({listed}): "
-                "resolve takes none of them; keep one"
-            )
-            submission = replace(submission, problems=(problem,))
-        out.append(submission)
-    return out
-
-
-Checked = tuple[Submission, list[str]]
-
-
 def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:
     """Check order files without changing anything, as resolve would (DIRECTORY/orders/ when
     no file is given, two valid files of one player refused); a valid file comes with its
@@ -310,40 +255,6 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
         )
     checked = with_duplicates([check_submission(game, p) for p in files])
     return game, [(s, forecast(game.state, s.orders) if s.accepted else []) for s in checked]
-
-
-def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
-    """A player's own check, against the view.json of their latest report; the view carries a
-    salted hash of that player's secret (only theirs), so a wrong secret is caught here too."""
-    state, secret_hash = read_view_with_secret(view_file)
-    out: list[Checked] = []
-    for path in paths:
-        text = _read_text(path)
-        if isinstance(text, Problem):
-            out.append((Submission(path, "", None, (text,)), []))
-            continue
-        text = between_cuts(text)
-        orders, problems = check_text(state, text, secret_hash.check if secret_hash else None)
-        submission = Submission(path, text, orders, problems)
-        out.append((submission, forecast(state, orders) if submission.accepted else []))
-    return with_duplicates_checked(out)
-
-
-def with_duplicates_checked(checked: Sequence[Checked]) -> list[Checked]:
-    """`with_duplicates` for checked files with their forecasts."""
-    submissions = with_duplicates([s for s, _ in checked])
-    return [
-        (s, lines if s.accepted else []) for s, (_, lines) in zip(submissions, checked, strict=True)
-    ]
-
-
-def forecast(state: GameState, orders: Orders | None) -> list[str]:
-    """What a valid order file will do: placements, and the exact odds of each step of the
-    plan, followed in order (`pbem.core.forecast`), and warnings about what looks unintended
-    (`pbem.core.advice`); for a draft list, what it asks for."""
-    if orders is not None and orders.draft:
-        return [draft_forecast(orders.draft)]
-    return forecast_with_warnings(state, orders)
 
 
 def _forecasts(state: GameState, orders: Sequence[Orders]) -> list[str]:
