@@ -317,7 +317,7 @@ def _validate_draft(state: GameState, orders: Orders, fail: _Fail) -> None:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
         fail(
             f"your draft list names {len(orders.draft)} of the {len(state.board.names)} "
-            f"territories: add the other {len(missing)} ({shown}) or end the list with \"rest\"",
+            f'territories: add the other {len(missing)} ({shown}) or end the list with "rest"',
             orders.line_of("draft"),
         )
 

@@ -29,7 +29,7 @@ from pbem.core.state import (
     state_digest,
 )
 from pbem.errors import GameFileError, PbemError, Problem
-from pbem.game import clock, deadlines, undo
+from pbem.game import clock, deadlines, settings, undo
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
 from pbem.game.checking import Checked as Checked
@@ -39,6 +39,7 @@ from pbem.game.checking import forecast as forecast
 from pbem.game.checking import read_order_text, with_duplicates
 from pbem.game.players import EMAIL
 from pbem.game.replay import recorded_orders, replay_orders
+from pbem.game.root import refuse_duplicate
 from pbem.game.safety import disk_error
 from pbem.game.store import (
     GAME_FILE,
@@ -58,11 +59,13 @@ from pbem.game.store import (
     locked,
     make_orders_folder,
     order_files,
+    player_name,
     read_game,
     read_history,
     read_history_file,
     recorded_order_files,
     report_dir,
+    same_name,
     valid_player_name,
     write_files,
     write_game,
@@ -70,6 +73,7 @@ from pbem.game.store import (
 )
 from pbem.present import report
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.present.text import plural
 from pbem.terminal import quoted
 
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -103,11 +107,13 @@ def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for item in text:
         name, _, email = item.strip().partition("=")
-        name = name.strip()
+        name = player_name(name)
         if not valid_player_name(name):
             raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
-        if any(n.lower() == name.lower() for n, _ in out):
-            raise PbemError(f"player '{name}' is listed twice")
+        if any(same_name(n, name) for n, _ in out):
+            raise PbemError(
+                f"player '{name}' is listed twice (names that differ only in case are one name)"
+            )
         email = email.strip()
         if email and not EMAIL.match(email):
             raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")
@@ -129,8 +135,10 @@ def new_game(
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
     schedule: clock.Schedule | None = None,
     now: datetime | None = None,
+    mail: settings.Table = (),
 ) -> Outcome:
     """Create a game directory: the setup resolution (0), the game file and first reports.
+    `mail` is the game's own mail settings; the name must be unique in the games root.
 
     `now` is recorded as the time of the setup; a game with a `schedule` needs it. The
     directory's lock is taken before it is looked at, so of two runs at once only one creates;
@@ -156,6 +164,7 @@ def new_game(
             f"'{quoted(game_name)}' cannot be a game name: use letters, digits, '.', '-' or '_' "
             "(choose one with --name)"
         )
+    refuse_duplicate(directory, game_name)
     the_board = load_board(board)
     registrations = tuple(Registration(n, email, _derived_secret(seed, n)) for n, email in players)
     key = dice.resolution_key(seed, 0, chain_length)
@@ -167,7 +176,7 @@ def new_game(
     except OSError as err:
         raise disk_error(err, directory, "create") from None
     deadline = clock.next_deadline(now, schedule) if schedule and now else None
-    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline)
+    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline, mail=mail)
     with locked(directory, creating=True):
         found = game_files(directory)
         if found:
@@ -268,8 +277,9 @@ def summary(outcome: Outcome) -> str:
     rolls = sum(1 for e in outcome.events if e.kind == "rolled")
     conquests = sum(1 for e in outcome.events if e.kind == "conquered")
     lines = [
-        f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
-        f"{rolls} rolls, {conquests} territories taken."
+        f"Resolved {state.game} resolution {outcome.resolution}: "
+        f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
+        f"{plural(conquests, 'territory', 'territories')} taken."
     ]
     lines += [
         report.narrate(e, None)
@@ -323,6 +333,24 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     return "\n".join(out) + "\n"
 
 
+def checked_history(game: Game) -> int:
+    """How many history files the game has: its resolution, or one more when a resolution was
+    interrupted after its history was written; GameFileError for a gap or a surplus."""
+    r = game.state.resolution
+    count = history_count(game.path)
+    if count < r:
+        raise GameFileError(
+            f"history/{count:04d}.toml is missing, but game.toml is at resolution {r}: "
+            "restore the history from a backup"
+        )
+    if count > r + 1:
+        raise GameFileError(
+            f"the history goes on to history/{count - 1:04d}.toml, beyond game.toml's "
+            f"resolution {r}: restore game.toml from a backup"
+        )
+    return count
+
+
 def resolve_game(
     directory: Path,
     paths: Sequence[Path] | None = None,
@@ -339,18 +367,7 @@ def resolve_game(
         r = game.state.resolution
         if game.state.phase is Phase.OVER:
             raise PbemError(f"game '{game.name}' is over: {game.state.winner} won")
-        count = history_count(directory)
-        if count < r:
-            raise GameFileError(
-                f"history/{count:04d}.toml is missing, but game.toml is at resolution {r}: "
-                "restore the history from a backup"
-            )
-        if count > r + 1:
-            raise GameFileError(
-                f"the history goes on to history/{count - 1:04d}.toml, beyond game.toml's "
-                f"resolution {r}: restore game.toml from a backup"
-            )
-        if count == r + 1:
+        if checked_history(game) == r + 1:
             return _complete(game, read_history(directory, r))
         used, rejected, missing = _choose(game, paths)
         records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
@@ -463,28 +480,58 @@ def _archive_recorded(directory: Path, record: HistoryRecord) -> None:
             atomic_write(done / order.file, order.text)
 
 
-def _choose(
-    game: Game, paths: Sequence[Path] | None
-) -> tuple[list[Submission], list[Submission], list[str]]:
-    """One accepted order file per awaited player, and the players with none; NotReady when
-    a player sent two valid files."""
+@dataclass(frozen=True)
+class Readiness:
+    """The order files of the pending turn as checked: one accepted file per awaited player
+    (`used`), the files rejected, the awaited players with no valid file (`missing`) and those
+    with more than one (`doubled`, a message each)."""
+
+    used: tuple[Submission, ...]
+    rejected: tuple[Submission, ...]
+    missing: tuple[str, ...]
+    doubled: tuple[str, ...]
+    turn: int
+
+    @property
+    def ready(self) -> bool:
+        return not self.missing and not self.doubled
+
+    @property
+    def problems(self) -> list[str]:
+        return [
+            f"no valid orders from {name} for turn {self.turn}" for name in self.missing
+        ] + list(self.doubled)
+
+
+def readiness(game: Game, paths: Sequence[Path] | None = None) -> Readiness:
+    """Check the order files (those given, or orders/) against the pending turn."""
     files = list(paths) if paths else order_files(game.path)
     checked = [check_submission(game, p) for p in files]
     accepted = [s for s in checked if s.accepted]
     rejected = [s for s in checked if not s.accepted]
-    problems: list[str] = []
-    used: list[Submission] = []
     missing: list[str] = []
+    doubled: list[str] = []
+    used: list[Submission] = []
     for name in game.state.awaiting():
         mine = [s for s in accepted if s.player == name]
         if not mine:
             missing.append(name)
         elif len(mine) > 1:
-            problems += with_duplicates(mine)[0].messages()
+            doubled.append(with_duplicates(mine)[0].problems[0].message)
         else:
             used.append(mine[0])
-    if problems:
-        raise NotReady("\n".join(_missing(game, rejected, missing, problems)))
+    return Readiness(tuple(used), tuple(rejected), tuple(missing), tuple(doubled), game.state.turn)
+
+
+def _choose(
+    game: Game, paths: Sequence[Path] | None
+) -> tuple[list[Submission], list[Submission], list[str]]:
+    """One accepted order file per awaited player, and the players with none; NotReady when
+    a player sent two valid files."""
+    found = readiness(game, paths)
+    used, rejected, missing = list(found.used), list(found.rejected), list(found.missing)
+    if found.doubled:
+        raise NotReady("\n".join(_missing(game, rejected, missing, found.doubled)))
     return used, rejected, missing
 
 

@@ -38,6 +38,7 @@ from pbem.mail.records import (
     store_orders,
 )
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.present.text import plural
 from pbem.terminal import printable
 
 ORDER_FILE = Path("orders.toml")
@@ -111,7 +112,7 @@ class FetchResult:
         counts = ", ".join(
             f"{self.count(v)} {v.value}" for v in Verdict if self.count(v) or v is Verdict.ACCEPTED
         )
-        out.append(f"{self.game}: {len(self.incoming)} messages read: {counts}.")
+        out.append(f"{self.game}: {plural(len(self.incoming), 'message')} read: {counts}.")
         if self.count(Verdict.HELD):
             out.append("The held messages are read again by the next 'pbem mail fetch'.")
         return out
@@ -126,8 +127,18 @@ def fetch_orders(
     """Read the mailboxes, store each accepted order file in DIR/orders/<player>.toml and
     answer the game's players in the outbox. Messages already processed are skipped, so
     fetching the same mailbox again changes nothing."""
+    return fetch_entries(directory, read_entries(sources), sender, now)
+
+
+def fetch_entries(
+    directory: Path,
+    entries: Sequence[Entry],
+    sender: str = DEFAULT_FROM,
+    now: datetime | None = None,
+) -> FetchResult:
+    """`fetch_orders` for messages already read (from any mailbox, IMAP too); the outcomes
+    come in the order of `entries`."""
     read_at = now or datetime.now(timezone.utc)
-    entries = read_entries(sources)
     with locked(directory):
         game = read_game(directory)
         fetcher = _Fetcher(game, seen_state(directory), sender, read_at)
