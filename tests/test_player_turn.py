@@ -183,7 +183,7 @@ def test_after_a_turn_only_the_next_player_gets_an_order_file_and_every_report_s
         text = (folder / f"{name}.txt").read_text()
         assert text.startswith(f"example: report for {name} after turn 10\n")
         assert "after resolution" not in text
-        assert "(turn 10 is resolution 11 of the game's history)" in text
+        assert "(Turn 10 is resolution 11 of the game's history.)" in text
     carol = (folder / "carol.txt").read_text()
     assert "Your next turn is turn 12, after bob." in carol
     assert "Its order file will come with the report that makes it your turn" in carol

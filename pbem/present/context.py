@@ -179,6 +179,7 @@ def report_context(
         "players": players,
         "resolution": resolution,
         "played": played(events, resolution),
+        "forecasts": [],  # the moderator's overview gets them from `report.render`
         "dice": section,
         "key": section["key"],
         "previous_key": section["previous_key"],
