@@ -170,6 +170,17 @@ def _battle(
     return final
 
 
+@cache
+def _battle_from(
+    a: int, d: int, stop_at: int, dice: int | None, promised: bool, exact: bool
+) -> tuple[tuple[tuple[int, int], Any], ...]:
+    """The end of one battle from (a, d), with probability 1 at the start (cached: the same
+    start comes back in many worlds of a plan)."""
+    attack = Attack("", "", dice, stop_at)
+    one: Any = Fraction(1) if exact else 1.0
+    return tuple(_battle({(a, d): one}, attack, promised, exact).items())
+
+
 class _Plan(Generic[P]):
     """The working distribution, kept as independent factors: each a joint distribution of
     worlds over some of the plan's territories. A step joins the factors of the territories it
@@ -275,7 +286,7 @@ class _Plan(Generic[P]):
         source_after: dict[int, P] = {}
         target_after: dict[int, P] = {}
         for rest, start in groups.items():
-            for (a, d), w in _battle(start, attack, promised, self.exact).items():
+            for (a, d), w in self._ends(start, attack, promised):
                 if d == 0:
                     dice = rules.attack_dice_kept(a, attack.dice, attack.stop_at, promised)
                     moved, _ = rules.move_in(a, dice, attack.move)
@@ -302,6 +313,19 @@ class _Plan(Generic[P]):
             target_after=_distribution(target_after, happens) if happens else None,
             may_eliminate=self.eliminated_by(attack),
         )
+
+    def _ends(
+        self, start: Mapping[tuple[int, int], P], attack: Attack, promised: bool
+    ) -> list[tuple[tuple[int, int], P]]:
+        """Where the battle ends from each start, weighted: one start is looked up in a cache,
+        several are swept together."""
+        if len(start) > 1:
+            return list(_battle(start, attack, promised, self.exact).items())
+        ((a, d), w) = next(iter(start.items()))
+        if a + d > LARGEST:
+            raise _TooLarge
+        ends = _battle_from(a, d, attack.stop_at, attack.dice, promised, self.exact)
+        return [(end, w * p) for end, p in ends]
 
     def eliminated_by(self, attack: Attack) -> str | None:
         """The player this attack may knock out (their last territory, once the plan's
