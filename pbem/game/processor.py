@@ -266,9 +266,23 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
     return game, [(s, forecast(game.state, s.orders) if s.accepted else []) for s in checked]
 
 
+OVERVIEW_ATTACKS = 6
+OVERVIEW_ARMIES = 200
+"""The largest plans the moderator's overview forecasts at resolve time (attacks, armies on the
+territories they name): beyond them a long game's resolutions would slow down; `pbem check`
+forecasts any plan."""
+
+
 def _forecasts(state: GameState, orders: Sequence[Orders]) -> list[str]:
     """What each player's orders were forecast to do, for the moderator's overview."""
-    return [f"{o.player}: {line}" for o in orders for line in forecast(state, o)]
+    out = []
+    for o in orders:
+        named = {t for a in o.attack for t in (a.source, a.target)}
+        if len(o.attack) > OVERVIEW_ATTACKS or sum(map(state.armies, named)) > OVERVIEW_ARMIES:
+            out.append(f"{o.player}: a plan too large to forecast here (pbem check forecasts it)")
+            continue
+        out += [f"{o.player}: {line}" for line in forecast(state, o)]
+    return out
 
 
 def summary(outcome: Outcome) -> str:
