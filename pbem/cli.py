@@ -235,12 +235,15 @@ def new(
 )
 @reports_errors
 def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | None) -> None:
-    """Check order files against the pending turn, changing nothing.
+    """Check order files against the pending turn, changing nothing: FILES, or the files in
+    DIRECTORY/orders/ when none are given (as resolve takes them). Every problem is listed,
+    and for a valid file the forecast of the whole plan.
 
     Exit code 0 when every file is valid, 1 when any is not.
 
     \b
     Examples:
+      pbem check games/spring-2027
       pbem check games/spring-2027 alice.toml
       pbem check --view view.json my-orders.toml
     """
@@ -250,8 +253,10 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
             raise click.UsageError("give at least one order file to check")
         results = checking.check_with_view(view_file, [Path(p) for p in paths])
     else:
-        if directory is None or not files:
-            raise click.UsageError("give a game directory and at least one order file")
+        if directory is None:
+            raise click.UsageError(
+                "give a game directory (and order files, or none for its orders/)"
+            )
         results = processor.check_files(directory, list(files))[1]
     lines, ok = checking.check_lines(results)
     for line in lines:
@@ -289,7 +294,7 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
 
 @main.command(short_help="Show the board and the players.")
 @click.argument("directory", type=GAME_DIR)
-@click.option("--json", "as_json", is_flag=True, help="Print the view as JSON (DESIGN §7).")
+@click.option("--json", "as_json", is_flag=True, help="Print the view as JSON (docs/views.md).")
 @click.option("--player", help="Show only what this player may see.")
 @reports_errors
 def show(directory: Path, as_json: bool, player: str | None) -> None:
@@ -318,7 +323,7 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
 
 @main.command(name="dice", short_help="List every die rolled, with its key.")
 @click.argument("directory", type=GAME_DIR)
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON (DESIGN §7).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON (docs/views.md).")
 @click.option("--resolution", type=int, help="Only this resolution.")
 @reports_errors
 def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None:
@@ -417,7 +422,7 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
 
 @main.command(name="map", short_help="Print the board, with the names orders accept.")
 @click.argument("name", default="classic")
-@click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (DESIGN §7).")
+@click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (docs/views.md).")
 @reports_errors
 def map_command(name: str, as_json: bool) -> None:
     """Print a board: continents, territories, borders, cards and the other names of each

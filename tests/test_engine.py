@@ -51,6 +51,7 @@ from pbem.core.state import (
     Options,
     Phase,
     SetupMode,
+    StopAt,
     TradedCards,
     TwoPlayer,
 )
@@ -395,10 +396,32 @@ def test_every_roll_follows_the_dice_rules() -> None:
             assert (new.armies("Ukraine"), new.armies("Ural")) == (1, theirs)
 
 
-def test_stop_at() -> None:
+def test_stop_at_is_a_promise_fewer_dice_near_it() -> None:
+    # 6 armies, stop at 4: two dice (losing three would take it to 3), then one die from 5.
+    public = key_where(lambda s: rules.battle(*throws(s, (2, 2))[0]) == (2, 0))
+    state = make_state({"Ukraine": ("alice", 6), "Siam": "alice", "Ural": ("bob", 10)})
+    attack = Attack("Ukraine", "Ural", stop_at=4)
+    new, events = play(state, orders(state, place=[("Siam", "rest")], attack=[attack]), public)
+    assert [len(r.attacker) for r in only(events, Rolled)] == [2]
+    assert new.armies("Ukraine") == 4
+    # stop_at = 2 with 3 armies rolls one die at a time: it can never end on 1.
+    for n in range(20):
+        three = make_state({"Ukraine": ("alice", 3), "Siam": "alice", "Ural": ("bob", 5)})
+        turn = orders(
+            three, place=[("Siam", "rest")], attack=[Attack("Ukraine", "Ural", stop_at=2)]
+        )
+        after, events = play(three, turn, key(n))
+        assert all(len(r.attacker) == 1 for r in only(events, Rolled))
+        assert after.armies("Ukraine") >= 2
+
+
+def test_stop_at_as_a_threshold_in_older_games() -> None:
     public = key_where(lambda s: rules.battle(*throws(s, (3, 2))[0]) == (2, 0))
     roll = throws(Stream.public(public), (3, 2))[0]
-    state = make_state({"Ukraine": ("alice", 6), "Siam": "alice", "Ural": ("bob", 10)})
+    state = make_state(
+        {"Ukraine": ("alice", 6), "Siam": "alice", "Ural": ("bob", 10)},
+        options=Options(stop_at=StopAt.THRESHOLD),
+    )
     attack = Attack("Ukraine", "Ural", stop_at=4)
     new, events = play(state, orders(state, place=[("Siam", "rest")], attack=[attack]), public)
     assert rolls_of(events) == [roll]
@@ -418,7 +441,7 @@ def test_stop_at_is_never_crossed_whatever_the_dice() -> None:
             assert armies > 5
             armies -= roll.attacker_losses
         assert new.armies("Ukraine") == armies
-        assert armies in (4, 5)
+        assert armies == 5
 
 
 def test_attack_not_started_at_or_below_stop_at() -> None:

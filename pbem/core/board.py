@@ -177,7 +177,7 @@ class Board:
         return self._territory(card).card
 
     def to_json(self) -> dict[str, object]:
-        """The board as `pbem map --json` prints it (DESIGN section 7)."""
+        """The board as `pbem map --json` prints it (docs/views.md)."""
         return {
             "name": self.name,
             "continents": {

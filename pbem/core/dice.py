@@ -1,4 +1,4 @@
-"""Randomness anyone can audit: the key chain and the keyed streams of DESIGN §6.
+"""Randomness anyone can audit: the key chain and the keyed streams of docs/dice.md.
 
 All chance in a game comes from two streams. The public stream of a resolution is keyed by
 that resolution's key from a hash chain whose end (the commitment) is published in the first

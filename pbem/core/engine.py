@@ -519,7 +519,7 @@ def _resolve_turn(
     if not table.winner:
         if orders.fortify is not None:
             _fortify(table, name, orders.fortify)
-        if conquests:
+        if conquests and not table.winner:  # a mission done by the fortification ends it
             table.draw(name, Stream.hidden(randomness.hidden, state.resolution))
     if missed and not table.winner:
         _drop_if_due(table, name)
@@ -565,7 +565,9 @@ def _attack(
     defender = table.owner[target]
     last = 0
     while table.armies[source] > max(1, attack.stop_at):
-        a = rules.attack_dice(table.armies[source], attack.dice)
+        a = rules.attack_dice_kept(
+            table.armies[source], attack.dice, attack.stop_at, table.state.options.stop_at_promised
+        )
         d = rules.defence_dice(table.armies[target])
         a_dice = stream.dice(a)
         d_dice = stream.dice(d)

@@ -191,6 +191,7 @@ class _Reader:
         self.board = board
         self.lines = lines
         self.problems: list[Problem] = []
+        self.dropped_attack = False
 
     def line(self, *paths: str) -> int | None:
         for path in paths:
@@ -247,6 +248,23 @@ class _Reader:
         return [(f"{name}.{i}", v) for i, v in enumerate(value)]
 
 
+CUT = "-- 8<"
+"""How the cut lines around the order file in a report begin."""
+
+
+def between_cuts(text: str) -> str:
+    """The order file between pbem's two cut lines, when `text` holds them (a whole report
+    sent back, orders edited in place); the lines outside are blanked, so that line numbers
+    still count from the top of what the player has. Text without two cut lines is returned
+    as it is."""
+    lines = text.split("\n")
+    cuts = [i for i, line in enumerate(lines) if line.lstrip().startswith(CUT)]
+    if len(cuts) < 2:
+        return text
+    first, last = cuts[0], cuts[1]
+    return "\n".join(line if first < i < last else "" for i, line in enumerate(lines))
+
+
 def parse_orders(text: str, board: Board) -> Orders:
     """Parse an order file; raises OrderError listing every problem with its line."""
     text = text.removeprefix("\ufeff")  # the byte-order mark some editors put first
@@ -291,7 +309,21 @@ def parse_orders(text: str, board: Board) -> Orders:
     draft = _parse_draft(reader, data.get("draft"))
 
     if reader.problems:
-        raise OrderError(reader.problems)
+        partial = None
+        if len(header) == 4:
+            partial = Orders(
+                game=header["game"],
+                turn=header["turn"],
+                player=header["player"],
+                secret=header["secret"],
+                trade=trade,
+                place=place,
+                attack=attack,
+                fortify=fortify,
+                draft=draft,
+                lines=reader.lines,
+            )
+        raise OrderError(reader.problems, partial=partial, dropped_attack=reader.dropped_attack)
     return Orders(
         game=header["game"],
         turn=header["turn"],
@@ -368,6 +400,11 @@ def _parse_place(reader: _Reader, data: Mapping[str, Any]) -> tuple[Place, ...]:
             armies = None
         else:
             armies = reader.integer(raw, f"{path}.armies", 1)
+        written = table.get("territory")
+        if territory is None and isinstance(written, str):
+            # Only ever seen in the partial orders of a file with problems: the armies still
+            # count towards the total, so that a misspelt name does not hide a count error.
+            territory = written
         if territory is not None and armies is not None:
             out.append(Place(territory, armies, reader.line(path)))
     return tuple(out)
@@ -392,10 +429,11 @@ def _parse_attack(reader: _Reader, data: Mapping[str, Any]) -> tuple[Attack, ...
         else:
             reader.fail('\'move\' must be "all", "min" or a number of armies', f"{path}.move")
             move = None
-        if source and target and stop_at is not None and move is not None:
-            if "dice" in table and dice is None:
-                continue
-            out.append(Attack(source, target, dice, stop_at, move, reader.line(path)))
+        if source and target:
+            # A bad dice, stop_at or move leaves an attack that is checked as if left out.
+            out.append(Attack(source, target, dice, stop_at or 1, move or ALL, reader.line(path)))
+        else:
+            reader.dropped_attack = True
     return tuple(out)
 
 

@@ -140,6 +140,15 @@ def attack_dice(armies: int, wanted: int | None = None) -> int:
     return max(0, min(3, armies - 1, wanted if wanted is not None else 3))
 
 
+def attack_dice_kept(armies: int, wanted: int | None, stop_at: int, promised: bool) -> int:
+    """Dice the attacker rolls with `stop_at`: when it is a promise, never so many that losing
+    them all would take the territory below it (fewer dice when needed)."""
+    rolled = attack_dice(armies, wanted)
+    if promised:
+        rolled = min(rolled, armies - max(1, stop_at))
+    return max(0, rolled)
+
+
 def defence_dice(armies: int) -> int:
     """The defender always rolls as many as allowed: 2 with two or more armies."""
     return min(2, armies)
@@ -268,7 +277,8 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
     if orders.player not in state.awaiting():
         fail(
             f"it is not {orders.player}'s turn: the game awaits "
-            f"{', '.join(state.awaiting()) or 'nobody'}",
+            f"{', '.join(state.awaiting()) or 'nobody'}; your order file will come with the "
+            "report that makes it your turn",
             orders.line_of("player"),
         )
         return problems
@@ -334,9 +344,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
     sets: list[CardSet] = []
     if orders.trade == BEST:
         chosen = best_set(state.board, hand, owned)
-        if chosen is None:
-            fail('trade = "best" but your hand holds no set: remove the trade', trade_line)
-        else:
+        if chosen is not None:  # with no set, "best" trades nothing (the check says so)
             armies += set_value(traded)
             traded += 1
             hand = remove_cards(hand, chosen) or hand
@@ -439,7 +447,9 @@ def _validate_placement(
     rest_line: int | None = None
     has_rest = False
     for place in orders.place:
-        if state.owner(place.territory) != orders.player:
+        if place.territory not in state.territories:
+            pass  # a misspelt name, already reported when the file was read
+        elif state.owner(place.territory) != orders.player:
             fail(
                 Problem.of(
                     "cannot place on '%(territory)s': it is not yours",

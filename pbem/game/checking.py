@@ -6,17 +6,18 @@ player's kit print. Needs nothing beyond the standard library (and tomli on Pyth
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pbem.core import odds, rules
-from pbem.core.orders import ALL, Orders, parse_orders
-from pbem.core.state import GameState, Phase
-from pbem.errors import OrderError, Problem
+from pbem.core.advice import forecast_with_warnings
+from pbem.core.orders import Orders, between_cuts
+from pbem.core.problems import check_text
+from pbem.core.state import GameState
+from pbem.errors import Problem
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
 from pbem.present.i18n import language
 from pbem.present.missions import draft_forecast
-from pbem.present.view import read_view, view_language
+from pbem.present.view import read_view_with_secret, view_language
 from pbem.terminal import printable
 
 NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
@@ -68,9 +69,9 @@ Checked = tuple[Submission, list[str]]
 
 
 def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
-    """A player's own check, against the view.json of their latest report (no secret check:
-    the view does not hold the secret; the moderator's check does)."""
-    state = read_view(view_file)
+    """A player's own check, against the view.json of their latest report; the view carries a
+    salted hash of that player's secret (only theirs), so a wrong secret is caught here too."""
+    state, secret_hash = read_view_with_secret(view_file)
     lang = {"language": view_language(view_file), "board": state.board.name}
     out: list[Checked] = []
     for path in paths:
@@ -78,80 +79,46 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
         if isinstance(text, Problem):
             out.append((Submission(path, "", None, (text,), **lang), []))
             continue
-        try:
-            orders = parse_orders(text, state.board)
-        except OrderError as err:
-            out.append((Submission(path, text, None, tuple(err.problems), **lang), []))
-            continue
-        problems = tuple(rules.validate(state, orders))
+        text = between_cuts(text)
+        orders, problems = check_text(state, text, secret_hash.check if secret_hash else None)
         submission = Submission(path, text, orders, problems, **lang)
-        out.append((submission, forecast(state, orders) if not problems else []))
+        out.append((submission, forecast(state, orders) if submission.accepted else []))
+    submissions = with_duplicates([s for s, _ in out])
+    return [
+        (s, lines if s.accepted else []) for s, (_, lines) in zip(submissions, out, strict=True)
+    ]
+
+
+def with_duplicates(checked: Sequence[Submission]) -> list[Submission]:
+    """The submissions, where a player has more than one valid file each of them refused:
+    resolve would not know which to take."""
+    valid: dict[str, list[Submission]] = {}
+    for submission in checked:
+        if submission.accepted and submission.player is not None:
+            valid.setdefault(submission.player, []).append(submission)
+    out = []
+    for submission in checked:
+        mine = valid.get(submission.player or "", [])
+        if submission.accepted and len(mine) > 1:
+            problem = Problem.of(
+                "%(player)s has %(count)s valid order files (%(files)s): "
+                "resolve takes none of them; keep one",
+                player=submission.player or "",
+                count=len(mine),
+                files=", ".join(s.path.name for s in mine),
+            )
+            submission = replace(submission, problems=(problem,))
+        out.append(submission)
     return out
 
 
 def forecast(state: GameState, orders: Orders | None) -> list[str]:
-    """What a valid order file will do: placements, and the exact odds of each attack."""
-    if orders is None:
-        return []
-    if orders.draft:
+    """What a valid order file will do: placements, and the exact odds of each step of the
+    plan, followed in order (`pbem.core.forecast`), and warnings about what looks unintended
+    (`pbem.core.advice`); for a draft list, what it asks for."""
+    if orders is not None and orders.draft:
         return [draft_forecast(orders.draft)]
-    lines: list[str] = []
-    placed: dict[str, int] = {}
-    total = (
-        rules.reinforcement(state, orders.player).total
-        if state.phase is Phase.PLAY
-        else (state.player(orders.player).to_place)
-    )
-    traded = state.sets_traded
-    for cards in rules.sets_to_trade(state, orders.player, orders.trade):
-        value = rules.set_value(traded)
-        traded += 1
-        total += value
-        lines.append(f"trade {', '.join(cards)} for {value} armies")
-    for territory, amount in rules.placement_amounts(orders.place, total):
-        placed[territory] = placed.get(territory, 0) + amount
-        lines.append(f"place {amount} on {territory}")
-    for attack in orders.attack:
-        defenders = state.armies(attack.target)
-        if state.owner(attack.source) == orders.player:
-            attackers = state.armies(attack.source) + placed.get(attack.source, 0)
-            if attackers + defenders > odds.LARGEST:
-                lines.append(
-                    f"attack {attack.target} from {attack.source}: {attackers} against "
-                    f"{defenders} (too many armies for exact odds)"
-                )
-                continue
-            odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
-            note = rules.attack_dice_note(attackers, attack.dice)
-            lines.append(
-                f"attack {attack.target} from {attack.source}: {odds_line}"
-                + (f" (first roll: {note})" if note else "")
-            )
-        else:
-            lines.append(
-                f"attack {attack.target} ({defenders} {'army' if defenders == 1 else 'armies'}) "
-                f"from {attack.source}, once taken: "
-                "the odds depend on the armies moved in"
-            )
-    if orders.fortify is not None:
-        lines.append(_fortify_forecast(state, orders, placed))
-    return lines
-
-
-def _fortify_forecast(state: GameState, orders: Orders, placed: dict[str, int]) -> str:
-    """The fortification, and the cut it will get if it asks for more than will be there."""
-    fortify = orders.fortify
-    assert fortify is not None
-    line = fortify.describe()
-    if fortify.armies == ALL or state.owner(fortify.source) != orders.player:
-        return line
-    armies = state.armies(fortify.source) + placed.get(fortify.source, 0)
-    _, note = rules.fortify_move(armies, fortify.armies)
-    if note is None:
-        return line
-    if orders.attack:
-        return f"{line} (at most {armies - 1} unless your attacks change that: more is cut)"
-    return f"{line} ({note})"
+    return forecast_with_warnings(state, orders)
 
 
 def check_lines(results: Sequence[Checked]) -> tuple[list[str], bool]:

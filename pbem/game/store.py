@@ -30,6 +30,7 @@ from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
     GameState,
     Phase,
+    StopAt,
     TradedCards,
     state_from_dict,
     state_to_dict,
@@ -62,7 +63,7 @@ HISTORY = "history"
 ORDERS = "orders"
 REPORTS = "reports"
 LOCK_FILE = ".lock"
-FORMAT = 3
+FORMAT = 4
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = (
     "name",
@@ -339,7 +340,15 @@ def _format_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format": 3, "options": options}
 
 
-MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3}
+def _format_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 3 recorded no stop_at rule: its games treat stop_at as a threshold."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options = {**options, "stop_at": StopAt.THRESHOLD.value}
+    return {**data, "format": 4, "options": options}
+
+
+MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3, 3: _format_3_to_4}
 """For each older format, the step that turns its data into the next format's."""
 
 
@@ -373,6 +382,14 @@ def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
         raise GameFileError(
             f"{path} is damaged: its [options] do not say whether the game plays secret "
             "missions; write missions = false (classic Risk) or missions = true"
+        )
+    if options.get("stop_at") not in [r.value for r in StopAt]:
+        where = options.get("stop_at")
+        raise GameFileError(
+            f"{path} is damaged: its [options] do not say what stop_at means"
+            + (f" ('{quoted(str(where))}' is not a rule)" if where is not None else "")
+            + '; write stop_at = "promise" (fewer dice, never below it) or "threshold" '
+            "(the last roll may go below it)"
         )
     return data
 
@@ -541,7 +558,7 @@ class HistoryRecord:
     time: str | None = None
 
     def rolls(self) -> list[dict[str, Any]]:
-        """The battle rolls of this resolution, as DESIGN §7's dice view lists them."""
+        """The battle rolls of this resolution, as the dice list of docs/views.md gives them."""
         return [
             {
                 "from": e.source,

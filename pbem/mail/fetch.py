@@ -257,9 +257,11 @@ class _Fetcher:
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
-            told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
-            problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
-            return self.reject(letter, raw, problems, to=me, text=text)
+            if err.partial is None:
+                told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
+                problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
+                return self.reject(letter, raw, problems, to=me, text=text)
+            orders = err.partial  # every problem is listed by check_submission below
         except RecursionError:
             reason = "the orders are nested too deep to read: send the plain order file"
             return self.reject(letter, raw, [reason], to=me)

@@ -37,6 +37,7 @@ from pbem.present.context import (
     piles_context,
     report_context,
 )
+from pbem.present.secret_check import secret_hash
 from pbem.present.skeleton import next_turn_of, order_skeleton
 from pbem.present.stats import stats_after, without_battles
 from pbem.present.story import armies_before, narrate, tell
@@ -155,8 +156,10 @@ def render(
     now: datetime | None = None,
     undone: Sequence[str] = (),
     stats: Mapping[str, Any] | None = None,
+    forecasts: Sequence[str] = (),
 ) -> str:
-    """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
+    """A report as text ("txt") or HTML ("html"); player None: the moderator's overview, with
+    `forecasts`, what the orders carried out were forecast to do."""
     name = "moderator" if player is None else "report"
     lang = player_language(game, player)
     with i18n.speaking(lang):
@@ -164,6 +167,7 @@ def render(
             game, resolution, events, player, rejected, orders, now, undone, stats
         )
         context["lang"] = lang.code
+        context["forecasts"] = list(forecasts) if player is None else []
         return render_template(
             environment(game.path.resolve(), lang.code), f"{name}.{kind}.j2", context
         )
@@ -212,12 +216,16 @@ def view_file(
     player: str,
     stats: Mapping[str, Any] | None = None,
 ) -> str:
-    """The player's view (DESIGN §7) with this resolution's dice check and the story of the
-    game so far (public, for `pbem stats --view`), as sent with a report."""
+    """The player's view (docs/views.md) with this resolution's dice check, the story of the
+    game so far (public, for `pbem stats --view`) and the hash of the player's own secret, as
+    sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
     if game.language_of(player) != i18n.DEFAULT:
         view["language"] = game.language_of(player)
+    reg = game.registration(player)
+    if reg is not None:
+        view["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
     view["stats"] = without_battles(
         stats if stats is not None else _stats(game, resolution, events)
     )
@@ -232,10 +240,13 @@ def render_reports(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[str] = (),
+    forecasts: Sequence[str] = (),
 ) -> dict[str, str]:
     """Every player's report (text, HTML, view file, order file) and the moderator's, by file
     name, rendered in memory: the caller writes them (store.write_files) once all succeeded.
-    `orders` are those the resolution carried out (for notes on what they asked).
+    `orders` are those the resolution carried out (for notes on what they asked); `forecasts`
+    what they were forecast to do (for the moderator's overview). Only the players the pending
+    turn awaits get an order file.
 
     <player>.txt is the mail body, .html the same report to open (with the map), .view.json
     the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
@@ -251,14 +262,14 @@ def render_reports(
         )
         files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name, stats)
         reg = game.registration(p.name)
-        if p.alive and game.state.phase is not Phase.OVER:
+        if p.alive and game.state.phase is not Phase.OVER and p.name in game.state.awaiting():
             with i18n.speaking(player_language(game, p.name)):
                 files[f"{p.name}.orders.toml"] = order_skeleton(
                     game.state, p.name, reg.secret if reg else ""
                 )
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = render(
-            game, resolution, events, None, kind, rejected, orders, now, undone, stats
+            game, resolution, events, None, kind, rejected, orders, now, undone, stats, forecasts
         )
     return files
 
