@@ -528,9 +528,16 @@ def read_history_file(path: Path) -> HistoryRecord:
 
 
 def history_count(directory: Path) -> int:
-    """How many history files there are, counting 0000, 0001, ... without a gap."""
+    """How many history files there are, counting 0000, 0001, ... without a gap.
+
+    The folder is listed once (one system call, however long the game) rather than each file
+    looked up in turn."""
+    try:
+        names = set(os.listdir(directory / HISTORY))
+    except OSError:
+        return 0
     count = 0
-    while history_path(directory, count).exists():
+    while history_path(directory, count).name in names:
         count += 1
     return count
 
