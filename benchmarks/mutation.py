@@ -51,6 +51,12 @@ TESTS: dict[str, list[str]] = {
         "tests/test_processor.py",
         "tests/test_old_games.py",
     ],
+    "pbem/game/checking.py": [
+        "tests/test_shell_processor.py",
+        "tests/test_forecast.py",
+        "tests/test_verify.py",
+        "tests/test_kit.py",
+    ],
     "pbem/game/audit.py": [
         "tests/test_shell_recovery.py",
         "tests/test_processor.py",

@@ -19,7 +19,7 @@ from pbem.core import odds
 from pbem.core.board import load_board
 from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
-from pbem.game import clock, deadlines, processor, undo
+from pbem.game import checking, clock, deadlines, players, processor, undo
 from pbem.game.safety import disk_error
 from pbem.game.store import read_game
 from pbem.present import report, verify
@@ -66,9 +66,10 @@ def _now(text: str | None) -> datetime:
     return clock.parse_instant(text)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(__version__, prog_name="pbem")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Run games of Risk by email: check orders, resolve turns, write reports, audit dice.
 
     \b
@@ -76,10 +77,16 @@ def main() -> None:
       pbem new games/spring --players alice,bob,carol
       pbem check games/spring games/spring/orders/*.toml
       pbem resolve games/spring
+
+    \b
+    Shell completion (for zsh or fish, write zsh_source or fish_source):
+      eval "$(_PBEM_COMPLETE=bash_source pbem)"
     """
+    if ctx.invoked_subcommand is None:  # bare `pbem`: the help, and success
+        click.echo(ctx.get_help())
 
 
-@main.command()
+@main.command(short_help="Create a game and write the first reports.")
 @click.argument("directory", type=GAME_DIR)
 @click.option(
     "--players",
@@ -193,7 +200,7 @@ def new(
     echo(f"Reports to send: {directory / 'reports' / '0000'}")
 
 
-@main.command()
+@main.command(short_help="Check order files, changing nothing.")
 @click.argument("directory", type=click.Path(path_type=Path), required=False)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
@@ -217,26 +224,19 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
         paths = ((directory,) if directory else ()) + files
         if not paths:
             raise click.UsageError("give at least one order file to check")
-        results = processor.check_with_view(view_file, [Path(p) for p in paths])
+        results = checking.check_with_view(view_file, [Path(p) for p in paths])
     else:
         if directory is None or not files:
             raise click.UsageError("give a game directory and at least one order file")
         results = processor.check_files(directory, list(files))[1]
-    bad = False
-    for submission, forecast in results:
-        if submission.accepted:
-            echo(f"{printable(submission.path.name)}: valid.")
-            for line in forecast:
-                echo(f"  {line}")
-        else:
-            bad = True
-            for message in submission.messages():
-                echo(message)
-    if bad:
+    lines, ok = checking.check_lines(results)
+    for line in lines:
+        echo(line)
+    if not ok:
         raise SystemExit(1)
 
 
-@main.command()
+@main.command(short_help="Resolve the pending turn and write the reports.")
 @click.argument("directory", type=GAME_DIR)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @NOW
@@ -263,7 +263,7 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
     echo(processor.summary(outcome))
 
 
-@main.command()
+@main.command(short_help="Show the board and the players.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print the view as JSON (DESIGN §7).")
 @click.option("--player", help="Show only what this player may see.")
@@ -292,7 +292,7 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
         )
 
 
-@main.command(name="dice")
+@main.command(name="dice", short_help="List every die rolled, with its key.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON (DESIGN §7).")
 @click.option("--resolution", type=int, help="Only this resolution.")
@@ -325,7 +325,7 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
             echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
 
 
-@main.command()
+@main.command(short_help="Replay the history; check every event, die and key.")
 @click.argument("directory", type=GAME_DIR)
 @reports_errors
 def audit(directory: Path) -> None:
@@ -342,7 +342,7 @@ def audit(directory: Path) -> None:
     )
 
 
-@main.command()
+@main.command(short_help="Move the pending turn's deadline, with a reason.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--extend", metavar="DURATION", help="Move the deadline later by 24h, 2d, ...")
 @click.option("--set", "set_to", metavar="ISO-TIME", help="Set it: 2026-12-03T20:00+01:00.")
@@ -367,7 +367,7 @@ def deadline(
     )
 
 
-@main.command(name="undo")
+@main.command(name="undo", short_help="Take back the last resolution.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--why", default="", help="The reason, shown in every later report.")
 @NOW
@@ -390,12 +390,13 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
     )
 
 
-@main.command(name="map")
+@main.command(name="map", short_help="Print the board, with the names orders accept.")
 @click.argument("name", default="classic")
 @click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (DESIGN §7).")
 @reports_errors
 def map_command(name: str, as_json: bool) -> None:
-    """Print a board: continents, territories, borders and cards.
+    """Print a board: continents, territories, borders, cards and the other names of each
+    territory that orders accept.
 
     \b
     Example:
@@ -405,15 +406,20 @@ def map_command(name: str, as_json: bool) -> None:
     if as_json:
         echo(json.dumps(board.to_json(), indent=2))
         return
+    echo("Orders accept each name in any case, with or without spaces, hyphens and dots,")
+    echo("and the other names given after 'also'.")
     for continent in board.continents.values():
         echo(f"{continent.name} (+{continent.bonus})")
         for t in continent.territories:
             territory = board.territories[t]
             neighbours = ", ".join(territory.neighbours)
             echo(f"  {t} [{territory.card.value}]: {neighbours}")
+            alternatives = board.alternatives(t)
+            if alternatives:
+                echo(f"    also: {', '.join(alternatives)}")
 
 
-@main.command(name="verify")
+@main.command(name="verify", short_help="Check a resolution's key chain and dice.")
 @click.argument("key", required=False)
 @click.argument("previous_key", required=False)
 @click.option(
@@ -444,27 +450,25 @@ def verify_command(
       pbem verify --report reports/0003/alice.view.json
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
     """
-    if report_file is not None:
-        if key or previous_key or rolls:
-            raise click.UsageError("give either --report or KEY PREVIOUS_KEY --dice ...")
-        record = verify.read_record(report_file)
-    elif key and previous_key:
-        record = verify.record_from_arguments(key, previous_key, rolls)
-    else:
-        raise click.UsageError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
-    verdict = verify.verify(record)
-    echo("\n".join(verdict.lines()))
-    deal = verify.read_mission_deal(report_file) if report_file is not None else None
-    if deal is not None:
-        echo("\n".join(deal.lines()))
-    if not verdict.ok or (deal is not None and not deal.ok):
+    try:
+        lines, ok = verify.verify_lines(key, previous_key, rolls, report_file)
+    except verify.ArgumentsError as err:
+        raise click.UsageError(str(err)) from None
+    echo("\n".join(lines))
+    if not ok:
         raise SystemExit(1)
 
 
-@main.command(name="odds")
+@main.command(name="odds", short_help="Exact odds of an attack.")
 @click.argument("attackers", type=click.IntRange(min=1))
 @click.argument("defenders", type=click.IntRange(min=1))
-@click.option("--stop-at", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--stop-at",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Stop attacking when the attackers are down to this many armies.",
+)
 @click.option("--dice", type=click.IntRange(1, 3), help="Most dice the attacker rolls.")
 @reports_errors
 def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None) -> None:
@@ -474,9 +478,45 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     Example:
       pbem odds 10 10 --stop-at 3
     """
-    if attackers + defenders > odds.LARGEST:
-        raise PbemError(f"exact odds are computed for up to {odds.LARGEST} armies in all")
-    echo(odds.forecast(attackers, defenders, stop_at, dice).summary())
+    echo(odds.attack_summary(attackers, defenders, stop_at, dice))
+
+
+@main.command(short_help="Change a player's address.")
+@click.argument("directory", type=GAME_DIR)
+@click.argument("assignments", nargs=-1, metavar="player.NAME.email=ADDRESS...")
+@NOW
+@reports_errors
+def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> None:
+    """Change a player's address: game.toml gets it, the history records the change with
+    the time, and every later mail goes to it (player.NAME.email= leaves them without one).
+
+    \b
+    Example:
+      pbem config games/spring-2027 player.ann.email=ann@example.net
+    """
+    for change in players.configure(directory, assignments, _now(now)):
+        echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
+
+
+@main.command(name="kit", short_help="Write the player's kit, pbem-player.pyz.")
+@click.argument("directory", type=GAME_DIR, default=".")
+@reports_errors
+def kit_command(directory: Path) -> None:
+    """Write pbem-player.pyz into DIRECTORY (default: here): one file a player runs with any
+    Python 3.10 or newer, nothing else installed, to check orders against the view.json of
+    their report, work out odds and verify dice. `pbem mail send --kit` attaches it to the
+    first report.
+
+    \b
+    Examples:
+      pbem kit games/spring-2027
+      python3 pbem-player.pyz check --view alice.view.json orders.toml
+    """
+    from pbem import kit
+
+    path = kit.write_kit(directory)
+    echo(f"Wrote {path} ({path.stat().st_size // 1024} KiB): players run it with")
+    echo(f"  python3 {kit.KIT_NAME} check --view NAME.view.json ORDERS.toml")
 
 
 # The mail commands import pbem.mail (email, mailbox, smtplib) only when they run.
@@ -490,16 +530,31 @@ MAIL_FROM = click.option(
 )
 
 
-@main.group(name="mail")
-def mail_group() -> None:
+@main.group(
+    name="mail",
+    short_help="Fetch orders from a mailbox; mail the reports.",
+    invoke_without_command=True,
+)
+@click.pass_context
+def mail_group(ctx: click.Context) -> None:
     """Take orders from a mailbox and mail the reports; without a server, through folders."""
+    if ctx.invoked_subcommand is None:  # bare `pbem mail`: its help, and success
+        click.echo(ctx.get_help())
 
 
-@mail_group.command(name="fetch")
+@mail_group.command(name="fetch", short_help="Store mailed orders and answer the players.")
 @click.argument("directory", type=GAME_DIR)
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--maildir", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.option("--mbox", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--maildir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Read the messages of this Maildir folder (its new/ and cur/).",
+)
+@click.option(
+    "--mbox",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Read the messages of this mbox file.",
+)
 @MAIL_FROM
 @click.option(
     "--now", metavar="TIME", help="Read the mail as at this ISO 8601 time (default: now)."
@@ -530,7 +585,7 @@ def mail_fetch(
     click.echo("\n".join(result.lines()))
 
 
-@mail_group.command(name="send")
+@mail_group.command(name="send", short_help="Mail the reports not yet sent.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--smtp", metavar="HOST:PORT", help="Send through this server; else only outbox/.")
 @click.option("--starttls", is_flag=True, help="Encrypt the connection with STARTTLS.")
@@ -545,6 +600,11 @@ def mail_fetch(
     metavar="[ADDRESS]",
     help="Send the moderator (the --from address, or ADDRESS) a copy of every report.",
 )
+@click.option(
+    "--kit",
+    is_flag=True,
+    help="Attach the player's kit (pbem-player.pyz, see pbem kit) to each first report.",
+)
 @MAIL_FROM
 @reports_errors
 def mail_send(
@@ -554,6 +614,7 @@ def mail_send(
     user: str | None,
     dry_run: bool,
     bcc: str | None,
+    kit: bool,
     sender: str,
 ) -> None:
     """Mail each player's reports not yet sent, and the answers waiting in outbox/.
@@ -574,7 +635,7 @@ def mail_send(
 
     server = mail.smtp_server(smtp, starttls, user, ask) if smtp else None
     copy_to = None if bcc is None else bcc or sender
-    result = mail.send_mail(directory, sender, server, copy_to, dry_run)
+    result = mail.send_mail(directory, sender, server, copy_to, dry_run, kit=kit)
     click.echo("\n".join(result.lines()))
     if not result.ok:
         raise SystemExit(1)

@@ -64,6 +64,60 @@ def test_every_command_has_help_with_an_example() -> None:
     assert "Example" in run("--help")
 
 
+def _commands(group: click.Group, prefix: str = "pbem") -> list[tuple[str, click.Command]]:
+    out: list[tuple[str, click.Command]] = [(prefix, group)]
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            out += _commands(command, f"{prefix} {name}")
+        else:
+            out.append((f"{prefix} {name}", command))
+    return out
+
+
+def test_every_option_has_help_text() -> None:
+    missing = [
+        f"{name} {'/'.join(param.opts)}"
+        for name, command in _commands(main)
+        for param in command.params
+        if isinstance(param, click.Option) and not (param.help or "").strip()
+    ]
+    assert missing == []
+    for name, _ in _commands(main):
+        help_text = run(*name.split()[1:], "--help")
+        assert help_text.startswith("Usage: ")
+
+
+def test_command_summaries_fit_uncut() -> None:
+    for name, command in _commands(main):
+        if not isinstance(command, click.Group):
+            continue
+        listing = run(*name.split()[1:], "--help").split("Commands:\n", 1)[1]
+        lines = listing.splitlines()
+        assert len(lines) == len(command.commands), f"{name}: a summary wraps"
+        for line in lines:
+            assert not line.endswith("..."), f"{name}: cut summary {line!r}"
+            assert len(line) <= 80
+
+
+def test_bare_pbem_prints_the_help_and_succeeds() -> None:
+    result = CliRunner().invoke(main, [])
+    assert result.exit_code == 0
+    assert result.output == run("--help")
+    assert "Commands:" in result.output and "bash_source" in result.output
+    assert run("mail") == run("mail", "--help")
+
+
+def test_map_lists_the_other_names_orders_accept() -> None:
+    out = run("map")
+    quebec = out.split("\n  Quebec ", 1)[1].splitlines()
+    assert quebec[1] == "    also: Québec, Eastern Canada"
+    board = load_board()
+    for t in board.names:
+        for alternative in board.alternatives(t):
+            assert board.lookup(alternative) == t
+            assert alternative in out
+
+
 def test_new_then_show_json_is_the_designed_view(tmp_path: Path) -> None:
     directory = new(tmp_path / "spring")
     view = json.loads(run("show", directory, "--json"))
@@ -339,3 +393,14 @@ def test_dice_of_a_resolution_that_does_not_exist(tmp_path: Path) -> None:
 def test_odds_refuse_what_would_take_too_long() -> None:
     result = CliRunner().invoke(main, ["odds", "3000", "3000"])
     assert result.exit_code == 1 and "up to 600 armies" in result.output
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_readme_turns_on_shell_completion(shell: str) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert f"_PBEM_COMPLETE={shell}_source pbem" in readme
+    result = CliRunner().invoke(
+        main, [], prog_name="pbem", env={"_PBEM_COMPLETE": f"{shell}_source"}
+    )
+    assert result.exit_code == 0
+    assert "_PBEM_COMPLETE" in result.output and "Commands:" not in result.output

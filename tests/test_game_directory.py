@@ -52,23 +52,23 @@ HAND_EDITS = {
     "seed": (lambda t: t.replace(f'seed = "{SEED.hex()}"', f'seed = "{bytes(32).hex()}"'), "seed"),
     "sets_traded": (
         lambda t: t.replace("sets_traded = 0", "sets_traded = 3"),
-        "sets_traded is 3, not 0",
+        "sets_traded: game file 3, history 0",
     ),
     "winner": (
         lambda t: t.replace("[state]\n", '[state]\nwinner = "bob"\n'),
-        "winner is 'bob', not null",
+        "winner: game file 'bob', history null",
     ),
     "to_place": (
         lambda t: t.replace("to_place = 0", "to_place = 9", 1),
-        "player 1's to_place is 9, not 0",
+        r"\w+'s to_place: game file 9, history 0",
     ),
     "renamed player": (
         lambda t: t.replace('"bob"', '"bobby"'),
-        r"player \d's name is 'bobby', not 'bob'",
+        "bob's name: game file 'bobby', history 'bob'",
     ),
     "armies": (
         lambda t: t.replace('Alaska = [\n    "bob",\n    1,', 'Alaska = [\n    "bob",\n    9,'),
-        "Alaska is held by 'bob' with 9, not by 'bob' with 1",
+        "Alaska: game file 9 armies, history 1",
     ),
 }
 

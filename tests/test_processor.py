@@ -260,6 +260,46 @@ def test_audit_names_the_resolution_whose_die_was_changed(tmp_path: Path) -> Non
         processor.audit_game(directory)
 
 
+def test_audit_tells_a_changed_die_in_words(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "g")
+    _play(directory, 6)
+    r = _first_roll_resolution(directory)
+    path = directory / "history" / f"{r:04d}.toml"
+    data = store._load_toml(path)
+    rolls = [e for e in data["events"] if e["type"] == "rolled"]
+    roll = rolls[-1]
+    number = sum(1 for e in rolls if (e["source"], e["target"]) == (roll["source"], roll["target"]))
+    given = " ".join(map(str, roll["attacker"]))
+    roll["attacker"][-1] = roll["attacker"][-1] % 6 + 1
+    changed = " ".join(map(str, roll["attacker"]))
+    against = " ".join(map(str, roll["defender"]))
+    path.write_text(tomli_w.dumps(data, multiline_strings=True))
+    player = roll["player"]
+    with pytest.raises(AuditError) as caught:
+        processor.audit_game(directory)
+    assert str(caught.value) == (
+        f"resolution {r} (turn {data['turn']}, {player}'s turn; history/{r:04d}.toml): "
+        f"{player}'s attack on {roll['target']} from {roll['source']}, roll {number}: "
+        f"recorded {changed} against {against}, the dice give {given} against {against}"
+    )
+
+
+def test_audit_names_each_field_of_a_changed_game_file(playing_dir: Path) -> None:
+    path = playing_dir / "game.toml"
+    text = path.read_text()
+    state = read_game(playing_dir).state
+    name, holding = next(iter(state.territories.items()))
+    old = f'{name} = [\n    "{holding.owner}",\n    {holding.armies},'
+    assert old in text
+    path.write_text(text.replace(old, old.replace(f"{holding.armies},", "40,")))
+    with pytest.raises(AuditError) as caught:
+        processor.audit_game(playing_dir)
+    assert str(caught.value) == (
+        "game.toml differs from the state the history replays to: "
+        f"{name}: game file 40 armies, history {holding.armies}"
+    )
+
+
 def test_audit_detects_a_changed_game_file(playing_dir: Path) -> None:
     path = playing_dir / "game.toml"
     path.write_text(path.read_text().replace("current = 0", "current = 1"))

@@ -11,6 +11,7 @@ import pytest
 from conftest import SEED, attacking, skeleton, write_skeletons
 from helpers import make_state, orders
 
+from pbem.core import odds as exact_odds
 from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
@@ -211,7 +212,7 @@ def test_the_forecast_names_trades_odds_later_attacks_and_the_fortification(
         total = reinforcement
     assert f"place {total} on {source}" in lines
     attack = next(line for line in lines if line.startswith(f"attack {target} from {source}: "))
-    odds = processor.odds.forecast(state.armies(source) + total, state.armies(target), 1, None)
+    odds = exact_odds.forecast(state.armies(source) + total, state.armies(target), 1, None)
     assert attack == f"attack {target} from {source}: {odds.summary()}"
     defenders = state.armies(beyond)
     unit = "army" if defenders == 1 else "armies"
@@ -230,14 +231,14 @@ def test_the_forecast_of_a_huge_attack_gives_no_exact_odds(playing_dir: Path) ->
     )
     target = next(n for n in state.board.neighbours(source) if state.owner(n) != me)
     territories = dict(state.territories)
-    territories[source] = Holding(me, processor.odds.LARGEST)
+    territories[source] = Holding(me, exact_odds.LARGEST)
     big = replace(state, territories=territories)
     orders = Orders(
         state.game, state.turn, me, "", (), (Place(source, "rest"),), (Attack(source, target),)
     )
     line = processor.forecast(big, orders)[-1]
     assert line.endswith("(too many armies for exact odds)")
-    territories[source] = Holding(me, processor.odds.LARGEST - state.armies(target) - 3 - 10)
+    territories[source] = Holding(me, exact_odds.LARGEST - state.armies(target) - 3 - 10)
     fits = replace(state, territories=territories)
     assert "too many" not in processor.forecast(fits, orders)[-1]
 

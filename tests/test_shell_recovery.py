@@ -12,7 +12,7 @@ from conftest import new_game, snapshot, write_skeletons
 
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, store
-from pbem.game.store import read_game
+from pbem.game.store import read_game, read_history
 
 
 class Crash(Exception):
@@ -174,9 +174,10 @@ def test_audit_says_how_many_events_differ_when_the_last_is_dropped(played: Path
     _rewrite_history(played, r, data)
     with pytest.raises(AuditError) as err:
         processor.audit_game(played)
+    record = read_history(played, r)
     assert str(err.value) == (
-        f"resolution {r} (history/{r:04d}.toml): {count - 1} events recorded but the replay "
-        f"gives {count}"
+        f"resolution {r} (turn {record.turn}, {record.players[0]}'s turn; history/{r:04d}.toml): "
+        f"{count - 1} events recorded but the replay gives {count}"
     )
 
 
@@ -195,8 +196,13 @@ def test_audit_names_the_changed_event(played: Path) -> None:
     i = next(i for i, e in enumerate(data["events"]) if e["type"] == "rolled")
     data["events"][i]["defender"] = [7] * len(data["events"][i]["defender"])
     _rewrite_history(played, r, data)
+    event = data["events"][i]
+    sevens = " ".join(["7"] * len(event["defender"]))
     with pytest.raises(
-        AuditError, match=rf"resolution {r} \(history/{r:04d}.toml\), event {i + 1}:"
+        AuditError,
+        match=rf"resolution {r} \(turn \d+, \w+'s turn; history/{r:04d}.toml\): "
+        rf"{event['player']}'s attack on {event['target']} from {event['source']}, roll 1: "
+        rf"recorded [1-6 ]+ against {sevens}, the dice give [1-6 ]+ against [1-6 ]+$",
     ):
         processor.audit_game(played)
 

@@ -122,6 +122,35 @@ def test_a_text_report_with_a_changed_key_fails(played: Path) -> None:
     assert "key WRONG" in run("verify", "--report", path, code=1)
 
 
+def test_verify_follows_the_key_chain_back_to_the_commitment(played: Path) -> None:
+    game = read_game(played)
+    for suffix in ("view.json", "txt"):
+        out = run("verify", "--report", report_file(played, 3, "alice", suffix))
+        assert (
+            "chain OK: the previous key hashed 3 times (the resolution number) gives the "
+            f"commitment {game.commitment}, the same in every report" in out
+        )
+    out = run("verify", "--report", report_file(played, 1, "bob", "view.json"))
+    assert "the previous key hashed 1 time (the resolution number)" in out
+
+
+def test_a_broken_key_chain_fails(played: Path) -> None:
+    """A key that follows its previous key, but a chain that does not reach the commitment."""
+    game = read_game(played)
+    view = json.loads(report_file(played, 3, "alice", "view.json").read_text())
+    forged = "ab" * 32
+    view["commitment"] = forged
+    path = played.parent / "forged-chain.view.json"
+    path.write_text(json.dumps(view))
+    out = run("verify", "--report", path, code=1)
+    assert "key OK" in out
+    assert (
+        f"chain BROKEN: the previous key hashed 3 times (the resolution number) gives "
+        f"{game.commitment}, not the commitment {forged}: these keys are not the ones "
+        "committed to" in out
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "roll"),
     [

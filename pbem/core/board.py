@@ -144,6 +144,14 @@ class Board:
             raise UnknownTerritory(text, self._suggest(text))
         return found
 
+    def alternatives(self, name: str) -> tuple[str, ...]:
+        """The other names orders accept for territory `name` (its aliases no other owns)."""
+        return tuple(
+            alias
+            for alias in self._territory(name).aliases
+            if self._index.get(normalise(alias)) == name
+        )
+
     def _suggest(self, text: str) -> str | None:
         close = difflib.get_close_matches(normalise(text), list(self._index), n=1)
         return self._index[close[0]] if close else None

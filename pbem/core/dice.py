@@ -65,6 +65,14 @@ def key_follows(key: bytes, previous: bytes) -> bool:
     return hmac.compare_digest(_sha256(key), previous)
 
 
+def hash_back(key: bytes, times: int) -> bytes:
+    """SHA-256 applied `times` times: from k[i], k[i - times] (k[0], the commitment, for
+    times = i)."""
+    for _ in range(times):
+        key = _sha256(key)
+    return key
+
+
 def hidden_key(seed: bytes) -> bytes:
     """h = HMAC-SHA256(seed, "pbem/hidden"): keys card draws; revealed when the game ends."""
     return _hmac(seed, b"pbem/hidden")

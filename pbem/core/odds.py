@@ -21,6 +21,7 @@ from fractions import Fraction
 from functools import cache
 
 from pbem.core.rules import attack_dice, battle, defence_dice
+from pbem.errors import PbemError
 
 __all__ = ["Forecast", "forecast", "roll_outcomes"]
 
@@ -166,3 +167,10 @@ def forecast(attackers: int, defenders: int, stop_at: int = 1, dice: int | None 
         expected_defenders_left=expected_d,
         outcomes=outcomes,
     )
+
+
+def attack_summary(attackers: int, defenders: int, stop_at: int, dice: int | None) -> str:
+    """What `pbem odds` prints: the exact odds, for up to LARGEST armies in all."""
+    if attackers + defenders > LARGEST:
+        raise PbemError(f"exact odds are computed for up to {LARGEST} armies in all")
+    return forecast(attackers, defenders, stop_at, dice).summary()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +13,16 @@ from typing import Any
 from pbem.core.board import Board
 
 NEUTRAL = "neutral"
+PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
+
+
+def valid_player_name(name: str) -> bool:
+    """Whether a name keeps to the naming rule, so that files named after it stay in the
+    game directory (reports/NNNN/<name>.txt, orders/<name>.toml)."""
+    return bool(PLAYER_NAME.fullmatch(name)) and name.lower() != NEUTRAL
+
+
 """The owner name of the neutral armies (of a two-player game, or left by a dropped player);
 no player may take it."""
 

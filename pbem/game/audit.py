@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core import dice
-from pbem.core.events import Event
+from pbem.core.events import Event, Rolled, RolledForFirst
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
-from pbem.game import clock, deadlines, undo
+from pbem.game import clock, deadlines, players, undo
 from pbem.game.replay import replay_orders, replay_setup, state_after
 from pbem.game.store import (
     Game,
@@ -66,7 +66,7 @@ def audit_game(directory: Path) -> AuditSummary:
     state: GameState | None = None
     for r in range(count):
         record = setup_record if r == 0 else read_history(directory, r)
-        where = f"resolution {r} (history/{r:04d}.toml)"
+        where = _resolution_words(r, record, f"history/{r:04d}.toml")
         key = _audit_key(game, where, record, r)
         if not dice.key_follows(key, previous):
             raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
@@ -97,6 +97,9 @@ def audit_game(directory: Path) -> AuditSummary:
             f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
             "was interrupted, run it again with --set and that time"
         )
+    address = players.address_problem(game)
+    if address:
+        raise AuditError(address)
     return AuditSummary(count, rolls, state_digest(state))
 
 
@@ -113,8 +116,8 @@ def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameStat
     rolls = 0
     for u in undone:
         path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
-        where = f"undone resolution {u.resolution} ({path})"
         record = read_history_file(path)
+        where = "undone " + _resolution_words(u.resolution, record, str(path))
         _audit_key(game, where, record, u.resolution)
         if record.key != u.key:
             raise AuditError(f"{where}: its key differs from the one its undo.toml records")
@@ -138,12 +141,53 @@ def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequen
         raise AuditError(f"{where}: the state after it differs from the one recorded")
 
 
+def _resolution_words(r: int, record: HistoryRecord, file: str) -> str:
+    """`resolution 4 (turn 4, alice's turn; history/0004.toml)`."""
+    if r == 0:
+        whose = "the setup"
+    elif len(record.players) == 1:
+        whose = f"turn {record.turn}, {record.players[0]}'s turn"
+    else:
+        whose = f"turn {record.turn}, the orders of {', '.join(record.players)}"
+    return f"resolution {r} ({whose}; {file})"
+
+
+def _dice_words(dice: Sequence[int]) -> str:
+    return " ".join(map(str, dice)) or "no dice"
+
+
+def event_difference(recorded: Sequence[Event], i: int, replayed: Event) -> str:
+    """Recorded event `i` and what the replay gives instead, in words."""
+    a, b = recorded[i], replayed
+    if isinstance(a, Rolled) and isinstance(b, Rolled) and _attack(a) == _attack(b):
+        number = 1 + sum(
+            1 for e in recorded[:i] if isinstance(e, Rolled) and _attack(e) == _attack(a)
+        )
+        what = f"{a.player}'s attack on {a.target} from {a.source}, roll {number}"
+        if (a.attacker, a.defender) != (b.attacker, b.defender):
+            return (
+                f"{what}: recorded {_dice_words(a.attacker)} against {_dice_words(a.defender)}, "
+                f"the dice give {_dice_words(b.attacker)} against {_dice_words(b.defender)}"
+            )
+        return (
+            f"{what}: recorded losses {a.attacker_losses} and {a.defender_losses}, the rules "
+            f"give {b.attacker_losses} and {b.defender_losses}"
+        )
+    if isinstance(a, RolledForFirst) and isinstance(b, RolledForFirst) and a.player == b.player:
+        return f"{a.player}'s roll for first player: recorded {a.die}, the dice give {b.die}"
+    from pbem.present.report import narrate
+
+    return f"event {i + 1}: recorded '{narrate(a, None)}' but the replay gives '{narrate(b, None)}'"
+
+
+def _attack(event: Rolled) -> tuple[str, str, str]:
+    return event.player, event.source, event.target
+
+
 def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Event]) -> None:
     for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
         if a != b:
-            raise AuditError(
-                f"{where}, event {i + 1}: recorded {a.to_dict()} but the replay gives {b.to_dict()}"
-            )
+            raise AuditError(f"{where}: {event_difference(recorded, i, b)}")
     if len(recorded) != len(replayed):
         raise AuditError(
             f"{where}: {len(recorded)} events recorded but the replay gives {len(replayed)}"
@@ -208,29 +252,42 @@ def _shown(value: Any) -> str:
 
 
 def differences(found: GameState, recorded: GameState) -> list[str]:
-    """What differs between two states, field by field, as "X is A, not B" (A found)."""
+    """What differs between the game file's state (`found`) and the history's (`recorded`),
+    field by field: "Alberta: game file 40 armies, history 14"."""
     a, b = state_to_dict(found), state_to_dict(recorded)
     out: list[str] = []
     for key in [*b, *(k for k in a if k not in b)]:
         if key == "players" and len(a[key]) == len(b[key]):
-            for i, (pa, pb) in enumerate(zip(a[key], b[key], strict=True)):
+            for pa, pb in zip(a[key], b[key], strict=True):
                 for field, value in pb.items():
                     if pa.get(field) != value:
                         out.append(
-                            f"player {i + 1}'s {field} is {_shown(pa.get(field))}, "
-                            f"not {_shown(value)}"
+                            f"{pb.get('name')}'s {field}: game file {_shown(pa.get(field))}, "
+                            f"history {_shown(value)}"
                         )
         elif key == "territories" and isinstance(a.get(key), dict):
             for t, held in b[key].items():
                 if a[key].get(t) != held:
-                    was = a[key].get(t) or ["nobody", 0]
-                    out.append(
-                        f"{t} is held by {_shown(was[0])} with {was[1]}, "
-                        f"not by {_shown(held[0])} with {held[1]}"
-                    )
+                    out.append(f"{t}: {_holding_difference(a[key].get(t), held)}")
         elif a.get(key) != b.get(key):
-            out.append(f"{key} is {_shown(a.get(key))}, not {_shown(b.get(key))}")
+            out.append(f"{key}: game file {_shown(a.get(key))}, history {_shown(b.get(key))}")
     return out
+
+
+def _holding_difference(found: Any, recorded: Sequence[Any]) -> str:
+    """`game file 40 armies, history 14`, naming the owners when they differ."""
+    if not isinstance(found, list) or len(found) != 2:
+        return f"game file {_shown(found)}, history {recorded[0]} with {_armies(recorded[1])}"
+    if found[0] == recorded[0]:
+        return f"game file {_armies(found[1])}, history {recorded[1]}"
+    return (
+        f"game file {found[0]} with {_armies(found[1])}, "
+        f"history {recorded[0]} with {_armies(recorded[1])}"
+    )
+
+
+def _armies(count: Any) -> str:
+    return f"{count} {'army' if count == 1 else 'armies'}"
 
 
 def describe(found: Sequence[str]) -> str:

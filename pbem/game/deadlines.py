@@ -8,7 +8,6 @@ once, never changed) in order, the last one winning. The game file holds a copy 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -26,6 +25,7 @@ from pbem.game.store import (
     OrderRecord,
     _load_toml,
     atomic_write,
+    change_files,
     history_count,
     locked,
     read_game,
@@ -35,7 +35,6 @@ from pbem.game.store import (
 from pbem.game.undo import check_not_interrupted
 
 DEADLINES = "deadlines"
-_CHANGE_FILE = re.compile(r"^(\d{4})-(\d+)\.toml$")
 
 
 class NeedsForce(PbemError):
@@ -91,16 +90,8 @@ def changes_folder(directory: Path) -> Path:
 
 def deadline_changes(directory: Path, resolution: int) -> list[DeadlineChange]:
     """The moderator's changes to the deadline of `resolution`, in the order made."""
-    folder = changes_folder(directory)
-    if not folder.is_dir():
-        return []
-    found: list[tuple[int, Path]] = []
-    for path in folder.iterdir():
-        match = _CHANGE_FILE.match(path.name)
-        if match and int(match.group(1)) == resolution:
-            found.append((int(match.group(2)), path))
     out = []
-    for _, path in sorted(found):
+    for path in change_files(changes_folder(directory), resolution):
         data = _load_toml(path)
         try:
             out.append(

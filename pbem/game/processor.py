@@ -16,10 +16,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core import dice, engine, missions, odds, rules
+from pbem.core import dice, engine, missions, rules
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import ALL, Orders, parse_orders
+from pbem.core.orders import parse_orders
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -31,8 +31,14 @@ from pbem.errors import GameFileError, OrderError, PbemError, Problem
 from pbem.game import clock, deadlines, undo
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
+from pbem.game.checking import Checked as Checked
+from pbem.game.checking import Submission as Submission
+from pbem.game.checking import check_with_view as check_with_view
+from pbem.game.checking import forecast as forecast
+from pbem.game.checking import read_order_text
+from pbem.game.players import EMAIL
 from pbem.game.replay import recorded_orders, replay_orders
-from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
+from pbem.game.safety import disk_error
 from pbem.game.store import (
     GAME_FILE,
     HISTORY,
@@ -62,39 +68,14 @@ from pbem.game.store import (
     write_history,
 )
 from pbem.present import report
-from pbem.present.missions import UNCLAIMED, draft_forecast, mission_lines, owner_shown
-from pbem.present.view import read_view
-from pbem.terminal import printable, quoted
+from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.terminal import quoted
 
-EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
 
 
 class NotReady(PbemError):
     """The pending turn cannot be resolved yet: an awaited player has no valid orders."""
-
-
-@dataclass(frozen=True)
-class Submission:
-    """One order file as checked: its orders when they parse, and every problem found."""
-
-    path: Path
-    text: str
-    orders: Orders | None
-    problems: tuple[Problem, ...] = ()
-
-    @property
-    def accepted(self) -> bool:
-        return self.orders is not None and not self.problems
-
-    @property
-    def player(self) -> str | None:
-        return self.orders.player if self.orders else None
-
-    def messages(self) -> list[str]:
-        """One line per problem, safe to print: whatever a player wrote is escaped."""
-        return [printable(p.format(self.path.name)) for p in self.problems]
 
 
 @dataclass(frozen=True)
@@ -235,21 +216,10 @@ def _undo_new(directory: Path, reports: Sequence[str]) -> None:
             folder.rmdir()  # only if empty
 
 
-def _read_text(path: Path) -> str | Problem:
-    """An order file's text, or the problem that stops it being read (never blocking, never
-    past the size limit: see safety.read_bounded)."""
-    try:
-        return read_text(path, ORDER_FILE_LIMIT)
-    except FileProblem as err:
-        return Problem(str(err))
-    except UnicodeDecodeError:
-        return Problem(NOT_TEXT)
-
-
 def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
     """Parse, authenticate and validate one order file against the pending turn."""
     if text is None:
-        read = _read_text(path)
+        read = read_order_text(path)
         if isinstance(read, Problem):
             return Submission(path, "", None, (read,))
         text = read
@@ -273,9 +243,6 @@ def check_submission(game: Game, path: Path, text: str | None = None) -> Submiss
     return Submission(path, text, orders, tuple(problems))
 
 
-Checked = tuple[Submission, list[str]]
-
-
 def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:
     """Check order files without changing anything; a valid file comes with its forecast."""
     game = read_game(directory)
@@ -285,92 +252,6 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
         lines = forecast(game.state, submission.orders) if submission.accepted else []
         out.append((submission, lines))
     return game, out
-
-
-def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
-    """A player's own check, against the view.json of their latest report (no secret check:
-    the view does not hold the secret; the moderator's check does)."""
-    state = read_view(view_file)
-    out: list[Checked] = []
-    for path in paths:
-        text = _read_text(path)
-        if isinstance(text, Problem):
-            out.append((Submission(path, "", None, (text,)), []))
-            continue
-        try:
-            orders = parse_orders(text, state.board)
-        except OrderError as err:
-            out.append((Submission(path, text, None, tuple(err.problems)), []))
-            continue
-        problems = tuple(rules.validate(state, orders))
-        submission = Submission(path, text, orders, problems)
-        out.append((submission, forecast(state, orders) if not problems else []))
-    return out
-
-
-def forecast(state: GameState, orders: Orders | None) -> list[str]:
-    """What a valid order file will do: placements, and the exact odds of each attack."""
-    if orders is None:
-        return []
-    if orders.draft:
-        return [draft_forecast(orders.draft)]
-    lines: list[str] = []
-    placed: dict[str, int] = {}
-    total = (
-        rules.reinforcement(state, orders.player).total
-        if state.phase is Phase.PLAY
-        else (state.player(orders.player).to_place)
-    )
-    traded = state.sets_traded
-    for cards in rules.sets_to_trade(state, orders.player, orders.trade):
-        value = rules.set_value(traded)
-        traded += 1
-        total += value
-        lines.append(f"trade {', '.join(cards)} for {value} armies")
-    for territory, amount in rules.placement_amounts(orders.place, total):
-        placed[territory] = placed.get(territory, 0) + amount
-        lines.append(f"place {amount} on {territory}")
-    for attack in orders.attack:
-        defenders = state.armies(attack.target)
-        if state.owner(attack.source) == orders.player:
-            attackers = state.armies(attack.source) + placed.get(attack.source, 0)
-            if attackers + defenders > odds.LARGEST:
-                lines.append(
-                    f"attack {attack.target} from {attack.source}: {attackers} against "
-                    f"{defenders} (too many armies for exact odds)"
-                )
-                continue
-            odds_line = odds.forecast(attackers, defenders, attack.stop_at, attack.dice).summary()
-            note = rules.attack_dice_note(attackers, attack.dice)
-            lines.append(
-                f"attack {attack.target} from {attack.source}: {odds_line}"
-                + (f" (first roll: {note})" if note else "")
-            )
-        else:
-            lines.append(
-                f"attack {attack.target} ({defenders} {'army' if defenders == 1 else 'armies'}) "
-                f"from {attack.source}, once taken: "
-                "the odds depend on the armies moved in"
-            )
-    if orders.fortify is not None:
-        lines.append(_fortify_forecast(state, orders, placed))
-    return lines
-
-
-def _fortify_forecast(state: GameState, orders: Orders, placed: dict[str, int]) -> str:
-    """The fortification, and the cut it will get if it asks for more than will be there."""
-    fortify = orders.fortify
-    assert fortify is not None
-    line = fortify.describe()
-    if fortify.armies == ALL or state.owner(fortify.source) != orders.player:
-        return line
-    armies = state.armies(fortify.source) + placed.get(fortify.source, 0)
-    _, note = rules.fortify_move(armies, fortify.armies)
-    if note is None:
-        return line
-    if orders.attack:
-        return f"{line} (at most {armies - 1} unless your attacks change that: more is cut)"
-    return f"{line} ({note})"
 
 
 def summary(outcome: Outcome) -> str:

@@ -24,14 +24,16 @@ from pbem.core import dice, missions
 from pbem.core.board import load_board
 from pbem.core.engine import Randomness
 from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
+from pbem.core.state import NEUTRAL as NEUTRAL
+from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
-    NEUTRAL,
     GameState,
     Phase,
     TradedCards,
     state_from_dict,
     state_to_dict,
 )
+from pbem.core.state import valid_player_name as valid_player_name
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.safety import (
@@ -64,16 +66,8 @@ PLAYER_STATE_KEYS = (
     "mission_fallback",
 )
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
-PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
-PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
 FILE_LIMIT = 16 * 1024 * 1024
 """The largest game or history file read (a long resolution's history is ~100 KiB)."""
-
-
-def valid_player_name(name: str) -> bool:
-    """Whether a name keeps to the naming rule, so that files named after it stay in the
-    game directory (reports/NNNN/<name>.txt, orders/<name>.toml)."""
-    return bool(PLAYER_NAME.fullmatch(name)) and name.lower() != NEUTRAL
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
@@ -417,6 +411,22 @@ def game_document(game: Game) -> dict[str, Any]:
 
 def write_game(game: Game) -> None:
     atomic_write(game.path / GAME_FILE, tomli_w.dumps(game_document(game)))
+
+
+_CHANGE_FILE = re.compile(r"^(\d{4})-(\d+)\.toml$")
+
+
+def change_files(folder: Path, resolution: int | None = None) -> list[Path]:
+    """The files of a folder of the moderator's changes, `NNNN-k.toml` (change k while
+    resolution NNNN was pending), in the order made; only those of `resolution` if given."""
+    if not folder.is_dir():
+        return []
+    found: list[tuple[int, int, Path]] = []
+    for path in folder.iterdir():
+        match = _CHANGE_FILE.match(path.name)
+        if match and resolution in (None, int(match.group(1))):
+            found.append((int(match.group(1)), int(match.group(2)), path))
+    return [path for _, _, path in sorted(found)]
 
 
 def history_path(directory: Path, resolution: int) -> Path:

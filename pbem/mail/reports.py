@@ -12,6 +12,7 @@ from typing import Any
 from pbem.core.state import Phase
 from pbem.game.store import Game, report_dir
 from pbem.game.undo import undo_records
+from pbem.kit import KIT_NAME
 from pbem.mail.records import domain, outgoing, slug
 from pbem.present import report
 
@@ -37,8 +38,10 @@ def build_report(
     sender: str,
     bcc: str | None = None,
     now: datetime | None = None,
+    kit: bytes | None = None,
 ) -> EmailMessage | None:
-    """One player's report after a resolution as a message; None without a report."""
+    """One player's report after a resolution as a message; None without a report. `kit`,
+    the player's kit (pbem-player.pyz), is attached when given."""
     folder = report_dir(game.path, resolution)
     text_path = folder / f"{player}.txt"
     reg = game.registration(player)
@@ -76,6 +79,10 @@ def build_report(
         f"<pbem.{slug(game.name)}.r{resolution:04d}{_remade(game, resolution)}.{player}"
         f"@{domain(sender)}>"
     )
+    if kit is not None:
+        note = kit_note(player)
+        text = f"{text.rstrip()}\n\n{note}\n"
+        page = page.replace("</body>", f"<p>{html.escape(note)}</p>\n</body>", 1)
     msg.set_content(text, cte="quoted-printable")
     msg.add_alternative(page, subtype="html", cte="quoted-printable")
     if orders is not None:
@@ -86,7 +93,18 @@ def build_report(
         msg.add_attachment(
             view_bytes, maintype="application", subtype="json", filename=f"{player}.view.json"
         )
+    if kit is not None:
+        msg.add_attachment(kit, maintype="application", subtype="zip", filename=KIT_NAME)
     return msg
+
+
+def kit_note(player: str) -> str:
+    """What the attached kit is, for the mail that carries it."""
+    return (
+        f"Attached: {KIT_NAME}, the player's kit. To check your orders before you send them, "
+        f"run it with any Python 3.10 or newer, nothing to install: python3 {KIT_NAME} check "
+        f"--view {player}.view.json {player}.orders.toml"
+    )
 
 
 def _remade(game: Game, resolution: int) -> str:

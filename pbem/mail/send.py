@@ -26,6 +26,7 @@ from typing import Any
 
 from pbem.errors import PbemError
 from pbem.game.store import history_count, locked, read_game, report_dir
+from pbem.kit import kit_bytes
 from pbem.mail.records import (
     DEFAULT_FROM,
     FAILED_FOLDER,
@@ -131,13 +132,16 @@ def send_mail(
     bcc: str | None = None,
     dry_run: bool = False,
     now: datetime | None = None,
+    kit: bool = False,
 ) -> SendResult:
     """Build a message for each player's report not yet built into the outbox; with a
-    server, deliver everything waiting in the outbox (answers too), each address once."""
+    server, deliver everything waiting in the outbox (answers too), each address once.
+    With `kit`, the first report (resolution 0) carries the player's kit."""
     result = SendResult(dry_run=dry_run)
     with locked(directory):
         game = read_game(directory)
         sent = sent_state(directory)
+        kit_file: bytes | None = None
         for resolution in range(history_count(directory)):
             for reg in game.registrations:
                 key = f"{resolution:04d}/{reg.name}"
@@ -150,7 +154,10 @@ def send_mail(
                     continue
                 name = f"r{resolution:04d}-{reg.name}.eml"
                 if not dry_run:
-                    msg = build_report(game, resolution, reg.name, sender, bcc, now)
+                    if kit and resolution == 0:
+                        kit_file = kit_file or kit_bytes()
+                    attached = kit_file if resolution == 0 else None
+                    msg = build_report(game, resolution, reg.name, sender, bcc, now, attached)
                     assert msg is not None
                     write_eml(directory, name, msg)
                     sent["reports"].append(key)

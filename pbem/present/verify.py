@@ -36,6 +36,7 @@ class DiceRecord:
     previous: bytes
     rolls: tuple[Roll, ...]
     resolution: int | None = None
+    commitment: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -46,10 +47,19 @@ class Verdict:
     key_follows: bool
     mismatch: int | None
     expected: Roll | None = None
+    chain_end: bytes | None = None
+    """The previous key hashed `resolution` times: the commitment, when the chain holds."""
+
+    @property
+    def chain_ok(self) -> bool | None:
+        """Whether the chain leads back to the commitment; None when it could not be followed."""
+        if self.chain_end is None or self.record.commitment is None:
+            return None
+        return self.chain_end == self.record.commitment
 
     @property
     def ok(self) -> bool:
-        return self.key_follows and self.mismatch is None
+        return self.key_follows and self.mismatch is None and self.chain_ok is not False
 
     def lines(self) -> list[str]:
         """What `pbem verify` prints, one finding a line."""
@@ -61,6 +71,8 @@ class Verdict:
             else f"{which}key WRONG: SHA-256(key) is {_sha(record.key)}, "
             f"not the previous key {record.previous.hex()}"
         ]
+        if record.resolution is not None:  # from a report: follow the chain
+            out.append(self._chain_line())
         count = len(record.rolls)
         if self.mismatch is None:
             out.append(
@@ -76,6 +88,22 @@ class Verdict:
                 f"{given}, the key gives {expected}"
             )
         return out
+
+    def _chain_line(self) -> str:
+        record = self.record
+        if self.chain_ok is None or self.chain_end is None or record.commitment is None:
+            return "chain not followed: this report does not give the commitment"
+        r = record.resolution
+        hashed = f"the previous key hashed {r} time{'' if r == 1 else 's'} (the resolution number)"
+        if self.chain_ok:
+            return (
+                f"chain OK: {hashed} gives the commitment {record.commitment.hex()}, the same in "
+                "every report: this key was fixed before the first die of the game"
+            )
+        return (
+            f"chain BROKEN: {hashed} gives {self.chain_end.hex()}, not the commitment "
+            f"{record.commitment.hex()}: these keys are not the ones committed to"
+        )
 
 
 def _sha(key: bytes) -> str:
@@ -94,7 +122,10 @@ def verify(record: DiceRecord) -> Verdict:
             if i == index:
                 expected = got
                 break
-    return Verdict(record, follows, index, expected)
+    end = None
+    if record.commitment is not None and record.resolution is not None:
+        end = dice.hash_back(record.previous, record.resolution)
+    return Verdict(record, follows, index, expected, end)
 
 
 def parse_hex_key(text: str, what: str) -> bytes:
@@ -172,11 +203,13 @@ def record_from_view(data: Mapping[str, Any]) -> DiceRecord:
         resolution = section["resolution"]
         if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 0:
             raise TypeError("the resolution is not a number")
+        commitment = data.get("commitment")
         return DiceRecord(
             parse_hex_key(_hex_text(section["key"]), "key"),
             parse_hex_key(_hex_text(section["previous_key"]), "previous key"),
             tuple(rolls),
             resolution,
+            parse_hex_key(commitment, "commitment") if isinstance(commitment, str) else None,
         )
     except (KeyError, TypeError, ValueError) as err:
         raise VerifyError(
@@ -192,6 +225,7 @@ def _hex_text(value: object) -> str:
 
 _KEY_LINE = re.compile(r"^\s*Key of resolution (\d+):\s*([0-9a-fA-F]{64})\s*$")
 _PREVIOUS_LINE = re.compile(r"^\s*Previous key:\s*([0-9a-fA-F]{64})\s*$")
+_COMMITMENT_LINE = re.compile(r"^\s*Commitment \(first key\):\s*([0-9a-fA-F]{64})\s*$")
 _FIRST_LINE = re.compile(r"^\s*First-player dice, as rolled:\s*(.*)$")
 _ROLLS_LINE = re.compile(r"^\s*Rolls, attacker/defender as rolled \((\d+)\):\s*$")
 
@@ -208,7 +242,7 @@ def record_from_report(text: str) -> DiceRecord:
 
 def _record_from_report(text: str) -> DiceRecord:
     lines = text.splitlines()
-    key = previous = None
+    key = previous = commitment = None
     resolution: int | None = None
     rolls: list[Roll] = []
     for i, line in enumerate(lines):
@@ -216,6 +250,8 @@ def _record_from_report(text: str) -> DiceRecord:
             resolution, key = int(m.group(1)), m.group(2)
         elif m := _PREVIOUS_LINE.match(line):
             previous = m.group(1)
+        elif m := _COMMITMENT_LINE.match(line):
+            commitment = parse_hex_key(m.group(1), "commitment")
         elif m := _FIRST_LINE.match(line):
             for entry in m.group(1).split(","):
                 rolls.append((_dice_of(entry.split()[-1], entry), ()))
@@ -236,8 +272,29 @@ def _record_from_report(text: str) -> DiceRecord:
             "no dice check found: give a report's .txt or .view.json file, as it was sent"
         )
     return DiceRecord(
-        parse_hex_key(key, "key"), parse_hex_key(previous, "previous key"), tuple(rolls), resolution
+        parse_hex_key(key, "key"),
+        parse_hex_key(previous, "previous key"),
+        tuple(rolls),
+        resolution,
+        commitment,
     )
+
+
+class ArgumentsError(VerifyError):
+    """The command was given neither a report nor both keys, or both."""
+
+
+def choose_record(
+    key: str | None, previous_key: str | None, rolls: Sequence[str], report: Path | None
+) -> DiceRecord:
+    """The record a `verify` command was given: from --report, or from KEY PREVIOUS_KEY."""
+    if report is not None:
+        if key or previous_key or rolls:
+            raise ArgumentsError("give either --report or KEY PREVIOUS_KEY --dice ...")
+        return read_record(report)
+    if key and previous_key:
+        return record_from_arguments(key, previous_key, rolls)
+    raise ArgumentsError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
 
 
 def read_record(path: Path) -> DiceRecord:
@@ -327,3 +384,17 @@ def read_mission_deal(path: Path) -> MissionDeal | None:
         return None
     data = view.parse_json(text, path)
     return mission_deal(data) if isinstance(data, Mapping) else None
+
+
+def verify_lines(
+    key: str | None, previous_key: str | None, rolls: Sequence[str], report: Path | None
+) -> tuple[list[str], bool]:
+    """What `pbem verify` prints and whether everything checks out: the key, the chain, the
+    dice and, in a final view, the mission deal. ArgumentsError for arguments that do not go
+    together."""
+    verdict = verify(choose_record(key, previous_key, rolls, report))
+    lines = verdict.lines()
+    deal = read_mission_deal(report) if report is not None else None
+    if deal is not None:
+        lines += deal.lines()
+    return lines, verdict.ok and (deal is None or deal.ok)

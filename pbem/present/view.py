@@ -21,10 +21,10 @@ from pbem.core.state import (
     Options,
     Phase,
     Player,
+    valid_player_name,
 )
 from pbem.errors import BoardError, PbemError
 from pbem.game.safety import VIEW_FILE_LIMIT, FileProblem, read_bounded
-from pbem.game.store import valid_player_name
 from pbem.present.missions import view_missions
 from pbem.terminal import quoted
 
