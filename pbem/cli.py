@@ -22,7 +22,7 @@ from pbem.errors import PbemError
 from pbem.game import checking, clock, deadlines, players, processor, undo
 from pbem.game.safety import disk_error
 from pbem.game.store import read_game
-from pbem.present import report, verify
+from pbem.present import verify
 from pbem.present.view import game_view
 from pbem.terminal import printable
 
@@ -279,6 +279,8 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
     game = read_game(directory)
     if player is not None and not game.state.has_player(player):
         raise PbemError(f"there is no player '{player}' in this game")
+    from pbem.present import report  # its text helpers; Jinja2 itself is not loaded
+
     view = game_view(game.state, player, game.commitment, report.deadline_iso(game))
     if as_json:
         echo(json.dumps(view, indent=2, ensure_ascii=False))

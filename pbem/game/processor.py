@@ -67,7 +67,6 @@ from pbem.game.store import (
     write_game,
     write_history,
 )
-from pbem.present import report
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
 from pbem.terminal import quoted
 
@@ -174,6 +173,7 @@ def new_game(
                 f"{directory} already holds a game ({', '.join(found)}): choose another "
                 "directory, or move those away first"
             )
+        from pbem.present import report  # Jinja2 and the reports: only when rendering
         reports = report.render_reports(game, 0, events, now=now)
         record = HistoryRecord(
             resolution=0,
@@ -263,6 +263,7 @@ def summary(outcome: Outcome) -> str:
         f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
         f"{rolls} rolls, {conquests} territories taken."
     ]
+    from pbem.present import report  # Jinja2 and the reports: only when rendering
     lines += [
         report.narrate(e, None)
         for e in outcome.events
@@ -308,6 +309,7 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     if "neutral" in view:
         neutral = view["neutral"]
         out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
+    from pbem.present import report  # Jinja2 and the reports: only when rendering
     out += ["", *report.piles_context(view["piles"])["lines"]]
     shown = mission_lines(view["players"], view.get("player"))
     if shown:
@@ -368,6 +370,7 @@ def resolve_game(
         )
         new = _after(game, state, now)
         # Rendered before anything is written: a broken template stops the run here.
+        from pbem.present import report  # Jinja2 and the reports: only when rendering
         reports = report.render_reports(
             new,
             r,
@@ -413,6 +416,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     now = clock.parse_instant(record.time, "time") if record.time else None
     new = _after(game, state, now)
+    from pbem.present import report  # Jinja2 and the reports: only when rendering
     reports = report.render_reports(
         new,
         r,

@@ -18,11 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jinja2
-import markupsafe
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from typing import TYPE_CHECKING, Any
 
 from pbem.core import dice, rules
 from pbem.core.board import Board
@@ -56,6 +52,9 @@ from pbem.game.store import Game
 from pbem.present import missions as mission_view
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
+
+if TYPE_CHECKING:  # Jinja2 is loaded when a report is rendered, not by every command
+    import jinja2
 
 
 class TemplateProblem(PbemError):
@@ -102,9 +101,9 @@ def environment(game_dir: Path | None = None) -> jinja2.Environment:
     return _environment(own if own is not None and own.is_dir() else None)
 
 
-def _printable_value(value: Any) -> Any:
-    if isinstance(value, markupsafe.Markup):
-        return markupsafe.Markup(printable(str(value), lines=True))
+def _printable_value(value: Any, markup: type[str]) -> Any:
+    if isinstance(value, markup):  # markup: markupsafe.Markup, passed in by _environment
+        return markup(printable(str(value), lines=True))
     if isinstance(value, str):
         return printable(value, lines=True)
     return value
@@ -112,13 +111,17 @@ def _printable_value(value: Any) -> Any:
 
 @functools.lru_cache(maxsize=32)
 def _environment(own: Path | None) -> jinja2.Environment:
+    import jinja2
+    import markupsafe
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     loaders: list[jinja2.BaseLoader] = []
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
     return ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
-        finalize=_printable_value,
+        finalize=functools.partial(_printable_value, markup=markupsafe.Markup),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(
             ["html", "htm", "xml", "svg", "html.j2", "htm.j2", "xml.j2", "svg.j2"]
@@ -1094,6 +1097,8 @@ def render(
 def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
     """One template rendered; any fault in it (syntax, a missing value, something the sandbox
     refuses, an error while rendering) is a TemplateProblem naming the template and line."""
+    import jinja2
+
     fix = "fix the template and run the command again"
     try:
         return env.get_template(name).render(context)
