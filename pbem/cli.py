@@ -15,16 +15,12 @@ from typing import Any, TypeVar
 import click
 
 from pbem import __version__
-from pbem.core import odds
-from pbem.core.board import load_board
-from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
-from pbem.game import checking, clock, deadlines, players, processor, undo
-from pbem.game.safety import disk_error
-from pbem.game.store import read_game
-from pbem.present import verify
-from pbem.present.view import game_view
 from pbem.terminal import printable
+
+# Each command imports the library modules it uses, so that a command that only checks or
+# computes loads neither the reports (Jinja2) nor the rest: its start-up is what a moderator
+# waits for.
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +35,8 @@ def reports_errors(func: F) -> F:
         except PbemError as err:
             raise click.ClickException(printable(str(err), lines=True)) from None
         except OSError as err:  # a fault no library function foresaw: still a sentence
+            from pbem.game.safety import disk_error
+
             path = Path(err.filename) if err.filename else Path(".")
             raise click.ClickException(printable(str(disk_error(err, path, "use")))) from None
 
@@ -61,6 +59,8 @@ NOW = click.option(
 
 def _now(text: str | None) -> datetime:
     """The time a command acts at: --now, or else the system clock (the one place read)."""
+    from pbem.game import clock
+
     if text is None:
         return datetime.now(timezone.utc).replace(microsecond=0)
     return clock.parse_instant(text)
@@ -163,6 +163,10 @@ def new(
       pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
       pbem new games/rome --players a,b,c --turn-time 48h --due-at 20:00 --timezone Europe/Rome
     """
+    from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
+    from pbem.game import clock, deadlines, processor
+    from pbem.game.store import read_game
+
     try:
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
@@ -220,6 +224,8 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
       pbem check games/spring-2027 alice.toml
       pbem check --view view.json my-orders.toml
     """
+    from pbem.game import checking, processor
+
     if view_file is not None:
         paths = ((directory,) if directory else ()) + files
         if not paths:
@@ -254,6 +260,8 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
       pbem resolve games/spring-2027
       pbem resolve games/spring-2027 --now 2026-12-03T20:05+01:00 --force
     """
+    from pbem.game import processor
+
     outcome = processor.resolve_game(directory, list(files) or None, _now(now), force)
     if outcome.recovered:
         echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
@@ -276,6 +284,10 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
       pbem show games/spring-2027
       pbem show games/spring-2027 --json --player alice
     """
+    from pbem.game import processor
+    from pbem.game.store import read_game
+    from pbem.present.view import game_view
+
     game = read_game(directory)
     if player is not None and not game.state.has_player(player):
         raise PbemError(f"there is no player '{player}' in this game")
@@ -306,6 +318,8 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
     Example:
       pbem dice games/spring-2027 --resolution 3
     """
+    from pbem.game import processor
+
     history = processor.dice_history(directory, resolution)
     if as_json:
         echo(json.dumps(history, indent=2))
@@ -337,6 +351,8 @@ def audit(directory: Path) -> None:
     Example:
       pbem audit games/spring-2027
     """
+    from pbem.game import processor
+
     summary = processor.audit_game(directory)
     echo(
         f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
@@ -361,6 +377,8 @@ def deadline(
       pbem deadline games/rome --extend 24h --why "alice is on holiday"
       pbem deadline games/rome --set 2026-12-03T20:00+01:00 --why "server down"
     """
+    from pbem.game import clock, deadlines
+
     game, change = deadlines.change_deadline(directory, _now(now), why, extend, set_to)
     assert game.deadline is not None and game.schedule is not None
     echo(
@@ -384,6 +402,8 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
     Example:
       pbem undo games/spring-2027 --why "bob's orders were in the spam folder"
     """
+    from pbem.game import undo
+
     record, finished = undo.undo_last(directory, _now(now), why)
     what = "Finished the interrupted undo of" if finished else "Undid"
     echo(
@@ -404,6 +424,8 @@ def map_command(name: str, as_json: bool) -> None:
     Example:
       pbem map classic --json
     """
+    from pbem.core.board import load_board
+
     board = load_board(name)
     if as_json:
         echo(json.dumps(board.to_json(), indent=2))
@@ -452,6 +474,8 @@ def verify_command(
       pbem verify --report reports/0003/alice.view.json
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
     """
+    from pbem.present import verify
+
     try:
         lines, ok = verify.verify_lines(key, previous_key, rolls, report_file)
     except verify.ArgumentsError as err:
@@ -480,6 +504,8 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     Example:
       pbem odds 10 10 --stop-at 3
     """
+    from pbem.core import odds
+
     echo(odds.attack_summary(attackers, defenders, stop_at, dice))
 
 
@@ -496,6 +522,8 @@ def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> No
     Example:
       pbem config games/spring-2027 player.ann.email=ann@example.net
     """
+    from pbem.game import players
+
     for change in players.configure(directory, assignments, _now(now)):
         echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
 
