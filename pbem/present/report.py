@@ -50,6 +50,7 @@ from pbem.errors import PbemError
 from pbem.game import clock
 from pbem.game.store import Game
 from pbem.present import missions as mission_view
+from pbem.present.bytecode import template_cache
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
 
@@ -129,6 +130,7 @@ def _environment(own: Path | None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=template_cache(),
     )
 
 
