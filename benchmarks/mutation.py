@@ -89,12 +89,6 @@ TESTS: dict[str, list[str]] = {
 ARMIES = 'f"{armies.get(first.source, 0)} armies against {armies.get(first.target, 0)}."'
 SKIPPED: list[tuple[str, str, tuple[str, ...], str]] = [
     (
-        "pbem/present/report.py",
-        "@functools.lru_cache(maxsize=64)  # it depends on the board only: once per board and name",
-        ("64 -> 65", "64 -> 63"),
-        "the size of the label cache changes no output",
-    ),
-    (
         "pbem/game/store.py",
         "fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)",
         ("384 -> 385", "384 -> 383"),

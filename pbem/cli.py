@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -139,6 +140,13 @@ def main(ctx: click.Context) -> None:
     help="Missed turns in a row after which a player leaves the game (0: never).",
 )
 @NOW
+@click.option(
+    "--mail",
+    "mail_settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A mail setting of this game, as for 'pbem config' (repeat for more).",
+)
 @reports_errors
 def new(
     directory: Path,
@@ -155,6 +163,7 @@ def new(
     drop_after: int,
     missions: bool,
     now: str | None,
+    mail_settings: tuple[str, ...],
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
 
@@ -162,9 +171,11 @@ def new(
     Examples:
       pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
       pbem new games/rome --players a,b,c --turn-time 48h --due-at 20:00 --timezone Europe/Rome
+      pbem new games/club/friday --players a=a@example.org,b=b@example.org \\
+        --mail from=games@example.org
     """
     from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
-    from pbem.game import clock, deadlines, processor
+    from pbem.game import clock, deadlines, processor, settings
     from pbem.game.store import read_game
 
     try:
@@ -180,6 +191,7 @@ def new(
         drop_after,
         missions,
     )
+    mail = settings.changed((), settings.parse_assignments(mail_settings))
     outcome = processor.new_game(
         directory,
         processor.parse_player_list(players.split(",")),
@@ -188,6 +200,7 @@ def new(
         name,
         schedule=schedule,
         now=_now(now),
+        mail=mail,
     )
     state = outcome.state
     echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
@@ -509,25 +522,6 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     echo(odds.attack_summary(attackers, defenders, stop_at, dice))
 
 
-@main.command(short_help="Change a player's address.")
-@click.argument("directory", type=GAME_DIR)
-@click.argument("assignments", nargs=-1, metavar="player.NAME.email=ADDRESS...")
-@NOW
-@reports_errors
-def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> None:
-    """Change a player's address: game.toml gets it, the history records the change with
-    the time, and every later mail goes to it (player.NAME.email= leaves them without one).
-
-    \b
-    Example:
-      pbem config games/spring-2027 player.ann.email=ann@example.net
-    """
-    from pbem.game import players
-
-    for change in players.configure(directory, assignments, _now(now)):
-        echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
-
-
 @main.command(name="kit", short_help="Write the player's kit, pbem-player.pyz.")
 @click.argument("directory", type=GAME_DIR, default=".")
 @reports_errors
@@ -553,11 +547,75 @@ def kit_command(directory: Path) -> None:
 MAIL_FROM = click.option(
     "--from",
     "sender",
-    envvar="PBEM_FROM",
-    default="pbem@localhost",
-    show_default=True,
-    help="The moderator's address, which pbem mails from (or set PBEM_FROM).",
+    help="The moderator's address, over the settings (pbem config; or set PBEM_FROM).",
 )
+GAME_OR_ROOT = click.Path(file_okay=False, path_type=Path)
+
+
+def _asker(kind: str) -> Callable[[str, str], str]:
+    """Ask for a server password (once per server and login); under cron there is no one to
+    ask, and the environment variable must be set."""
+    answers: dict[tuple[str, str], str] = {}
+    env = f"PBEM_{kind}_PASSWORD"
+
+    def ask(host: str, user: str) -> str:
+        if (host, user) not in answers:
+            prompt = f"{kind} password for {user} at {host}"
+            try:
+                answers[host, user] = str(click.prompt(prompt, hide_input=True))
+            except click.Abort:  # no one to ask (cron): the environment must hold it
+                raise PbemError(f"no {kind} password for {user} at {host}: set {env}") from None
+        return answers[host, user]
+
+    return ask
+
+
+def _imap_flags(
+    imap: str | None, user: str | None, folder: str | None, security: str | None
+) -> dict[str, str | None]:
+    from pbem.game.settings import split_host
+
+    host, port = split_host(imap, "--imap") if imap else (None, None)
+    return {
+        "imap_host": host,
+        "imap_port": port,
+        "imap_user": user,
+        "imap_folder": folder,
+        "imap_security": security,
+    }
+
+
+MAILBOX_OPTIONS = [
+    click.option(
+        "--maildir",
+        type=click.Path(file_okay=False, exists=True, path_type=Path),
+        help="Read the messages of this Maildir folder (its new/ and cur/).",
+    ),
+    click.option(
+        "--mbox",
+        type=click.Path(dir_okay=False, exists=True, path_type=Path),
+        help="Read the messages of this mbox file.",
+    ),
+    click.option(
+        "--imap",
+        metavar="HOST[:PORT]",
+        help="Read the unseen messages of an IMAP folder (each marked seen once handled).",
+    ),
+    click.option("--user", help="The IMAP login (password: PBEM_IMAP_PASSWORD or a prompt)."),
+    click.option("--folder", help="The IMAP folder to read (default INBOX)."),
+    click.option(
+        "--security",
+        type=click.Choice(["ssl", "starttls", "none"]),
+        help="How the IMAP connection is protected (default ssl).",
+    ),
+]
+
+
+def mailbox_options(func: F) -> F:
+    """The ways to name a mailbox: a Maildir, an mbox file or an IMAP folder."""
+    for option in reversed(MAILBOX_OPTIONS):
+        func = option(func)
+    return func
 
 
 @main.group(
@@ -567,24 +625,20 @@ MAIL_FROM = click.option(
 )
 @click.pass_context
 def mail_group(ctx: click.Context) -> None:
-    """Take orders from a mailbox and mail the reports; without a server, through folders."""
+    """Take orders from a mailbox and mail the reports; without a server, through folders.
+
+    DIRECTORY is a game, or a folder of games: then each message goes to the game its orders
+    name (or the [game] tag of its subject), and each game's mail goes out with its own
+    settings (see pbem config).
+    """
     if ctx.invoked_subcommand is None:  # bare `pbem mail`: its help, and success
         click.echo(ctx.get_help())
 
 
 @mail_group.command(name="fetch", short_help="Store mailed orders and answer the players.")
-@click.argument("directory", type=GAME_DIR)
+@click.argument("directory", type=GAME_OR_ROOT)
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option(
-    "--maildir",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="Read the messages of this Maildir folder (its new/ and cur/).",
-)
-@click.option(
-    "--mbox",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Read the messages of this mbox file.",
-)
+@mailbox_options
 @MAIL_FROM
 @click.option(
     "--now", metavar="TIME", help="Read the mail as at this ISO 8601 time (default: now)."
@@ -595,32 +649,60 @@ def mail_fetch(
     files: tuple[Path, ...],
     maildir: Path | None,
     mbox: Path | None,
-    sender: str,
+    imap: str | None,
+    user: str | None,
+    folder: str | None,
+    security: str | None,
+    sender: str | None,
     now: str | None,
 ) -> None:
     """Store the orders mailed in (DIRECTORY/orders/) and answer the players (outbox/).
 
     Messages that are not from a player's address are not answered: they are kept in
-    DIRECTORY/mail/rejected/ and listed in one message to the moderator.
+    mail/rejected/ and listed in one message to the moderator. Without a mailbox given, the
+    one the settings name (maildir, mbox, imap_host) is read. Exit code 1 when a game could
+    not take its messages (they are read again next time).
 
     \b
     Examples:
       pbem mail fetch games/spring-2027 --maildir ~/Maildir
+      pbem mail fetch games --imap mail.example.org --user games --folder INBOX
       pbem mail fetch games/spring-2027 alice.eml
     """
     from pbem import mail
+    from pbem.mail import inbox
 
+    flags: dict[str, str | None] = {
+        "from": sender,
+        "maildir": str(maildir) if maildir else None,
+        "mbox": str(mbox) if mbox else None,
+        **_imap_flags(imap, user, folder, security),
+    }
     when = mail.parse_time(now) if now else None
-    result = mail.fetch_orders(directory, mail.Sources(maildir, mbox, files), sender, when)
+    box = inbox.mailbox(directory, flags, files, _asker("IMAP"))
+    result = inbox.fetch(directory, box, flags, when)
     click.echo("\n".join(result.lines()))
+    if isinstance(result, inbox.RootFetch) and not result.ok:
+        raise SystemExit(1)
 
 
 @mail_group.command(name="send", short_help="Mail the reports not yet sent.")
-@click.argument("directory", type=GAME_DIR)
-@click.option("--smtp", metavar="HOST:PORT", help="Send through this server; else only outbox/.")
+@click.argument("directory", type=GAME_OR_ROOT)
+@click.option(
+    "--smtp",
+    metavar="HOST:PORT",
+    help="Send through this server, over the settings; else only outbox/.",
+)
 @click.option("--starttls", is_flag=True, help="Encrypt the connection with STARTTLS.")
+@click.option("--ssl", "use_ssl", is_flag=True, help="Connect with SSL (SMTPS, port 465).")
 @click.option("--user", help="Log in as NAME (password: PBEM_SMTP_PASSWORD or a prompt).")
 @click.option("--dry-run", is_flag=True, help="Show what would be written and sent only.")
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="A game under way whose mail begins now: mail every past report, not the latest only.",
+)
 @click.option(
     "--bcc-moderator",
     "bcc",
@@ -628,7 +710,7 @@ def mail_fetch(
     flag_value="",
     default=None,
     metavar="[ADDRESS]",
-    help="Send the moderator (the --from address, or ADDRESS) a copy of every report.",
+    help="Send the moderator (the From address, or ADDRESS) a copy of every report.",
 )
 @click.option(
     "--kit",
@@ -636,36 +718,195 @@ def mail_fetch(
     help="Attach the player's kit (pbem-player.pyz, see pbem kit) to each first report.",
 )
 @MAIL_FROM
+@click.option("--reply-to", help="The Reply-To of every message, over the settings.")
 @reports_errors
 def mail_send(
     directory: Path,
     smtp: str | None,
     starttls: bool,
+    use_ssl: bool,
     user: str | None,
     dry_run: bool,
+    every: bool,
     bcc: str | None,
     kit: bool,
-    sender: str,
+    sender: str | None,
+    reply_to: str | None,
 ) -> None:
     """Mail each player's reports not yet sent, and the answers waiting in outbox/.
 
-    Without --smtp the messages are written to DIRECTORY/outbox/ as .eml files. A message
-    the server refuses for good goes to outbox/failed/ with the reason; one refused for now
-    waits. Exit code 1 when anything could not be sent; run it again to send what is left.
+    The server, From, Reply-To and Bcc come from the flags, else the settings in force when
+    sending (pbem config); without a server the messages wait in outbox/ as .eml files. A
+    message the server refuses for good goes to outbox/failed/ with the reason; one refused for
+    now waits. Exit code 1 when anything could not be sent; run it again to send what is left.
 
     \b
     Examples:
       pbem mail send games/spring-2027 --dry-run
       pbem mail send games/spring-2027 --smtp mail.example.org:587 --starttls --user pbem
+      pbem mail send games
     """
+    from dataclasses import replace
+
     from pbem import mail
+    from pbem.mail import inbox
 
-    def ask() -> str:
-        return str(click.prompt(f"SMTP password for {user}", hide_input=True))
-
-    server = mail.smtp_server(smtp, starttls, user, ask) if smtp else None
-    copy_to = None if bcc is None else bcc or sender
-    result = mail.send_mail(directory, sender, server, copy_to, dry_run, kit=kit)
+    ask = _asker("SMTP")
+    server = None
+    if smtp:
+        server = mail.smtp_server(smtp, starttls, user, lambda: ask(smtp, user or ""))
+        server = replace(server, ssl=use_ssl)
+    elif starttls or use_ssl or user:
+        raise click.UsageError("--starttls, --ssl and --user go with --smtp")
+    flags: dict[str, str | None] = {"from": sender, "reply_to": reply_to, "bcc": bcc or None}
+    result = inbox.send(
+        directory, flags, server, ask, dry_run, every, copy_sender=bcc == "", kit=kit
+    )
     click.echo("\n".join(result.lines()))
     if not result.ok:
         raise SystemExit(1)
+
+
+# Many games: where each stands, the batch run, the mail settings.
+@main.command(short_help="One line per game: where it stands, what it needs.")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per game.")
+@click.option("--now", help="The time to count deadlines from (ISO); default: the clock.")
+@reports_errors
+def status(root: Path, as_json: bool, now: str | None) -> None:
+    """One line per game of ROOT (a folder of games, or one game): its turn, who is awaited,
+    the orders in, and its state: damaged, overdue, ready, locked, waiting or over. What needs
+    the moderator comes first.
+
+    \b
+    Examples:
+      pbem status games
+      pbem status games --json
+    """
+    from pbem.game import status as game_status
+
+    statuses = game_status.root_status(root, game_status.moment(now))
+    if as_json:
+        click.echo(json.dumps([s.to_dict() for s in statuses], indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(game_status.status_lines(statuses)))
+
+
+@main.command(short_help="The cron job: fetch, resolve every game due, send.")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Resolve this many games at once, each in a process of its own.",
+)
+@click.option("--dry-run", is_flag=True, help="Say what would be resolved; change nothing.")
+@click.option("--now", help="The time to count deadlines from (ISO); default: the clock.")
+@click.option(
+    "--fetch",
+    is_flag=True,
+    help="First fetch the mail: the mailbox given, or the one the settings name.",
+)
+@mailbox_options
+@click.option("--send", is_flag=True, help="Last, send every game's mail with its settings.")
+@reports_errors
+def run(
+    root: Path,
+    jobs: int,
+    dry_run: bool,
+    now: str | None,
+    fetch: bool,
+    maildir: Path | None,
+    mbox: Path | None,
+    imap: str | None,
+    user: str | None,
+    folder: str | None,
+    security: str | None,
+    send: bool,
+) -> None:
+    """Fetch the mail (--fetch), resolve every game of ROOT that is due, send what was
+    written (--send), then print one line per game.
+
+    Exit code 1 when any game failed (a damaged game, a resolution that went wrong) or mail
+    could not be fetched or sent; the other games are resolved all the same. Made for cron:
+    nothing but the summary is printed unless on a terminal, where a progress bar shows.
+
+    \b
+    Examples:
+      pbem run games --jobs 2
+      pbem run games --fetch --send
+      pbem run games --dry-run
+    """
+    from pbem.game import batch
+    from pbem.game.status import moment
+
+    flags: dict[str, str | None] = {
+        "maildir": str(maildir) if maildir else None,
+        "mbox": str(mbox) if mbox else None,
+        **_imap_flags(imap, user, folder, security),
+    }
+    mail = batch.MailRun(fetch or any(flags.values()), send, flags, _asker("IMAP"), _asker("SMTP"))
+    summary = batch.run_root(root, moment(now), jobs, dry_run, _progress_bar(), mail)
+    click.echo("\n".join(summary.lines()))
+    if not summary.ok:
+        raise SystemExit(1)
+
+
+def _progress_bar() -> Any:
+    """Click's progress bar on stderr when it is a terminal; nothing under cron."""
+    stream = sys.stderr
+    if not stream.isatty():
+        return None
+
+    def progress(results: Any, length: int) -> Any:
+        with click.progressbar(results, length=length, label="games", file=stream) as bar:
+            yield from bar
+
+    return progress
+
+
+@main.command(short_help="Show or change mail settings and players' addresses.")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("assignments", nargs=-1, metavar="[KEY=VALUE]...")
+@NOW
+@reports_errors
+def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> None:
+    """Show or change the mail settings of a game, or of every game in a folder of games, and
+    players' addresses.
+
+    In a game directory the settings go into its game file; in any other folder into its
+    pbem.toml, which every game below it inherits. KEY= (nothing after '=') removes a
+    setting. Without KEY=VALUE, print the settings in force and where each comes from.
+    Passwords are never stored: set PBEM_SMTP_PASSWORD or type it when asked.
+
+    player.NAME.email=ADDRESS changes a player's address: game.toml gets it, the history
+    records the change with the time, and every later mail goes to it (player.NAME.email=
+    leaves them without one).
+
+    \b
+    Keys: from, reply_to, bcc, smtp_host, smtp_port, smtp_security (none, starttls, ssl),
+    smtp_user, imap_host, imap_port, imap_security, imap_user, imap_folder, maildir, mbox,
+    player.NAME.email.
+
+    \b
+    Examples:
+      pbem config games from=games@example.org smtp_host=mail.example.org smtp_security=ssl
+      pbem config games/spring-2027 reply_to=spring@example.org
+      pbem config games/spring-2027 player.ann.email=ann@example.net
+      pbem config games/spring-2027
+    """
+    from pbem.game import players, settings
+
+    addresses = tuple(a for a in assignments if players.parse_setting(a) is not None)
+    changed = settings.parse_assignments(tuple(a for a in assignments if a not in addresses))
+    settings.changed((), changed)  # every mail setting checked before anything is written
+    if addresses:
+        for change in players.configure(directory, addresses, _now(now)):
+            echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
+        if not changed:
+            return
+    path, in_force = settings.configure(directory, changed)
+    if changed:
+        click.echo(f"Wrote {path}.")
+    click.echo("\n".join(in_force.lines()) or "No mail settings: pbem mails from pbem@localhost.")

@@ -372,8 +372,8 @@ def _drive(d: Path) -> Iterator[str]:
 
 
 def test_same_seed_orders_and_times_give_byte_identical_directories(tmp_path: Path) -> None:
-    one = new(tmp_path / "one", *ROME, "--name", "same")
-    two = new(tmp_path / "two", *ROME, "--name", "same")
+    one = new(tmp_path / "one" / "game", *ROME, "--name", "same")
+    two = new(tmp_path / "two" / "game", *ROME, "--name", "same")
     assert list(_drive(one)) == list(_drive(two))
     assert snapshot(one) == snapshot(two)
 

@@ -123,7 +123,7 @@ def test_a_player_name_against_the_naming_rule_is_refused_before_any_file_is_nam
 
 def test_a_history_file_of_another_game_is_named(tmp_path: Path) -> None:
     directory = new_game(tmp_path / "g")
-    other = tmp_path / "other"
+    other = tmp_path / "elsewhere" / "other"  # one name per folder of games
     processor.new_game(
         other,
         processor.parse_player_list(["alice", "bob", "carol"]),
@@ -167,7 +167,8 @@ def test_an_interrupted_resolution_is_checked_against_the_history_before_it(
 def test_a_rerun_reports_the_files_the_interrupted_run_rejected(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_at: str
 ) -> None:
-    twin, directory = new_game(tmp_path / "twin"), new_game(tmp_path / "g")
+    # a folder each: one name per folder of games
+    twin, directory = new_game(tmp_path / "twin" / "g"), new_game(tmp_path / "one" / "g")
     for one in (twin, directory):
         write_skeletons(one)
         (one / "orders" / "zz-bad.toml").write_text("x = [[[[[[[[[[1]]]]]]]]]]\n")
@@ -267,12 +268,12 @@ FAULTS = {
 
 
 @pytest.mark.parametrize("code", sorted(FAULTS))
-@pytest.mark.parametrize("write", [1, 2, 5, 20])
+@pytest.mark.parametrize("write", [1, 2, 5, 17])  # 17: the sync of the report folder
 def test_a_disk_fault_during_resolve_is_a_sentence_and_a_rerun_completes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, write: int
 ) -> None:
-    twin = new_game(tmp_path / "twin")
-    directory = new_game(tmp_path / "g")
+    twin = new_game(tmp_path / "twin" / "g")  # a folder each: one name per folder
+    directory = new_game(tmp_path / "one" / "g")
     write_skeletons(twin)
     run("resolve", twin, "--now", NOW)
     write_skeletons(directory)
@@ -470,7 +471,7 @@ def test_an_interrupted_resolution_of_another_game_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     directory = new_game(tmp_path / "g")
-    other = tmp_path / "other"
+    other = tmp_path / "elsewhere" / "other"  # one name per folder of games
     processor.new_game(
         other,
         processor.parse_player_list(["alice", "bob", "carol"]),

@@ -95,8 +95,8 @@ def _bad_file(directory: Path, case: str) -> Path:
 def test_a_bad_order_file_is_refused_by_name_and_the_turn_resolves_from_the_others(
     tmp_path: Path, case: str
 ) -> None:
-    twin = new_game(tmp_path / "twin")
-    directory = new_game(tmp_path / "game")
+    twin = new_game(tmp_path / "twin" / "g")  # a folder each: one name per folder
+    directory = new_game(tmp_path / "one" / "game")
     for one in (twin, directory):
         write_skeletons(one)
         processor.resolve_game(one)

@@ -82,7 +82,8 @@ def test_a_hand_edited_address_fails_the_audit_after_a_recorded_change(d: Path) 
         ("player.alice.email=not-an-address", "'not-an-address' is not an email address"),
         ("player.alice.email=bob@example.org", "bob@example.org is bob's address"),
         (f"player.alice.email={OLD}", f"alice's address is {OLD} already"),
-        ("smtp_host=mail.example.org", "is not a setting pbem config knows"),
+        ("nonsense=1", "there is no mail setting 'nonsense'"),
+        ("smtp_port=99999", "smtp_port must be a port number"),
     ],
 )
 def test_a_bad_setting_is_refused_and_changes_nothing(d: Path, setting: str, reason: str) -> None:

@@ -187,8 +187,8 @@ class Crash(Exception):
 def test_an_interrupted_undo_run_again_gives_the_same_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, calls: int
 ) -> None:
-    clean = new_game(tmp_path / "clean")
-    crashed = new_game(tmp_path / "crashed")
+    clean = new_game(tmp_path / "clean" / "game")  # one folder each: one name per folder
+    crashed = new_game(tmp_path / "crashed" / "game")
     _resolved_twice(clean)
     _resolved_twice(crashed)
     undo.undo_last(clean, NOW, WHY)

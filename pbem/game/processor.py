@@ -28,7 +28,7 @@ from pbem.core.state import (
     state_digest,
 )
 from pbem.errors import GameFileError, OrderError, PbemError, Problem
-from pbem.game import clock, deadlines, undo
+from pbem.game import clock, deadlines, settings, undo
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
 from pbem.game.checking import Checked as Checked
@@ -38,6 +38,7 @@ from pbem.game.checking import forecast as forecast
 from pbem.game.checking import read_order_text
 from pbem.game.players import EMAIL
 from pbem.game.replay import recorded_orders, replay_orders
+from pbem.game.root import refuse_duplicate
 from pbem.game.safety import disk_error
 from pbem.game.store import (
     GAME_FILE,
@@ -127,8 +128,10 @@ def new_game(
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
     schedule: clock.Schedule | None = None,
     now: datetime | None = None,
+    mail: settings.Table = (),
 ) -> Outcome:
     """Create a game directory: the setup resolution (0), the game file and first reports.
+    `mail` is the game's own mail settings; the name must be unique in the games root.
 
     `now` is recorded as the time of the setup; a game with a `schedule` needs it. The
     directory's lock is taken before it is looked at, so of two runs at once only one creates;
@@ -154,6 +157,7 @@ def new_game(
             f"'{quoted(game_name)}' cannot be a game name: use letters, digits, '.', '-' or '_' "
             "(choose one with --name)"
         )
+    refuse_duplicate(directory, game_name)
     the_board = load_board(board)
     registrations = tuple(Registration(n, email, _derived_secret(seed, n)) for n, email in players)
     key = dice.resolution_key(seed, 0, chain_length)
@@ -165,7 +169,7 @@ def new_game(
     except OSError as err:
         raise disk_error(err, directory, "create") from None
     deadline = clock.next_deadline(now, schedule) if schedule and now else None
-    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline)
+    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline, mail=mail)
     with locked(directory, creating=True):
         found = game_files(directory)
         if found:
@@ -317,6 +321,24 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     return "\n".join(out) + "\n"
 
 
+def checked_history(game: Game) -> int:
+    """How many history files the game has: its resolution, or one more when a resolution was
+    interrupted after its history was written; GameFileError for a gap or a surplus."""
+    r = game.state.resolution
+    count = history_count(game.path)
+    if count < r:
+        raise GameFileError(
+            f"history/{count:04d}.toml is missing, but game.toml is at resolution {r}: "
+            "restore the history from a backup"
+        )
+    if count > r + 1:
+        raise GameFileError(
+            f"the history goes on to history/{count - 1:04d}.toml, beyond game.toml's "
+            f"resolution {r}: restore game.toml from a backup"
+        )
+    return count
+
+
 def resolve_game(
     directory: Path,
     paths: Sequence[Path] | None = None,
@@ -333,18 +355,7 @@ def resolve_game(
         r = game.state.resolution
         if game.state.phase is Phase.OVER:
             raise PbemError(f"game '{game.name}' is over: {game.state.winner} won")
-        count = history_count(directory)
-        if count < r:
-            raise GameFileError(
-                f"history/{count:04d}.toml is missing, but game.toml is at resolution {r}: "
-                "restore the history from a backup"
-            )
-        if count > r + 1:
-            raise GameFileError(
-                f"the history goes on to history/{count - 1:04d}.toml, beyond game.toml's "
-                f"resolution {r}: restore game.toml from a backup"
-            )
-        if count == r + 1:
+        if checked_history(game) == r + 1:
             return _complete(game, read_history(directory, r))
         used, rejected, missing = _choose(game, paths)
         records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
@@ -457,29 +468,59 @@ def _archive_recorded(directory: Path, record: HistoryRecord) -> None:
             atomic_write(done / order.file, order.text)
 
 
-def _choose(
-    game: Game, paths: Sequence[Path] | None
-) -> tuple[list[Submission], list[Submission], list[str]]:
-    """One accepted order file per awaited player, and the players with none; NotReady when
-    a player sent two valid files."""
+@dataclass(frozen=True)
+class Readiness:
+    """The order files of the pending turn as checked: one accepted file per awaited player
+    (`used`), the files rejected, the awaited players with no valid file (`missing`) and those
+    with more than one (`doubled`, a message each)."""
+
+    used: tuple[Submission, ...]
+    rejected: tuple[Submission, ...]
+    missing: tuple[str, ...]
+    doubled: tuple[str, ...]
+    turn: int
+
+    @property
+    def ready(self) -> bool:
+        return not self.missing and not self.doubled
+
+    @property
+    def problems(self) -> list[str]:
+        return [
+            f"no valid orders from {name} for turn {self.turn}" for name in self.missing
+        ] + list(self.doubled)
+
+
+def readiness(game: Game, paths: Sequence[Path] | None = None) -> Readiness:
+    """Check the order files (those given, or orders/) against the pending turn."""
     files = list(paths) if paths else order_files(game.path)
     checked = [check_submission(game, p) for p in files]
     accepted = [s for s in checked if s.accepted]
     rejected = [s for s in checked if not s.accepted]
-    problems: list[str] = []
-    used: list[Submission] = []
     missing: list[str] = []
+    doubled: list[str] = []
+    used: list[Submission] = []
     for name in game.state.awaiting():
         mine = [s for s in accepted if s.player == name]
         if not mine:
             missing.append(name)
         elif len(mine) > 1:
             listed = ", ".join(s.path.name for s in mine)
-            problems.append(f"{name} has {len(mine)} valid order files ({listed}): keep one")
+            doubled.append(f"{name} has {len(mine)} valid order files ({listed}): keep one")
         else:
             used.append(mine[0])
-    if problems:
-        raise NotReady("\n".join(_missing(game, rejected, missing, problems)))
+    return Readiness(tuple(used), tuple(rejected), tuple(missing), tuple(doubled), game.state.turn)
+
+
+def _choose(
+    game: Game, paths: Sequence[Path] | None
+) -> tuple[list[Submission], list[Submission], list[str]]:
+    """One accepted order file per awaited player, and the players with none; NotReady when
+    a player sent two valid files."""
+    found = readiness(game, paths)
+    used, rejected, missing = list(found.used), list(found.rejected), list(found.missing)
+    if found.doubled:
+        raise NotReady("\n".join(_missing(game, rejected, missing, found.doubled)))
     return used, rejected, missing
 
 

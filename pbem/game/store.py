@@ -12,6 +12,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +36,7 @@ from pbem.core.state import (
 )
 from pbem.core.state import valid_player_name as valid_player_name
 from pbem.errors import GameFileError, LockedError, PbemError
+from pbem.game import settings
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.safety import (
     ORDER_FILE_LIMIT,
@@ -75,34 +77,59 @@ def atomic_write(path: Path, data: bytes | str) -> None:
 
     A write the disk refuses (full, read-only, no permission) raises DiskError naming the path;
     the temporary file is removed and the old file, if any, is left as it was."""
-    raw = data.encode() if isinstance(data, str) else data
+    atomic_write_all({path: data})
+
+
+def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
+    """Write several files, each wholly old or wholly new even after a crash (as
+    `atomic_write`). Every file is synced before it replaces its target; the syncs run side by
+    side (the file system commits them together) and each folder is synced once, after all its
+    files: a report folder of twenty files costs one folder sync."""
+    written: list[tuple[Path, str]] = []
+    current: Path | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as err:
-        raise disk_error(err, path) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(raw)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-        _sync_dir(path.parent)
+        for current, data in files.items():
+            raw = data.encode() if isinstance(data, str) else data
+            current.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{current.name}.", suffix=".tmp", dir=current.parent
+            )
+            written.append((current, tmp))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(raw)
+        if len(written) > 1:
+            with ThreadPoolExecutor(min(8, len(written))) as pool:
+                list(pool.map(_sync_file, (tmp for _, tmp in written)))
+        else:
+            for _, tmp in written:
+                _sync_file(tmp)
+        for current, tmp in written:
+            os.replace(tmp, current)
+        for folder in dict.fromkeys(path.parent for path, _ in written):
+            current = folder
+            _sync_dir(folder)
     except BaseException as err:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(err, OSError):
-            raise disk_error(err, path) from None
+        for _, tmp in written:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(err, OSError) and current is not None:
+            raise disk_error(err, current) from None
         raise
+
+
+def _sync_file(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def write_files(folder: Path, files: Mapping[str, str]) -> tuple[Path, ...]:
     """Write rendered files (name: text) into `folder`, each atomically; the paths written."""
-    written = []
-    for name, text in files.items():
-        atomic_write(folder / name, text)
-        written.append(folder / name)
-    return tuple(written)
+    paths = {folder / name: text for name, text in files.items()}
+    atomic_write_all(paths)
+    return tuple(paths)
 
 
 def _sync_dir(path: Path) -> None:
@@ -140,6 +167,22 @@ def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
         os.close(fd)
 
 
+def held_by_another(directory: Path) -> bool:
+    """Whether another run holds the game's lock right now (the lock is not kept)."""
+    path = directory / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 @dataclass(frozen=True)
 class Registration:
     """A player as the moderator knows them: name, address and the secret that signs orders."""
@@ -160,6 +203,8 @@ class Game:
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH
     schedule: Schedule | None = None
     deadline: datetime | None = None
+    mail: tuple[tuple[str, str | int], ...] = ()
+    """The game's own mail settings (the game file's [mail] table), as set; see settings."""
 
     @property
     def name(self) -> str:
@@ -208,6 +253,7 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
     if not path.exists():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
     data = upgrade_game_document(_load_toml(path), path)
+    mail = settings.from_table(data.get("mail", {}), f"{path} [mail]")
     try:
         board = load_board(str(data["board"]))
         state_data = dict(data["state"])
@@ -227,6 +273,7 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
             registrations=registrations,
             chain_length=int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)),
             **_read_deadlines(data.get("deadlines")),
+            mail=mail,
         )
     except (KeyError, ValueError, TypeError, IndexError, AttributeError, PbemError) as err:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
@@ -405,6 +452,8 @@ def game_document(game: Game) -> dict[str, Any]:
         doc["deadlines"] = game.schedule.to_dict()
         if game.deadline is not None:
             doc["deadlines"]["deadline"] = iso(game.deadline, game.schedule.zone)
+    if game.mail:
+        doc["mail"] = dict(game.mail)
     doc.update(players=players, state=state)
     return doc
 

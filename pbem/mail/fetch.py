@@ -126,8 +126,18 @@ def fetch_orders(
     """Read the mailboxes, store each accepted order file in DIR/orders/<player>.toml and
     answer the game's players in the outbox. Messages already processed are skipped, so
     fetching the same mailbox again changes nothing."""
+    return fetch_entries(directory, read_entries(sources), sender, now)
+
+
+def fetch_entries(
+    directory: Path,
+    entries: Sequence[Entry],
+    sender: str = DEFAULT_FROM,
+    now: datetime | None = None,
+) -> FetchResult:
+    """`fetch_orders` for messages already read (from any mailbox, IMAP too); the outcomes
+    come in the order of `entries`."""
     read_at = now or datetime.now(timezone.utc)
-    entries = read_entries(sources)
     with locked(directory):
         game = read_game(directory)
         fetcher = _Fetcher(game, seen_state(directory), sender, read_at)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import smtplib
 import ssl
 from collections.abc import Callable, Sequence
@@ -27,14 +28,17 @@ from typing import Any
 from pbem.errors import PbemError
 from pbem.game.store import history_count, locked, read_game, report_dir
 from pbem.kit import kit_bytes
+from pbem.mail.message import LOOP_HEADER
 from pbem.mail.records import (
     DEFAULT_FROM,
     FAILED_FOLDER,
     MAIL,
     OUTBOX,
+    SEEN,
     SENT,
     SENT_FOLDER,
     address,
+    load,
     save,
     sent_state,
     write,
@@ -62,6 +66,8 @@ class SmtpServer:
     password: Callable[[], str | None] = field(default=lambda: None, compare=False)
     tls_context: ssl.SSLContext | None = field(default=None, compare=False)
     timeout: float = 30.0
+    ssl: bool = False
+    """Connect with SSL from the start (SMTPS, usually port 465) instead of STARTTLS."""
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
@@ -132,20 +138,39 @@ def send_mail(
     bcc: str | None = None,
     dry_run: bool = False,
     now: datetime | None = None,
+    reply_to: str | None = None,
+    every: bool = False,
     kit: bool = False,
 ) -> SendResult:
     """Build a message for each player's report not yet built into the outbox; with a
     server, deliver everything waiting in the outbox (answers too), each address once.
-    With `kit`, the first report (resolution 0) carries the player's kit."""
+
+    From, Reply-To (default: `sender`) and the Bcc of reports are set on every message waiting
+    in the outbox, from the settings given now. The first send of a game already under way
+    builds only the latest resolution's reports (`every`: all of them). With `kit`, the first
+    report (resolution 0) carries the player's kit."""
     result = SendResult(dry_run=dry_run)
     with locked(directory):
         game = read_game(directory)
+        first = not (directory / MAIL / SENT).exists()
         sent = sent_state(directory)
         kit_file: bytes | None = None
-        for resolution in range(history_count(directory)):
+        count = history_count(directory)
+        skipped = set(sent.get("skipped", []))
+        if first and not every and count > 1:
+            skipped |= {
+                f"{r:04d}/{reg.name}" for r in range(count - 1) for reg in game.registrations
+            }
+            result.notes.append(
+                f"the game was under way when its mail began: only the reports of resolution "
+                f"{count - 1} are mailed ('pbem mail send --all' mails those of 0 to {count - 2})"
+            )
+        if every:
+            skipped = set()
+        for resolution in range(count):
             for reg in game.registrations:
                 key = f"{resolution:04d}/{reg.name}"
-                if key in sent["reports"]:
+                if key in sent["reports"] or key in skipped:
                     continue
                 if not (report_dir(directory, resolution) / f"{reg.name}.txt").exists():
                     continue
@@ -163,7 +188,13 @@ def send_mail(
                     sent["reports"].append(key)
                     save(directory / MAIL / SENT, sent)
                 result.built.append(name)
+        if sorted(skipped) != sent.get("skipped", []) and not dry_run:
+            sent["skipped"] = sorted(skipped)
+            save(directory / MAIL / SENT, sent)
         pending = waiting(directory)
+        if not dry_run:
+            for path in pending:
+                stamp(path, sender, reply_to or sender, bcc)
         result.pending = [p.name for p in pending]
         if dry_run:
             result.pending += result.built
@@ -174,12 +205,67 @@ def send_mail(
     return result
 
 
+def deliver_waiting(directory: Path, server: SmtpServer, result: SendResult) -> None:
+    """Deliver what waits in a folder's outbox (a game's, or a root's own answers); the caller
+    holds the folder's lock."""
+    _Delivery(directory, server, sent_state(directory), result).run(waiting(directory))
+
+
 def waiting(directory: Path) -> list[Path]:
-    """The files waiting at the top of the outbox (hidden ones are half-written files)."""
+    """The files waiting at the top of the outbox (hidden ones are half-written files): the
+    reports, then the answers in the order the messages they answer came in (the order of
+    mail/seen.json), then anything else."""
     folder = directory / OUTBOX
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir())
+    files = [p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir()]
+    answers = {
+        str(record["reply"]): n
+        for n, record in enumerate(
+            load(directory / MAIL / SEEN, {"messages": {}})["messages"].values()
+        )
+        if isinstance(record, dict) and record.get("reply")
+    }
+
+    def place(path: Path) -> tuple[int, int, str]:
+        if REPORT_FILE.match(path.name):
+            return (0, 0, path.name)
+        if path.name in answers:
+            return (1, answers[path.name], path.name)
+        return (2, 0, path.name)
+
+    return sorted(files, key=place)
+
+
+REPORT_FILE = re.compile(r"^r\d{4}-.+\.eml$")
+"""The outbox name of a report (r0003-alice.eml); the rest are answers and notes."""
+
+
+def stamp(path: Path, sender: str, reply_to: str, bcc: str | None) -> None:
+    """Set a waiting message's From and Reply-To (and a report's Bcc) to the settings in force
+    now, so that nothing queued keeps an address changed since. Messages pbem did not write
+    are left as they are."""
+    if path.suffix != ".eml" or not path.is_file():
+        return
+    raw = path.read_bytes()
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    if msg.get(LOOP_HEADER) is None:
+        return  # not written by pbem (a message the moderator put there): left as it is
+    wanted = {"From": sender, "Reply-To": reply_to}
+    if REPORT_FILE.match(path.name):
+        wanted["Bcc"] = bcc or ""
+    changed = False
+    for header, value in wanted.items():
+        if str(msg.get(header, "")) == value:
+            continue
+        del msg[header]
+        if value:
+            msg[header] = value
+        changed = True
+    if not changed:
+        return
+    data = msg.as_bytes(policy=policy.default.clone(utf8=not str(msg.get("To", "")).isascii()))
+    write(path, data)
 
 
 class _Permanent(Exception):
@@ -321,7 +407,15 @@ def _connect(server: SmtpServer) -> smtplib.SMTP:
     password = server.password() if server.user is not None else None
     if server.user is not None and password is None:
         raise PbemError(f"no SMTP password for {server.user}: set {PASSWORD_ENV}")
-    client = smtplib.SMTP(server.host, server.port, timeout=server.timeout)
+    if server.ssl:
+        client: smtplib.SMTP = smtplib.SMTP_SSL(
+            server.host,
+            server.port,
+            timeout=server.timeout,
+            context=server.tls_context or ssl.create_default_context(),
+        )
+    else:
+        client = smtplib.SMTP(server.host, server.port, timeout=server.timeout)
     try:
         if server.starttls:
             client.ehlo()
@@ -389,7 +483,11 @@ def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
             path.unlink()
     if (directory / MAIL / SENT).exists():
         sent = sent_state(directory)
-        keep = [k for k in sent["reports"] if not str(k).startswith(f"{resolution:04d}/")]
-        if keep != sent["reports"]:
+        mine = f"{resolution:04d}/"
+        keep = [k for k in sent["reports"] if not str(k).startswith(mine)]
+        skipped = [k for k in sent.get("skipped", []) if not str(k).startswith(mine)]
+        if keep != sent["reports"] or skipped != sent.get("skipped", []):
             sent["reports"] = keep
+            if "skipped" in sent:
+                sent["skipped"] = skipped
             save(directory / MAIL / SENT, sent)

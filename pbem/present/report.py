@@ -714,7 +714,7 @@ def _label_lines(name: str) -> tuple[str, ...]:
     return (" ".join(words[:best]), " ".join(words[best:]))
 
 
-@functools.lru_cache(maxsize=64)  # it depends on the board only: once per board and name
+@functools.lru_cache(maxsize=256)
 def _label_place(board: Board, continent: str, length: int) -> tuple[float, float]:
     """Where a continent's name goes: just above its territories, else below, left or right,
     the first side clear of every territory, every name and the other continents."""

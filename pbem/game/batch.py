@@ -1,0 +1,212 @@
+"""`pbem run`: resolve every game of a root that is due, each in its own lock, in parallel.
+
+A game is resolved in a worker process of its own when `jobs` > 1. Every game's outcome is
+data (`GameRun`); one damaged or failing game never stops the others. Two runs at once never
+resolve one game twice: the game's lock is held while it is read, checked and resolved, and a
+game whose lock is taken is skipped.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+
+from pbem.errors import LockedError, PbemError
+from pbem.game import processor
+from pbem.game.root import open_root
+from pbem.game.status import DUE, State, status_of, table
+
+Progress = Callable[[Iterator["GameRun"], int], Iterator["GameRun"]]
+"""Wraps the stream of results as they come, knowing how many there will be (a progress bar)."""
+
+
+class Result(Enum):
+    """What `pbem run` did with a game, in the order the summary lists them."""
+
+    FAILED = "failed"
+    RESOLVED = "resolved"
+    WOULD_RESOLVE = "would resolve"
+    SKIPPED = "skipped"
+    WAITING = "waiting"
+    OVER = "over"
+
+
+@dataclass(frozen=True)
+class GameRun:
+    """One game's line in the summary."""
+
+    name: str
+    path: Path
+    result: Result
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Every game's outcome, and what was fetched and sent around the resolutions."""
+
+    games: tuple[GameRun, ...]
+    now: datetime
+    notes: tuple[str, ...] = field(default=())
+    mail_failed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.mail_failed and all(g.result is not Result.FAILED for g in self.games)
+
+    def count(self, result: Result) -> int:
+        return sum(1 for g in self.games if g.result is result)
+
+    def lines(self) -> list[str]:
+        order = list(Result)
+        rows = sorted(self.games, key=lambda g: (order.index(g.result), g.name, str(g.path)))
+        out = list(self.notes)
+        out += table([[g.result.value, g.name, g.detail] for g in rows], ["RESULT", "GAME", ""])
+        totals = ", ".join(f"{self.count(r)} {r.value}" for r in Result if self.count(r))
+        when = self.now.isoformat(timespec="seconds")
+        out.append(f"{len(self.games)} games at {when}: {totals or 'none'}")
+        return out
+
+
+def run_game(directory: Path, now: datetime, dry_run: bool = False) -> GameRun:
+    """Resolve one game if it is due; never raises for anything that goes wrong with it."""
+    try:
+        status = status_of(directory, now)
+        if status.state is State.DAMAGED:
+            return GameRun(status.name, directory, Result.FAILED, status.reason)
+        if status.state is State.OVER:
+            return GameRun(status.name, directory, Result.OVER, status.reason)
+        if status.state is State.LOCKED:
+            return GameRun(status.name, directory, Result.SKIPPED, "locked by another run")
+        if status.state not in DUE:
+            awaited = [p for p in status.awaited if p not in status.valid]
+            detail = "; ".join(x for x in (f"awaiting {', '.join(awaited)}", status.reason) if x)
+            return GameRun(status.name, directory, Result.WAITING, detail)
+        if dry_run:
+            return GameRun(status.name, directory, Result.WOULD_RESOLVE, status.reason)
+        return _resolve(status.name, directory, now)
+    except Exception as err:  # one game's fault must never stop the others
+        return GameRun(directory.name, directory, Result.FAILED, f"{type(err).__name__}: {err}")
+
+
+def _resolve(name: str, directory: Path, now: datetime) -> GameRun:
+    try:
+        outcome = processor.resolve_game(directory, now=now)
+    except LockedError:
+        return GameRun(name, directory, Result.SKIPPED, "locked by another run")
+    except processor.NotReady as err:  # another run resolved it in the meantime
+        return GameRun(name, directory, Result.WAITING, str(err).splitlines()[-1])
+    except PbemError as err:
+        return GameRun(name, directory, Result.FAILED, str(err))
+    state = outcome.state
+    after = (
+        f"over: {state.winner} won"
+        if state.winner
+        else f"turn {state.turn} awaits {', '.join(state.awaiting())}"
+    )
+    done = "completed" if outcome.recovered else "resolved"
+    return GameRun(
+        name, directory, Result.RESOLVED, f"{done} resolution {outcome.resolution}; {after}"
+    )
+
+
+def _run_one(task: tuple[Path, datetime, bool]) -> GameRun:
+    return run_game(*task)
+
+
+def resolve_due(
+    games: Sequence[Path],
+    now: datetime,
+    jobs: int = 1,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> list[GameRun]:
+    """Run every game, in `jobs` processes; `progress` wraps the stream of results."""
+    tasks = [(g, now, dry_run) for g in games]
+
+    def show(results: Iterator[GameRun]) -> list[GameRun]:
+        return list(progress(results, len(tasks)) if progress else results)
+
+    if jobs <= 1 or len(tasks) <= 1:
+        return show(_run_one(t) for t in tasks)
+    with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
+        return show(pool.imap_unordered(_run_one, tasks, chunksize=1))
+
+
+@dataclass(frozen=True)
+class MailRun:
+    """The mail around a run: fetch before resolving, send after, with these settings."""
+
+    fetch: bool = False
+    send: bool = False
+    flags: Mapping[str, str | None] = field(default_factory=dict)
+    ask_imap: Callable[[str, str], str] | None = None
+    ask_smtp: Callable[[str, str], str] | None = None
+
+
+def run_root(
+    path: Path,
+    now: datetime,
+    jobs: int = 1,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+    mail: MailRun | None = None,
+) -> RunSummary:
+    """Fetch the mail (when asked), resolve every game of a root that is due now, send what
+    was written (when asked); a summary of what happened to each game."""
+    if jobs < 1:
+        raise PbemError("--jobs must be 1 or more")
+    root = open_root(path)
+    if not root.games:
+        raise PbemError(f"there is no game in {path}: no folder in it has a game.toml")
+    notes: list[str] = []
+    mail_failed = False
+    mail = mail or MailRun()
+    if (mail.fetch or mail.send) and dry_run:
+        notes.append("dry run: no mail fetched or sent")
+    elif mail.fetch:
+        mail_failed |= not _fetch(path, mail, now, notes)
+    duplicates = {p: root.duplicate_reason(p) for _, p in root.games}
+    named = [p for _, p in root.games if duplicates[p] is None]
+    runs = resolve_due(named, now, jobs, dry_run, progress)
+    runs += [
+        GameRun(name, p, Result.FAILED, duplicates[p] or "")
+        for name, p in root.games
+        if duplicates[p] is not None
+    ]
+    if mail.send and not dry_run:
+        mail_failed |= not _send(path, named, mail, now, notes)
+    return RunSummary(tuple(runs), now, tuple(notes), mail_failed)
+
+
+def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> bool:
+    """Fetch the root's mail; False (with the reason in `notes`) when it failed."""
+    from pbem.mail import inbox
+
+    try:
+        box = inbox.mailbox(path, mail.flags, (), mail.ask_imap)
+        result = inbox.fetch(path, box, mail.flags, now)
+    except PbemError as err:
+        notes.append(f"fetch failed: {err}")
+        return False
+    notes.extend(result.lines())
+    return not isinstance(result, inbox.RootFetch) or result.ok
+
+
+def _send(
+    path: Path, games: Sequence[Path], mail: MailRun, now: datetime, notes: list[str]
+) -> bool:
+    """Send every game's mail, and the root's; False when anything could not go."""
+    from pbem.mail import inbox
+
+    try:
+        result = inbox.send_root(path, mail.flags, None, mail.ask_smtp, now=now, games=games)
+    except PbemError as err:
+        notes.append(f"send failed: {err}")
+        return False
+    notes.extend(result.lines())
+    return result.ok

@@ -1,0 +1,109 @@
+"""A games root: a folder whose subfolders, at any depth, are game directories.
+
+A game directory is found by its game.toml; nothing inside a game directory is searched for
+more games, nor are hidden folders. Game names are unique in a root, since mail is routed to a
+game by its name. The root of a game is the nearest folder above it with a pbem.toml, or else
+the folder it is in.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pbem.errors import PbemError
+from pbem.game.settings import ROOT_FILE
+from pbem.game.store import GAME_FILE
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def find_games(root: Path) -> list[Path]:
+    """Every game directory in `root` (or `root` itself when it is one), sorted by path."""
+    if (root / GAME_FILE).is_file():
+        return [root]
+    if not root.is_dir():
+        raise PbemError(f"{root} is not a folder of games: it does not exist or is a file")
+    found: list[Path] = []
+    for folder, subfolders, files in os.walk(root):
+        if GAME_FILE in files and Path(folder) != root:
+            found.append(Path(folder))
+            subfolders[:] = []
+            continue
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
+    return sorted(found)
+
+
+def game_name(directory: Path) -> str:
+    """A game's name as its game file gives it, or the folder's name when it cannot be read
+    (a damaged game still has a name to be listed under)."""
+    try:
+        with open(directory / GAME_FILE, "rb") as handle:
+            name = tomllib.load(handle).get("game")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return directory.name
+    return name if isinstance(name, str) and name else directory.name
+
+
+def root_of(directory: Path) -> Path:
+    """The root a game directory belongs to: the nearest folder above with a pbem.toml, or
+    else its parent folder."""
+    folder = directory.resolve()
+    for candidate in folder.parents:
+        if (candidate / ROOT_FILE).is_file():
+            return candidate
+    return folder.parent
+
+
+@dataclass(frozen=True)
+class Root:
+    """The games of a root by name; names given to more than one game are listed apart."""
+
+    path: Path
+    games: tuple[tuple[str, Path], ...]
+
+    @property
+    def by_name(self) -> dict[str, Path]:
+        names = [n for n, _ in self.games]
+        return {n: p for n, p in self.games if names.count(n) == 1}
+
+    @property
+    def duplicates(self) -> dict[str, list[Path]]:
+        out: dict[str, list[Path]] = {}
+        for name, path in self.games:
+            out.setdefault(name, []).append(path)
+        return {n: ps for n, ps in out.items() if len(ps) > 1}
+
+    def duplicate_reason(self, path: Path) -> str | None:
+        """Why the game at `path` cannot be told apart from another, or None."""
+        for name, paths in self.duplicates.items():
+            if path in paths:
+                others = ", ".join(str(p) for p in paths if p != path)
+                return f"the name '{name}' is also the name of {others}: rename one of them"
+        return None
+
+
+def open_root(path: Path, games: Sequence[Path] | None = None) -> Root:
+    found = find_games(path) if games is None else games
+    return Root(path, tuple((game_name(g), g) for g in found))
+
+
+def refuse_duplicate(directory: Path, name: str) -> None:
+    """Raise PbemError when the root a new game would join already has a game called `name`."""
+    root = root_of(directory)
+    if not root.is_dir():
+        return
+    target = directory.resolve()
+    for other in find_games(root):
+        if other.resolve() != target and game_name(other) == name:
+            raise PbemError(
+                f"{other} already holds a game called '{name}' in {root}: names are unique "
+                "in a folder of games, so that mail reaches the right one; choose another "
+                "with --name"
+            )

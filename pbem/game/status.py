@@ -1,0 +1,262 @@
+"""Where every game of a root stands, and which of them are due to be resolved.
+
+`status_of` reads one game and never changes it; `due` is the one place that decides whether a
+game is to be resolved now (every awaited player has a valid order file; later also: its
+deadline has passed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pbem.core.state import Phase
+from pbem.errors import PbemError
+from pbem.game import clock, deadlines, processor
+from pbem.game.root import Root, game_name, open_root
+from pbem.game.store import Game, held_by_another, history_path, read_game
+
+
+class State(Enum):
+    """Where a game stands, in the order the moderator should look at them."""
+
+    DAMAGED = "damaged"
+    OVERDUE = "overdue"
+    READY = "ready"
+    LOCKED = "locked"
+    WAITING = "waiting"
+    OVER = "over"
+
+
+DUE = (State.READY, State.OVERDUE)
+"""The states in which `pbem run` resolves a game."""
+
+
+@dataclass(frozen=True)
+class GameStatus:
+    """One game as `pbem status` lists it."""
+
+    name: str
+    path: Path
+    state: State
+    reason: str = ""
+    turn: int | None = None
+    phase: str | None = None
+    resolution: int | None = None
+    awaited: tuple[str, ...] = ()
+    valid: tuple[str, ...] = ()
+    rejected: tuple[str, ...] = ()
+    deadline: datetime | None = None
+    seconds_left: float | None = None
+    missed: tuple[tuple[str, int], ...] | None = None
+    last_resolved: datetime | None = None
+
+    @property
+    def sort_key(self) -> tuple[int, str, str]:
+        return (list(State).index(self.state), self.name, str(self.path))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "state": self.state.value,
+            "reason": self.reason or None,
+            "turn": self.turn,
+            "phase": self.phase,
+            "resolution": self.resolution,
+            "awaiting": list(self.awaited),
+            "valid": list(self.valid),
+            "rejected": list(self.rejected),
+            "deadline": _iso(self.deadline),
+            "seconds_left": self.seconds_left,
+            "missed_turns": None if self.missed is None else dict(self.missed),
+            "last_resolution": (self.resolution - 1) if self.resolution else None,
+            "last_resolved": _iso(self.last_resolved),
+        }
+
+    def cells(self) -> list[str]:
+        orders = (
+            f"{len(self.valid)}/{len(self.awaited)} valid"
+            + (f", {len(self.rejected)} rejected" if self.rejected else "")
+            if self.turn is not None and self.state is not State.OVER
+            else "-"
+        )
+        last = (
+            f"#{self.resolution - 1} {_iso(self.last_resolved) or ''}".strip()
+            if self.resolution
+            else "-"
+        )
+        return [
+            self.state.value,
+            self.name,
+            "-" if self.turn is None else str(self.turn),
+            self.phase or "-",
+            ", ".join(self.awaited) or "-",
+            orders,
+            _iso(self.deadline) or "-",
+            "-" if self.seconds_left is None else _duration(self.seconds_left),
+            "-" if not self.missed else ", ".join(f"{n} {c}" for n, c in self.missed),
+            last,
+            self.reason,
+        ]
+
+
+HEADINGS = [
+    "STATE",
+    "GAME",
+    "TURN",
+    "PHASE",
+    "AWAITING",
+    "ORDERS",
+    "DEADLINE",
+    "LEFT",
+    "MISSED",
+    "LAST RESOLVED",
+    "",
+]
+
+
+def moment(text: str | None) -> datetime:
+    """`--now`: an ISO time with its offset, or the clock when not given."""
+    return datetime.now(timezone.utc) if text is None else clock.parse_instant(text)
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def _duration(seconds: float) -> str:
+    sign = "-" if seconds < 0 else ""
+    minutes = int(abs(seconds)) // 60
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    return sign + (f"{days}d{hours:02d}h" if days else f"{hours}h{minutes:02d}m")
+
+
+# ---------------------------------------------------------------------------------------------
+# Deciding
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A game's deadline for the pending turn, and the turns its players missed in a row."""
+
+    at: datetime | None = None
+    missed: tuple[tuple[str, int], ...] | None = None
+
+
+def deadline_of(game: Game) -> Deadline:
+    """The pending turn's deadline (as the history and any change give it) and the missed
+    turns; games without deadlines have neither."""
+    if game.schedule is None:
+        return Deadline()
+    at = deadlines.pending_deadline(game.path, game, game.state.resolution)
+    return Deadline(at, tuple((p.name, p.missed) for p in game.state.players if p.missed))
+
+
+def due(game: Game, readiness: processor.Readiness, interrupted: bool, now: datetime) -> State:
+    """Whether a game that is neither over nor damaged is to be resolved now: READY when every
+    awaited player has a valid order file (or a resolution was interrupted and is to be
+    completed), OVERDUE when its deadline has passed, else WAITING."""
+    if interrupted or readiness.ready:
+        return State.READY
+    deadline = deadline_of(game).at
+    if deadline is not None and now >= deadline:
+        return State.OVERDUE
+    return State.WAITING
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def status_of(directory: Path, now: datetime, root: Root | None = None) -> GameStatus:
+    """Where one game stands; a damaged game is reported with the reason, never raised."""
+    try:
+        return _status_of(directory, now, root)
+    except PbemError as err:
+        return GameStatus(game_name(directory), directory, State.DAMAGED, str(err))
+
+
+def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
+    name = game_name(directory)
+    duplicate = root.duplicate_reason(directory) if root is not None else None
+    locked = held_by_another(directory)
+    try:
+        game = read_game(directory)
+        name = game.name
+        count = processor.checked_history(game)
+    except PbemError as err:
+        return GameStatus(name, directory, State.DAMAGED, str(err))
+    state = game.state
+    r = state.resolution
+    last = _resolved_at(directory, r - 1)
+    deadline = deadline_of(game)
+    common: dict[str, Any] = {
+        "turn": state.turn,
+        "phase": state.phase.value,
+        "resolution": r,
+        "last_resolved": last,
+        "deadline": deadline.at,
+        "seconds_left": (deadline.at - now).total_seconds() if deadline.at else None,
+        "missed": deadline.missed,
+    }
+    if state.phase is Phase.OVER:
+        return GameStatus(name, directory, State.OVER, f"{state.winner} won", **common)
+    found = processor.readiness(game)
+    common.update(
+        awaited=tuple(state.awaiting()),
+        valid=tuple(s.player or "" for s in found.used),
+        rejected=tuple(s.path.name for s in found.rejected),
+    )
+    if duplicate is not None:
+        return GameStatus(name, directory, State.DAMAGED, duplicate, **common)
+    if locked:
+        return GameStatus(name, directory, State.LOCKED, "another run holds its lock", **common)
+    interrupted = count == r + 1
+    verdict = due(game, found, interrupted, now)
+    reason = "; ".join(found.doubled)
+    if interrupted:
+        reason = f"resolution {r} was interrupted and is to be completed"
+    return GameStatus(name, directory, verdict, reason, **common)
+
+
+def _resolved_at(directory: Path, resolution: int) -> datetime | None:
+    """When a resolution was made: the time its history records, or else when its history
+    file was written."""
+    try:
+        recorded = deadlines.resolution_time(directory, resolution)
+    except PbemError:
+        recorded = None
+    if recorded is not None:
+        return recorded
+    try:
+        stamp = history_path(directory, resolution).stat().st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(stamp, timezone.utc)
+
+
+def root_status(path: Path, now: datetime) -> list[GameStatus]:
+    """Every game of a root (or the one game `path` is), what needs the moderator first."""
+    root = open_root(path)
+    if not root.games:
+        raise PbemError(f"there is no game in {path}: no folder in it has a game.toml")
+    return sorted((status_of(p, now, root) for _, p in root.games), key=lambda s: s.sort_key)
+
+
+def table(rows: Sequence[Sequence[str]], headings: Sequence[str]) -> list[str]:
+    """Rows as aligned columns under their headings (an empty last column is left out)."""
+    all_rows = [list(headings), *[list(r) for r in rows]]
+    widths = [max(len(r[i]) for r in all_rows) for i in range(len(headings))]
+    return [
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in all_rows
+    ]
+
+
+def status_lines(statuses: Sequence[GameStatus]) -> list[str]:
+    return table([s.cells() for s in statuses], HEADINGS)

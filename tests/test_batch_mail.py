@@ -1,0 +1,315 @@
+"""One mailbox for many games: each message goes to its game and is answered once (Maildir and a
+real IMAP server); From, Reply-To and Bcc come from the settings in force when a message is
+sent (a real SMTP server); a game under way starts its mail with its latest reports."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from conftest import snapshot, write_skeletons
+from dovecot import Dovecot, start
+from test_mail import (
+    NOW,
+    Server,
+    into_maildir,
+    message,
+    orders_for,
+    outbox,
+    parse,
+    run,
+    running_server,
+)
+
+from pbem.game import processor
+from pbem.game.settings import Security
+from pbem.game.store import read_game
+from pbem.mail import route
+
+ANN, BEN, CY, DEE = (f"{p}@example.org" for p in ("ann", "ben", "cy", "dee"))
+GAMES = {
+    "friday": [("ann", ANN), ("ben", BEN)],
+    "duel": [("ann", ANN), ("cy", CY)],
+    "league": [("ben", BEN), ("cy", CY), ("dee", DEE)],
+}
+MODERATOR = "games@club.example"
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("club") / "games"
+    for name, players in GAMES.items():
+        processor.new_game(root / name, players, processor.Options(), seed=bytes(32), name=name)
+    (root / "pbem.toml").write_text(f'[mail]\nfrom = "{MODERATOR}"\n')
+    return root
+
+
+@pytest.fixture
+def root(template: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(template, tmp_path / "games"))
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    yield from running_server()
+
+
+@pytest.fixture(scope="module")
+def dovecot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dovecot]:
+    yield from start(tmp_path_factory.mktemp("dovecot"))
+
+
+def every_outbox(root: Path) -> dict[str, EmailMessage]:
+    """Every message waiting in the root's outboxes, by game/file name."""
+    out = {}
+    for folder in [root, *(root / name for name in GAMES)]:
+        for name, msg in outbox(folder).items():
+            out[f"{folder.name}/{name}"] = msg
+    return out
+
+
+def mixed_mail(root: Path) -> list[EmailMessage]:
+    """Orders for three games, a copy of one, a message for no game from a player, one from a
+    stranger, orders with a forged From, and a reply tagged with its game."""
+    orders = {name: orders_for(root / name, players[0][0]) for name, players in GAMES.items()}
+    return [
+        message(ANN, orders["friday"], mid="<1@t>", minutes=1),
+        message(ANN, orders["duel"], mid="<2@t>", minutes=2),
+        message(BEN, orders["league"], mid="<3@t>", minutes=3),
+        message(ANN, orders["friday"], mid="<1@t>", minutes=1),  # the same message again
+        message(CY, 'game = "tuesday"\nturn = 1\n', mid="<4@t>", minutes=4),
+        message("eve@example.org", "hello", mid="<5@t>", minutes=5),
+        message("mallory@evil.example", orders["friday"], mid="<6@t>", minutes=6),
+        message(DEE, "when is my turn?", mid="<7@t>", subject="Re: [league] turn 0", minutes=7),
+    ]
+
+
+def check_routed(root: Path, output: str) -> None:
+    """What `mixed_mail` must give: each message answered once, at its game."""
+    answers = every_outbox(root)
+    to = sorted((key.split("/")[0], str(msg["To"])) for key, msg in answers.items())
+    assert to == [
+        ("duel", ANN),  # accepted
+        ("friday", ANN),  # accepted
+        ("friday", ANN),  # told of orders sent in her name
+        ("friday", MODERATOR),  # the moderator's summary: the forged message
+        ("games", CY),  # for no game: cy plays in duel and league
+        ("league", BEN),  # accepted
+        ("league", DEE),  # rejected: no orders in the reply
+    ]
+    (for_none,) = [m for k, m in answers.items() if k.startswith("games/")]
+    assert "At this address you play in: duel, league" in for_none.get_content()
+    assert "'tuesday', which is not run at this address" in for_none.get_content()
+    assert (root / "friday" / "orders" / "ann.toml").exists()
+    assert (root / "duel" / "orders" / "ann.toml").exists()
+    assert (root / "league" / "orders" / "ben.toml").exists()
+    assert "for no game: <5@t> from eve@example.org" in output
+    assert "not answered: eve@example.org is not a player's address" in output
+
+
+# --- routing ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("orders", "subject", "game"),
+    [
+        ('game = "friday"\nturn = 3\n', "", "friday"),
+        ("game='duel'\n", "", "duel"),
+        ('# my orders\n  game  =  "duel"  # the duel\n', "", "duel"),
+        ('game = "friday"\n', "Re: [duel] turn 3: your move", "friday"),
+        ('game = "nowhere"\n', "Re: [duel] turn 3: your move", "duel"),
+        (None, "Re: [duel] accepted: your orders", "duel"),
+        (None, "Re: [nowhere] [friday] turn 2", "friday"),
+        ('game = "nowhere"\n', "orders", None),
+        (None, "Re: turn 3", None),
+        ('game = "Friday"\n', "", None),
+    ],
+)
+def test_a_message_goes_to_the_game_its_orders_or_its_subject_name(
+    orders: str | None, subject: str, game: str | None
+) -> None:
+    assert route.game_for(orders, subject, {"friday", "duel"}) == game
+
+
+def test_one_maildir_for_three_games(root: Path, tmp_path: Path) -> None:
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root))
+    output = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    check_routed(root, output)
+    assert "8 messages read: 6 to 3 games, 2 for no game, 0 read before" in output
+    before = snapshot(root)
+    again = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert snapshot(root) == before
+    assert again.splitlines()[-1] == "8 messages read: 0 to 0 games, 0 for no game, 8 read before"
+
+
+def test_a_message_is_routed_once_even_when_its_game_appears_later(
+    root: Path, tmp_path: Path
+) -> None:
+    box = into_maildir(
+        tmp_path / "Maildir", [message(CY, 'game = "tuesday"\nturn = 0\n', mid="<t@t>")]
+    )
+    run("mail", "fetch", root, "--maildir", box)
+    processor.new_game(root / "tuesday", [("cy", CY), ("dee", DEE)], processor.Options())
+    output = run("mail", "fetch", root, "--maildir", box)
+    assert "1 read before" in output
+    assert outbox(root / "tuesday") == {}
+
+
+def test_one_imap_folder_for_three_games(root: Path, dovecot: Dovecot) -> None:
+    dovecot.deliver(*(m.as_bytes() for m in mixed_mail(root)), folder="Club")
+    args = ["--imap", dovecot.spec(), "--user", "moderator", "--folder", "Club"]
+    server = dovecot.server(Security.SSL, "Club")
+    from pbem.mail import inbox
+
+    box = inbox.Mailbox(imap=server)
+    result = inbox.fetch(root, box, None, NOW)
+    assert isinstance(result, inbox.RootFetch)
+    check_routed(root, "\n".join(result.lines()))
+    assert all("\\Seen" in flags for flags in dovecot.flags("Club"))
+    before = snapshot(root)
+    env = {"PBEM_IMAP_PASSWORD": "correct horse", "SSL_CERT_FILE": str(dovecot.folder / "cert.pem")}
+    again = run("mail", "fetch", root, *args, "--security", "ssl", env=env)
+    assert snapshot(root) == before
+    assert again.splitlines()[-1] == "0 messages read: 0 to 0 games, 0 for no game, 0 read before"
+
+
+def test_imap_with_starttls_from_the_settings(
+    root: Path, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dovecot.deliver(
+        message(ANN, orders_for(root / "duel", "ann"), mid="<s@t>").as_bytes(), folder="Tls"
+    )
+    monkeypatch.setenv("PBEM_IMAP_PASSWORD", "correct horse")
+    monkeypatch.setenv("SSL_CERT_FILE", str(dovecot.folder / "cert.pem"))
+    host, port = dovecot.spec(Security.STARTTLS).split(":")
+    run(
+        "config", root, f"imap_host={host}", f"imap_port={port}", "imap_security=starttls",
+        "imap_user=moderator", "imap_folder=Tls",
+    )  # fmt: skip
+    output = run("mail", "fetch", root)
+    assert "accepted: <s@t> from ann@example.org (ann)" in output
+    assert (root / "duel" / "orders" / "ann.toml").exists()
+
+
+def test_a_game_that_cannot_take_its_mail_gets_it_next_time(root: Path, tmp_path: Path) -> None:
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[:3])
+    kept = (root / "duel" / "game.toml").read_bytes()
+    (root / "duel" / "game.toml").write_text("damaged")
+    output = run("mail", "fetch", root, "--maildir", box, code=1)
+    assert "failed: duel:" in output and "read again next time" in output
+    assert (root / "friday" / "orders" / "ann.toml").exists()
+    (root / "duel" / "game.toml").write_bytes(kept)
+    output = run("mail", "fetch", root, "--maildir", box)
+    assert "accepted: <2@t> from ann@example.org (ann)" in output
+    assert output.splitlines()[-1] == "3 messages read: 1 to 1 games, 0 for no game, 2 read before"
+
+
+# --- sending -----------------------------------------------------------------------------------
+
+
+def test_the_address_in_force_when_sent_is_used(root: Path, server: Server) -> None:
+    run("mail", "send", root)  # queued: no server in the settings
+    run("config", root, "from=club@club.example", "bcc=archive@club.example")
+    run("config", root / "duel", "reply_to=duel@club.example")
+    run("mail", "send", root, "--smtp", server.spec)
+    assert len(server.recorder.received) == 7
+    for sender, rcpt, content in server.recorder.received:
+        msg = parse(content)
+        assert sender == str(msg["From"]) == "club@club.example"
+        assert "archive@club.example" in rcpt and msg["Bcc"] is None
+    duel = [parse(c) for _, _, c in server.recorder.received if b"[duel]" in c]
+    assert duel and all(str(m["Reply-To"]) == "duel@club.example" for m in duel)
+    friday = [parse(c) for _, _, c in server.recorder.received if b"[friday]" in c]
+    assert friday and all(str(m["Reply-To"]) == "club@club.example" for m in friday)
+
+
+def test_a_game_file_setting_overrides_the_root_and_a_flag_both(root: Path, server: Server) -> None:
+    run("config", root / "league", "from=league@club.example")
+    run("mail", "send", root / "league", "--smtp", server.spec)
+    run("mail", "send", root / "friday", "--smtp", server.spec, "--from", "flag@club.example")
+    senders = {sender for sender, _, _ in server.recorder.received}
+    assert senders == {"league@club.example", "flag@club.example"}
+
+
+def test_the_server_comes_from_the_settings(root: Path, server: Server) -> None:
+    run("config", root, "smtp_host=127.0.0.1", f"smtp_port={server.port}")
+    output = run("mail", "send", root)
+    assert "sent r0000-ann.eml to ann@example.org" in output
+    assert len(server.recorder.received) == 7
+
+
+def test_a_running_game_first_mails_only_its_latest_reports(root: Path, server: Server) -> None:
+    game = root / "friday"
+    for _ in range(3):
+        write_skeletons(game)
+        processor.resolve_game(game)
+    output = run("mail", "send", game, "--smtp", server.spec)
+    assert "only the reports of resolution 3 are mailed" in output
+    subjects = sorted(str(m["Subject"]) for m in server.recorder.messages())
+    assert len(subjects) == 2 and all("[friday]" in s for s in subjects)
+    assert {m["Message-ID"].split(".")[2] for m in server.recorder.messages()} == {"r0003"}
+    assert "nothing to send" in run("mail", "send", game, "--smtp", server.spec)
+    run("mail", "send", game, "--smtp", server.spec, "--all")
+    assert len(server.recorder.received) == 8
+
+
+def test_a_new_game_mails_its_setup_reports(root: Path, server: Server) -> None:
+    run("mail", "send", root / "friday", "--smtp", server.spec)
+    assert len(server.recorder.received) == 2
+
+
+def test_answers_go_out_in_the_order_the_messages_came_in(
+    root: Path, tmp_path: Path, server: Server
+) -> None:
+    run("mail", "send", root / "league", "--smtp", server.spec)
+    server.recorder.received.clear()
+    players = ["dee", "cy", "ben", "dee", "cy"]
+    mail_in = [
+        message(f"{p}@example.org", f"question {n}", mid=f"<q{n}@t>", minutes=n,
+                subject="Re: [league] turn 0")
+        for n, p in enumerate(players)
+    ]  # fmt: skip
+    run("mail", "fetch", root, "--maildir", into_maildir(tmp_path / "M", mail_in))
+    run("mail", "send", root / "league", "--smtp", server.spec)
+    assert [str(m["In-Reply-To"]) for m in server.recorder.messages()] == [
+        f"<q{n}@t>" for n in range(5)
+    ]
+
+
+def test_run_fetches_resolves_and_sends(root: Path, tmp_path: Path, server: Server) -> None:
+    run("config", root, "smtp_host=127.0.0.1", f"smtp_port={server.port}")
+    run("config", root, f"maildir={tmp_path / 'Maildir'}")
+    duel = root / "duel"
+    mail_in = [
+        message(address, orders_for(duel, player), mid=f"<{player}@t>")
+        for player, address in GAMES["duel"]
+    ]
+    into_maildir(tmp_path / "Maildir", mail_in)
+    output = run("run", root, "--fetch", "--send", "--now", NOW.isoformat())
+    assert "resolved  duel" in output and read_game(duel).state.resolution == 2
+    sent = [m for m in server.recorder.messages() if "[duel]" in str(m["Subject"])]
+    subjects = sorted(str(m["Subject"]) for m in sent)
+    assert sum("accepted" in s for s in subjects) == 2
+    assert sum(s.startswith("[duel] turn 1") for s in subjects) == 2
+    assert output.splitlines()[-1].endswith("1 resolved, 2 waiting")
+
+
+def test_a_message_for_a_name_two_games_share_waits(root: Path, tmp_path: Path) -> None:
+    shutil.copytree(root / "duel", root / "old" / "duel")
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[1:2])
+    output = run("mail", "fetch", root, "--maildir", box, code=1)
+    assert "the name of more than one game" in output and "rename one" in output
+    assert every_outbox(root) == {}
+    shutil.rmtree(root / "old")
+    assert "accepted: <2@t>" in run("mail", "fetch", root, "--maildir", box)
+
+
+def test_games_that_share_a_name_send_nothing(root: Path, server: Server) -> None:
+    shutil.copytree(root / "duel", root / "old" / "duel")
+    output = run("mail", "send", root, "--smtp", server.spec, code=1)
+    assert output.count("not sent: the name 'duel' is also the name of") == 2
+    assert all(b"[duel]" not in content for _, _, content in server.recorder.received)
+    assert len(server.recorder.received) == 5

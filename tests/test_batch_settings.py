@@ -1,0 +1,181 @@
+"""Mail settings per game and per root: the game file's [mail], a pbem.toml above it, flags."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import write_skeletons
+
+from pbem.cli import main
+from pbem.errors import PbemError
+from pbem.game import processor, settings
+from pbem.game.settings import Security, Server, in_force
+from pbem.game.store import GAME_FILE, read_game
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def invoke(*args: object, code: int = 0) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+@pytest.fixture(autouse=True)
+def no_sender_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(settings.FROM_ENV, raising=False)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "club"
+    invoke("new", root / "friday", "--players", "ann=ann@example.org,ben=ben@example.org")
+    invoke("new", root / "league" / "duel", "--players", "cy=cy@example.org,dee=dee@example.org")
+    return root
+
+
+def test_a_game_without_settings_mails_from_pbem_at_localhost(root: Path) -> None:
+    mail = in_force(root / "friday", read_game(root / "friday").mail)
+    assert (mail.sender, mail.reply_to, mail.bcc, mail.server("smtp")) == (
+        "pbem@localhost",
+        "pbem@localhost",
+        None,
+        None,
+    )
+
+
+def test_every_game_under_a_root_inherits_its_pbem_toml(root: Path) -> None:
+    invoke("config", root, "from=games@club.example", "smtp_host=mail.club.example")
+    for game in (root / "friday", root / "league" / "duel"):
+        mail = in_force(game, read_game(game).mail)
+        assert mail.sender == "games@club.example"
+        assert mail.server("smtp") == Server("mail.club.example", 25, Security.NONE, None)
+        assert mail.origins["from"] == str((root / "pbem.toml").resolve())
+
+
+def test_the_game_file_overrides_the_root_and_flags_override_both(root: Path) -> None:
+    invoke("config", root, "from=games@club.example", "bcc=archive@club.example")
+    invoke("config", root / "friday", "from=friday@club.example")
+    game = read_game(root / "friday")
+    mail = in_force(root / "friday", game.mail)
+    assert (mail.sender, mail.bcc, mail.origins["from"]) == (
+        "friday@club.example",
+        "archive@club.example",
+        "the game file",
+    )
+    flagged = in_force(root / "friday", game.mail, {"from": "now@club.example", "bcc": None})
+    assert (flagged.sender, flagged.bcc) == ("now@club.example", "archive@club.example")
+
+
+def test_a_nearer_pbem_toml_overrides_a_farther_one(root: Path) -> None:
+    invoke("config", root, "from=games@club.example", "reply_to=desk@club.example")
+    invoke("config", root / "league", "from=league@club.example")
+    duel = in_force(root / "league" / "duel", read_game(root / "league" / "duel").mail)
+    assert (duel.sender, duel.reply_to) == ("league@club.example", "desk@club.example")
+
+
+def test_the_environment_comes_below_every_file(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(settings.FROM_ENV, "env@club.example")
+    assert in_force(root / "friday").sender == "env@club.example"
+    invoke("config", root, "from=games@club.example")
+    assert in_force(root / "friday").sender == "games@club.example"
+
+
+@pytest.mark.parametrize(("security", "port"), [("none", 25), ("starttls", 587), ("ssl", 465)])
+def test_the_smtp_port_follows_the_protection(root: Path, security: str, port: int) -> None:
+    invoke("config", root, "smtp_host=mail.club.example", f"smtp_security={security}")
+    server = in_force(root).server("smtp")
+    assert server is not None and server.port == port
+    invoke("config", root, "smtp_port=2525")
+    server = in_force(root).server("smtp")
+    assert server is not None and server.port == 2525
+
+
+def test_config_writes_the_game_file_and_a_resolution_keeps_it(root: Path) -> None:
+    game = root / "friday"
+    output = invoke("config", game, "from=friday@club.example", "smtp_user=friday")
+    assert "Wrote" in output and "from = friday@club.example  (the game file)" in output
+    write_skeletons(game)
+    processor.resolve_game(game)
+    data = tomllib.loads((game / GAME_FILE).read_text())
+    assert data["mail"] == {"from": "friday@club.example", "smtp_user": "friday"}
+    assert processor.audit_game(game).resolutions == 2
+
+
+def test_an_empty_value_removes_a_setting(root: Path) -> None:
+    invoke("config", root / "friday", "from=friday@club.example")
+    invoke("config", root / "friday", "from=")
+    assert read_game(root / "friday").mail == ()
+    assert "mail" not in tomllib.loads((root / "friday" / GAME_FILE).read_text())
+
+
+def test_config_keeps_the_rest_of_pbem_toml(root: Path) -> None:
+    (root / "pbem.toml").write_text(
+        '# the club\n[other]\nkept = true\n[mail]\nbcc = "a@b.example"\n'
+    )
+    invoke("config", root, "from=games@club.example")
+    data = tomllib.loads((root / "pbem.toml").read_text())
+    assert data == {
+        "other": {"kept": True},
+        "mail": {"bcc": "a@b.example", "from": "games@club.example"},
+    }
+
+
+def test_config_without_changes_shows_the_settings_in_force(root: Path) -> None:
+    assert "No mail settings" in invoke("config", root / "friday")
+    invoke("config", root, "from=games@club.example")
+    lines = invoke("config", root / "friday").splitlines()
+    assert lines == [f"from = games@club.example  ({(root / 'pbem.toml').resolve()})"]
+
+
+def test_new_takes_mail_settings(tmp_path: Path) -> None:
+    invoke("new", tmp_path / "g", "--players", "a,b", "--mail", "from=g@club.example")
+    assert read_game(tmp_path / "g").mail == (("from", "g@club.example"),)
+
+
+@pytest.mark.parametrize(
+    ("assignment", "message"),
+    [
+        ("sender=x@example.org", "there is no mail setting 'sender'"),
+        ("from=not an address", "from must be one email address"),
+        ("bcc=a@b.example,c@d.example", "bcc must be one email address"),
+        ("smtp_port=0", "smtp_port must be a port number"),
+        ("smtp_port=smtp", "smtp_port must be a port number"),
+        ("smtp_security=tls", "smtp_security must be none, starttls or ssl"),
+        ("smtp_host=mail example", "smtp_host must be a host name"),
+        ("password=hunter2", "passwords are never stored"),
+        ("smtp_password=hunter2", "passwords are never stored"),
+        ("from", "is not key=value"),
+    ],
+)
+def test_a_bad_setting_is_refused_and_changes_nothing(
+    root: Path, assignment: str, message: str
+) -> None:
+    before = (root / "friday" / GAME_FILE).read_bytes()
+    assert message in invoke("config", root / "friday", assignment, code=1)
+    assert (root / "friday" / GAME_FILE).read_bytes() == before
+    assert message in invoke("config", root, assignment, code=1)
+    assert not (root / "pbem.toml").exists()
+
+
+def test_a_damaged_pbem_toml_is_named(root: Path) -> None:
+    (root / "pbem.toml").write_text("[mail\nfrom=")
+    assert "pbem.toml is not valid TOML" in invoke("config", root / "friday", code=1)
+
+
+def test_a_bad_setting_written_by_hand_is_named_with_the_fix(root: Path) -> None:
+    (root / "pbem.toml").write_text('[mail]\nsmtp_port = "many"\n')
+    with pytest.raises(PbemError, match=r"pbem.toml \[mail\]: smtp_port must be a port number"):
+        in_force(root / "friday")
+    path = root / "friday" / GAME_FILE
+    path.write_text(path.read_text() + '\n[mail]\nfrom = "nobody"\n')
+    output = invoke("show", root / "friday", code=1)
+    assert "[mail]: from must be one email address" in output and "pbem config" in output
