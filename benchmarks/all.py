@@ -395,7 +395,7 @@ def main() -> None:
         rows = command_rows(work, runs, bare)
         for row in rows:
             print(row.show(), flush=True)
-        for row in batch_rows(work, 40 if args.quick else 200, min(runs, 3), bare):
+        for row in batch_rows(work, 40 if args.quick else 200, max(1, runs // 3), bare):
             rows.append(row)
             print(row.show(), flush=True)
         for row in (selfplay_row(5 if args.quick else 20, runs, bare), dice_row(runs)):
