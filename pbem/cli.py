@@ -299,20 +299,19 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
     """
     from pbem.game import processor
     from pbem.game.store import read_game
+    from pbem.present.context import deadline_iso, deadline_text
     from pbem.present.view import game_view
 
     game = read_game(directory)
     if player is not None and not game.state.has_player(player):
         raise PbemError(f"there is no player '{player}' in this game")
-    from pbem.present import report  # its text helpers; Jinja2 itself is not loaded
-
-    view = game_view(game.state, player, game.commitment, report.deadline_iso(game))
+    view = game_view(game.state, player, game.commitment, deadline_iso(game))
     if as_json:
         echo(json.dumps(view, indent=2, ensure_ascii=False))
     else:
         click.echo(
             printable(
-                processor.show_table(game.state, view, report.deadline_text(game, None)),
+                processor.show_table(game.state, view, deadline_text(game, None)),
                 lines=True,
             ),
             nl=False,
@@ -365,10 +364,12 @@ def audit(directory: Path) -> None:
       pbem audit games/spring-2027
     """
     from pbem.game import processor
+    from pbem.present.text import plural
 
     summary = processor.audit_game(directory)
     echo(
-        f"audit passed: {summary.resolutions} resolutions replayed, {summary.rolls} rolls and "
+        f"audit passed: {plural(summary.resolutions, 'resolution')} replayed, "
+        f"{plural(summary.rolls, 'roll')} and "
         "every key checked, game.toml matches"
     )
 
@@ -496,6 +497,38 @@ def verify_command(
     echo("\n".join(lines))
     if not ok:
         raise SystemExit(1)
+
+
+@main.command(name="stats", short_help="The story of a game, with each player's luck.")
+@click.argument("directory", type=GAME_DIR, required=False)
+@click.option(
+    "--view",
+    "view_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A player's .view.json from a report, instead of a game directory.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+@reports_errors
+def stats_command(directory: Path | None, view_file: Path | None, as_json: bool) -> None:
+    """The story of a game: its length, who eliminated whom, territories and armies over
+    time, the biggest battles, the cards traded, and each player's luck with the dice.
+
+    \b
+    Examples:
+      pbem stats games/spring-2027
+      pbem stats --view alice.view.json
+    """
+    from pbem.present import stats
+
+    if (directory is None) == (view_file is None):
+        raise PbemError("give a game directory or --view FILE (one of them)")
+    if view_file is not None:
+        numbers, lines = stats.view_stats(view_file)
+    else:
+        assert directory is not None
+        numbers = stats.directory_stats(directory)
+        lines = stats.stats_text(numbers)
+    echo(json.dumps(numbers, indent=2, ensure_ascii=False) if as_json else "\n".join(lines))
 
 
 @main.command(name="odds", short_help="Exact odds of an attack.")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -32,7 +34,8 @@ from pbem.core.orders import Attack, Orders, parse_orders
 from pbem.core.state import Phase, Player
 from pbem.game import processor
 from pbem.game.store import read_game, read_history
-from pbem.present import report
+from pbem.present import report, story
+from pbem.present.text import plural
 from pbem.present.view import game_view
 
 MODERATOR = ("moderator.txt.j2", "moderator.html.j2")
@@ -343,10 +346,25 @@ def test_the_dice_check_shows_key_previous_key_commitment_and_rolls(played: Path
         assert key in text
         assert dice.chain_key(game.seed, r, game.chain_length).hex() in text
         assert game.commitment in text
-        assert "hashlib.sha256(bytes.fromhex('" + key + "'))" in text
+        check = text.split("it prints the previous key):\n", 1)[1].splitlines()[:3]
+        assert check[1].strip() == key + "\\"
         rolls = read_history(played, r).rolls()
         if rolls:
             assert f"Rolls, attacker/defender as rolled ({len(rolls)}):" in text
+
+
+def test_the_key_check_pasted_into_a_shell_prints_the_previous_key(played: Path) -> None:
+    game = read_game(played)
+    text = (played / "reports" / "0003" / "alice.txt").read_text()
+    check = "\n".join(text.split("it prints the previous key):\n", 1)[1].splitlines()[:3])
+    assert all(len(line) <= 78 for line in check.splitlines())
+    shell = shutil.which("sh")
+    if shell is None:
+        pytest.skip("no shell to paste into")
+    printed = subprocess.run(
+        [shell, "-c", check], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert printed == dice.chain_key(game.seed, 3, game.chain_length).hex()
 
 
 def test_a_deadline_is_shown_only_when_the_game_has_one(played: Path) -> None:
@@ -417,7 +435,7 @@ def test_each_battle_is_paired_with_its_own_attack_order() -> None:
         Rolled("alice", "Ukraine", "Ural", "bob", (6, 3), (5,), 0, 1),
         Conquered("alice", "Ukraine", "Ural", "bob", 2),
     ]
-    assert report.dice_asked(events, attacks) == {1: 3}
+    assert story.dice_asked(events, attacks) == {1: 3}
     told = report.tell(
         events, None, {"Ukraine": 3, "Ural": 1}, [Orders("g", 3, "a", "s", attack=attacks)]
     )
@@ -659,7 +677,18 @@ def test_an_eliminated_player_follows_the_game_without_an_order_file(played: Pat
     text = report.render(dead, RESOLUTIONS, events, out.name)
     assert "You are out of the game" in text and "Your order file" not in text
     assert f"{out.name} is out of the game, eliminated by {winner}" in text
-    parse_html(report.render(dead, RESOLUTIONS, events, out.name, "html"))
+    assert "No cards yet" not in text and "  No cards.\n" in text
+    html = report.render(dead, RESOLUTIONS, events, out.name, "html")
+    parse_html(html)
+    assert "No cards yet" not in html and "<p>No cards.</p>" in html
+
+
+def test_plurals_one_territory_one_roll_one_message() -> None:
+    one = Reinforced("ann", 4, 1, 3, (), 0)
+    assert "3 for 1 territory)" in report.narrate(one, None)
+    assert plural(1, "territory", "territories") == "1 territory"
+    assert plural(2, "territory", "territories") == "2 territories"
+    assert plural(1, "roll") == "1 roll" and plural(0, "roll") == "0 rolls"
 
 
 def _rendered_with_cache(directory: Path, cache: jinja2.BytecodeCache | None) -> dict[str, str]:

@@ -232,12 +232,12 @@ def test_what_a_send_did_is_told_line_by_line() -> None:
         "sent r0001-alice.eml to alice@x.org",
         "failed: r0001-bob.eml: bob@x.org refused: 550 no",
         "carol has no address: report 0001/carol not mailed",
-        "1 messages wait in outbox/: r0001-bob.eml",
+        "1 message waits in outbox/: r0001-bob.eml",
     ]
     dry = mail.SendResult(built=["a.eml"], pending=["a.eml"], dry_run=True)
     assert dry.ok and dry.lines() == [
         "would write outbox/a.eml",
-        "1 messages would wait in outbox/: a.eml",
+        "1 message would wait in outbox/: a.eml",
     ]
     assert mail.SendResult().lines() == ["nothing to send"]
     assert mail.SendResult(delivered=["x"]).lines() == ["sent x"]

@@ -255,8 +255,9 @@ def test_the_summary_says_what_was_resolved_and_what_comes_next(playing_dir: Pat
     rolls = len([e for e in outcome.events if e.kind == "rolled"])
     assert rolls >= 1
     assert lines[0] == (
-        f"Resolved test-game resolution 2: {len(outcome.events)} events, {rolls} rolls, "
-        f"{conquests} territories taken."
+        f"Resolved test-game resolution 2: {len(outcome.events)} events, "
+        f"{rolls} {'roll' if rolls == 1 else 'rolls'}, "
+        f"{conquests} {'territory' if conquests == 1 else 'territories'} taken."
     )
     state = outcome.state
     assert lines[1] == f"Turn {state.turn} awaits {state.current_player.name}."

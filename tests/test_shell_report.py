@@ -31,7 +31,7 @@ from pbem.core.orders import parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.game import processor
 from pbem.game.store import Game, read_game
-from pbem.present import report
+from pbem.present import context, report, skeleton, story, svgmap
 
 FIVE = ("Alaska", "Peru", "Ural", "Siam", "Egypt")
 
@@ -274,7 +274,7 @@ def test_working_back_and_forward_through_events_meet() -> None:
     }
     after = dict(before)
     for e in events:
-        report._move(after, e)
+        story._move(after, e)
     assert after == {t: h.armies for t, h in state.territories.items()}
 
 
@@ -303,8 +303,8 @@ def test_a_players_next_turn_counts_the_living_seats_between() -> None:
         11,
         12,
     ]
-    assert report._players_before(state, "dave") == ["alice", "carol"]
-    assert report._players_before(state, "alice") == []
+    assert skeleton.players_before(state, "dave") == ["alice", "carol"]
+    assert skeleton.players_before(state, "alice") == []
     setup = replace(state, phase=Phase.SETUP, turn=0)
     assert report.next_turn_of(setup, "carol") == 0
     assert report.next_turn_of(replace(state, phase=Phase.OVER), "alice") is None
@@ -326,7 +326,7 @@ def test_the_dice_check_reveals_the_hidden_key_only_at_the_end(game: Game) -> No
     setup = report.dice_section(game, 0, [RolledForFirst("alice", 4)])
     assert setup["first_player"] == [{"player": "alice", "die": 4}]
     assert setup["previous_key"] == game.commitment
-    command = report._check_command("ab12")
+    command = context._check_command("ab12")
     assert "bytes.fromhex('ab12')" in command and command.startswith("python3 -c ")
 
 
@@ -345,14 +345,14 @@ def test_each_continents_outline_holds_its_territories() -> None:
     board = make_state().board
     for continent in board.continents.values():
         points = [board.territories[t].position for t in continent.territories]
-        hull = report._hull(points)
+        hull = svgmap._hull(points)
         assert set(hull) <= set(points)
         assert all(_inside(p, hull) for p in points), continent.name
         if len(set(points)) > 2:
             assert len(hull) >= 3
     square = [(0, 0), (10, 0), (10, 10), (0, 10), (5, 5), (5, 0)]
-    assert report._hull(square) == [(0, 0), (10, 0), (10, 10), (0, 10)]
-    assert report._hull([(3, 3), (1, 1), (1, 1)]) == [(1, 1), (3, 3)]
+    assert svgmap._hull(square) == [(0, 0), (10, 0), (10, 10), (0, 10)]
+    assert svgmap._hull([(3, 3), (1, 1), (1, 1)]) == [(1, 1), (3, 3)]
 
 
 def test_continent_names_stay_on_the_map_and_clear_of_territories() -> None:
@@ -366,14 +366,14 @@ def test_continent_names_stay_on_the_map_and_clear_of_territories() -> None:
         for t in board.territories.values():
             x, y = t.position
             near_x = max(abs(x - c.label_x) - half, 0.0)
-            assert (near_x**2 + (y - c.label_y + 4) ** 2) ** 0.5 >= report.TERRITORY_RADIUS, (
+            assert (near_x**2 + (y - c.label_y + 4) ** 2) ** 0.5 >= svgmap.TERRITORY_RADIUS, (
                 c.name,
                 t.name,
             )
-        assert c.padding == 2 * report.CONTINENT_PADDING
+        assert c.padding == 2 * svgmap.CONTINENT_PADDING
         assert c.label == f"{c.name} +{board.continents[c.name].bonus}"
     tints = [c.tint for c in shapes["continents"]]
-    assert tints == list(report.CONTINENT_TINTS[: len(tints)])
+    assert tints == list(svgmap.CONTINENT_TINTS[: len(tints)])
     assert [c.name for c in shapes["continents"]] == list(board.continents)
 
 
@@ -392,7 +392,7 @@ else below (South America and Africa have other continents just above them)."""
 def test_continent_names_sit_just_above_or_below_their_territories() -> None:
     state = make_state()
     board = state.board
-    pad = report.CONTINENT_PADDING
+    pad = svgmap.CONTINENT_PADDING
     for c in report.map_shapes(state, None)["continents"]:
         points = [board.territories[t].position for t in board.continents[c.name].territories]
         xs, ys = [x for x, _ in points], [y for _, y in points]
@@ -402,12 +402,12 @@ def test_continent_names_sit_just_above_or_below_their_territories() -> None:
 
 
 def test_long_territory_names_are_split_in_two_balanced_lines() -> None:
-    assert report._label_lines("Peru") == ("Peru",)
-    assert report._label_lines("North Africa") == ("North Africa",)  # 12 characters
-    assert report._label_lines("Western United States") == ("Western", "United States")
-    assert report._label_lines("Eastern Australia") == ("Eastern", "Australia")
-    assert report._label_lines("Northwest Territory") == ("Northwest", "Territory")
-    assert report._label_lines("Kamchatkaaaaaaaa") == ("Kamchatkaaaaaaaa",)
+    assert svgmap._label_lines("Peru") == ("Peru",)
+    assert svgmap._label_lines("North Africa") == ("North Africa",)  # 12 characters
+    assert svgmap._label_lines("Western United States") == ("Western", "United States")
+    assert svgmap._label_lines("Eastern Australia") == ("Eastern", "Australia")
+    assert svgmap._label_lines("Northwest Territory") == ("Northwest", "Territory")
+    assert svgmap._label_lines("Kamchatkaaaaaaaa") == ("Kamchatkaaaaaaaa",)
 
 
 def test_the_map_draws_every_border_and_colours_by_seat() -> None:
@@ -416,13 +416,13 @@ def test_the_map_draws_every_border_and_colours_by_seat() -> None:
     )
     shapes = report.map_shapes(state, "alice", ["Peru"])
     by_name = {t.name: t for t in shapes["territories"]}
-    assert (by_name["Peru"].fill, by_name["Peru"].ink) == report.PALETTE[0]
-    assert (by_name["Ural"].fill, by_name["Ural"].ink) == report.PALETTE[1]
-    assert (by_name["Siam"].fill, by_name["Siam"].armies) == (report.NEUTRAL_COLOUR[0], 3)
+    assert (by_name["Peru"].fill, by_name["Peru"].ink) == svgmap.PALETTE[0]
+    assert (by_name["Ural"].fill, by_name["Ural"].ink) == svgmap.PALETTE[1]
+    assert (by_name["Siam"].fill, by_name["Siam"].armies) == (svgmap.NEUTRAL_COLOUR[0], 3)
     assert by_name["Peru"].mine and by_name["Peru"].taken and not by_name["Ural"].mine
     peru = by_name["Peru"]
     assert (
-        peru.label_y == peru.y + report.TERRITORY_RADIUS + 11 and peru.r == report.TERRITORY_RADIUS
+        peru.label_y == peru.y + svgmap.TERRITORY_RADIUS + 11 and peru.r == svgmap.TERRITORY_RADIUS
     )
     kinds = {
         frozenset((a, b)): "border"
@@ -452,8 +452,8 @@ def test_the_map_draws_every_border_and_colours_by_seat() -> None:
 def test_player_colours_go_round_the_palette_by_seat() -> None:
     state = make_state(players=("a", "b", "c", "d", "e", "f"), default="a")
     colours = report.player_colours(state)
-    assert [colours[p] for p in "abcdef"] == list(report.PALETTE)
-    assert colours["neutral"] == report.NEUTRAL_COLOUR
+    assert [colours[p] for p in "abcdef"] == list(svgmap.PALETTE)
+    assert colours["neutral"] == svgmap.NEUTRAL_COLOUR
 
 
 # --- what every template is given --------------------------------------------------------------
@@ -539,7 +539,7 @@ def test_the_neutral_has_one_colour_on_the_map_and_in_the_legend(tmp_path: Path)
     game = read_game(directory)
     context = report.report_context(game, 0, [], "alice")
     fills = {t.fill for t in context["map"]["territories"] if t.owner == "neutral"}
-    assert fills == {context["neutral_colour"]} == {report.NEUTRAL_COLOUR[0]}
+    assert fills == {context["neutral_colour"]} == {svgmap.NEUTRAL_COLOUR[0]}
 
 
 def test_the_fortify_example_between_two_borders_stays_at_home() -> None:

@@ -23,7 +23,7 @@ from functools import cache
 from pbem.core.rules import attack_dice, battle, defence_dice
 from pbem.errors import PbemError
 
-__all__ = ["Forecast", "forecast", "roll_outcomes"]
+__all__ = ["Forecast", "forecast", "percent", "roll_outcomes"]
 
 _SIDES = 6
 _MAX_ATTACK_DICE = 3
@@ -70,7 +70,7 @@ def _scaled_transitions(attacker_dice: int, defender_dice: int) -> tuple[tuple[i
     return tuple(result)
 
 
-def _percent(p: Fraction) -> str:
+def percent(p: Fraction) -> str:
     """A probability as a percentage to one decimal, never rounding a chance to certainty."""
     if 0 < p < Fraction(1, 1000):
         return "<0.1%"
@@ -106,7 +106,7 @@ class Forecast:
         how = f" ({', '.join(terms)})" if terms else ""
         return (
             f"{self.attackers} against {self.defenders}{how}: "
-            f"takes it {_percent(self.win)} of the time; "
+            f"takes it {percent(self.win)} of the time; "
             f"expected left: attacker {float(self.expected_attackers_left):.1f}, "
             f"defender {float(self.expected_defenders_left):.1f}"
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,14 +13,44 @@ from typing import Any
 from pbem.core.board import Board
 
 NEUTRAL = "neutral"
-PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
-PLAYER_NAME_RULE = "letters, digits, '-' or '_', starting with a letter, and not 'neutral'"
+PLAYER_NAME_LENGTH = 32
+PLAYER_NAME_RULE = (
+    f"up to {PLAYER_NAME_LENGTH} letters (any alphabet), digits, '-' or '_', starting with a "
+    "letter, and not 'neutral'"
+)
+_NAME_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Nd"})
+"""Letters of any alphabet (with their combining marks) and decimal digits."""
+_DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
+)
+"""Names that some systems refuse as file names."""
 
 
 def valid_player_name(name: str) -> bool:
     """Whether a name keeps to the naming rule, so that files named after it stay in the
-    game directory (reports/NNNN/<name>.txt, orders/<name>.toml)."""
-    return bool(PLAYER_NAME.fullmatch(name)) and name.lower() != NEUTRAL
+    game directory (reports/NNNN/<name>.txt, orders/<name>.toml): letters of any alphabet,
+    digits, '-' and '_' only (no separator, no dot), starting with a letter, in NFC (the one
+    spelling of an accented letter that every system keeps), at most PLAYER_NAME_LENGTH long,
+    and neither 'neutral' nor a device name in any case. Names differing only in case are
+    one name (see `same_name`): a file system may not tell them apart."""
+    return (
+        0 < len(name) <= PLAYER_NAME_LENGTH
+        and unicodedata.normalize("NFC", name) == name
+        and unicodedata.category(name[0]) in _NAME_CATEGORIES - {"Mn", "Mc", "Nd"}
+        and all(c in "-_" or unicodedata.category(c) in _NAME_CATEGORIES for c in name)
+        and name.casefold() != NEUTRAL
+        and name.upper() not in _DEVICE_NAMES
+    )
+
+
+def player_name(text: str) -> str:
+    """A name as typed, in the one spelling `valid_player_name` accepts (NFC)."""
+    return unicodedata.normalize("NFC", text.strip())
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two player names are one name (they differ at most in case)."""
+    return a.casefold() == b.casefold()
 
 
 """The owner name of the neutral armies (of a two-player game, or left by a dropped player);

@@ -58,17 +58,20 @@ from pbem.game.store import (
     locked,
     make_orders_folder,
     order_files,
+    player_name,
     read_game,
     read_history,
     read_history_file,
     recorded_order_files,
     report_dir,
+    same_name,
     valid_player_name,
     write_files,
     write_game,
     write_history,
 )
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.present.text import plural
 from pbem.terminal import quoted
 
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -102,11 +105,13 @@ def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for item in text:
         name, _, email = item.strip().partition("=")
-        name = name.strip()
+        name = player_name(name)
         if not valid_player_name(name):
             raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
-        if any(n.lower() == name.lower() for n, _ in out):
-            raise PbemError(f"player '{name}' is listed twice")
+        if any(same_name(n, name) for n, _ in out):
+            raise PbemError(
+                f"player '{name}' is listed twice (names that differ only in case are one name)"
+            )
         email = email.strip()
         if email and not EMAIL.match(email):
             raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")
@@ -264,12 +269,13 @@ def summary(outcome: Outcome) -> str:
     rolls = sum(1 for e in outcome.events if e.kind == "rolled")
     conquests = sum(1 for e in outcome.events if e.kind == "conquered")
     lines = [
-        f"Resolved {state.game} resolution {outcome.resolution}: {len(outcome.events)} events, "
-        f"{rolls} rolls, {conquests} territories taken."
+        f"Resolved {state.game} resolution {outcome.resolution}: "
+        f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
+        f"{plural(conquests, 'territory', 'territories')} taken."
     ]
-    from pbem.present import report  # Jinja2 and the reports: only when rendering
+    from pbem.present.story import narrate
     lines += [
-        report.narrate(e, None)
+        narrate(e, None)
         for e in outcome.events
         if e.kind in ("missed_turn", "dropped", "mission_completed")
     ]
@@ -313,8 +319,8 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     if "neutral" in view:
         neutral = view["neutral"]
         out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
-    from pbem.present import report  # Jinja2 and the reports: only when rendering
-    out += ["", *report.piles_context(view["piles"])["lines"]]
+    from pbem.present.context import piles_context
+    out += ["", *piles_context(view["piles"])["lines"]]
     shown = mission_lines(view["players"], view.get("player"))
     if shown:
         out += ["", *shown]

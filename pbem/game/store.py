@@ -34,6 +34,8 @@ from pbem.core.state import (
     state_from_dict,
     state_to_dict,
 )
+from pbem.core.state import player_name as player_name
+from pbem.core.state import same_name as same_name
 from pbem.core.state import valid_player_name as valid_player_name
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game import settings
@@ -361,8 +363,9 @@ def inconsistency(game: Game) -> str | None:
     """What makes a loaded game impossible (so no command works from it), or None."""
     state = game.state
     names = [p.name for p in state.players]
-    if not 2 <= len(names) <= 6 or len(set(names)) != len(names):
-        return f"it lists {len(names)} players, {len(set(names))} of them different"
+    different = len({n.casefold() for n in names})
+    if not 2 <= len(names) <= 6 or different != len(names):
+        return f"it lists {len(names)} players, {different} of them different (case aside)"
     for name in names:
         if not valid_player_name(name):
             return f"the player name '{quoted(name)}' breaks the naming rule ({PLAYER_NAME_RULE})"
@@ -514,6 +517,8 @@ class HistoryRecord:
                 "to": e.target,
                 "attacker": list(e.attacker),
                 "defender": list(e.defender),
+                "by": e.player,
+                "against": e.defender_name,
             }
             for e in self.events
             if isinstance(e, Rolled)

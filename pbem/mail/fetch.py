@@ -38,6 +38,7 @@ from pbem.mail.records import (
     store_orders,
 )
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.present.text import plural
 from pbem.terminal import printable
 
 ORDER_FILE = Path("orders.toml")
@@ -111,7 +112,7 @@ class FetchResult:
         counts = ", ".join(
             f"{self.count(v)} {v.value}" for v in Verdict if self.count(v) or v is Verdict.ACCEPTED
         )
-        out.append(f"{self.game}: {len(self.incoming)} messages read: {counts}.")
+        out.append(f"{self.game}: {plural(len(self.incoming), 'message')} read: {counts}.")
         if self.count(Verdict.HELD):
             out.append("The held messages are read again by the next 'pbem mail fetch'.")
         return out

@@ -45,6 +45,7 @@ from pbem.mail.records import (
     write_eml,
 )
 from pbem.mail.reports import build_report
+from pbem.present.text import plural
 from pbem.terminal import printable
 
 PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
@@ -122,9 +123,12 @@ class SendResult:
         out += [f"failed: {line}" for line in self.failed]
         out += self.notes
         if self.pending:
-            waiting = "would wait" if self.dry_run else "wait"
+            waiting = (
+                "would wait" if self.dry_run else "waits" if len(self.pending) == 1 else "wait"
+            )
             out.append(
-                f"{len(self.pending)} messages {waiting} in {OUTBOX}/: " + ", ".join(self.pending)
+                f"{plural(len(self.pending), 'message')} {waiting} in {OUTBOX}/: "
+                + ", ".join(self.pending)
             )
         elif not self.built and not self.delivered:
             out.append("nothing to send")

@@ -223,9 +223,10 @@ def _hex_text(value: object) -> str:
     return value
 
 
-_KEY_LINE = re.compile(r"^\s*Key of resolution (\d+):\s*([0-9a-fA-F]{64})\s*$")
-_PREVIOUS_LINE = re.compile(r"^\s*Previous key:\s*([0-9a-fA-F]{64})\s*$")
-_COMMITMENT_LINE = re.compile(r"^\s*Commitment \(first key\):\s*([0-9a-fA-F]{64})\s*$")
+_KEY_LINE = re.compile(r"^\s*Key of resolution (\d+):\s*([0-9a-fA-F]{64})?\s*$")
+_PREVIOUS_LINE = re.compile(r"^\s*Previous key:\s*([0-9a-fA-F]{64})?\s*$")
+_COMMITMENT_LINE = re.compile(r"^\s*Commitment \(first key\):\s*([0-9a-fA-F]{64})?\s*$")
+_HEX_LINE = re.compile(r"^\s*([0-9a-fA-F]{64})\s*$")
 _FIRST_LINE = re.compile(r"^\s*First-player dice, as rolled:\s*(.*)$")
 _ROLLS_LINE = re.compile(r"^\s*Rolls, attacker/defender as rolled \((\d+)\):\s*$")
 
@@ -240,6 +241,22 @@ def record_from_report(text: str) -> DiceRecord:
         ) from None
 
 
+def _key_below(lines: list[str], i: int) -> str | None:
+    """The key on the line below a heading (the text reports put it there to fit 78 columns)."""
+    m = _HEX_LINE.match(lines[i + 1]) if i + 1 < len(lines) else None
+    return m.group(1) if m else None
+
+
+def _indented_below(lines: list[str], i: int) -> list[str]:
+    """The lines below `i` indented by four spaces (a wrapped value), stripped."""
+    body = []
+    for more in lines[i + 1 :]:
+        if not more.startswith("    ") or not more.strip():
+            break
+        body.append(more.strip())
+    return body
+
+
 def _record_from_report(text: str) -> DiceRecord:
     lines = text.splitlines()
     key = previous = commitment = None
@@ -247,20 +264,17 @@ def _record_from_report(text: str) -> DiceRecord:
     rolls: list[Roll] = []
     for i, line in enumerate(lines):
         if m := _KEY_LINE.match(line):
-            resolution, key = int(m.group(1)), m.group(2)
+            resolution, key = int(m.group(1)), m.group(2) or _key_below(lines, i)
         elif m := _PREVIOUS_LINE.match(line):
-            previous = m.group(1)
+            previous = m.group(1) or _key_below(lines, i)
         elif m := _COMMITMENT_LINE.match(line):
-            commitment = parse_hex_key(m.group(1), "commitment")
+            commitment = parse_hex_key(m.group(1) or _key_below(lines, i) or "", "commitment")
         elif m := _FIRST_LINE.match(line):
-            for entry in m.group(1).split(","):
+            told = " ".join([m.group(1), *_indented_below(lines, i)])
+            for entry in told.split(","):
                 rolls.append((_dice_of(entry.split()[-1], entry), ()))
         elif m := _ROLLS_LINE.match(line):
-            body = []
-            for more in lines[i + 1 :]:
-                if not more.startswith("    ") or not more.strip():
-                    break
-                body.append(more.strip())
+            body = _indented_below(lines, i)
             written = [r for r in " ".join(body).split(";") if r.strip()]
             rolls += [parse_roll(r) for r in written]
             if len(written) != int(m.group(1)):

@@ -1,0 +1,302 @@
+"""The context every report template gets: ready values from the viewer's view of the game."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbem.core import dice, rules
+from pbem.core.events import (
+    Conquered,
+    Event,
+    Rolled,
+    RolledForFirst,
+)
+from pbem.core.orders import Orders
+from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
+from pbem.game import clock
+from pbem.game.store import Game
+from pbem.present import missions as mission_view
+from pbem.present.aids import decision_aids
+from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
+from pbem.present.stats import battle_line, charts, fallen_line, luck_line, stats_after, stats_text
+from pbem.present.story import armies_before, tell
+from pbem.present.svgmap import NEUTRAL_COLOUR, map_shapes, player_colours
+from pbem.present.text import dice_faces, plural
+from pbem.present.view import game_view
+
+
+def _card_kind(state: GameState, card: str) -> str:
+    kind = state.board.card_kind(card)
+    return kind.value if kind is not None else "wild"
+
+
+def _roll_lines(rolls: Sequence[str], width: int = 66) -> list[str]:
+    """The rolls as lines of at most `width`, never breaking inside a roll."""
+    lines: list[str] = []
+    for i, roll in enumerate(rolls):
+        piece = roll + (";" if i < len(rolls) - 1 else "")
+        if lines and len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines.append(piece)
+    return lines
+
+
+def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[str, Any]:
+    """The dice check of a resolution: its key (revealed now), the previous key, the rolls.
+
+    Public information once the resolution is done; it goes into the report and its view file,
+    and `pbem verify` reads it back."""
+    section: dict[str, Any] = {
+        "resolution": resolution,
+        "key": game.key(resolution).hex(),
+        "previous_key": dice.chain_key(game.seed, resolution, game.chain_length).hex(),
+        "commitment": game.commitment,
+        "rolls": [
+            {
+                "from": e.source,
+                "to": e.target,
+                "attacker": list(e.attacker),
+                "defender": list(e.defender),
+            }
+            for e in events
+            if isinstance(e, Rolled)
+        ],
+    }
+    first = [{"player": e.player, "die": e.die} for e in events if isinstance(e, RolledForFirst)]
+    if first:
+        section["first_player"] = first
+    if game.state.phase is Phase.OVER:
+        section["hidden_key"] = dice.hidden_key(game.seed).hex()
+        section["hidden_commitment"] = dice.hidden_commitment(game.seed).hex()
+    return section
+
+
+def check_lines(key: str, indent: str = "    ") -> list[str]:
+    """The key check as shell lines of at most 78 characters: inside double quotes a backslash
+    at the end of a line joins the next, and bytes.fromhex skips the spaces that come along."""
+    return [
+        f"{indent}python3 -c \"import hashlib; print(hashlib.sha256(bytes.fromhex('\\",
+        f"{indent}{key}\\",
+        f"{indent}')).hexdigest())\"",
+    ]
+
+
+def _check_command(key: str) -> str:
+    return (
+        "python3 -c \"import hashlib; print(hashlib.sha256(bytes.fromhex('"
+        + key
+        + "')).hexdigest())\""
+    )
+
+
+def deadline_iso(game: Game) -> str | None:
+    """The pending turn's deadline as the views carry it (ISO 8601, in the game's zone)."""
+    if game.deadline is None or game.schedule is None:
+        return None
+    return clock.iso(game.deadline, game.schedule.zone)
+
+
+def deadline_text(game: Game, now: datetime | None) -> str | None:
+    """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (counted from `now`, the resolution's time)."""
+    if game.deadline is None or game.schedule is None or game.state.phase is Phase.OVER:
+        return None
+    return clock.describe(game.deadline, game.schedule.zone, now)
+
+
+def report_context(
+    game: Game,
+    resolution: int,
+    events: Sequence[Event],
+    player: str | None,
+    rejected: Sequence[str] = (),
+    orders: Sequence[Orders] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
+    stats: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Everything a report shows, as ready values (player None: the moderator's overview).
+
+    `orders` are those the resolution carried out (for notes on what they asked); `now` is
+    when the resolution was made (the deadline is told relative to it); `undone` the notes of
+    the resolutions the moderator took back; `stats` the story of the game so far (read from
+    the history when not given, see `stats.stats_after`)."""
+    state = game.state
+    if stats is None:
+        stats = stats_after(game.path, resolution, events, [p.name for p in state.players])
+    view = game_view(state, player, game.commitment, deadline_iso(game))
+    colours = player_colours(state)
+    section = dice_section(game, resolution, events)
+    continents: list[dict[str, Any]] = []
+    for c in state.board.continents.values():
+        holders = {state.owner(t) for t in c.territories}
+        holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
+        continents.append(
+            {
+                "name": c.name,
+                "bonus": c.bonus,
+                "holder": holder,
+                "holder_colour": colours[holder][0] if holder else None,
+                "mine": holder is not None and holder == player,
+                "territories": [
+                    {
+                        "name": t,
+                        "owner": mission_view.owner_shown(state, t),
+                        "armies": state.armies(t),
+                        "mine": player is not None and state.owner(t) == player,
+                        "colour": colours.get(state.owner(t), NEUTRAL_COLOUR)[0],
+                    }
+                    for t in c.territories
+                ],
+            }
+        )
+    players = []
+    for p in view["players"]:
+        players.append(
+            {
+                **p,
+                "colour": colours[p["name"]][0],
+                "continents": list(state.continents_held(p["name"])),
+                "me": p["name"] == player,
+                "next": state.phase is Phase.PLAY and p["name"] in state.awaiting(),
+            }
+        )
+    rolls = [f"{dice_faces(r['attacker'])}/{dice_faces(r['defender'])}" for r in section["rolls"]]
+    first = [f"{r['player']} {r['die']}" for r in section.get("first_player", [])]
+    context: dict[str, Any] = {
+        "view": view,
+        "game": state.game,
+        "player": player,
+        "neutral": NEUTRAL,
+        "neutral_colour": NEUTRAL_COLOUR[0],
+        "story": tell(events, player, armies_before(state, events), orders),
+        "piles": piles_context(view["piles"]),
+        "continents": continents,
+        "players": players,
+        "resolution": resolution,
+        "dice": section,
+        "key": section["key"],
+        "previous_key": section["previous_key"],
+        "commitment": game.commitment,
+        "check_command": _check_command(section["key"]),
+        "check_lines": check_lines(section["key"]),
+        "roll_count": len(rolls),
+        "roll_lines": _roll_lines(rolls),
+        "first_player_dice": ", ".join(first),
+        "hidden_key": section.get("hidden_key"),
+        "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
+        "next_player": state.current_player.name if state.phase is Phase.PLAY else None,
+        "awaiting": list(state.awaiting()),
+        "rejected": list(rejected),
+        "deadline": deadline_text(game, now),
+        "undone": list(undone),
+        "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
+        **mission_view.report_missions(state, player),
+        "stats": stats,
+        "name_width": max(
+            len(n)
+            for n in [NEUTRAL, *(p.name for p in state.players)]
+            + [t["owner"] for c in continents for t in c["territories"]]
+        ),
+        "stats_lines": stats_text(stats, full=False),
+        "charts": charts(stats, {p: c[0] for p, c in colours.items()}),
+        "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],
+        "battle_lines": [battle_line(b) for b in stats["biggest_battles"]],
+        "luck_lines": {p: luck_line(stats["luck"][p]) for p in stats["players"]},
+    }
+    if player is not None:
+        context.update(_player_context(game, player))
+    return context
+
+
+def piles_context(piles: Mapping[str, Any]) -> dict[str, Any]:
+    """The cards beside the board, as sentences: the draw pile, the discards, the rule."""
+    discards = list(piles["discards"])
+    if piles["traded_cards"] == TradedCards.ASIDE.value:
+        rule = (
+            "Traded cards are set aside face up, out of the draw pile; when it runs out, they "
+            "are shuffled into a new one."
+        )
+        aside = (
+            f"Set aside ({len(discards)}, in the order traded): {', '.join(discards)}."
+            if discards
+            else "Set aside: none."
+        )
+    else:
+        rule = "In this game traded cards go back into the draw pile (the rule it began with)."
+        aside = ""
+    draw_pile = f"Draw pile: {plural(int(piles['draw_pile']), 'card')}."
+    return {
+        "draw_pile": draw_pile,
+        "discards": aside,
+        "rule": rule,
+        "lines": textwrap.wrap(f"{draw_pile} {aside}", 70) + textwrap.wrap(rule, 70),
+    }
+
+
+def _player_context(game: Game, player: str) -> dict[str, Any]:
+    state = game.state
+    reg = game.registration(player)
+    secret = reg.secret if reg else ""
+    me = state.player(player)
+    owned = set(state.owned(player))
+    base = rules.reinforcement(state, player)
+    value = rules.set_value(state.sets_traded)
+    sets = [
+        {
+            "cards": list(s),
+            "value": value,
+            "bonus": [c for c in s if c in owned],
+        }
+        for s in rules.sets_in(state.board, me.hand)
+    ]
+    playing = me.alive and state.phase is not Phase.OVER
+    turn = next_turn_of(state, player)
+    return {
+        "aids": decision_aids(state, player) if playing and state.phase is Phase.PLAY else None,
+        "secret": secret,
+        "hand": [{"card": c, "kind": _card_kind(state, c)} for c in me.hand],
+        "sets": sets,
+        "set_value": value,
+        "must_trade": len(me.hand) >= rules.FORCED_TRADE_HAND,
+        "reinforcement": {
+            "territories": base.territories,
+            "from_territories": base.from_territories,
+            "continents": [
+                {"name": c, "bonus": state.board.continents[c].bonus} for c in base.continents
+            ],
+            "total": base.total,
+            "best_set": value if sets else 0,
+            "with_set": base.total + (value if sets else 0),
+        },
+        "to_place": me.to_place,
+        "alive": me.alive,
+        "missed": _missed_warning(state, player),
+        "my_turn": turn,
+        "my_turn_now": state.phase is not Phase.OVER and player in state.awaiting(),
+        "before_me": players_before(state, player) if state.phase is Phase.PLAY else [],
+        "skeleton": order_skeleton(state, player, secret) if playing else None,
+    }
+
+
+def _missed_warning(state: GameState, player: str) -> str | None:
+    """What a player who is missing turns should read (None when they are not)."""
+    me = state.player(player)
+    if not me.missed or not me.alive or state.phase is Phase.OVER:
+        return None
+    limit = state.options.drop_after
+    text = (
+        f"You sent no valid orders for your last {plural(me.missed, 'turn')}"
+        if me.missed > 1
+        else "You sent no valid orders for your last turn"
+    ) + ": the autopilot played for you."
+    if limit:
+        left = limit - me.missed
+        text += (
+            f" Miss {plural(left, 'more turn')} in a row and you leave the game; "
+            "valid orders reset the count."
+        )
+    return text

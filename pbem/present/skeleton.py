@@ -1,0 +1,110 @@
+"""The ready order file each report ends with: valid as it is, with commented examples."""
+
+from __future__ import annotations
+
+from pbem.core import rules
+from pbem.core.state import GameState, Phase
+from pbem.present import missions as mission_view
+
+
+def next_turn_of(state: GameState, player: str) -> int | None:
+    """The number of `player`'s next turn (None when they will not play again)."""
+    if state.phase in (Phase.DRAFT, Phase.SETUP):
+        return state.turn
+    if state.phase is not Phase.PLAY or not state.player(player).alive:
+        return None
+    seat, turn = state.current, state.turn
+    for _ in range(len(state.players)):
+        if state.players[seat].name == player:
+            return turn
+        seat = rules.next_seat(state, seat)
+        turn += 1
+    return None
+
+
+def players_before(state: GameState, player: str) -> list[str]:
+    """Who plays before `player`'s next turn, in order (the current player first)."""
+    out: list[str] = []
+    seat = state.current
+    for _ in range(len(state.players)):
+        name = state.players[seat].name
+        if name == player:
+            return out
+        out.append(name)
+        seat = rules.next_seat(state, seat)
+    return out
+
+
+def order_skeleton(state: GameState, player: str, secret: str) -> str:
+    """A ready order file for the player's next turn, with commented examples.
+
+    Valid as it is when that turn is the pending one; uncommenting the attack example keeps
+    it valid (the header is on lines 1-4 and the placement follows, so errors point there)."""
+    turn = next_turn_of(state, player)
+    lines = [
+        f'game = "{state.game}"',
+        f"turn = {state.turn if turn is None else turn}",
+        f'player = "{player}"',
+        f'secret = "{secret}"',
+    ]
+    if state.phase is Phase.DRAFT:
+        return "\n".join(lines + mission_view.draft_skeleton(state)) + "\n"
+    me = state.player(player)
+    if state.phase is Phase.PLAY and len(me.hand) >= rules.FORCED_TRADE_HAND:
+        lines.append('trade = "best"            # you hold 5 or more cards: a trade is required')
+    elif state.phase is Phase.PLAY and rules.sets_in(state.board, me.hand):
+        lines.append('# trade = "best"          # you can trade a set')
+    owned = state.owned(player)
+    borders = [t for t in owned if any(state.owner(n) != player for n in state.board.neighbours(t))]
+    strongest = max(borders or owned, key=lambda t: (state.armies(t), t), default=None)
+    lines += [
+        "",
+        "[[place]]",
+        f'territory = "{strongest}"',
+        'armies = "rest"           # every army the other [[place]] tables leave',
+    ]
+    other = next((t for t in borders or owned if t != strongest), None)
+    if other is not None:
+        lines += [
+            "",
+            "# [[place]]               # more [[place]] tables split your armies",
+            f'# territory = "{other}"',
+            "# armies = 3",
+        ]
+    if state.phase is Phase.PLAY and strongest is not None:
+        enemy = min(
+            (n for n in state.board.neighbours(strongest) if state.owner(n) != player),
+            key=lambda n: (state.armies(n), n),
+            default=None,
+        )
+        if enemy:
+            lines += [
+                "",
+                "# [[attack]]",
+                f'# from = "{strongest}"',
+                f'# to = "{enemy}"',
+                "# stop_at = 3             # optional: stop when down to 3 armies",
+                '# move = "all"            # optional: "all", "min" or a number',
+            ]
+        inner = [t for t in owned if t not in borders and state.armies(t) > 1]
+        friend = next((n for t in inner for n in state.board.neighbours(t) if n in borders), None)
+        if inner and friend:
+            source = next(t for t in inner if friend in state.board.neighbours(t))
+            lines += [
+                "",
+                "# [fortify]",
+                f'# from = "{source}"',
+                f'# to = "{friend}"',
+                '# armies = "all"',
+            ]
+        elif len(borders) > 1:
+            target = next((n for n in state.board.neighbours(strongest) if n in borders), None)
+            if target:
+                lines += [
+                    "",
+                    "# [fortify]",
+                    f'# from = "{strongest}"',
+                    f'# to = "{target}"',
+                    "# armies = 2",
+                ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,396 @@
+"""The story of a game in numbers: its length, who eliminated whom, territories and armies of
+each player over time, the biggest battles, the cards traded, and each player's luck.
+
+Everything here is public (the board, the battles, the trades and the dice are in every report),
+so the same numbers go into the moderator's `pbem stats`, the players' view files (for
+`pbem stats --view`) and the last report. Computed from the recorded events alone, resolution by
+resolution: `game_stats` takes them and returns plain values (JSON as the view file carries it).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pbem.core.events import (
+    Conquered,
+    Dealt,
+    Drafted,
+    Dropped,
+    Eliminated,
+    Event,
+    Fortified,
+    Placed,
+    Reinforced,
+    Rolled,
+    Traded,
+    Won,
+)
+from pbem.core.luck import PlayerLuck, SideLuck, tally
+from pbem.core.state import NEUTRAL
+from pbem.game.store import history_count, read_game, read_history
+from pbem.present.text import listing, plural, wrap
+from pbem.present.view import ViewError, load_json
+
+BIGGEST = 5
+"""How many of the biggest battles the story lists."""
+
+Resolution = tuple[int, int, Sequence[Event]]
+"""(resolution, turn, its events)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _recorded(path: Path, stamp: tuple[int, int]) -> tuple[int, tuple[Event, ...]]:
+    record = read_history(path.parent.parent, int(path.stem))
+    return record.turn, record.events
+
+
+def recorded_resolutions(directory: Path, before: int) -> list[Resolution]:
+    """Resolutions 0 to `before` - 1 as the history keeps them (read once per file version)."""
+    out: list[Resolution] = []
+    for r in range(before):
+        path = directory / "history" / f"{r:04d}.toml"
+        if not path.is_file():
+            break
+        info = path.stat()
+        turn, events = _recorded(path.resolve(), (info.st_mtime_ns, info.st_size))
+        out.append((r, turn, events))
+    return out
+
+
+def _luck_dict(side: SideLuck) -> dict[str, Any]:
+    return {
+        "rolls": side.rolls,
+        "expected_losses": round(float(side.expected), 3),
+        "losses": side.lost,
+        "luck": round(side.luck, 3),
+        "z": round(side.z, 3),
+    }
+
+
+def luck_dict(luck: PlayerLuck) -> dict[str, Any]:
+    return {
+        "attack": _luck_dict(luck.attack),
+        "defence": _luck_dict(luck.defence),
+        "total": _luck_dict(luck.total),
+        "longest_losing_streak": luck.longest_losing_streak,
+        "battles": [
+            {
+                "attacker": b.attacker,
+                "defender": b.defender,
+                "from": b.source,
+                "to": b.target,
+                "rolls": b.rolls,
+                "attacker_expected": round(float(b.attacker_expected), 3),
+                "attacker_lost": b.attacker_lost,
+                "defender_expected": round(float(b.defender_expected), 3),
+                "defender_lost": b.defender_lost,
+            }
+            for b in luck.battles
+        ],
+    }
+
+
+def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dict[str, Any]:
+    """The story of a game from its resolutions' events, in plain values."""
+    owner: dict[str, str] = {}
+    armies: dict[str, int] = {}
+    timeline: list[dict[str, Any]] = []
+    fallen: list[dict[str, Any]] = []
+    trades: list[dict[str, Any]] = []
+    battles: list[dict[str, Any]] = []
+    rolls: list[Rolled] = []
+    winner: str | None = None
+    for resolution, turn, events in resolutions:
+        for e in events:
+            if isinstance(e, Dealt):
+                for t in e.territories:
+                    owner[t], armies[t] = e.player, 1
+            elif isinstance(e, Drafted):
+                owner[e.territory], armies[e.territory] = e.player, 1
+            elif isinstance(e, Placed):
+                armies[e.territory] = armies.get(e.territory, 0) + e.armies
+            elif isinstance(e, Rolled):
+                armies[e.source] -= e.attacker_losses
+                armies[e.target] -= e.defender_losses
+                rolls.append(e)
+                last = battles[-1] if battles else None
+                if (
+                    last is None
+                    or last["resolution"] != resolution
+                    or (last["attacker"], last["from"], last["to"])
+                    != (e.player, e.source, e.target)
+                    or last["end"]
+                ):
+                    battles.append(
+                        {
+                            "resolution": resolution,
+                            "turn": turn,
+                            "attacker": e.player,
+                            "defender": e.defender_name,
+                            "from": e.source,
+                            "to": e.target,
+                            "rolls": 0,
+                            "attacker_lost": 0,
+                            "defender_lost": 0,
+                            "taken": False,
+                            "end": False,
+                        }
+                    )
+                    last = battles[-1]
+                last["rolls"] += 1
+                last["attacker_lost"] += e.attacker_losses
+                last["defender_lost"] += e.defender_losses
+            elif isinstance(e, Conquered):
+                owner[e.target] = e.player
+                armies[e.source] -= e.moved
+                armies[e.target] = e.moved
+                if battles and (battles[-1]["from"], battles[-1]["to"]) == (e.source, e.target):
+                    battles[-1]["taken"] = battles[-1]["end"] = True
+            elif isinstance(e, Fortified):
+                armies[e.source] -= e.armies
+                armies[e.target] += e.armies
+            elif isinstance(e, Dropped):
+                for t, who in owner.items():
+                    if who == e.player:
+                        owner[t] = NEUTRAL
+                fallen.append(
+                    {"player": e.player, "by": None, "resolution": resolution, "turn": turn}
+                )
+            elif isinstance(e, Eliminated):
+                fallen.append(
+                    {"player": e.player, "by": e.by, "resolution": resolution, "turn": turn}
+                )
+            elif isinstance(e, Traded):
+                trades.append(
+                    {
+                        "resolution": resolution,
+                        "turn": turn,
+                        "player": e.player,
+                        "cards": list(e.cards),
+                        "armies": e.value,
+                    }
+                )
+            elif isinstance(e, Won):
+                winner = e.player
+        timeline.append(
+            {
+                "resolution": resolution,
+                "turn": turn,
+                "territories": {p: sum(1 for o in owner.values() if o == p) for p in players},
+                "armies": {p: sum(armies[t] for t, o in owner.items() if o == p) for p in players},
+            }
+        )
+    biggest = sorted(
+        battles, key=lambda b: (-(b["attacker_lost"] + b["defender_lost"]), b["resolution"])
+    )[:BIGGEST]
+    luck = tally(rolls, players)
+    final: Resolution = resolutions[-1] if resolutions else (0, 0, ())
+    return {
+        "resolutions": final[0],
+        "turns": final[1],
+        "winner": winner,
+        "players": list(players),
+        "eliminated": fallen,
+        "timeline": timeline,
+        "biggest_battles": [{k: v for k, v in b.items() if k != "end"} for b in biggest],
+        "trades": trades,
+        "luck": {p: luck_dict(luck[p]) for p in players},
+    }
+
+
+# --- Told in words --------------------------------------------------------------------------
+
+
+def signed(x: float) -> str:
+    """+1.5, -0.3, and 0.0 with no sign (however small the number rounded to it)."""
+    text = f"{x:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
+
+
+def luck_line(luck: Mapping[str, Any], you: bool = True) -> str:
+    """'+3.2 armies above expectation, z = 0.8 (attack +2.0, defence +1.2)'."""
+    total = luck["total"]
+    if not total["rolls"]:
+        return "no dice rolled yet"
+    amount = f"{signed(total['luck'])} armies above"
+    if total["luck"] < 0:
+        amount = f"{-total['luck']:.1f} armies below"
+    return (
+        f"{amount} expectation over "
+        f"{plural(total['rolls'], 'roll')}, z = {signed(total['z'])} (attack "
+        f"{signed(luck['attack']['luck'])}, defence {signed(luck['defence']['luck'])})"
+    )
+
+
+def fallen_line(f: Mapping[str, Any]) -> str:
+    if f["by"] is None:
+        return f"{f['player']} left the game (missed turns) in turn {f['turn']}."
+    return f"{f['player']} was eliminated by {f['by']} in turn {f['turn']}."
+
+
+def battle_line(b: Mapping[str, Any]) -> str:
+    taken = "took it" if b["taken"] else "did not take it"
+    return (
+        f"Turn {b['turn']}: {b['attacker']} attacked {b['to']} ({b['defender']}) from "
+        f"{b['from']}, {plural(b['rolls'], 'roll')}: lost {b['attacker_lost']}, killed "
+        f"{b['defender_lost']}, {taken}."
+    )
+
+
+def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
+    """The story as lines of at most 78 characters (`full`: with each player's battles)."""
+    players = stats["players"]
+    out: list[str] = []
+    length = f"{plural(stats['resolutions'], 'resolution')}, {plural(stats['turns'], 'turn')}"
+    head = f"The game so far: {length}."
+    if stats["winner"]:
+        head = f"{stats['winner']} won after {length}."
+    out += wrap(head)
+    out += ["", "Who fell"]
+    for f in stats["eliminated"]:
+        out += wrap(fallen_line(f), "  ", "    ")
+    if not stats["eliminated"]:
+        out.append("  Nobody yet.")
+    out += ["", "Territories and armies, start, middle and now"]
+    held = [t for t in stats["timeline"] if any(t["territories"].values())]
+    timeline = held or stats["timeline"]
+    if timeline:
+        marks = sorted({0, len(timeline) // 2, len(timeline) - 1})
+        name_width = max(len(p) for p in players)
+        for p in players:
+            cells = "  ".join(
+                f"{timeline[i]['territories'][p]:3d} / {timeline[i]['armies'][p]:4d}" for i in marks
+            )
+            out.append(f"  {p[:name_width]:<{name_width}}  {cells}")
+        out += wrap(
+            "(territories / armies after turns "
+            + listing([str(timeline[i]["turn"]) for i in marks])
+            + ")",
+            "  ",
+        )
+    out += ["", "The biggest battles"]
+    for b in stats["biggest_battles"]:
+        out += wrap(battle_line(b), "  ", "    ")
+    if not stats["biggest_battles"]:
+        out.append("  None yet.")
+    out += ["", "Cards traded"]
+    for t in stats["trades"]:
+        out += wrap(
+            f"Turn {t['turn']}: {t['player']} traded {', '.join(t['cards'])} for {t['armies']}.",
+            "  ",
+            "    ",
+        )
+    if not stats["trades"]:
+        out.append("  None yet.")
+    out += ["", "Luck: armies lost fewer than the exact odds expect (z: in standard deviations)"]
+    for p in players:
+        luck = stats["luck"][p]
+        out += wrap(
+            f"{p}: {luck_line(luck)}; longest losing streak: "
+            f"{plural(luck['longest_losing_streak'], 'roll')}.",
+            "  ",
+            "    ",
+        )
+        if full:
+            for b in luck.get("battles", ()):
+                mine = b["attacker"] == p
+                expected = b["attacker_expected"] if mine else b["defender_expected"]
+                lost = b["attacker_lost"] if mine else b["defender_lost"]
+                what = (
+                    f"attacked {b['to']} from {b['from']}"
+                    if mine
+                    else f"defended {b['to']} against {b['attacker']}"
+                )
+                out += wrap(
+                    f"{what}: {plural(b['rolls'], 'roll')}, lost {lost}, expected "
+                    f"{expected:.1f} ({signed(expected - lost)})",
+                    "      ",
+                    "        ",
+                )
+    return out
+
+
+def stats_after(
+    directory: Path, resolution: int, events: Sequence[Event], players: Sequence[str]
+) -> dict[str, Any]:
+    """The story of a game just after `resolution`, whose `events` may not be recorded yet."""
+    earlier = recorded_resolutions(directory, resolution)
+    turn = max(
+        (e.turn for e in events if isinstance(e, Reinforced)),
+        default=earlier[-1][1] if earlier else 0,
+    )
+    return game_stats([*earlier, (resolution, turn, events)], players)
+
+
+CHART_WIDTH = 600
+CHART_HEIGHT = 150
+
+
+def charts(stats: Mapping[str, Any], colours: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Territories and armies of each player over time as polylines for the SVG charts."""
+    timeline = stats["timeline"]
+    out: list[dict[str, Any]] = []
+    if len(timeline) < 2:
+        return out
+    step = CHART_WIDTH / (len(timeline) - 1)
+    for key, title in (("territories", "Territories"), ("armies", "Armies")):
+        top = max((max(t[key].values(), default=0) for t in timeline), default=0) or 1
+        lines = []
+        for p in stats["players"]:
+            points = " ".join(
+                f"{i * step:.1f},{CHART_HEIGHT - t[key][p] * CHART_HEIGHT / top:.1f}"
+                for i, t in enumerate(timeline)
+            )
+            lines.append({"player": p, "colour": colours.get(p, "#888888"), "points": points})
+        out.append(
+            {
+                "title": title,
+                "top": top,
+                "width": CHART_WIDTH,
+                "height": CHART_HEIGHT,
+                "lines": lines,
+                "first_turn": timeline[0]["turn"],
+                "last_turn": timeline[-1]["turn"],
+            }
+        )
+    return out
+
+
+def without_battles(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """The story without each player's battle-by-battle luck (for the view file, which must
+    stay small: `pbem stats DIR` has it all)."""
+    return {
+        **stats,
+        "luck": {
+            p: {k: v for k, v in luck.items() if k != "battles"}
+            for p, luck in stats["luck"].items()
+        },
+    }
+
+
+def directory_stats(directory: Path) -> dict[str, Any]:
+    """The story of the game in `directory` so far, from its history (for `pbem stats`)."""
+    game = read_game(directory)
+    resolutions = recorded_resolutions(directory, history_count(directory))
+    return game_stats(resolutions, [p.name for p in game.state.players])
+
+
+def view_stats(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The story of the game as a view file carries it, and as lines (for `pbem stats --view`);
+    a file that is not a view file with a story from pbem gives a ViewError saying so."""
+    view = load_json(path)
+    stats = view.get("stats") if isinstance(view, dict) else None
+    if not isinstance(stats, dict):
+        raise ViewError(
+            f"{path} holds no story of the game: use the .view.json file of a report from "
+            "this version of pbem"
+        )
+    try:
+        return stats, stats_text(stats)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        raise ViewError(
+            f"{path}: its story of the game is not as pbem writes it; use the file as it was sent"
+        ) from None

@@ -1,0 +1,231 @@
+"""The board as an SVG map's shapes: continents, borders, territories, ready to draw."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.core.board import Board
+from pbem.core.state import NEUTRAL, GameState
+
+PALETTE: tuple[tuple[str, str], ...] = (
+    ("#3a6fb7", "#ffffff"),  # blue
+    ("#cf4655", "#ffffff"),  # red
+    ("#2f8a57", "#ffffff"),  # green
+    ("#f0a52a", "#1c1c1c"),  # amber
+    ("#7d52a8", "#ffffff"),  # purple
+    ("#25a5a5", "#1c1c1c"),  # teal
+)
+"""Player colours by seat: (fill, text on it). Chosen to stay apart for most colour vision."""
+NEUTRAL_COLOUR = ("#a7a7a7", "#1c1c1c")
+CONTINENT_TINTS = ("#efe3c6", "#f2d6cc", "#d9e4f2", "#eedcc0", "#dcead5", "#ead9ee")
+"""Pale backgrounds for the continents on the map, in board order (repeated if more)."""
+
+TERRITORY_RADIUS = 17
+CONTINENT_PADDING = 31
+LABEL_WIDTH = 13
+"""Territory names longer than this go on two lines on the map."""
+
+
+@dataclass(frozen=True)
+class MapTerritory:
+    """A territory's circle on the map, its army count and its name."""
+
+    name: str
+    x: int
+    y: int
+    r: int
+    fill: str
+    ink: str
+    owner: str
+    armies: int
+    mine: bool
+    taken: bool
+    label: tuple[str, ...]
+    label_y: int
+
+
+@dataclass(frozen=True)
+class MapLine:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    kind: str  # "border" (inside a continent), "sea" (between continents) or "wrap"
+
+
+@dataclass(frozen=True)
+class MapContinent:
+    name: str
+    points: str
+    tint: str
+    padding: int
+    label: str
+    label_x: float
+    label_y: float
+
+
+@dataclass(frozen=True)
+class MapText:
+    text: str
+    x: float
+    y: float
+    anchor: str
+
+
+def _hull(points: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The convex hull, counter-clockwise (Andrew's monotone chain)."""
+    pts = sorted(set(points))
+    if len(pts) <= 2:
+        return pts
+
+    def cross(o: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -> int:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list[tuple[int, int]] = []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    upper: list[tuple[int, int]] = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return lower[:-1] + upper[:-1]
+
+
+def _label_lines(name: str) -> tuple[str, ...]:
+    if len(name) <= LABEL_WIDTH or " " not in name:
+        return (name,)
+    words = name.split(" ")
+    best = min(
+        range(1, len(words)),
+        key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))),
+    )
+    return (" ".join(words[:best]), " ".join(words[best:]))
+
+
+@functools.lru_cache(maxsize=256)
+def _label_place(board: Board, continent: str, length: int) -> tuple[float, float]:
+    """Where a continent's name goes: just above its territories, else below, left or right,
+    the first side clear of every territory, every name and the other continents."""
+    points = [board.territories[t].position for t in board.continents[continent].territories]
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    half = length * 3.8  # half the width of the label at 13px, roughly
+    pad = CONTINENT_PADDING
+    candidates = [
+        (cx, min(ys) - pad + 2),
+        (cx, max(ys) + pad + 26),
+        (min(xs) - pad - half, cy),
+        (max(xs) + pad + half, cy),
+    ]
+    names = [
+        (t.position[0], t.position[1] + TERRITORY_RADIUS + 14) for t in board.territories.values()
+    ]
+    others = [t.position for t in board.territories.values() if t.continent != continent]
+
+    def distance(spot: tuple[float, float], other: tuple[float, float]) -> float:
+        dx = max(abs(other[0] - spot[0]) - half, 0.0)
+        dy = other[1] - spot[1] + 4
+        return float((dx * dx + dy * dy) ** 0.5)
+
+    def clearance(spot: tuple[float, float]) -> float:
+        x, y = spot
+        if not (half <= x <= board.width - half and 14 <= y <= board.height - 4):
+            return -1.0
+        near = min(distance(spot, o) for o in names + list(points))
+        return min(near, min((distance(spot, o) - 25 for o in others), default=near))
+
+    return next((c for c in candidates if clearance(c) >= 20), max(candidates, key=clearance))
+
+
+def player_colours(state: GameState) -> dict[str, tuple[str, str]]:
+    """Each player's (fill, ink) by seat, and the neutral's grey."""
+    out = {p.name: PALETTE[p.seat % len(PALETTE)] for p in state.players}
+    out[NEUTRAL] = NEUTRAL_COLOUR
+    return out
+
+
+def _wrap_lines(board: Board, a: str, b: str) -> list[MapLine]:
+    """A border across the map's edge: one short line from each end out of its side."""
+    (xl, yl), (xr, yr) = sorted((board.territories[a].position, board.territories[b].position))
+    shifted = xr - board.width
+    t = xl / (xl - shifted) if xl != shifted else 0.0
+    y = yl + (yr - yl) * t
+    return [
+        MapLine(xl, yl, 0, round(y, 1), "wrap"),
+        MapLine(xr, yr, board.width, round(y, 1), "wrap"),
+    ]
+
+
+def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) -> dict[str, Any]:
+    """Everything the SVG map draws, as ready values: continents, borders, territories."""
+    board = state.board
+    colours = player_colours(state)
+    taken_set = set(taken)
+    wrapped = {frozenset(pair) for pair in board.wraps}
+    lines: list[MapLine] = []
+    for a, b in board.borders():
+        if frozenset((a, b)) in wrapped:
+            lines += _wrap_lines(board, a, b)
+            continue
+        (x1, y1), (x2, y2) = board.territories[a].position, board.territories[b].position
+        same = board.territories[a].continent == board.territories[b].continent
+        lines.append(MapLine(x1, y1, x2, y2, "border" if same else "sea"))
+    continents: list[MapContinent] = []
+    for i, c in enumerate(board.continents.values()):
+        points = [board.territories[t].position for t in c.territories]
+        label = f"{c.name} +{c.bonus}"
+        x, y = _label_place(board, c.name, len(label))
+        continents.append(
+            MapContinent(
+                c.name,
+                " ".join(f"{px},{py}" for px, py in _hull(points)),
+                CONTINENT_TINTS[i % len(CONTINENT_TINTS)],
+                2 * CONTINENT_PADDING,
+                label,
+                x,
+                y,
+            )
+        )
+    territories = []
+    for name, t in board.territories.items():
+        owner = state.owner(name)
+        fill, ink = colours.get(owner, NEUTRAL_COLOUR)
+        x, y = t.position
+        territories.append(
+            MapTerritory(
+                name=name,
+                x=x,
+                y=y,
+                r=TERRITORY_RADIUS,
+                fill=fill,
+                ink=ink,
+                owner=owner,
+                armies=state.armies(name),
+                mine=viewer is not None and owner == viewer,
+                taken=name in taken_set,
+                label=_label_lines(name),
+                label_y=y + TERRITORY_RADIUS + 11,
+            )
+        )
+    edge_labels = []
+    for pair in sorted(wrapped, key=sorted):
+        a, b = sorted(pair, key=lambda n: board.territories[n].position)
+        edge = [ln for ln in _wrap_lines(board, a, b)]
+        edge_labels += [
+            MapText(f"← {b}", 4, edge[0].y2 - 22, "start"),
+            MapText(f"{a} →", board.width - 4, edge[1].y2 - 22, "end"),
+        ]
+    return {
+        "width": board.width,
+        "height": board.height,
+        "continents": continents,
+        "lines": lines,
+        "edge_labels": edge_labels,
+        "territories": territories,
+    }

@@ -1,0 +1,37 @@
+"""Text helpers shared by the reports: plurals, lists, dice, and wrapping to a mail's width."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+
+WIDTH = 78
+"""The widest line of a text report: fits an 80-column mail reader with room for quoting."""
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 territory', '2 territories': `many` is the plural when it is not `word` + s."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def listing(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def dice_faces(values: Iterable[int]) -> str:
+    return " ".join(map(str, values))
+
+
+def wrap(text: str, indent: str = "", more: str | None = None, width: int = WIDTH) -> list[str]:
+    """`text` as lines of at most `width`, the first indented by `indent`, the rest by `more`
+    (default: `indent`); words longer than a line are split only if they must be."""
+    return textwrap.wrap(
+        text,
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent if more is None else more,
+        break_on_hyphens=False,
+    ) or [indent.rstrip()]

@@ -1,0 +1,47 @@
+"""A long self-played game through the game directory: six players with long names (one in
+Cyrillic, one with accents), bots' orders mailed in as files, resolved to the end."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+
+from bots import orders_for
+
+from pbem.core.state import Options, Phase
+from pbem.game import processor
+from pbem.game.store import read_game
+
+LONG_NAMES = (
+    "Maximiliana-Wolkenstein-Trostbe",
+    "Ангелина-Владимировна-Соколова",
+    "José-María_de-la-Concepción",
+    "Bartholomew_Featherstonehaugh",
+    "Zoë-Åsa-Øverby-Çelik-Ñúñez-Ünal",
+    "q",
+)
+MOST_RESOLUTIONS = 160
+
+
+def play_long_game(directory: Path, seed: int = 12, options: Options | None = None) -> Path:
+    """A six-player game, resolved until it is over (or MOST_RESOLUTIONS)."""
+    processor.new_game(
+        directory,
+        processor.parse_player_list(list(LONG_NAMES)),
+        options or Options(),
+        seed=bytes([seed]) * 32,
+        name="long-game",
+    )
+    rng = random.Random(seed)
+    for _ in range(MOST_RESOLUTIONS):
+        game = read_game(directory)
+        if game.state.phase is Phase.OVER:
+            break
+        for name in game.state.awaiting():
+            reg = game.registration(name)
+            assert reg is not None
+            orders = replace(orders_for(game.state, name, rng), secret=reg.secret)
+            (directory / "orders" / f"{name}.toml").write_text(orders.to_toml(), "utf-8")
+        processor.resolve_game(directory)
+    return directory
