@@ -157,7 +157,7 @@ def _long_game(directory: Path, resolutions: int) -> None:
         processor.parse_player_list(["alice", "bob", "carol"]),
         Options(setup=SetupMode.RANDOM),
         seed=SEED,
-        name="long",
+        name=f"long{resolutions}",
     )
     game = store.read_game(directory)
     secrets = {r.name: r.secret for r in game.registrations}
