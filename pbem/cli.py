@@ -92,7 +92,13 @@ def main(ctx: click.Context) -> None:
 @click.option(
     "--players",
     required=True,
-    help="Comma-separated names, each optionally with an address: alice=alice@example.org",
+    help="Comma-separated names, each optionally with an address and a language: "
+    "alice=alice@example.org:it, bob:nl",
+)
+@click.option(
+    "--language",
+    type=click.Choice(["en", "id", "sv", "it", "nl", "gu"]),
+    help="The players' language (default en); a player's own after a colon in --players.",
 )
 @click.option("--seed", help="64 hex digits; by default a fresh random seed.")
 @click.option("--name", help="The game's name (default: the directory's name).")
@@ -163,6 +169,7 @@ def new(
     drop_after: int,
     missions: bool,
     now: str | None,
+    language: str | None,
     mail_settings: tuple[str, ...],
 ) -> None:
     """Create a game in DIRECTORY and write each player's first report.
@@ -171,6 +178,7 @@ def new(
     Examples:
       pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
       pbem new games/rome --players a,b,c --turn-time 48h --due-at 20:00 --timezone Europe/Rome
+      pbem new games/mondo --players ann=ann@x.org:it,bob:nl,cas --language id
       pbem new games/club/friday --players a=a@example.org,b=b@example.org \\
         --mail from=games@example.org
     """
@@ -200,6 +208,8 @@ def new(
         name,
         schedule=schedule,
         now=_now(now),
+        language=language,
+        languages=processor.parse_player_languages(players.split(",")),
         mail=mail,
     )
     state = outcome.state
@@ -915,28 +925,34 @@ def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> No
 
     player.NAME.email=ADDRESS changes a player's address: game.toml gets it, the history
     records the change with the time, and every later mail goes to it (player.NAME.email=
-    leaves them without one).
+    leaves them without one). player.NAME.language=CODE (en, id, sv, it, nl, gu) sets the
+    language of their reports, answers and order files from the next one on
+    (player.NAME.language= gives them the game's again).
 
     \b
     Keys: from, reply_to, bcc, smtp_host, smtp_port, smtp_security (none, starttls, ssl),
     smtp_user, imap_host, imap_port, imap_security, imap_user, imap_folder, maildir, mbox,
-    player.NAME.email.
+    player.NAME.email, player.NAME.language.
 
     \b
     Examples:
       pbem config games from=games@example.org smtp_host=mail.example.org smtp_security=ssl
       pbem config games/spring-2027 reply_to=spring@example.org
       pbem config games/spring-2027 player.ann.email=ann@example.net
+      pbem config games/spring-2027 player.ann.language=it
       pbem config games/spring-2027
     """
     from pbem.game import players, settings
 
-    addresses = tuple(a for a in assignments if players.parse_setting(a) is not None)
+    addresses = tuple(a for a in assignments if players.is_player_setting(a))
     changed = settings.parse_assignments(tuple(a for a in assignments if a not in addresses))
     settings.changed((), changed)  # every mail setting checked before anything is written
     if addresses:
         for change in players.configure(directory, addresses, _now(now)):
-            echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
+            if isinstance(change, players.LanguageChange):
+                echo(f"{change.describe()}; from the next report on.")
+            else:
+                echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
         if not changed:
             return
     path, in_force = settings.configure(directory, changed)

@@ -25,6 +25,17 @@ class UnknownTerritory(PbemError):
         hint = f"; did you mean '{suggestion}'?" if suggestion else ""
         super().__init__(f"unknown territory '{quoted(text)}'{hint}")
 
+    def problem(self, line: int | None) -> Problem:
+        """This error as a problem of an order file, to be told in the player's language."""
+        if self.suggestion:
+            return Problem.of(
+                "unknown territory '%(name)s'; did you mean '%(territory)s'?",
+                line,
+                name=quoted(self.text),
+                territory=self.suggestion,
+            )
+        return Problem.of("unknown territory '%(name)s'", line, name=quoted(self.text))
+
 
 class OrderError(PbemError):
     """An order file that cannot be accepted; lists every problem found, each with its line."""
@@ -38,11 +49,26 @@ class OrderError(PbemError):
 class Problem:
     """One thing wrong in an order file: a message and the line it came from (if known)."""
 
-    __slots__ = ("message", "line")
+    __slots__ = ("message", "line", "template", "values")
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        line: int | None = None,
+        template: str | None = None,
+        values: dict[str, str | int] | None = None,
+    ) -> None:
         self.message = message
         self.line = line
+        self.template = template
+        """The message with %(name)s placeholders (a catalogue entry), when it has one."""
+        self.values = values or {}
+
+    @classmethod
+    def of(cls, template: str, line: int | None = None, **values: str | int) -> Problem:
+        """A problem whose message is `template` filled with `values`, kept apart so that a
+        player's language can tell it (pbem.present.i18n)."""
+        return cls(template % values, line, template, values)
 
     def format(self, source: str = "orders") -> str:
         where = f"{source} line {self.line}" if self.line else source

@@ -693,7 +693,7 @@ def test_plurals_one_territory_one_roll_one_message() -> None:
 
 def _rendered_with_cache(directory: Path, cache: jinja2.BytecodeCache | None) -> dict[str, str]:
     game = read_game(directory)
-    env = report._environment.__wrapped__(None)  # a fresh environment, not the shared one
+    env = report._environment.__wrapped__(None, None, "en")  # fresh, not the shared one
     env.bytecode_cache = cache
     return {
         f"{name} {player}": report.render_template(

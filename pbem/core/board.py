@@ -8,10 +8,12 @@ territory name (`Board.lookup`).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import enum
 import functools
 import sys
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -77,7 +79,7 @@ class Continent:
 
 def normalise(text: str) -> str:
     """Return the form names are compared in: lower case without spaces, hyphens, dots, quotes."""
-    return text.casefold().translate(_IGNORED)
+    return unicodedata.normalize("NFC", text).casefold().translate(_IGNORED)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,9 @@ class Board:
     width: int
     height: int
     wraps: frozenset[frozenset[str]] = frozenset()
+    translated: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    """The territories' names in other languages (classic.<lang>.toml), each to its own name:
+    accepted in orders like aliases, but not part of the board's data."""
     _index: Mapping[str, str] = field(
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
@@ -104,6 +109,8 @@ class Board:
         for territory in self.territories.values():
             for alias in territory.aliases:
                 index.setdefault(normalise(alias), territory.name)
+        for other, name in self.translated.items():
+            index.setdefault(normalise(other), name)
         object.__setattr__(self, "_index", MappingProxyType(index))
 
     @property
@@ -198,7 +205,7 @@ def board_names() -> tuple[str, ...]:
         sorted(
             entry.name[: -len(".toml")]
             for entry in _boards_dir().iterdir()
-            if entry.name.endswith(".toml") and entry.is_file()
+            if entry.name.endswith(".toml") and entry.is_file() and entry.name.count(".") == 1
         )
     )
 
@@ -220,7 +227,35 @@ def _load_board(name: str) -> Board:
         raise BoardError(f"{source}: cannot read: {exc}") from exc
     board = _parse(data, source)
     validate_board(board)
-    return board
+    return dataclasses.replace(board, translated=_translated(board))
+
+
+def _translated(board: Board) -> dict[str, str]:
+    """The names of `board`'s territories in every language it has a names file for
+    (`<board>.<language>.toml`); BoardError if one names a territory the board lacks or
+    gives one the name (or alias) of another."""
+    out: dict[str, str] = {}
+    taken = {normalise(n): n for n in board.names}
+    for t in board.territories.values():
+        taken.update({normalise(a): t.name for a in t.aliases})
+    for entry in sorted(_boards_dir().iterdir(), key=lambda e: e.name):
+        if not (entry.name.startswith(f"{board.name}.") and entry.name.endswith(".toml")):
+            continue
+        if entry.name.count(".") != 2:
+            continue
+        where = f"names file {entry.name}"
+        try:
+            data = tomllib.loads(entry.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise BoardError(f"{where}: cannot read: {exc}") from exc
+        for name, other in _get(data, "territories", dict, where).items():
+            if name not in board.territories or not isinstance(other, str) or not other:
+                raise BoardError(f"{where}: '{name}' is not a territory of board '{board.name}'")
+            owner = taken.setdefault(normalise(other), name)
+            if owner != name:
+                raise BoardError(f"{where}: '{other}' for '{name}' is already a name of '{owner}'")
+            out.setdefault(other, name)
+    return out
 
 
 def _get(table: Mapping[str, Any], key: str, kind: type, where: str) -> Any:

@@ -207,7 +207,7 @@ class _Reader:
         try:
             return self.board.lookup(value)
         except UnknownTerritory as err:
-            self.fail(str(err), path)
+            self.problems.append(err.problem(self.line(path)))
             return None
 
     def integer(self, value: object, path: str, low: int, high: int | None = None) -> int | None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from pbem.core.board import WILD, Board
 from pbem.core.orders import ALL, BEST, REST, CardSet, Orders, Place
@@ -21,7 +21,11 @@ ELIMINATION_TRADE_HAND = 6
 ELIMINATION_TRADE_DOWN_TO = 4
 CARD_TERRITORY_BONUS = 2
 
-_Fail = Callable[[str, "int | None"], None]
+
+class _Fail(Protocol):
+    """Records a problem: a message and its line, or a Problem made with Problem.of."""
+
+    def __call__(self, message: str | Problem, line: int | None = None, /) -> None: ...
 
 
 def starting_armies(players: int, two_player: TwoPlayer = TwoPlayer.NEUTRAL) -> int:
@@ -240,8 +244,8 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
     """
     problems: list[Problem] = []
 
-    def fail(message: str, line: int | None) -> None:
-        problems.append(Problem(message, line))
+    def fail(message: str | Problem, line: int | None = None) -> None:
+        problems.append(message if isinstance(message, Problem) else Problem(message, line))
 
     if orders.game != state.game:
         fail(
@@ -370,12 +374,22 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
     for attack in orders.attack:
         line = attack.line
         if not state.board.adjacent(attack.source, attack.target):
-            fail(f"cannot attack '{attack.target}' from '{attack.source}': not adjacent", line)
+            fail(
+                Problem.of(
+                    "cannot attack '%(target)s' from '%(source)s': not adjacent",
+                    line,
+                    target=attack.target,
+                    source=attack.source,
+                )
+            )
         if attack.source not in reachable:
             fail(
-                f"cannot attack from '{attack.source}': it is not yours "
-                "(and no earlier attack of yours takes it)",
-                line,
+                Problem.of(
+                    "cannot attack from '%(source)s': it is not yours "
+                    "(and no earlier attack of yours takes it)",
+                    line,
+                    source=attack.source,
+                )
             )
         elif attack.source in owned:
             after = state.armies(attack.source) + placed.get(attack.source, 0)
@@ -386,7 +400,11 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
                     line,
                 )
         if attack.target in owned:
-            fail(f"cannot attack '{attack.target}': it is already yours", line)
+            fail(
+                Problem.of(
+                    "cannot attack '%(target)s': it is already yours", line, target=attack.target
+                )
+            )
         reachable.add(attack.target)
     fortify = orders.fortify
     if fortify is not None:
@@ -395,7 +413,11 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
             fail("fortify needs two different territories", line)
         for t in (fortify.source, fortify.target):
             if t not in reachable:
-                fail(f"cannot fortify with '{t}': it is not yours", line)
+                fail(
+                    Problem.of(
+                        "cannot fortify with '%(territory)s': it is not yours", line, territory=t
+                    )
+                )
         if state.options.fortify is FortifyMode.ADJACENT and not state.board.adjacent(
             fortify.source, fortify.target
         ):
@@ -418,7 +440,13 @@ def _validate_placement(
     has_rest = False
     for place in orders.place:
         if state.owner(place.territory) != orders.player:
-            fail(f"cannot place on '{place.territory}': it is not yours", place.line)
+            fail(
+                Problem.of(
+                    "cannot place on '%(territory)s': it is not yours",
+                    place.line,
+                    territory=place.territory,
+                )
+            )
         if place.armies == REST:
             has_rest = True
             rest_line = place.line

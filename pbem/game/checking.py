@@ -14,8 +14,9 @@ from pbem.core.orders import ALL, Orders, parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.errors import OrderError, Problem
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
+from pbem.present.i18n import language
 from pbem.present.missions import draft_forecast
-from pbem.present.view import read_view
+from pbem.present.view import read_view, view_language
 from pbem.terminal import printable
 
 NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
@@ -29,6 +30,9 @@ class Submission:
     text: str
     orders: Orders | None
     problems: tuple[Problem, ...] = ()
+    language: str = "en"
+    """The language its problems are told in (the player's, or the moderator's)."""
+    board: str = "classic"
 
     @property
     def accepted(self) -> bool:
@@ -40,7 +44,13 @@ class Submission:
 
     def messages(self) -> list[str]:
         """One line per problem, safe to print: whatever a player wrote is escaped."""
-        return [printable(p.format(self.path.name)) for p in self.problems]
+        lang = language(self.language, self.board)
+        return [printable(lang.problem(p, self.path.name)) for p in self.problems]
+
+    def valid(self) -> str:
+        """The line that says the file is valid, in its language."""
+        lang = language(self.language, self.board)
+        return printable(lang._("%(file)s: valid.", file=self.path.name))
 
 
 def read_order_text(path: Path) -> str | Problem:
@@ -61,19 +71,20 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     """A player's own check, against the view.json of their latest report (no secret check:
     the view does not hold the secret; the moderator's check does)."""
     state = read_view(view_file)
+    lang = {"language": view_language(view_file), "board": state.board.name}
     out: list[Checked] = []
     for path in paths:
         text = read_order_text(path)
         if isinstance(text, Problem):
-            out.append((Submission(path, "", None, (text,)), []))
+            out.append((Submission(path, "", None, (text,), **lang), []))
             continue
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
-            out.append((Submission(path, text, None, tuple(err.problems)), []))
+            out.append((Submission(path, text, None, tuple(err.problems), **lang), []))
             continue
         problems = tuple(rules.validate(state, orders))
-        submission = Submission(path, text, orders, problems)
+        submission = Submission(path, text, orders, problems, **lang)
         out.append((submission, forecast(state, orders) if not problems else []))
     return out
 
@@ -149,7 +160,7 @@ def check_lines(results: Sequence[Checked]) -> tuple[list[str], bool]:
     ok = True
     for submission, forecast_lines in results:
         if submission.accepted:
-            lines.append(f"{printable(submission.path.name)}: valid.")
+            lines.append(submission.valid())
             lines += [f"  {line}" for line in forecast_lines]
         else:
             ok = False

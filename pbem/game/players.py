@@ -1,4 +1,5 @@
-"""A player's registration changed by the moderator: a new address for their mail.
+"""A player's registration changed by the moderator: a new address for their mail, or the
+language their reports come in.
 
 `pbem config DIR player.ann.email=ann@example.org` writes the new address into game.toml and
 records the change in the history, `history/addresses/NNNN-k.toml` (the k-th change while
@@ -6,6 +7,10 @@ resolution NNNN was pending): when, whose, the address before and after. Mail go
 address in game.toml whenever it is sent, so the next message goes to the new one; `pbem
 audit` checks that game.toml's address of every player with a recorded change is the last one
 recorded.
+
+`pbem config DIR player.ann.language=it` sets the language of ann's reports, answers and
+order files from the next one on (`player.ann.language=` gives her the game's again); it
+changes nothing of the play, so only game.toml records it.
 """
 
 from __future__ import annotations
@@ -32,12 +37,15 @@ from pbem.game.store import (
     write_game,
 )
 from pbem.game.undo import check_not_interrupted
+from pbem.present.i18n import LANGUAGE_NAMES, LANGUAGES, check_language
 from pbem.terminal import quoted
 
 ADDRESSES = "addresses"
 EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+$")
 _SETTING = re.compile(r"^player\.([^.=]+)\.email=(.*)$", re.DOTALL)
+_LANGUAGE = re.compile(r"^player\.([^.=]+)\.language=(.*)$", re.DOTALL)
 SETTING_FORM = "player.NAME.email=ADDRESS"
+LANGUAGE_FORM = "player.NAME.language=" + "|".join(LANGUAGES)
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,21 @@ class AddressChange:
         return f"{self.player}'s address is now {new} (was {self.previous or 'none'})"
 
 
+@dataclass(frozen=True)
+class LanguageChange:
+    """The moderator set the language a player reads (None: the game's)."""
+
+    player: str
+    language: str | None
+    previous: str | None
+
+    def describe(self) -> str:
+        def name(code: str | None) -> str:
+            return f"{LANGUAGE_NAMES[code]} ({code})" if code else "the game's"
+
+        return f"{self.player}'s language is now {name(self.language)} (was {name(self.previous)})"
+
+
 def valid_address(email: str) -> bool:
     """Whether `email` looks like one mailbox's address (user@host, nothing around it)."""
     return bool(EMAIL.match(email))
@@ -78,6 +101,12 @@ def parse_setting(assignment: str) -> tuple[str, str] | None:
     if match is None:
         return None
     return match.group(1), match.group(2).strip()
+
+
+def is_player_setting(assignment: str) -> bool:
+    """Whether `assignment` sets something of a player (their address or language)."""
+    text = assignment.strip()
+    return _SETTING.match(text) is not None or _LANGUAGE.match(text) is not None
 
 
 def addresses_folder(directory: Path) -> Path:
@@ -126,15 +155,26 @@ def change_address(directory: Path, player: str, email: str, now: datetime) -> A
         return change
 
 
-def configure(directory: Path, assignments: Sequence[str], now: datetime) -> list[AddressChange]:
-    """Apply `pbem config` settings (player.NAME.email=ADDRESS), each recorded in the history;
-    every one is checked before any is applied."""
+def configure(
+    directory: Path, assignments: Sequence[str], now: datetime
+) -> list[AddressChange | LanguageChange]:
+    """Apply `pbem config` settings (player.NAME.email=ADDRESS, each recorded in the history;
+    player.NAME.language=CODE); every one is checked before any is applied."""
     wanted: list[tuple[str, str]] = []
+    languages: list[tuple[str, str | None]] = []
     for assignment in assignments:
+        language = _LANGUAGE.match(assignment.strip())
+        if language is not None:
+            code = language.group(2).strip() or None
+            if code is not None:
+                check_language(code, f"the language for {quoted(language.group(1))}")
+            languages.append((language.group(1), code))
+            continue
         parsed = parse_setting(assignment)
         if parsed is None:
             raise PbemError(
-                f"'{quoted(assignment)}' is not a setting pbem config knows: write {SETTING_FORM}"
+                f"'{quoted(assignment)}' is not a setting pbem config knows: write {SETTING_FORM} "
+                f"or {LANGUAGE_FORM}"
             )
         player, email = parsed
         if email and not valid_address(email):
@@ -143,13 +183,34 @@ def configure(directory: Path, assignments: Sequence[str], now: datetime) -> lis
                 f"{SETTING_FORM} with ADDRESS like ann@example.org"
             )
         wanted.append(parsed)
-    if not wanted:
-        raise PbemError(f"give a setting to change: {SETTING_FORM}")
+    if not wanted and not languages:
+        raise PbemError(f"give a setting to change: {SETTING_FORM} or {LANGUAGE_FORM}")
     game = read_game(directory)
     for player, email in wanted:  # every change checked, in turn, before any is made
         _check(game, player, email)
         game = _with_address(game, player, email)
-    return [change_address(directory, player, email, now) for player, email in wanted]
+    for player, _code in languages:
+        _registration(game, player)
+    changes: list[AddressChange | LanguageChange] = [
+        change_address(directory, player, email, now) for player, email in wanted
+    ]
+    return changes + [set_language(directory, player, code) for player, code in languages]
+
+
+def set_language(directory: Path, player: str, language: str | None) -> LanguageChange:
+    """Give `player` their own language (None: the game's) in game.toml, for every report,
+    answer and order file from now on."""
+    if language is not None:
+        check_language(language, f"the language for {quoted(player)}")
+    with locked(directory):
+        check_not_interrupted(directory)
+        game = read_game(directory)
+        reg = _registration(game, player)
+        registrations = tuple(
+            replace(r, language=language) if r.name == player else r for r in game.registrations
+        )
+        write_game(replace(game, registrations=registrations))
+        return LanguageChange(player, language, reg.language)
 
 
 def _registration(game: Game, player: str) -> Registration:
@@ -180,7 +241,7 @@ def _check(game: Game, player: str, email: str) -> Registration:
 
 def _with_address(game: Game, player: str, email: str) -> Game:
     registrations = tuple(
-        Registration(r.name, email, r.secret) if r.name == player else r for r in game.registrations
+        replace(r, email=email) if r.name == player else r for r in game.registrations
     )
     return replace(game, registrations=registrations)
 

@@ -10,7 +10,7 @@ import contextlib
 import hmac
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -70,6 +70,7 @@ from pbem.game.store import (
     write_game,
     write_history,
 )
+from pbem.present.i18n import check_language, moderator_language
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
 from pbem.present.text import plural
 from pbem.terminal import quoted
@@ -100,24 +101,47 @@ def _derived_secret(seed: bytes, name: str) -> str:
     return digest[:12].hex()
 
 
+LANGUAGE_CODE = re.compile(r"^\s*[A-Za-z_-]{1,12}\s*$")
+"""What may follow a player's last colon as their language (an address never looks like it)."""
+
+
 def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
-    """`alice,bob=bob@example.org` into (name, email) pairs; raises PbemError on a bad name."""
-    out: list[tuple[str, str]] = []
+    """`alice,bob=bob@example.org` into (name, email) pairs; raises PbemError on a bad name.
+    A language after a colon (`bob=bob@example.org:it`) is checked and left out: see
+    `parse_player_languages`."""
+    return [(name, email) for name, email, _lang in _parse_players(text)]
+
+
+def parse_player_languages(text: Sequence[str]) -> dict[str, str]:
+    """The languages given in a player list (`ann=ann@x.org:it,bob:nl`), by player."""
+    return {name: lang for name, _email, lang in _parse_players(text) if lang is not None}
+
+
+def _parse_players(text: Sequence[str]) -> list[tuple[str, str, str | None]]:
+    out: list[tuple[str, str, str | None]] = []
     for item in text:
-        name, _, email = item.strip().partition("=")
+        entry, colon, code = item.strip().rpartition(":")
+        if not colon or not LANGUAGE_CODE.match(code):
+            entry, colon, code = item.strip(), "", ""
+        language = (
+            check_language(code.strip(), f"the language of '{quoted(entry.strip())}'")
+            if colon
+            else None
+        )
+        name, _, email = entry.strip().partition("=")
         name = player_name(name)
         if not valid_player_name(name):
             raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
-        if any(same_name(n, name) for n, _ in out):
+        if any(same_name(n, name) for n, _e, _lang in out):
             raise PbemError(
                 f"player '{name}' is listed twice (names that differ only in case are one name)"
             )
         email = email.strip()
         if email and not EMAIL.match(email):
             raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")
-        if email and any(e.lower() == email.lower() for _, e in out):
+        if email and any(e.lower() == email.lower() for _, e, _lang in out):
             raise PbemError(f"{email} is given for two players: each needs an address of their own")
-        out.append((name, email))
+        out.append((name, email, language))
     if not rules.MIN_PLAYERS <= len(out) <= rules.MAX_PLAYERS:
         raise PbemError(f"Risk needs 2 to 6 players; {len(out)} given")
     return out
@@ -133,10 +157,14 @@ def new_game(
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
     schedule: clock.Schedule | None = None,
     now: datetime | None = None,
+    language: str | None = None,
+    languages: Mapping[str, str] | None = None,
     mail: settings.Table = (),
 ) -> Outcome:
     """Create a game directory: the setup resolution (0), the game file and first reports.
     `mail` is the game's own mail settings; the name must be unique in the games root.
+
+    `language` is the players' language (None: English), `languages` a player's own by name.
 
     `now` is recorded as the time of the setup; a game with a `schedule` needs it. The
     directory's lock is taken before it is looked at, so of two runs at once only one creates;
@@ -164,7 +192,12 @@ def new_game(
         )
     refuse_duplicate(directory, game_name)
     the_board = load_board(board)
-    registrations = tuple(Registration(n, email, _derived_secret(seed, n)) for n, email in players)
+    if language is not None:
+        check_language(language, "--language")
+    own = dict(languages or {})
+    registrations = tuple(
+        Registration(n, email, _derived_secret(seed, n), own.get(n)) for n, email in players
+    )
     key = dice.resolution_key(seed, 0, chain_length)
     state, events = engine.new_game(
         game_name, names, the_board, options, engine.Randomness(key, dice.hidden_key(seed))
@@ -174,7 +207,17 @@ def new_game(
     except OSError as err:
         raise disk_error(err, directory, "create") from None
     deadline = clock.next_deadline(now, schedule) if schedule and now else None
-    game = Game(directory, state, seed, registrations, chain_length, schedule, deadline, mail=mail)
+    game = Game(
+        directory,
+        state,
+        seed,
+        registrations,
+        chain_length,
+        schedule,
+        deadline,
+        language=language,
+        mail=mail,
+    )
     with locked(directory, creating=True):
         found = game_files(directory)
         if found:
@@ -225,17 +268,21 @@ def _undo_new(directory: Path, reports: Sequence[str]) -> None:
             folder.rmdir()  # only if empty
 
 
-def check_submission(game: Game, path: Path, text: str | None = None) -> Submission:
-    """Parse, authenticate and validate one order file against the pending turn."""
+def check_submission(
+    game: Game, path: Path, text: str | None = None, language: str | None = None
+) -> Submission:
+    """Parse, authenticate and validate one order file against the pending turn; its problems
+    are told in `language` (None: the moderator's, PBEM_LANG)."""
+    told = {"language": language or moderator_language(), "board": game.state.board.name}
     if text is None:
         read = read_order_text(path)
         if isinstance(read, Problem):
-            return Submission(path, "", None, (read,))
+            return Submission(path, "", None, (read,), **told)
         text = read
     try:
         orders = parse_orders(text, game.state.board)
     except OrderError as err:
-        return Submission(path, text, None, tuple(err.problems))
+        return Submission(path, text, None, tuple(err.problems), **told)
     problems: list[Problem] = []
     reg = game.registration(orders.player)
     if reg is not None and not hmac.compare_digest(
@@ -247,9 +294,9 @@ def check_submission(game: Game, path: Path, text: str | None = None) -> Submiss
                 orders.line_of("secret"),
             )
         )
-        return Submission(path, text, orders, tuple(problems))
+        return Submission(path, text, orders, tuple(problems), **told)
     problems.extend(rules.validate(game.state, orders))
-    return Submission(path, text, orders, tuple(problems))
+    return Submission(path, text, orders, tuple(problems), **told)
 
 
 def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:

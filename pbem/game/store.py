@@ -49,6 +49,7 @@ from pbem.game.safety import (
     read_text,
     remove_temporaries,
 )
+from pbem.present.i18n import check_language
 from pbem.terminal import quoted
 
 GAME_FILE = "game.toml"
@@ -192,6 +193,8 @@ class Registration:
     name: str
     email: str
     secret: str
+    language: str | None = None
+    """The language their reports, answers and order files are in; None: the game's."""
 
 
 @dataclass(frozen=True)
@@ -205,12 +208,19 @@ class Game:
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH
     schedule: Schedule | None = None
     deadline: datetime | None = None
+    language: str | None = None
+    """The players' language unless one has their own; None: English."""
     mail: tuple[tuple[str, str | int], ...] = ()
     """The game's own mail settings (the game file's [mail] table), as set; see settings."""
 
     @property
     def name(self) -> str:
         return self.state.game
+
+    def language_of(self, player: str) -> str:
+        """The language `player` reads: their own, else the game's, else English."""
+        reg = self.registration(player)
+        return (reg.language if reg else None) or self.language or "en"
 
     def registration(self, name: str) -> Registration | None:
         return next((r for r in self.registrations if r.name == name), None)
@@ -265,7 +275,12 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
         ]
         state = state_from_dict(state_data, board)
         registrations = tuple(
-            Registration(str(p["name"]), str(p.get("email", "")), str(p["secret"]))
+            Registration(
+                str(p["name"]),
+                str(p.get("email", "")),
+                str(p["secret"]),
+                _language(p.get("language"), f"the language of player {p['name']}"),
+            )
             for p in data["players"]
         )
         game = Game(
@@ -274,6 +289,7 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
             seed=bytes.fromhex(str(data["seed"])),
             registrations=registrations,
             chain_length=int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)),
+            language=_language(data.get("language"), "the game's language"),
             **_read_deadlines(data.get("deadlines")),
             mail=mail,
         )
@@ -432,6 +448,11 @@ def card_inconsistency(state: GameState) -> str | None:
     return None
 
 
+def _language(value: object, where: str) -> str | None:
+    """An optional language key of the game file, checked (absent: None)."""
+    return None if value is None else check_language(str(value), where)
+
+
 def game_document(game: Game) -> dict[str, Any]:
     """The game file's content as data: settings, players with secrets, the state."""
     state = state_to_dict(game.state)
@@ -439,7 +460,10 @@ def game_document(game: Game) -> dict[str, Any]:
     for p in state.pop("players"):
         reg = game.registration(p["name"])
         assert reg is not None
-        players.append({"name": reg.name, "email": reg.email, "secret": reg.secret, **p})
+        entry = {"name": reg.name, "email": reg.email, "secret": reg.secret}
+        if reg.language is not None:
+            entry["language"] = reg.language
+        players.append({**entry, **p})
     del state["options"]  # the game file spells out every option, the deck rule included
     doc: dict[str, Any] = {
         "format": FORMAT,
@@ -451,6 +475,8 @@ def game_document(game: Game) -> dict[str, Any]:
         "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
         "options": {**game.state.options.to_dict(), "missions": game.state.options.missions},
     }
+    if game.language is not None:
+        doc["language"] = game.language
     if game.schedule is not None:
         doc["deadlines"] = game.schedule.to_dict()
         if game.deadline is not None:

@@ -38,6 +38,7 @@ from pbem.mail.records import (
     store_orders,
 )
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.present import i18n
 from pbem.present.text import plural
 from pbem.terminal import printable
 
@@ -229,6 +230,10 @@ class _Fetcher:
 
     # -- deciding ------------------------------------------------------------------------------
 
+    def speaking(self, player: Registration) -> i18n.Language:
+        """The language a player's answers are in."""
+        return i18n.language(self.game.language_of(player.name), self.game.state.board.name)
+
     def registered(self, sender: str | None) -> Registration | None:
         """The player whose registered address sent the message, if any."""
         if sender is None:
@@ -252,7 +257,8 @@ class _Fetcher:
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
-            problems = [p.format(ORDER_FILE.name) for p in err.problems]
+            told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
+            problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
             return self.reject(letter, raw, problems, to=me, text=text)
         except RecursionError:
             reason = "the orders are nested too deep to read: send the plain order file"
@@ -273,7 +279,9 @@ class _Fetcher:
             return self.reject(letter, raw, [reason], to=me)
         if me is None or me.name != player.name:
             return self.forged(letter, raw, player)
-        submission = processor.check_submission(self.game, ORDER_FILE, text)
+        submission = processor.check_submission(
+            self.game, ORDER_FILE, text, self.game.language_of(me.name)
+        )
         if not submission.accepted:
             return self.reject(letter, raw, submission.messages(), to=me, text=text)
         if letter.date is None:
@@ -301,30 +309,45 @@ class _Fetcher:
                 f"this message is dated {format_datetime(when)}, before the orders already "
                 f"accepted (dated {standing}), which stand"
             )
-            body = (
-                f"Your message of {format_datetime(when)} was not used: {reason}.\n\n"
-                "The latest orders by the Date of the message count. To change your orders, "
-                "send them again.\n"
+            _ = self.speaking(me)._
+            body = _(
+                "Your message of %(date)s was not used: this message is dated %(date)s, before "
+                "the orders already accepted (dated %(standing)s), which stand.",
+                date=format_datetime(when),
+                standing=standing,
             )
-            reply = self.out.answer(letter, me, "not used: older orders", body)
+            body += "\n\n" + _(
+                "The latest orders by the Date of the message count. To change your orders, "
+                "send them again."
+            )
+            body += "\n"
+            reply = self.out.answer(letter, me, _("not used: older orders"), body)
             return Incoming(mid, frm, Verdict.IGNORED, me.name, (reason,), reply)
         replaced = store_orders(self.path, me.name, letter.orders)
         self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
         if future is not None:
             self.seen["accepted"][key]["dated"] = letter.date.isoformat()
         lines = processor.forecast(state, submission.orders)
-        body = f"Your orders for turn {state.turn} of {self.game.name} are accepted.\n"
+        _ = self.speaking(me)._
+        body = _(
+            "Your orders for turn %(turn)s of %(game)s are accepted.",
+            turn=state.turn,
+            game=self.game.name,
+        )
+        body += "\n"
         if future is not None:
-            body += f"Note: {future}.\n"
+            body += _("Note: %(note)s.", note=future) + "\n"
         if previous is not None:
             replaced_date = format_datetime(datetime.fromisoformat(previous["date"]))
-            body += f"They replace the orders you sent on {replaced_date}.\n"
-        body += "\nWhat they will do:\n" + "".join(f"  {line}\n" for line in lines)
-        body += (
-            "\nUntil the turn is resolved you may send new orders: the latest message "
-            "(by its Date) counts.\n"
+            body += _("They replace the orders you sent on %(date)s.", date=replaced_date) + "\n"
+        body += "\n" + _("What they will do:") + "\n" + "".join(f"  {line}\n" for line in lines)
+        body += "\n" + _(
+            "Until the turn is resolved you may send new orders: the latest message "
+            "(by its Date) counts."
         )
-        reply = self.out.answer(letter, me, f"accepted: your orders for turn {state.turn}", body)
+        body += "\n"
+        subject = _("accepted: your orders for turn %(turn)s", turn=state.turn)
+        reply = self.out.answer(letter, me, subject, body)
         reasons = []
         if replaced:
             since = f" of {previous['date']}" if previous is not None else ""
@@ -351,19 +374,26 @@ class _Fetcher:
             why = f"not answered: {frm} is not a player's address" if frm else "not answered"
             self.out.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
             return Incoming(mid, frm, Verdict.REJECTED, None, (*reasons, why), kept=kept)
-        about = f' "{printable(letter.subject)}"' if letter.subject else ""
-        body = f"Your message{about} was not accepted:\n\n"
-        body += "".join(f"  {printable(r)}\n" for r in reasons)
+        _ = self.speaking(to)._
+        body = (
+            _('Your message "%(subject)s" was not accepted:', subject=printable(letter.subject))
+            if letter.subject
+            else _("Your message was not accepted:")
+        )
+        body += "\n\n" + "".join(f"  {printable(r)}\n" for r in reasons)
         if text is not None:
-            body += "\nThe orders as read from your message:\n\n"
+            body += "\n" + _("The orders as read from your message:") + "\n\n"
             body += "".join(
                 f"  {n:3} | {printable(line)}\n" for n, line in enumerate(text.splitlines(), 1)
             )
         if f"{self.game.state.resolution}/{to.name}" in self.seen["accepted"]:
-            body += "\nNothing from this message was used: your orders accepted earlier stand.\n"
+            body += "\n" + _(
+                "Nothing from this message was used: your orders accepted earlier stand."
+            )
         else:
-            body += "\nNothing from this message was used. Correct it and send it again.\n"
-        reply = self.out.answer(letter, to, "rejected: your orders", body)
+            body += "\n" + _("Nothing from this message was used. Correct it and send it again.")
+        body += "\n"
+        reply = self.out.answer(letter, to, _("rejected: your orders"), body)
         return Incoming(mid, frm, Verdict.REJECTED, to.name, tuple(reasons), reply, kept)
 
     def forged(self, letter: Letter, raw: bytes, player: Registration) -> Incoming:
@@ -381,16 +411,38 @@ class _Fetcher:
         if not registered:
             return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), kept=kept)
         stands = f"{self.game.state.resolution}/{player.name}" in self.seen["accepted"]
+        _ = self.speaking(player)._
+        values = {
+            "sender": printable(frm),
+            "player": player.name,
+            "game": self.game.name,
+            "address": registered,
+        }
         body = (
-            f"A message sent from {printable(frm)} carried orders for you ({player.name}) in "
-            f"{self.game.name}. Orders are taken only from your registered address, "
-            f"{registered}, so it was not used"
-            + (": your orders accepted earlier stand.\n" if stands else ".\n")
-            + f"\nIf you sent it, send your orders again from {registered}. If you did not, "
-            "someone else has sent orders in your name; the moderator has been told.\n"
-            f"\nMessage-ID: {printable(mid)}\nSubject: {printable(letter.subject) or '(none)'}\n"
+            _(
+                "A message sent from %(sender)s carried orders for you (%(player)s) in "
+                "%(game)s. Orders are taken only from your registered address, %(address)s, so "
+                "it was not used: your orders accepted earlier stand.",
+                **values,
+            )
+            if stands
+            else _(
+                "A message sent from %(sender)s carried orders for you (%(player)s) in "
+                "%(game)s. Orders are taken only from your registered address, %(address)s, so "
+                "it was not used.",
+                **values,
+            )
         )
-        reply = self.out.answer(letter, player, "orders in your name from another address", body)
+        body += "\n\n" + _(
+            "If you sent it, send your orders again from %(address)s. If you did not, someone "
+            "else has sent orders in your name; the moderator has been told.",
+            **values,
+        )
+        body += (
+            f"\n\nMessage-ID: {printable(mid)}\nSubject: {printable(letter.subject) or '(none)'}\n"
+        )
+        subject = _("orders in your name from another address")
+        reply = self.out.answer(letter, player, subject, body)
         return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), reply, kept)
 
     def reused_id(self, letter: Letter, previous: dict[str, Any]) -> Incoming:
@@ -405,11 +457,18 @@ class _Fetcher:
         me = self.registered(letter.sender) if letter.machine is None else None
         if me is None:
             return Incoming(mid, frm, Verdict.DUPLICATE, None, (reason, "not answered"))
-        body = (
-            f'Your message "{printable(letter.subject)}" has the Message-ID {printable(mid)}, '
-            f"the same as a message pbem read {when}, but says something else. It was not "
-            "used.\n\nTo change your orders, send them again as a new message (not by resending "
-            "or editing an earlier one).\n"
+        _ = self.speaking(me)._
+        body = _(
+            'Your message "%(subject)s" has the Message-ID %(id)s, the same as a message pbem '
+            "read %(when)s, but says something else. It was not used.",
+            subject=printable(letter.subject),
+            id=printable(mid),
+            when=when,
         )
-        reply = self.out.answer(letter, me, "not used: a message already read", body)
+        body += "\n\n" + _(
+            "To change your orders, send them again as a new message (not by resending or "
+            "editing an earlier one)."
+        )
+        body += "\n"
+        reply = self.out.answer(letter, me, _("not used: a message already read"), body)
         return Incoming(mid, frm, Verdict.DUPLICATE, me.name, (reason,), reply)

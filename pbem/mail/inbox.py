@@ -45,6 +45,7 @@ from pbem.mail.records import (
 )
 from pbem.mail.send import SendResult, SmtpServer, deliver_waiting, send_mail, stamp, waiting
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.present import i18n
 from pbem.terminal import printable
 
 
@@ -307,6 +308,7 @@ class _RootAnswers:
     now: datetime
     games: Mapping[str, Path]
     _players: dict[str, list[str]] | None = None
+    _languages: dict[str, str] = field(default_factory=dict)
 
     def plays_in(self, sender: str) -> list[str]:
         """The games of the root in which `sender` is a player's registered address."""
@@ -319,8 +321,14 @@ class _RootAnswers:
                     continue
                 for reg in game.registrations:
                     if address(reg.email):
-                        self._players.setdefault(address(reg.email).lower(), []).append(name)
+                        key = address(reg.email).lower()
+                        self._players.setdefault(key, []).append(name)
+                        self._languages.setdefault(key, game.language_of(reg.name))
         return self._players.get(sender.lower(), [])
+
+    def language(self, sender: str) -> i18n.Language:
+        """The language of a player's answer: theirs in the first of their games."""
+        return i18n.language(self._languages.get(sender.lower(), i18n.DEFAULT))
 
     def take(self, key: str, entry: Entry, letter: Letter | None) -> Unrouted:
         if letter is None:
@@ -343,22 +351,26 @@ class _RootAnswers:
             return Unrouted(mid, frm, (why, f"not answered: {who}"), kept=kept)
         listing = ", ".join(games)
         subject = printable(letter.subject)
+        _ = self.language(frm)._
         body = (
-            f"Your message{f' {chr(34)}{subject}{chr(34)}' if subject else ''} reached "
-            f"no game: {why}.\n\nAt this address you play in: {listing}.\n\n"
-            f'Put the game\'s name at the top of your orders (game = "{games[0]}"), or answer '
-            f"a report of the game (its subject begins with [{games[0]}]).\n\n"
-            "Nothing from this message was used.\n"
+            _('Your message "%(subject)s" reached no game: %(why)s.', subject=subject, why=why)
+            if subject
+            else _("Your message reached no game: %(why)s.", why=why)
         )
-        reply = self.answer(key, letter, frm, body)
+        body += "\n\n" + _("At this address you play in: %(games)s.", games=listing)
+        body += "\n\n" + _(
+            'Put the game\'s name at the top of your orders (game = "%(game)s"), or answer a '
+            "report of the game (its subject begins with [%(game)s]).",
+            game=games[0],
+        )
+        body += "\n\n" + _("Nothing from this message was used.") + "\n"
+        reply = self.answer(key, letter, frm, body, _("your message reached no game"))
         return Unrouted(mid, frm, (why, f"{frm} plays in {listing}"), reply=reply)
 
-    def answer(self, key: str, letter: Letter, to: str, body: str) -> str:
+    def answer(self, key: str, letter: Letter, to: str, body: str, subject: str) -> str:
         digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
         sender = self.settings.sender
-        out = outgoing(
-            sender, to, "your message reached no game", self.root.name, "auto-replied", self.now
-        )
+        out = outgoing(sender, to, subject, self.root.name, "auto-replied", self.now)
         out["Reply-To"] = self.settings.reply_to
         out["Message-ID"] = f"<pbem.root.reply.{digest}@{domain(sender)}>"
         if letter.thread_id is not None:

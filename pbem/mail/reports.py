@@ -14,21 +14,24 @@ from pbem.game.store import Game, report_dir
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
 from pbem.mail.records import domain, outgoing, slug
-from pbem.present import report
+from pbem.present import i18n, report
 
 
 def report_subject(view: dict[str, Any] | None, player: str, resolution: int) -> str:
-    """`turn 13: your move`, or what else the report is (game over, out of the game)."""
+    """`turn 13: your move`, or what else the report is (game over, out of the game), in the
+    language of the view's player."""
     if view is None:
-        return f"report after resolution {resolution}"
+        return i18n.current()._("report after resolution %(resolution)s", resolution=resolution)
+    code = view.get("language")
+    lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
     if view.get("phase") == "over":
-        return f"game over: {view.get('winner')} won"
+        return lang._("game over: %(winner)s won", winner=str(view.get("winner")))
     me: dict[str, Any] = next((p for p in view.get("players", []) if p.get("name") == player), {})
     if not me.get("alive", True):
-        return "report: you are out of the game"
+        return lang._("report: you are out of the game")
     if player in view.get("awaiting", []):
-        return f"turn {view.get('turn')}: your move"
-    return f"turn {view.get('turn')}: report"
+        return lang._("turn %(turn)s: your move", turn=str(view.get("turn")))
+    return lang._("turn %(turn)s: report", turn=str(view.get("turn")))
 
 
 def build_report(

@@ -6,10 +6,11 @@ for every player: nothing private. The odds are `pbem odds`'s exact ones (`odds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pbem.core import odds, rules
 from pbem.core.state import GameState
+from pbem.present.i18n import place
 
 STRONGEST = 3
 """How many of the player's strongest border territories the attack table starts from."""
@@ -84,7 +85,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
                 t,
                 state.armies(t),
                 sum(state.armies(n) for n in enemies),
-                ", ".join(f"{n} ({state.owner(n)}, {state.armies(n)})" for n in enemies),
+                ", ".join(f"{place(n)} ({state.owner(n)}, {state.armies(n)})" for n in enemies),
             )
         )
     borders.sort(key=lambda b: (-(b.threat - b.armies), b.territory))
@@ -107,9 +108,11 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
                 )
             )
     attacks.sort(key=lambda a: (a.defenders - a.armies, a.source, a.target))
-    return {
-        "continents": continents,
-        "borders": borders,
-        "attacks": attacks[:ATTACKS],
+    return {  # names in the reader's language (pbem.present.i18n), once sorted by the board's
+        "continents": [replace(c, name=place(c.name)) for c in continents],
+        "borders": [replace(b, territory=place(b.territory)) for b in borders],
+        "attacks": [
+            replace(a, source=place(a.source), target=place(a.target)) for a in attacks[:ATTACKS]
+        ],
         "reinforcements": extra,
     }

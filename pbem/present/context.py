@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -18,19 +17,25 @@ from pbem.core.orders import Orders
 from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
 from pbem.game import clock
 from pbem.game.store import Game
+from pbem.present import i18n
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
+from pbem.present.i18n import _, n_, place
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import battle_line, charts, fallen_line, luck_line, stats_after, stats_text
-from pbem.present.story import armies_before, tell
+from pbem.present.story import _card, _cards, armies_before, tell
 from pbem.present.svgmap import NEUTRAL_COLOUR, map_shapes, player_colours
-from pbem.present.text import dice_faces, plural
+from pbem.present.text import dice_faces
 from pbem.present.view import game_view
 
 
 def _card_kind(state: GameState, card: str) -> str:
     kind = state.board.card_kind(card)
-    return kind.value if kind is not None else "wild"
+    if kind is None:
+        return _("wild")
+    return {"infantry": _("infantry"), "cavalry": _("cavalry"), "artillery": _("artillery")}.get(
+        kind.value, kind.value
+    )
 
 
 def _roll_lines(rolls: Sequence[str], width: int = 66) -> list[str]:
@@ -104,7 +109,10 @@ def deadline_text(game: Game, now: datetime | None) -> str | None:
     """`Tue 2 Dec 2026, 20:00 CET, in 47 hours` (counted from `now`, the resolution's time)."""
     if game.deadline is None or game.schedule is None or game.state.phase is Phase.OVER:
         return None
-    return clock.describe(game.deadline, game.schedule.zone, now)
+    lang = i18n.current()
+    if lang.code == i18n.DEFAULT:
+        return clock.describe(game.deadline, game.schedule.zone, now)
+    return lang.deadline(game.deadline.astimezone(game.schedule.zone), now)
 
 
 def report_context(
@@ -136,14 +144,14 @@ def report_context(
         holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
         continents.append(
             {
-                "name": c.name,
+                "name": place(c.name),
                 "bonus": c.bonus,
                 "holder": holder,
                 "holder_colour": colours[holder][0] if holder else None,
                 "mine": holder is not None and holder == player,
                 "territories": [
                     {
-                        "name": t,
+                        "name": place(t),
                         "owner": mission_view.owner_shown(state, t),
                         "armies": state.armies(t),
                         "mine": player is not None and state.owner(t) == player,
@@ -159,7 +167,7 @@ def report_context(
             {
                 **p,
                 "colour": colours[p["name"]][0],
-                "continents": list(state.continents_held(p["name"])),
+                "continents": [place(c) for c in state.continents_held(p["name"])],
                 "me": p["name"] == player,
                 "next": state.phase is Phase.PLAY and p["name"] in state.awaiting(),
             }
@@ -216,24 +224,28 @@ def piles_context(piles: Mapping[str, Any]) -> dict[str, Any]:
     """The cards beside the board, as sentences: the draw pile, the discards, the rule."""
     discards = list(piles["discards"])
     if piles["traded_cards"] == TradedCards.ASIDE.value:
-        rule = (
+        rule = _(
             "Traded cards are set aside face up, out of the draw pile; when it runs out, they "
             "are shuffled into a new one."
         )
         aside = (
-            f"Set aside ({len(discards)}, in the order traded): {', '.join(discards)}."
+            _(
+                "Set aside (%(count)s, in the order traded): %(cards)s.",
+                count=len(discards),
+                cards=", ".join(_card(c) for c in discards),
+            )
             if discards
-            else "Set aside: none."
+            else _("Set aside: none.")
         )
     else:
-        rule = "In this game traded cards go back into the draw pile (the rule it began with)."
+        rule = _("In this game traded cards go back into the draw pile (the rule it began with).")
         aside = ""
-    draw_pile = f"Draw pile: {plural(int(piles['draw_pile']), 'card')}."
+    draw_pile = _("Draw pile: %(cards)s.", cards=_cards(int(piles["draw_pile"])))
     return {
         "draw_pile": draw_pile,
         "discards": aside,
         "rule": rule,
-        "lines": textwrap.wrap(f"{draw_pile} {aside}", 70) + textwrap.wrap(rule, 70),
+        "lines": i18n.wrap(f"{draw_pile} {aside}", 70) + i18n.wrap(rule, 70),
     }
 
 
@@ -247,9 +259,9 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     value = rules.set_value(state.sets_traded)
     sets = [
         {
-            "cards": list(s),
+            "cards": [_card(c) for c in s],
             "value": value,
-            "bonus": [c for c in s if c in owned],
+            "bonus": [place(c) for c in s if c in owned],
         }
         for s in rules.sets_in(state.board, me.hand)
     ]
@@ -258,7 +270,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     return {
         "aids": decision_aids(state, player) if playing and state.phase is Phase.PLAY else None,
         "secret": secret,
-        "hand": [{"card": c, "kind": _card_kind(state, c)} for c in me.hand],
+        "hand": [{"card": _card(c), "kind": _card_kind(state, c)} for c in me.hand],
         "sets": sets,
         "set_value": value,
         "must_trade": len(me.hand) >= rules.FORCED_TRADE_HAND,
@@ -266,7 +278,8 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
             "territories": base.territories,
             "from_territories": base.from_territories,
             "continents": [
-                {"name": c, "bonus": state.board.continents[c].bonus} for c in base.continents
+                {"name": place(c), "bonus": state.board.continents[c].bonus}
+                for c in base.continents
             ],
             "total": base.total,
             "best_set": value if sets else 0,
@@ -289,14 +302,20 @@ def _missed_warning(state: GameState, player: str) -> str | None:
         return None
     limit = state.options.drop_after
     text = (
-        f"You sent no valid orders for your last {plural(me.missed, 'turn')}"
+        n_(
+            "You sent no valid orders for your last %(num)s turn: the autopilot played for you.",
+            "You sent no valid orders for your last %(num)s turns: the autopilot played for you.",
+            me.missed,
+        )
         if me.missed > 1
-        else "You sent no valid orders for your last turn"
-    ) + ": the autopilot played for you."
+        else _("You sent no valid orders for your last turn: the autopilot played for you.")
+    )
     if limit:
         left = limit - me.missed
-        text += (
-            f" Miss {plural(left, 'more turn')} in a row and you leave the game; "
-            "valid orders reset the count."
+        text += " " + n_(
+            "Miss %(num)s more turn in a row and you leave the game; valid orders reset the count.",
+            "Miss %(num)s more turns in a row and you leave the game; valid orders reset the "
+            "count.",
+            left,
         )
     return text

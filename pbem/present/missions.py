@@ -15,6 +15,7 @@ from pbem.core import missions
 from pbem.core.events import Drafted, Event, MissionCompleted, MissionDealt, MissionFellBack
 from pbem.core.orders import REST
 from pbem.core.state import GameState, Phase, Player
+from pbem.present.i18n import _, place
 
 
 def may_see(state: GameState, holder: str, viewer: str | None) -> bool:
@@ -106,23 +107,48 @@ def narrate(event: Event, viewer: str | None) -> str | None:
     if isinstance(event, MissionDealt):
         mission = missions.Mission.parse(event.mission).describe()
         if viewer == event.player:
-            return f"Your secret mission: {mission}."
-        return f"{event.player} was dealt the secret mission: {mission}."
+            return _("Your secret mission: %(mission)s.", mission=mission)
+        return _(
+            "%(player)s was dealt the secret mission: %(mission)s.",
+            player=event.player,
+            mission=mission,
+        )
     if isinstance(event, MissionFellBack):
-        whose = "Your" if viewer == event.player else f"{event.player}'s"
-        return (
-            f"{whose} mission to destroy {event.target} became: occupy "
-            f"{missions.Mission.parse(missions.FALLBACK).territories} territories "
-            f"({event.reason})."
+        values = {
+            "player": event.player,
+            "target": event.target,
+            "territories": missions.Mission.parse(missions.FALLBACK).territories,
+            "reason": event.reason,
+        }
+        if viewer == event.player:
+            return _(
+                "Your mission to destroy %(target)s became: occupy %(territories)s territories "
+                "(%(reason)s).",
+                **values,
+            )
+        return _(
+            "%(player)s's mission to destroy %(target)s became: occupy %(territories)s "
+            "territories (%(reason)s).",
+            **values,
         )
     if isinstance(event, MissionCompleted):
         card = missions.Mission.parse(event.card).describe()
         done = missions.Mission.parse(event.mission).describe()
-        dealt = f" (the card dealt: {card})" if card != done else ""
-        return f"{event.player} has done their secret mission: {done}{dealt}."
+        if card != done:
+            return _(
+                "%(player)s has done their secret mission: %(done)s (the card dealt: %(card)s).",
+                player=event.player,
+                done=done,
+                card=card,
+            )
+        return _(
+            "%(player)s has done their secret mission: %(done)s.", player=event.player, done=done
+        )
     if isinstance(event, Drafted):
-        how = " (fill-in rule)" if event.by != "list" else ""
-        return f"Round {event.round}: {event.player} took {event.territory}{how}."
+        values = {"round": event.round, "player": event.player, "territory": place(event.territory)}
+        if event.by != "list":
+            return _("Round %(round)s: %(player)s took %(territory)s (fill-in rule).", **values)
+        return _("Round %(round)s: %(player)s took %(territory)s.", **values)
     return None
 
 
@@ -145,9 +171,10 @@ def draft_round(events: Sequence[Event], start: int) -> tuple[str, int]:
         e = events[i]
         if not isinstance(e, Drafted) or e.round != first.round:
             break
-        picks.append(f"{e.player} {e.territory}" + (" (fill-in rule)" if e.by != "list" else ""))
+        pick = f"{e.player} {place(e.territory)}"
+        picks.append(_("%(pick)s (fill-in rule)", pick=pick) if e.by != "list" else pick)
         i += 1
-    return f"Draft round {first.round}: " + ", ".join(picks) + ".", i
+    return _("Draft round %(round)s: %(picks)s.", round=first.round, picks=", ".join(picks)), i
 
 
 def draft_forecast(ranked: Sequence[str]) -> str:

@@ -25,6 +25,7 @@ from pbem.core.orders import Orders
 from pbem.core.state import Phase
 from pbem.errors import PbemError
 from pbem.game.store import Game
+from pbem.present import i18n
 from pbem.present.bytecode import template_cache
 from pbem.present.context import (
     deadline_iso,
@@ -82,15 +83,19 @@ def builtin_templates() -> Path:
     return Path(__file__).resolve().parents[2] / "templates"
 
 
-def environment(game_dir: Path | None = None) -> jinja2.Environment:
+def environment(game_dir: Path | None = None, language: str = i18n.DEFAULT) -> jinja2.Environment:
     """The Jinja2 environment for a game: its own templates/ folder first, then the built-in.
 
     Sandboxed (Jinja2's immutable sandbox): a game's own template can format what it is given
     but reach nothing else (no attribute that leads to Python's internals, no method that
     changes a value). Every value a template prints
-    goes through `printable`, so a control character a player wrote is shown escaped."""
+    goes through `printable`, so a control character a player wrote is shown escaped.
+
+    Templates speak `language` through Jinja2's i18n extension (`_()`, `ngettext()`,
+    `{% trans %}`, newstyle: placeholders as `%(name)s`), from the game's own catalogue (its
+    `locale/` folder) before the built-in one (docs/languages.md)."""
     own = game_dir / "templates" if game_dir is not None else None
-    return _environment(own if own is not None and own.is_dir() else None)
+    return _environment(own if own is not None and own.is_dir() else None, game_dir, language)
 
 
 def _printable_value(value: Any, markup: type[str]) -> Any:
@@ -102,7 +107,7 @@ def _printable_value(value: Any, markup: type[str]) -> Any:
 
 
 @functools.lru_cache(maxsize=32)
-def _environment(own: Path | None) -> jinja2.Environment:
+def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinja2.Environment:
     import jinja2
     import markupsafe
     from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -122,8 +127,16 @@ def _environment(own: Path | None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         bytecode_cache=template_cache(),
+        extensions=["jinja2.ext.i18n"],
+    )
+    env.install_gettext_translations(  # type: ignore[attr-defined]
+        i18n.translations(language, game_dir), newstyle=True
     )
     env.filters["columns"] = columns
+    env.filters["pad"] = i18n.pad
+    env.filters["number"] = lambda n: i18n.language(language).number(n)
+    env.globals["wrap"] = i18n.wrap
+    env.globals["width"] = i18n.display_width
     return env
 
 
@@ -150,9 +163,21 @@ def render(
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
     name = "moderator" if player is None else "report"
-    env = environment(game.path.resolve())
-    context = report_context(game, resolution, events, player, rejected, orders, now, undone, stats)
-    return render_template(env, f"{name}.{kind}.j2", context)
+    lang = player_language(game, player)
+    with i18n.speaking(lang):
+        context = report_context(
+            game, resolution, events, player, rejected, orders, now, undone, stats
+        )
+        context["lang"] = lang.code
+        return render_template(
+            environment(game.path.resolve(), lang.code), f"{name}.{kind}.j2", context
+        )
+
+
+def player_language(game: Game, player: str | None) -> i18n.Language:
+    """The language `player` reads (None: the moderator's, PBEM_LANG)."""
+    code = i18n.moderator_language() if player is None else game.language_of(player)
+    return i18n.language(code, game.state.board.name, game.path.resolve())
 
 
 def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
@@ -198,6 +223,8 @@ def view_file(
     game so far (public, for `pbem stats --view`), as sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
+    if game.language_of(player) != i18n.DEFAULT:
+        view["language"] = game.language_of(player)
     view["stats"] = without_battles(
         stats if stats is not None else _stats(game, resolution, events)
     )
@@ -232,9 +259,10 @@ def render_reports(
         files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name, stats)
         reg = game.registration(p.name)
         if p.alive and game.state.phase is not Phase.OVER:
-            files[f"{p.name}.orders.toml"] = order_skeleton(
-                game.state, p.name, reg.secret if reg else ""
-            )
+            with i18n.speaking(player_language(game, p.name)):
+                files[f"{p.name}.orders.toml"] = order_skeleton(
+                    game.state, p.name, reg.secret if reg else ""
+                )
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = render(
             game, resolution, events, None, kind, rejected, orders, now, undone, stats

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pbem.core import rules
 from pbem.core.state import GameState, Phase
 from pbem.present import missions as mission_view
+from pbem.present.i18n import _, place
 
 
 def next_turn_of(state: GameState, player: str) -> int | None:
@@ -14,7 +15,7 @@ def next_turn_of(state: GameState, player: str) -> int | None:
     if state.phase is not Phase.PLAY or not state.player(player).alive:
         return None
     seat, turn = state.current, state.turn
-    for _ in range(len(state.players)):
+    for _seat in range(len(state.players)):
         if state.players[seat].name == player:
             return turn
         seat = rules.next_seat(state, seat)
@@ -26,7 +27,7 @@ def players_before(state: GameState, player: str) -> list[str]:
     """Who plays before `player`'s next turn, in order (the current player first)."""
     out: list[str] = []
     seat = state.current
-    for _ in range(len(state.players)):
+    for _seat in range(len(state.players)):
         name = state.players[seat].name
         if name == player:
             return out
@@ -51,24 +52,26 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
         return "\n".join(lines + mission_view.draft_skeleton(state)) + "\n"
     me = state.player(player)
     if state.phase is Phase.PLAY and len(me.hand) >= rules.FORCED_TRADE_HAND:
-        lines.append('trade = "best"            # you hold 5 or more cards: a trade is required')
+        lines.append(
+            'trade = "best"            # ' + _("you hold 5 or more cards: a trade is required")
+        )
     elif state.phase is Phase.PLAY and rules.sets_in(state.board, me.hand):
-        lines.append('# trade = "best"          # you can trade a set')
+        lines.append('# trade = "best"          # ' + _("you can trade a set"))
     owned = state.owned(player)
     borders = [t for t in owned if any(state.owner(n) != player for n in state.board.neighbours(t))]
     strongest = max(borders or owned, key=lambda t: (state.armies(t), t), default=None)
     lines += [
         "",
         "[[place]]",
-        f'territory = "{strongest}"',
-        'armies = "rest"           # every army the other [[place]] tables leave',
+        f'territory = "{_quoted_place(strongest)}"',
+        'armies = "rest"           # ' + _("every army the other [[place]] tables leave"),
     ]
     other = next((t for t in borders or owned if t != strongest), None)
     if other is not None:
         lines += [
             "",
-            "# [[place]]               # more [[place]] tables split your armies",
-            f'# territory = "{other}"',
+            "# [[place]]               # " + _("more [[place]] tables split your armies"),
+            f'# territory = "{_quoted_place(other)}"',
             "# armies = 3",
         ]
     if state.phase is Phase.PLAY and strongest is not None:
@@ -81,10 +84,10 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
             lines += [
                 "",
                 "# [[attack]]",
-                f'# from = "{strongest}"',
-                f'# to = "{enemy}"',
-                "# stop_at = 3             # optional: stop when down to 3 armies",
-                '# move = "all"            # optional: "all", "min" or a number',
+                f'# from = "{_quoted_place(strongest)}"',
+                f'# to = "{_quoted_place(enemy)}"',
+                "# stop_at = 3             # " + _("optional: stop when down to 3 armies"),
+                '# move = "all"            # ' + _('optional: "all", "min" or a number'),
             ]
         inner = [t for t in owned if t not in borders and state.armies(t) > 1]
         friend = next((n for t in inner for n in state.board.neighbours(t) if n in borders), None)
@@ -93,8 +96,8 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
             lines += [
                 "",
                 "# [fortify]",
-                f'# from = "{source}"',
-                f'# to = "{friend}"',
+                f'# from = "{_quoted_place(source)}"',
+                f'# to = "{_quoted_place(friend)}"',
                 '# armies = "all"',
             ]
         elif len(borders) > 1:
@@ -103,8 +106,14 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
                 lines += [
                     "",
                     "# [fortify]",
-                    f'# from = "{strongest}"',
-                    f'# to = "{target}"',
+                    f'# from = "{_quoted_place(strongest)}"',
+                    f'# to = "{_quoted_place(target)}"',
                     "# armies = 2",
                 ]
     return "\n".join(lines) + "\n"
+
+
+def _quoted_place(name: str | None) -> str:
+    """A territory's name in the language spoken, ready to go between TOML's double quotes
+    (every language's names are accepted in orders)."""
+    return place(name or "").replace("\\", "\\\\").replace('"', '\\"')

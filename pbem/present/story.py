@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pbem.core import rules
+from pbem.core.board import WILD
 from pbem.core.events import (
     AttackStopped,
     Conquered,
@@ -30,101 +31,213 @@ from pbem.core.events import (
 )
 from pbem.core.orders import Attack, Orders
 from pbem.core.state import GameState
+from pbem.present import i18n
 from pbem.present import missions as mission_view
-from pbem.present.text import dice_faces, listing, plural
+from pbem.present.i18n import _, n_, place
+
+
+def _listing(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c' in the language spoken."""
+    return i18n.current().listing(list(items))
+
+
+def _dice(values: Iterable[int]) -> str:
+    return " ".join(map(str, values))
+
+
+def _armies(n: int) -> str:
+    return n_("%(num)s army", "%(num)s armies", n)
+
+
+def _cards(n: int) -> str:
+    return n_("%(num)s card", "%(num)s cards", n)
+
+
+def _turns(n: int) -> str:
+    return n_("%(num)s turn", "%(num)s turns", n)
 
 
 def narrate(event: Event, viewer: str | None) -> str:
-    """One event as a sentence for `viewer` (None: the moderator, who sees every card)."""
+    """One event as a sentence for `viewer` (None: the moderator, who sees every card), in the
+    language spoken (pbem.present.i18n): every sentence is a catalogue entry."""
     told = mission_view.narrate(event, viewer)
     if told is not None:
         return told
     if isinstance(event, RolledForFirst):
-        return f"{event.player} rolled {event.die} for first player."
+        return _("%(player)s rolled %(die)s for first player.", player=event.player, die=event.die)
     if isinstance(event, SeatsDecided):
-        return "Order of play: " + ", ".join(event.order) + "."
+        return _("Order of play: %(players)s.", players=", ".join(event.order))
     if isinstance(event, Dealt):
-        return f"{event.player} was dealt {len(event.territories)} territories, one army each."
+        return n_(
+            "%(player)s was dealt %(num)s territory, one army on it.",
+            "%(player)s was dealt %(num)s territories, one army each.",
+            len(event.territories),
+            player=event.player,
+        )
     if isinstance(event, Reinforced):
         total = event.from_territories + event.from_continents
-        parts = (
-            f"{event.from_territories} for {plural(event.territories, 'territory', 'territories')}"
+        parts = n_(
+            "%(armies)s for %(num)s territory",
+            "%(armies)s for %(num)s territories",
+            event.territories,
+            armies=event.from_territories,
         )
         if event.continents:
-            parts += f", {event.from_continents} for holding {listing(event.continents)}"
-        return f"Turn {event.turn}: {event.player} receives {total} armies ({parts})."
-    if isinstance(event, Traded):
-        how = " (forced, after an elimination)" if event.forced else ""
-        return (
-            f"{event.player} traded {', '.join(event.cards)} for {event.value} armies "
-            f"(set {event.set_number} of the game){how}."
-        )
-    if isinstance(event, Placed):
-        if event.why == "card":
-            return f"{event.player} placed 2 on {event.territory} for its card."
-        if event.why == "elimination":
-            return (
-                f"{event.player} placed {event.armies} on {event.territory} from the forced trade."
+            parts += _(
+                ", %(armies)s for holding %(continents)s",
+                armies=event.from_continents,
+                continents=_listing([place(c) for c in event.continents]),
             )
-        return f"{event.player} placed {event.armies} on {event.territory}."
+        return _(
+            "Turn %(turn)s: %(player)s receives %(armies)s (%(parts)s).",
+            turn=event.turn,
+            player=event.player,
+            armies=_armies(total),
+            parts=parts,
+        )
+    if isinstance(event, Traded):
+        values = {
+            "player": event.player,
+            "cards": ", ".join(_card(c) for c in event.cards),
+            "armies": _armies(event.value),
+            "set": event.set_number,
+        }
+        if event.forced:
+            return _(
+                "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game) "
+                "(forced, after an elimination).",
+                **values,
+            )
+        return _("%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game).", **values)
+    if isinstance(event, Placed):
+        where = {"player": event.player, "territory": place(event.territory)}
+        if event.why == "card":
+            return _("%(player)s placed 2 on %(territory)s for its card.", **where)
+        if event.why == "elimination":
+            return _(
+                "%(player)s placed %(armies)s on %(territory)s from the forced trade.",
+                armies=event.armies,
+                **where,
+            )
+        return _("%(player)s placed %(armies)s on %(territory)s.", armies=event.armies, **where)
     if isinstance(event, Rolled):
-        return (
-            f"{event.source} → {event.target}: {dice_faces(event.attacker)} against "
-            f"{dice_faces(event.defender)}; {event.player} loses {event.attacker_losses}, "
-            f"{event.defender_name} loses {event.defender_losses}."
+        return _(
+            "%(source)s → %(target)s: %(attacker)s against %(defender)s; "
+            "%(player)s loses %(lost)s, %(defender_name)s loses %(defender_lost)s.",
+            source=place(event.source),
+            target=place(event.target),
+            attacker=_dice(event.attacker),
+            defender=_dice(event.defender),
+            player=event.player,
+            lost=event.attacker_losses,
+            defender_name=event.defender_name,
+            defender_lost=event.defender_losses,
         )
     if isinstance(event, Conquered):
         note = f" ({event.note})" if event.note else ""
         return (
-            f"{event.player} took {event.target} from {event.loser}, "
-            f"moving in {event.moved} from {event.source}{note}."
+            _(
+                "%(player)s took %(target)s from %(loser)s, moving in %(moved)s from %(source)s.",
+                player=event.player,
+                target=place(event.target),
+                loser=event.loser,
+                moved=event.moved,
+                source=place(event.source),
+            )[:-1]
+            + note
+            + "."
         )
     if isinstance(event, AttackStopped):
-        return f"{event.player} stopped attacking {event.target}: {event.reason}."
+        return _(
+            "%(player)s stopped attacking %(target)s: %(reason)s.",
+            player=event.player,
+            target=place(event.target),
+            reason=event.reason,
+        )
     if isinstance(event, Eliminated):
-        return (
-            f"{event.player} is out of the game, eliminated by {event.by}, who takes "
-            f"{plural(event.cards_taken, 'card')}."
+        return _(
+            "%(player)s is out of the game, eliminated by %(by)s, who takes %(cards)s.",
+            player=event.player,
+            by=event.by,
+            cards=_cards(event.cards_taken),
         )
     if isinstance(event, DrewCard):
         if viewer is None or viewer == event.player:
-            return f"{event.player} drew a card: {event.card}."
-        return f"{event.player} drew a card."
+            return _(
+                "%(player)s drew a card: %(card)s.", player=event.player, card=_card(event.card)
+            )
+        return _("%(player)s drew a card.", player=event.player)
     if isinstance(event, Reshuffled):
-        return (
-            f"The draw pile was empty when {event.player} was to draw: the "
-            f"{plural(event.cards, 'traded card')} set aside were shuffled into a new draw pile."
+        return n_(
+            "The draw pile was empty when %(player)s was to draw: the %(num)s traded card set "
+            "aside was shuffled into a new draw pile.",
+            "The draw pile was empty when %(player)s was to draw: the %(num)s traded cards set "
+            "aside were shuffled into a new draw pile.",
+            event.cards,
+            player=event.player,
         )
     if isinstance(event, DrewNoCard):
-        return f"{event.player} draws no card: {event.reason}."
+        return _("%(player)s draws no card: %(reason)s.", player=event.player, reason=event.reason)
     if isinstance(event, Fortified):
         note = f" ({event.note})" if event.note else ""
-        return f"{event.player} moved {event.armies} from {event.source} to {event.target}{note}."
-    if isinstance(event, Skipped):
-        return f"{event.player}'s order to {event.order} was skipped: {event.reason}."
-    if isinstance(event, MissedTurn):
-        return f"No orders from {event.player} by the deadline{_in_a_row(event.missed)}."
-    if isinstance(event, Dropped):
-        armies = f"{event.armies} {'army' if event.armies == 1 else 'armies'}"
-        where = f"{event.territories} {'territory' if event.territories == 1 else 'territories'}"
-        cards = (
-            f"their {plural(event.cards, 'card')} {'goes' if event.cards == 1 else 'go'} where "
-            "traded cards go, "
-            if event.cards
-            else ""
-        )
         return (
-            f"{event.player} missed {plural(event.missed, 'turn')} in a row and leaves the game: "
-            f"their {armies} on {where} stay as neutral armies that only defend, {cards}"
-            "and their seat is skipped."
+            _(
+                "%(player)s moved %(armies)s from %(source)s to %(target)s.",
+                player=event.player,
+                armies=event.armies,
+                source=place(event.source),
+                target=place(event.target),
+            )[:-1]
+            + note
+            + "."
+        )
+    if isinstance(event, Skipped):
+        return _(
+            "%(player)s's order to %(order)s was skipped: %(reason)s.",
+            player=event.player,
+            order=event.order,
+            reason=event.reason,
+        )
+    if isinstance(event, MissedTurn):
+        if event.missed > 1:
+            return n_(
+                "No orders from %(player)s by the deadline (%(num)s turn missed in a row).",
+                "No orders from %(player)s by the deadline (%(num)s turns missed in a row).",
+                event.missed,
+                player=event.player,
+            )
+        return _("No orders from %(player)s by the deadline.", player=event.player)
+    if isinstance(event, Dropped):
+        values = {
+            "player": event.player,
+            "turns": _turns(event.missed),
+            "armies": _armies(event.armies),
+            "where": n_("%(num)s territory", "%(num)s territories", event.territories),
+        }
+        if event.cards:
+            return n_(
+                "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+                "%(where)s stay as neutral armies that only defend, their %(num)s card goes "
+                "where traded cards go, and their seat is skipped.",
+                "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+                "%(where)s stay as neutral armies that only defend, their %(num)s cards go "
+                "where traded cards go, and their seat is skipped.",
+                event.cards,
+                **values,
+            )
+        return _(
+            "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
+            "%(where)s stay as neutral armies that only defend, and their seat is skipped.",
+            **values,
         )
     if isinstance(event, Won):
-        return f"{event.player} has won the game!"
+        return _("%(player)s has won the game!", player=event.player)
     return str(event)
 
 
-def _in_a_row(missed: int) -> str:
-    return f" ({missed} turns missed in a row)" if missed > 1 else ""
+def _card(card: str) -> str:
+    """A card as the language spoken names it: its territory, or the wild card."""
+    return _("wild") if card == WILD else place(card)
 
 
 # --- The story: events told as a reader follows them ---------------------------------------
@@ -206,10 +319,10 @@ _KINDS: dict[type[Event], str] = {
 
 def _losses(roll: Rolled) -> str:
     if roll.attacker_losses and roll.defender_losses:
-        return f"each loses {roll.attacker_losses}"
+        return _("each loses %(lost)s", lost=roll.attacker_losses)
     if roll.attacker_losses:
-        return f"{roll.player} loses {roll.attacker_losses}"
-    return f"{roll.defender_name} loses {roll.defender_losses}"
+        return _("%(player)s loses %(lost)s", player=roll.player, lost=roll.attacker_losses)
+    return _("%(player)s loses %(lost)s", player=roll.defender_name, lost=roll.defender_losses)
 
 
 def _battle(
@@ -219,9 +332,15 @@ def _battle(
     what its order asked for, to say why the first roll has fewer."""
     first = events[start]
     assert isinstance(first, Rolled)
-    heading = (
-        f"{first.player} attacked {first.target} ({first.defender_name}) from {first.source}: "
-        f"{armies.get(first.source, 0)} armies against {armies.get(first.target, 0)}."
+    heading = _(
+        "%(player)s attacked %(target)s (%(defender)s) from %(source)s: %(armies)s against "
+        "%(defending)s.",
+        player=first.player,
+        target=place(first.target),
+        defender=first.defender_name,
+        source=place(first.source),
+        armies=_armies(armies.get(first.source, 0)),
+        defending=armies.get(first.target, 0),
     )
     note = rules.attack_dice_note(armies.get(first.source, 0), dice)
     if note:
@@ -238,8 +357,8 @@ def _battle(
         _move(armies, e)
         rolls.append(
             RollLine(
-                dice_faces(e.attacker),
-                dice_faces(e.defender),
+                _dice(e.attacker),
+                _dice(e.defender),
                 _losses(e),
                 armies.get(e.source, 0),
                 armies.get(e.target, 0),
@@ -252,18 +371,28 @@ def _battle(
         _move(armies, end)
         note = f"; {end.note}" if end.note else ""
         left = armies.get(end.source, 0)
-        result = (
-            f"{end.player} took {end.target}, moving in {end.moved} "
-            f"({left} {'stays' if left == 1 else 'stay'} in {end.source}{note})."
+        result = n_(
+            "%(player)s took %(target)s, moving in %(moved)s "
+            "(%(num)s stays in %(source)s%(note)s).",
+            "%(player)s took %(target)s, moving in %(moved)s (%(num)s stay in %(source)s%(note)s).",
+            left,
+            player=end.player,
+            target=place(end.target),
+            moved=end.moved,
+            source=place(end.source),
+            note=note,
         )
         i += 1
     elif isinstance(end, AttackStopped) and (end.source, end.target) == (
         first.source,
         first.target,
     ):
-        result = (
-            f"{end.player} stopped: {end.reason}; {end.target} holds "
-            f"with {armies.get(end.target, 0)}."
+        result = _(
+            "%(player)s stopped: %(reason)s; %(target)s holds with %(armies)s.",
+            player=end.player,
+            reason=end.reason,
+            target=place(end.target),
+            armies=armies.get(end.target, 0),
         )
         i += 1
     return StoryItem("battle", heading, tuple(rolls), result), i
@@ -271,21 +400,50 @@ def _battle(
 
 def _placements(group: Sequence[Placed]) -> str:
     first = group[0]
-    spots = listing([f"{p.armies} on {p.territory}" for p in group])
+    spots = _listing(
+        [
+            _("%(armies)s on %(territory)s", armies=p.armies, territory=place(p.territory))
+            for p in group
+        ]
+    )
     total = sum(p.armies for p in group)
+    values = {"player": first.player, "armies": _armies(total), "spots": spots}
     if first.why == "autopilot":
-        return f"autopilot placed {spots if len(group) == 1 else f'{total} armies: {spots}'}"
+        if len(group) == 1:
+            return _("autopilot placed %(spots)s", **values)
+        return _("autopilot placed %(armies)s: %(spots)s", **values)
     if first.why == "setup":
-        return f"{first.player} placed {total} setup armies: {spots}."
+        return n_(
+            "%(player)s placed %(num)s setup army: %(spots)s.",
+            "%(player)s placed %(num)s setup armies: %(spots)s.",
+            total,
+            **values,
+        )
     if first.why == "random":
-        return f"{first.player}'s other {total} armies were placed at random: {spots}."
+        return n_(
+            "%(player)s's other %(num)s army was placed at random: %(spots)s.",
+            "%(player)s's other %(num)s armies were placed at random: %(spots)s.",
+            total,
+            **values,
+        )
     if first.why == "elimination":
-        return f"{first.player} placed {total} from the forced trade: {spots}."
+        return _(
+            "%(player)s placed %(total)s from the forced trade: %(spots)s.", total=total, **values
+        )
     if first.why == "card":
-        return f"{first.player} placed 2 on {listing([p.territory for p in group])} for its card."
+        return _(
+            "%(player)s placed 2 on %(territory)s for its card.",
+            player=first.player,
+            territory=_listing([place(p.territory) for p in group]),
+        )
     if len(group) == 1:
-        return f"{first.player} placed {first.armies} on {first.territory}."
-    return f"{first.player} placed {total} armies: {spots}."
+        return _(
+            "%(player)s placed %(armies)s on %(territory)s.",
+            player=first.player,
+            armies=first.armies,
+            territory=place(first.territory),
+        )
+    return _("%(player)s placed %(armies)s: %(spots)s.", **values)
 
 
 def _first_player_rolls(group: Sequence[RolledForFirst]) -> str:
@@ -295,7 +453,7 @@ def _first_player_rolls(group: Sequence[RolledForFirst]) -> str:
             rounds.append([])
         rounds[-1].append(roll)
     told = [", ".join(f"{r.player} {r.die}" for r in one) for one in rounds]
-    return "Dice for the first player: " + "; a tie, so again: ".join(told) + "."
+    return _("Dice for the first player: %(rolls)s.", rolls=_("; a tie, so again: ").join(told))
 
 
 def dice_asked(events: Sequence[Event], attacks: Sequence[Attack]) -> dict[int, int | None]:
@@ -353,7 +511,16 @@ def tell(
             continue
         if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
             _move(counts, e)
-            items.append(StoryItem("place", f"2 placed on {e.territory} for {e.player}'s card."))
+            items.append(
+                StoryItem(
+                    "place",
+                    _(
+                        "2 placed on %(territory)s for %(player)s's card.",
+                        territory=place(e.territory),
+                        player=e.player,
+                    ),
+                )
+            )
             i += 1
             continue
         if isinstance(e, Placed):
@@ -383,8 +550,14 @@ def tell(
             items.append(
                 StoryItem(
                     "trade",
-                    f"The autopilot traded {', '.join(e.cards)} for {e.player}, who held 5 or "
-                    f"more cards, for {e.value} armies (set {e.set_number} of the game).",
+                    _(
+                        "The autopilot traded %(cards)s for %(player)s, who held 5 or more "
+                        "cards, for %(armies)s (set %(set)s of the game).",
+                        cards=", ".join(_card(c) for c in e.cards),
+                        player=e.player,
+                        armies=_armies(e.value),
+                        set=e.set_number,
+                    ),
                 )
             )
             i += 1

@@ -9,6 +9,8 @@ from typing import Any
 
 from pbem.core.board import Board
 from pbem.core.state import NEUTRAL, GameState
+from pbem.present import i18n
+from pbem.present.i18n import place
 
 PALETTE: tuple[tuple[str, str], ...] = (
     ("#3a6fb7", "#ffffff"),  # blue
@@ -98,12 +100,13 @@ def _hull(points: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _label_lines(name: str) -> tuple[str, ...]:
-    if len(name) <= LABEL_WIDTH or " " not in name:
+    width = i18n.display_width
+    if width(name) <= LABEL_WIDTH or " " not in name:
         return (name,)
     words = name.split(" ")
     best = min(
         range(1, len(words)),
-        key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))),
+        key=lambda k: abs(width(" ".join(words[:k])) - width(" ".join(words[k:]))),
     )
     return (" ".join(words[:best]), " ".join(words[best:]))
 
@@ -179,8 +182,8 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
     continents: list[MapContinent] = []
     for i, c in enumerate(board.continents.values()):
         points = [board.territories[t].position for t in c.territories]
-        label = f"{c.name} +{c.bonus}"
-        x, y = _label_place(board, c.name, len(label))
+        label = f"{place(c.name)} +{c.bonus}"
+        x, y = _label_place(board, c.name, i18n.display_width(label))
         continents.append(
             MapContinent(
                 c.name,
@@ -209,7 +212,7 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
                 armies=state.armies(name),
                 mine=viewer is not None and owner == viewer,
                 taken=name in taken_set,
-                label=_label_lines(name),
+                label=_label_lines(place(name)),
                 label_y=y + TERRITORY_RADIUS + 11,
             )
         )
@@ -218,8 +221,8 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
         a, b = sorted(pair, key=lambda n: board.territories[n].position)
         edge = [ln for ln in _wrap_lines(board, a, b)]
         edge_labels += [
-            MapText(f"← {b}", 4, edge[0].y2 - 22, "start"),
-            MapText(f"{a} →", board.width - 4, edge[1].y2 - 22, "end"),
+            MapText(f"← {place(b)}", 4, edge[0].y2 - 22, "start"),
+            MapText(f"{place(a)} →", board.width - 4, edge[1].y2 - 22, "end"),
         ]
     return {
         "width": board.width,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Sequence
 
+from pbem.present.i18n import display_width
+
 WIDTH = 78
 """The widest line of a text report: fits an 80-column mail reader with room for quoting."""
 
@@ -28,10 +30,30 @@ def dice_faces(values: Iterable[int]) -> str:
 def wrap(text: str, indent: str = "", more: str | None = None, width: int = WIDTH) -> list[str]:
     """`text` as lines of at most `width`, the first indented by `indent`, the rest by `more`
     (default: `indent`); words longer than a line are split only if they must be."""
+    rest = indent if more is None else more
+    if display_width(text) != len(text):  # combining marks or wide characters: by columns
+        return _wrap_columns(text, indent, rest, width) or [indent.rstrip()]
     return textwrap.wrap(
         text,
         width=width,
         initial_indent=indent,
-        subsequent_indent=indent if more is None else more,
+        subsequent_indent=rest,
         break_on_hyphens=False,
     ) or [indent.rstrip()]
+
+
+def _wrap_columns(text: str, indent: str, more: str, width: int) -> list[str]:
+    """`wrap` by display width (Gujarati's vowel signs take no column, CJK two)."""
+    lines: list[str] = []
+    line = indent
+    for word in text.split():
+        fresh = line in (indent, more) and not line.strip()
+        candidate = line + word if fresh else f"{line} {word}"
+        if not fresh and display_width(candidate) > width:
+            lines.append(line)
+            line = more + word
+        else:
+            line = candidate
+    if line.strip():
+        lines.append(line)
+    return lines

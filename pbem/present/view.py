@@ -25,6 +25,7 @@ from pbem.core.state import (
 )
 from pbem.errors import BoardError, PbemError
 from pbem.game.safety import VIEW_FILE_LIMIT, FileProblem, read_bounded
+from pbem.present.i18n import LANGUAGES
 from pbem.present.missions import view_missions
 from pbem.terminal import quoted
 
@@ -162,6 +163,13 @@ def read_view(path: Path) -> GameState:
         return state_from_view(view, load_board(_text(view.get("board", "classic"), "board")))
     except (ViewError, BoardError) as err:
         raise ViewError(f"{path} is not a view file from a report: {err}") from None
+
+
+def view_language(path: Path) -> str:
+    """The language of the player a view file is for (en when it names none or one unknown)."""
+    view = load_json(path)
+    code = view.get("language") if isinstance(view, dict) else None
+    return code if isinstance(code, str) and code in LANGUAGES else "en"
 
 
 def _text(value: object, what: str) -> str:

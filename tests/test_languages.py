@@ -1,0 +1,483 @@
+"""The players' languages: catalogues, names on the board, plural forms, dates, Gujarati."""
+
+from __future__ import annotations
+
+import gettext
+import json
+import re
+import shutil
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import read_mo, write_mo
+from babel.messages.pofile import read_po
+from click.testing import CliRunner
+from conftest import SEED, attacking
+from test_kit import bare
+from test_mail import GAME, fetch, message, orders_for, outbox, reply_to
+from test_mail import PLAYERS as MAIL_PLAYERS
+from test_report import parse_html
+
+from pbem import mail
+from pbem.cli import main
+from pbem.core.board import load_board
+from pbem.core.state import Options, state_digest
+from pbem.errors import PbemError
+from pbem.game import players, processor
+from pbem.game.store import GAME_FILE, _load_toml, read_game, write_game
+from pbem.kit import KIT_NAME
+from pbem.mail.reports import report_subject
+from pbem.present import i18n, report
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE = ROOT / "pbem" / "locale"
+OTHERS = [code for code in i18n.LANGUAGES if code != "en"]
+PLAYERS = "ann:en,bob:id,cas:sv,dan:it,eve:nl,fay:gu"
+LANGUAGE_OF = {"ann": "en", "bob": "id", "cas": "sv", "dan": "it", "eve": "nl", "fay": "gu"}
+RESOLUTIONS = 6
+"""Setup (0), the setup turn (1), then four play turns."""
+
+WHAT_HAPPENED = {
+    "en": "What happened",
+    "id": "Yang terjadi",
+    "sv": "Vad som hände",
+    "it": "Che cosa è successo",
+    "nl": "Wat er gebeurde",
+    "gu": "શું બન્યું",
+}
+
+
+def catalogue(code: str) -> object:
+    return read_po((LOCALE / code / "LC_MESSAGES" / "pbem.po").open("rb"))
+
+
+# --- The catalogues --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_every_catalogue_is_complete(code: str) -> None:
+    cat = read_po((LOCALE / code / "LC_MESSAGES" / "pbem.po").open("rb"))
+    assert not cat.fuzzy, "the header is marked fuzzy"
+    assert str(cat.locale) == code
+    for msg in cat:
+        if not msg.id:
+            continue
+        assert not msg.fuzzy, f"fuzzy: {msg.id!r}"
+        strings = msg.string if isinstance(msg.string, tuple) else (msg.string,)
+        assert len(strings) == (cat.num_plurals if msg.pluralizable else 1), msg.id
+        assert all(strings), f"untranslated: {msg.id!r}"
+        wanted = set(re.findall(r"%\((\w+)\)s", " ".join(msg.id if msg.pluralizable else [msg.id])))
+        for s in strings:
+            assert set(re.findall(r"%\((\w+)\)s", s)) == wanted, f"{msg.id!r}: {s!r}"
+
+
+def test_the_template_holds_every_sentence_of_the_code_and_templates() -> None:
+    keywords = {"_": None, "n_": (1, 2), "of": None, "gettext": None, "ngettext": (1, 2)}
+    found = {
+        msgid if isinstance(msgid, str) else msgid[0]
+        for _file, _line, msgid, _comments, _context in extract_from_dir(
+            str(ROOT),
+            method_map=[("pbem/**.py", "python"), ("templates/**.j2", "jinja2")],
+            keywords=keywords,
+        )
+    }
+    pot = read_po((LOCALE / "pbem.pot").open("rb"))
+    listed = {m.id if isinstance(m.id, str) else m.id[0] for m in pot if m.id}
+    assert found == listed, "run the pybabel commands in babel.cfg"
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_the_compiled_catalogues_match_their_po_files(code: str) -> None:
+    folder = LOCALE / code / "LC_MESSAGES"
+    po = read_po((folder / "pbem.po").open("rb"))
+    mo = read_mo((folder / "pbem.mo").open("rb"))
+    assert _entries(po) == _entries(mo), "run pybabel compile -D pbem -d pbem/locale"
+
+
+def _entries(cat: Catalog) -> dict[object, object]:
+    def plain(value: object) -> object:
+        return tuple(value) if isinstance(value, (list, tuple)) else value
+
+    return {plain(m.id): plain(m.string) for m in cat if m.id}
+
+
+@pytest.mark.parametrize(
+    ("code", "one", "two"),
+    [
+        ("en", "1 army", "2 armies"),
+        ("id", "1 pasukan", "2 pasukan"),
+        ("sv", "1 armé", "2 arméer"),
+        ("it", "1 armata", "2 armate"),
+        ("nl", "1 leger", "2 legers"),
+        ("gu", "1 સેના", "2 સેનાઓ"),
+    ],
+)
+def test_plural_forms_for_one_and_two_armies(code: str, one: str, two: str) -> None:
+    lang = i18n.language(code)
+    assert lang.n_("%(num)s army", "%(num)s armies", 1) == one
+    assert lang.n_("%(num)s army", "%(num)s armies", 2) == two
+
+
+def test_numbers_and_dates_are_written_the_languages_way() -> None:
+    moment = datetime(2026, 12, 2, 20, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, 20, 0, tzinfo=timezone.utc)
+    assert i18n.language("it").deadline(moment, now).startswith("mercoledì 2 dicembre 2026, 20:00")
+    assert "tra 2 giorni" in i18n.language("it").deadline(moment, now)
+    assert i18n.language("nl").when(moment).startswith("woensdag 2 december 2026")
+    assert i18n.language("sv").number(12345) == "12\xa0345"
+    assert i18n.language("nl").number(12345) == "12.345"
+    assert "ડિસેમ્બર" in i18n.language("gu").when(moment)
+
+
+def test_an_unknown_language_is_refused_naming_the_known_ones() -> None:
+    with pytest.raises(PbemError, match="'fr' is not one pbem speaks: use one of en, id"):
+        processor.parse_player_languages(["ann:fr", "bob"])
+    assert processor.parse_player_languages(["ann=ann@x.org:it", "bob"]) == {"ann": "it"}
+    assert processor.parse_player_list(["ann=ann@x.org:it", "bob:nl"]) == [
+        ("ann", "ann@x.org"),
+        ("bob", ""),
+    ]
+
+
+def test_the_moderator_language_comes_from_pbem_lang(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PBEM_LANG", "nl_NL.UTF-8")
+    assert i18n.moderator_language() == "nl"
+    monkeypatch.setenv("PBEM_LANG", "xx")
+    assert i18n.moderator_language() == "en"
+    monkeypatch.delenv("PBEM_LANG")
+    assert i18n.moderator_language() == "en"
+
+
+# --- A game in six languages -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def babel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Six players, one per language, each playing the order file of their own report."""
+    directory = tmp_path_factory.mktemp("babel") / "game"
+    processor.new_game(
+        directory,
+        processor.parse_player_list(PLAYERS.split(",")),
+        Options(),
+        seed=SEED,
+        name="babel",
+        languages=processor.parse_player_languages(PLAYERS.split(",")),
+    )
+    for r in range(1, RESOLUTIONS):
+        game = read_game(directory)
+        for player in game.state.awaiting():
+            sent = directory / "reports" / f"{r - 1:04d}" / f"{player}.orders.toml"
+            (directory / "orders" / f"{player}.toml").write_text(
+                attacking(sent.read_text(encoding="utf-8")), encoding="utf-8"
+            )
+        outcome = processor.resolve_game(directory)
+        assert not outcome.rejected, [m for s in outcome.rejected for m in s.messages()]
+    return directory
+
+
+def test_each_player_reads_their_report_in_their_language(babel: Path) -> None:
+    for r in range(RESOLUTIONS):
+        for player, code in LANGUAGE_OF.items():
+            folder = babel / "reports" / f"{r:04d}"
+            text = (folder / f"{player}.txt").read_text(encoding="utf-8")
+            assert WHAT_HAPPENED[code] in text, (player, r)
+            for other, heading in WHAT_HAPPENED.items():
+                if other != code:
+                    assert heading not in text, (player, other)
+            html = (folder / f"{player}.html").read_text(encoding="utf-8")
+            assert f'<html lang="{code}">' in html
+            parse_html(html)
+
+
+def test_the_six_language_game_keeps_each_players_secret_and_hand(babel: Path) -> None:
+    game = read_game(babel)
+    secrets = {r.name: r.secret for r in game.registrations}
+    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    for p in game.state.players:
+        files = [f.read_text(encoding="utf-8") for f in folder.glob(f"{p.name}.*")]
+        assert any(secrets[p.name] in t for t in files)
+        for other in game.state.players:
+            if other.name != p.name:
+                assert not any(secrets[other.name] in t for t in files)
+                view = json.loads((folder / f"{p.name}.view.json").read_text(encoding="utf-8"))
+                entry = next(e for e in view["players"] if e["name"] == other.name)
+                assert "hand" not in entry
+
+
+def test_the_moderator_overview_stays_in_english(babel: Path) -> None:
+    text = (babel / "reports" / f"{RESOLUTIONS - 1:04d}" / "_moderator.txt").read_text()
+    assert "What happened" in text
+
+
+def test_names_on_the_board_are_the_players_own(babel: Path) -> None:
+    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    italian = (folder / "dan.txt").read_text(encoding="utf-8")
+    assert "Europa meridionale" in italian and "Kamchatka" in italian
+    assert "Southern Europe" not in italian
+    assert "Zuid-Europa" in (folder / "eve.txt").read_text(encoding="utf-8")
+    assert "Sydeuropa" in (folder / "cas.txt").read_text(encoding="utf-8")
+    gujarati = (folder / "fay.html").read_text(encoding="utf-8")
+    assert "દક્ષિણ યુરોપ" in gujarati and ">Southern Europe<" not in gujarati
+    assert 'data-territory="Southern Europe"' in gujarati  # the map keeps the board's own keys
+
+
+def test_the_language_is_stored_per_player_and_leaves_the_digest_alone(babel: Path) -> None:
+    data = _load_toml(babel / GAME_FILE)
+    assert {p["name"]: p.get("language") for p in data["players"]} == {
+        **LANGUAGE_OF,
+        "ann": "en",
+    }
+    assert "language" not in data
+    game = read_game(babel)
+    plain = read_game(babel)
+    assert state_digest(game.state) == state_digest(plain.state)
+
+
+def test_a_game_without_languages_writes_no_language_key(tmp_path: Path) -> None:
+    processor.new_game(
+        tmp_path / "g", processor.parse_player_list(["a", "b"]), Options(), seed=SEED
+    )
+    text = (tmp_path / "g" / GAME_FILE).read_text()
+    assert "language" not in text
+    game = read_game(tmp_path / "g")
+    assert game.language_of("a") == "en"
+    write_game(game)
+    assert (tmp_path / "g" / GAME_FILE).read_text() == text
+
+
+def test_the_game_language_is_everyones_unless_a_player_has_their_own(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(
+        main,
+        [
+            "new",
+            str(tmp_path / "g"),
+            "--players",
+            "a,b:sv",
+            "--language",
+            "nl",
+            "--seed",
+            "00" * 32,
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    game = read_game(tmp_path / "g")
+    assert (game.language_of("a"), game.language_of("b")) == ("nl", "sv")
+    assert "Wat er gebeurde" in (tmp_path / "g" / "reports" / "0000" / "a.txt").read_text()
+
+
+# --- Orders in the player's language -----------------------------------------------------------
+
+
+def italian_orders(babel: Path) -> tuple[str, str]:
+    game = read_game(babel)
+    player = "dan"
+    reg = game.registration(player)
+    assert reg is not None
+    with i18n.speaking(i18n.language("it")):
+        text = report.order_skeleton(game.state, player, reg.secret)
+    return player, text
+
+
+def test_italian_territory_names_are_accepted_in_orders(babel: Path) -> None:
+    game = read_game(babel)
+    board = load_board()
+    assert board.lookup("Europa meridionale") == "Southern Europe"
+    assert board.lookup("kamchatka") == "Kamchatka"
+    assert board.lookup("દક્ષિણ યુરોપ") == "Southern Europe"
+    _player, text = italian_orders(babel)
+    submission = processor.check_submission(game, Path("dan.toml"), text, "it")
+    if "dan" in game.state.awaiting():
+        assert submission.accepted, submission.messages()
+    else:
+        assert submission.orders is not None  # parsed: every Italian name was understood
+
+
+def test_an_italian_players_errors_come_in_italian(babel: Path) -> None:
+    game = read_game(babel)
+    _player, text = italian_orders(babel)
+    wrong = re.sub(r'territory = "[^"]*"', 'territory = "Europa meridionalle"', text, count=1)
+    submission = processor.check_submission(game, Path("dan.toml"), wrong, "it")
+    assert any(
+        "territorio sconosciuto 'Europa meridionalle'; intendevi 'Europa meridionale'?" in m
+        and "riga" in m
+        for m in submission.messages()
+    ), submission.messages()
+
+
+def test_check_with_a_view_speaks_the_views_language(babel: Path, tmp_path: Path) -> None:
+    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    view = json.loads((folder / "eve.view.json").read_text(encoding="utf-8"))
+    assert view["language"] == "nl"
+    orders = tmp_path / "eve.toml"
+    orders.write_text(
+        (folder / "eve.orders.toml")
+        .read_text(encoding="utf-8")
+        .replace('territory = "', 'territory = "Zuid-Europaa', 1),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        main, ["check", "--view", str(folder / "eve.view.json"), str(orders)]
+    )
+    assert "onbekend gebied" in result.output, result.output
+
+
+def test_the_mail_subject_is_in_the_players_language(babel: Path) -> None:
+    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    view = json.loads((folder / "dan.view.json").read_text(encoding="utf-8"))
+    subject = report_subject(view, "dan", RESOLUTIONS - 1)
+    assert subject.startswith("turno ")
+    english = json.loads((folder / "ann.view.json").read_text(encoding="utf-8"))
+    assert report_subject(english, "ann", RESOLUTIONS - 1).startswith("turn ")
+
+
+# --- Gujarati ----------------------------------------------------------------------------------
+
+
+def test_gujarati_takes_the_width_of_what_it_shows() -> None:
+    word = "દક્ષિણ"  # six code points; the virama (a nonspacing mark) takes no column
+    assert len(word) == 6 and i18n.display_width(word) == 5
+    assert i18n.display_width("e\u0301") == 1
+    assert i18n.display_width("日本") == 4
+    assert i18n.pad("યુરોપ", 8) == "યુરોપ" + " " * 4  # its u-sign takes no column
+
+
+def test_gujarati_text_wraps_by_display_width() -> None:
+    sentence = " ".join(["દક્ષિણ યુરોપ"] * 12)
+    lines = i18n.wrap(sentence, 30)
+    assert len(lines) > 1
+    assert all(i18n.display_width(line) <= 30 for line in lines)
+    assert max(i18n.display_width(line) for line in lines) > 24  # filled, not cut at bytes
+    assert " ".join(lines) == sentence
+
+
+def test_the_gujarati_report_declares_its_language_and_a_gujarati_font(babel: Path) -> None:
+    html = (babel / "reports" / "0001" / "fay.html").read_text(encoding="utf-8")
+    assert '<html lang="gu">' in html
+    assert "Noto Sans Gujarati" in html and "Shruti" in html
+    text = (babel / "reports" / "0001" / "fay.txt").read_text(encoding="utf-8")
+    board = text.split("બોર્ડ\n")[1].split("\n\n")[0]
+    rows = [line for line in board.splitlines() if line.rstrip()[-1:].isdigit()]
+    assert len(rows) == 42
+    columns = {i18n.display_width(line.rstrip()) for line in rows}
+    assert len(columns) == 1, "the board's columns line up by display width"
+
+
+def test_a_game_can_change_a_sentence_with_its_own_catalogue(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    processor.new_game(
+        directory,
+        processor.parse_player_list(["a:it", "b"]),
+        Options(),
+        seed=SEED,
+        languages={"a": "it"},
+    )
+    folder = directory / "locale" / "it" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+
+    own = Catalog(locale="it")
+    own.add("What happened", "Cronaca della guerra")
+    with (folder / "pbem.mo").open("wb") as f:
+        write_mo(f, own)
+    i18n.translations.cache_clear()
+    i18n.language.cache_clear()
+    report._environment.cache_clear()
+    try:
+        game = read_game(directory)
+        text = report.render(game, 0, [], "a")
+    finally:
+        i18n.translations.cache_clear()
+        i18n.language.cache_clear()
+        report._environment.cache_clear()
+    assert "Cronaca della guerra" in text
+    assert "Il tabellone" in text  # the rest from the built-in catalogue
+    assert isinstance(i18n.translations("it"), gettext.GNUTranslations)
+
+
+def test_the_players_kit_checks_orders_in_the_players_language(babel: Path, tmp_path: Path) -> None:
+    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    result = CliRunner().invoke(main, ["kit", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    shutil.copy(folder / "eve.view.json", tmp_path / "view.json")
+    (tmp_path / "eve.toml").write_text(
+        (folder / "eve.orders.toml")
+        .read_text(encoding="utf-8")
+        .replace('territory = "', 'territory = "Zuid-Europaa', 1),
+        encoding="utf-8",
+    )
+    code, out = bare(
+        sys.executable, tmp_path / KIT_NAME, tmp_path, "check", "--view", "view.json", "eve.toml"
+    )
+    assert code == 1 and "eve.toml regel " in out and "onbekend gebied" in out, out
+
+
+def test_config_sets_a_players_language_and_takes_it_back(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    processor.new_game(
+        directory, processor.parse_player_list(["ann=ann@x.org", "bob"]), Options(), seed=SEED
+    )
+    before = state_digest(read_game(directory).state)
+    result = CliRunner().invoke(main, ["config", str(directory), "player.ann.language=it"])
+    assert result.exit_code == 0, result.output
+    assert "ann's language is now italiano (it) (was the game's)" in result.output
+    game = read_game(directory)
+    assert game.language_of("ann") == "it" and game.registration("ann").email == "ann@x.org"
+    assert state_digest(game.state) == before
+    result = CliRunner().invoke(main, ["config", str(directory), "player.ann.language="])
+    assert result.exit_code == 0, result.output
+    assert read_game(directory).language_of("ann") == "en"
+    assert "language" not in (directory / GAME_FILE).read_text()
+
+
+def test_config_refuses_an_unknown_language_and_changes_nothing(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    processor.new_game(directory, processor.parse_player_list(["ann", "bob"]), Options(), seed=SEED)
+    text = (directory / GAME_FILE).read_text()
+    result = CliRunner().invoke(
+        main, ["config", str(directory), "player.bob.language=nl", "player.ann.language=fr"]
+    )
+    assert result.exit_code != 0
+    assert "'fr' is not one pbem speaks: use one of en, id, sv, it, nl, gu" in result.output
+    assert (directory / GAME_FILE).read_text() == text
+
+
+def test_a_new_address_keeps_the_players_language(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    processor.new_game(
+        directory,
+        processor.parse_player_list(["ann=ann@x.org", "bob"]),
+        Options(),
+        seed=SEED,
+        languages={"ann": "sv"},
+    )
+    result = CliRunner().invoke(
+        main, ["config", str(directory), "player.ann.email=ann@y.org", "--now", "2026-12-01T10:00Z"]
+    )
+    assert result.exit_code == 0, result.output
+    assert read_game(directory).language_of("ann") == "sv"
+
+
+def test_mailed_orders_are_answered_in_the_players_language(tmp_path: Path) -> None:
+    directory = tmp_path / GAME
+    processor.new_game(directory, MAIL_PLAYERS, Options(), seed=SEED, name=GAME)
+    players.set_language(directory, "alice", "it")
+    alice = "alice@example.org"
+    good = fetch(
+        directory, [message("alice@example.org", orders_for(directory, "alice"), mid="<ok@t>")]
+    )
+    incoming, body = reply_to(directory, good, "<ok@t>")
+    assert incoming.verdict is mail.Verdict.ACCEPTED
+    assert "I tuoi ordini per il turno 0 di" in body and "sono accettati" in body
+    wrong = orders_for(directory, "alice", "Europa meridionalle")
+    bad = fetch(directory, [message(alice, wrong, mid="<bad@t>", minutes=1)])
+    incoming, body = reply_to(directory, bad, "<bad@t>")
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert "non è stato accettato" in body
+    assert "territorio sconosciuto 'Europa meridionalle'; intendevi" in body
+    subjects = [m["Subject"] for m in outbox(directory).values()]
+    assert any("accettati: i tuoi ordini per il turno 0" in s for s in subjects), subjects
+    assert any("respinti: i tuoi ordini" in s for s in subjects), subjects
