@@ -226,6 +226,7 @@ def new_game(
                 "directory, or move those away first"
             )
         from pbem.present import report  # Jinja2 and the reports: only when rendering
+
         reports = report.render_reports(game, 0, events, now=now)
         record = HistoryRecord(
             resolution=0,
@@ -321,6 +322,7 @@ def summary(outcome: Outcome) -> str:
         f"{plural(conquests, 'territory', 'territories')} taken."
     ]
     from pbem.present.story import narrate
+
     lines += [
         narrate(e, None)
         for e in outcome.events
@@ -367,6 +369,7 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
         neutral = view["neutral"]
         out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
     from pbem.present.context import piles_context
+
     out += ["", *piles_context(view["piles"])["lines"]]
     shown = mission_lines(view["players"], view.get("player"))
     if shown:
@@ -435,6 +438,7 @@ def resolve_game(
         new = _after(game, state, now)
         # Rendered before anything is written: a broken template stops the run here.
         from pbem.present import report  # Jinja2 and the reports: only when rendering
+
         reports = report.render_reports(
             new,
             r,
@@ -481,6 +485,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
     now = clock.parse_instant(record.time, "time") if record.time else None
     new = _after(game, state, now)
     from pbem.present import report  # Jinja2 and the reports: only when rendering
+
     reports = report.render_reports(
         new,
         r,
