@@ -1023,3 +1023,13 @@ def test_card_bonus_armies_count_for_an_attack_from_that_territory() -> None:
     _, events = play(state, order)
     assert Placed("alice", "Alaska", 2, "card") in events
     assert only(events, Rolled)[0].source == "Alaska"
+
+
+def test_a_roll_built_the_quick_way_is_the_same_event() -> None:
+    from pbem.core.events import Rolled, rolled
+
+    args = ("alice", "Alaska", "Kamchatka", "bob", (6, 3, 1), (5, 5), 1, 1)
+    quick, plain = rolled(*args), Rolled(*args)
+    assert quick == plain and hash(quick) == hash(plain) and quick.to_dict() == plain.to_dict()
+    with pytest.raises(AttributeError):
+        quick.player = "bob"  # type: ignore[misc]

@@ -721,3 +721,46 @@ def test_plurals_one_territory_one_roll_one_message() -> None:
     assert plural(1, "territory", "territories") == "1 territory"
     assert plural(2, "territory", "territories") == "2 territories"
     assert plural(1, "roll") == "1 roll" and plural(0, "roll") == "0 rolls"
+
+
+def _rendered_with_cache(directory: Path, cache: jinja2.BytecodeCache | None) -> dict[str, str]:
+    game = read_game(directory)
+    env = report._environment.__wrapped__(None, None, "en")  # fresh, not the shared one
+    env.bytecode_cache = cache
+    return {
+        f"{name} {player}": report.render_template(
+            env, name, report.report_context(game, 1, (), player)
+        )
+        for name in ("report.txt.j2", "report.html.j2")
+        for player in ("alice", "bob")
+    }
+
+
+def test_compiled_templates_kept_between_runs_render_the_same_reports(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    from pbem.present.bytecode import template_cache
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    plain = _rendered_with_cache(playing_dir, None)
+    assert _rendered_with_cache(playing_dir, template_cache(str(folder))) == plain
+    kept = list(folder.iterdir())
+    assert kept and all(p.name.startswith("__pbem-") for p in kept)
+    assert _rendered_with_cache(playing_dir, template_cache(str(folder))) == plain  # read back
+
+
+def test_a_damaged_or_missing_template_cache_only_costs_time(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    from pbem.present.bytecode import template_cache
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    plain = _rendered_with_cache(playing_dir, None)
+    _rendered_with_cache(playing_dir, template_cache(str(folder)))
+    for p in folder.iterdir():
+        p.write_bytes(b"j2\x00damaged")
+    assert _rendered_with_cache(playing_dir, template_cache(str(folder))) == plain
+    gone = template_cache(str(tmp_path / "no" / "such" / "folder"))
+    assert _rendered_with_cache(playing_dir, gone) == plain

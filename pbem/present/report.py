@@ -16,11 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jinja2
-import markupsafe
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import (
     Event,
@@ -30,6 +26,7 @@ from pbem.core.state import Phase
 from pbem.errors import PbemError
 from pbem.game.store import Game
 from pbem.present import i18n
+from pbem.present.bytecode import template_cache
 from pbem.present.context import (
     deadline_iso,
     deadline_text,
@@ -45,6 +42,9 @@ from pbem.present.svgmap import map_shapes, player_colours
 from pbem.present.text import wrap
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
+
+if TYPE_CHECKING:  # Jinja2 is loaded when a report is rendered, not by every command
+    import jinja2
 
 __all__ = [
     "MODERATOR",
@@ -99,9 +99,9 @@ def environment(game_dir: Path | None = None, language: str = i18n.DEFAULT) -> j
     return _environment(own if own is not None and own.is_dir() else None, game_dir, language)
 
 
-def _printable_value(value: Any) -> Any:
-    if isinstance(value, markupsafe.Markup):
-        return markupsafe.Markup(printable(str(value), lines=True))
+def _printable_value(value: Any, markup: type[str]) -> Any:
+    if isinstance(value, markup):  # markup: markupsafe.Markup, passed in by _environment
+        return markup(printable(str(value), lines=True))
     if isinstance(value, str):
         return printable(value, lines=True)
     return value
@@ -109,13 +109,17 @@ def _printable_value(value: Any) -> Any:
 
 @functools.lru_cache(maxsize=32)
 def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinja2.Environment:
+    import jinja2
+    import markupsafe
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     loaders: list[jinja2.BaseLoader] = []
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
     env = ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
-        finalize=_printable_value,
+        finalize=functools.partial(_printable_value, markup=markupsafe.Markup),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(
             ["html", "htm", "xml", "svg", "html.j2", "htm.j2", "xml.j2", "svg.j2"]
@@ -123,6 +127,7 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=template_cache(),
         extensions=["jinja2.ext.i18n"],
     )
     env.install_gettext_translations(  # type: ignore[attr-defined]
@@ -182,6 +187,8 @@ def player_language(game: Game, player: str | None) -> i18n.Language:
 def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
     """One template rendered; any fault in it (syntax, a missing value, something the sandbox
     refuses, an error while rendering) is a TemplateProblem naming the template and line."""
+    import jinja2
+
     fix = "fix the template and run the command again"
     try:
         return env.get_template(name).render(context)
