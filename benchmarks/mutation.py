@@ -61,6 +61,48 @@ TESTS: dict[str, list[str]] = {
         "tests/test_shell_recovery.py",
         "tests/test_processor.py",
         "tests/test_old_games.py",
+        "tests/test_undo.py",
+        "tests/test_deadlines.py",
+    ],
+    "pbem/game/deadlines.py": [
+        "tests/test_deadlines.py",
+        "tests/test_clock.py",
+        "tests/test_autopilot.py",
+    ],
+    "pbem/game/clock.py": [
+        "tests/test_clock.py",
+        "tests/test_deadlines.py",
+    ],
+    "pbem/game/undo.py": [
+        "tests/test_undo.py",
+        "tests/test_game_directory.py",
+    ],
+    "pbem/game/players.py": [
+        "tests/test_players.py",
+        "tests/test_shell_mail.py",
+    ],
+    "pbem/game/root.py": [
+        "tests/test_batch.py",
+        "tests/test_batch_settings.py",
+    ],
+    "pbem/game/status.py": [
+        "tests/test_batch.py",
+    ],
+    "pbem/game/batch.py": [
+        "tests/test_batch.py",
+        "tests/test_batch_mail.py",
+    ],
+    "pbem/game/settings.py": [
+        "tests/test_batch_settings.py",
+        "tests/test_batch_mail.py",
+    ],
+    "pbem/mail/route.py": [
+        "tests/test_batch_mail.py",
+    ],
+    "pbem/mail/inbox.py": [
+        "tests/test_batch_mail.py",
+        "tests/test_imap.py",
+        "tests/test_batch_settings.py",
     ],
     "pbem/mail/message.py": [
         "tests/test_shell_mail.py",
@@ -86,17 +128,18 @@ TESTS: dict[str, list[str]] = {
 }
 """The test files run against each module's mutants: those that exercise it."""
 
-VERSION_CHECK = "if sys.version_info >= (3, 11):"
-TOMLI = "tomli and tomllib parse alike, and the test extra installs tomli on every version"
 ARMIES = 'f"{armies.get(first.source, 0)} armies against {armies.get(first.target, 0)}."'
 SKIPPED: list[tuple[str, str, tuple[str, ...], str]] = [
     (
-        "pbem/game/store.py",
+        file,
         VERSION_CHECK,
         ("negated `if` condition", "`>=` -> `<`", "`>=` -> `>`", "11 -> 12", "11 -> 10")
         + ("3 -> 4", "3 -> 2"),
         TOMLI,
-    ),
+    )
+    for file in ("pbem/game/store.py", "pbem/game/root.py")
+]
+SKIPPED += [
     (
         "pbem/game/store.py",
         "fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)",
@@ -175,6 +218,38 @@ SKIPPED: list[tuple[str, str, tuple[str, ...], str]] = [
         "first = group[0]",
         ("0 -> -1",),
         "every placement of a group has the same player and reason (that is how it is grouped)",
+    ),
+    (
+        "pbem/game/deadlines.py",
+        "if game.schedule is None or resolution < 1:",
+        ("`or` -> `and`", "1 -> 0"),
+        "no caller asks for the deadline of resolution 0 (the setup, made by `pbem new`), and "
+        "without a schedule there is no time to start from nor any recorded change: None either "
+        "way",
+    ),
+    (
+        "pbem/game/players.py",
+        "@dataclass(frozen=True)",
+        ("True -> False",),
+        "no code changes, hashes or compares by identity an AddressChange once made",
+    ),
+    (
+        "pbem/game/clock.py",
+        "@dataclass(frozen=True)",
+        ("True -> False",),
+        "no code changes or hashes a Schedule once made (the game file compares them by value)",
+    ),
+    (
+        "pbem/game/root.py",
+        "@dataclass(frozen=True)",
+        ("True -> False",),
+        "no code changes or hashes a Root once made",
+    ),
+    (
+        "pbem/game/root.py",
+        "continue",
+        ("removed `continue`",),
+        "the subfolders of a game were just cleared: what follows sorts an empty list",
     ),
 ]
 ONE_BOARD = (

@@ -16,17 +16,12 @@ from typing import Any, TypeVar
 import click
 
 from pbem import __version__
-from pbem.core import odds
-from pbem.core.board import load_board
-from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
 from pbem.errors import PbemError
-from pbem.game import checking, clock, deadlines, players, processor, settings, undo
-from pbem.game.safety import disk_error
-from pbem.game.store import read_game
-from pbem.present import report, stats, verify
-from pbem.present.text import plural
-from pbem.present.view import game_view
 from pbem.terminal import printable
+
+# Each command imports the library modules it uses, so that a command that only checks or
+# computes loads neither the reports (Jinja2) nor the rest: its start-up is what a moderator
+# waits for.
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,6 +36,8 @@ def reports_errors(func: F) -> F:
         except PbemError as err:
             raise click.ClickException(printable(str(err), lines=True)) from None
         except OSError as err:  # a fault no library function foresaw: still a sentence
+            from pbem.game.safety import disk_error
+
             path = Path(err.filename) if err.filename else Path(".")
             raise click.ClickException(printable(str(disk_error(err, path, "use")))) from None
 
@@ -63,6 +60,8 @@ NOW = click.option(
 
 def _now(text: str | None) -> datetime:
     """The time a command acts at: --now, or else the system clock (the one place read)."""
+    from pbem.game import clock
+
     if text is None:
         return datetime.now(timezone.utc).replace(microsecond=0)
     return clock.parse_instant(text)
@@ -183,6 +182,10 @@ def new(
       pbem new games/club/friday --players a=a@example.org,b=b@example.org \\
         --mail from=games@example.org
     """
+    from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
+    from pbem.game import clock, deadlines, processor, settings
+    from pbem.game.store import read_game
+
     try:
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
@@ -235,23 +238,30 @@ def new(
 )
 @reports_errors
 def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | None) -> None:
-    """Check order files against the pending turn, changing nothing.
+    """Check order files against the pending turn, changing nothing: FILES, or the files in
+    DIRECTORY/orders/ when none are given (as resolve takes them). Every problem is listed,
+    and for a valid file the forecast of the whole plan.
 
     Exit code 0 when every file is valid, 1 when any is not.
 
     \b
     Examples:
+      pbem check games/spring-2027
       pbem check games/spring-2027 alice.toml
       pbem check --view view.json my-orders.toml
     """
+    from pbem.game import checking, processor
+
     if view_file is not None:
         paths = ((directory,) if directory else ()) + files
         if not paths:
             raise click.UsageError("give at least one order file to check")
         results = checking.check_with_view(view_file, [Path(p) for p in paths])
     else:
-        if directory is None or not files:
-            raise click.UsageError("give a game directory and at least one order file")
+        if directory is None:
+            raise click.UsageError(
+                "give a game directory (and order files, or none for its orders/)"
+            )
         results = processor.check_files(directory, list(files))[1]
     lines, ok = checking.check_lines(results)
     for line in lines:
@@ -278,6 +288,8 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
       pbem resolve games/spring-2027
       pbem resolve games/spring-2027 --now 2026-12-03T20:05+01:00 --force
     """
+    from pbem.game import processor
+
     outcome = processor.resolve_game(directory, list(files) or None, _now(now), force)
     if outcome.recovered:
         echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
@@ -289,7 +301,7 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
 
 @main.command(short_help="Show the board and the players.")
 @click.argument("directory", type=GAME_DIR)
-@click.option("--json", "as_json", is_flag=True, help="Print the view as JSON (DESIGN §7).")
+@click.option("--json", "as_json", is_flag=True, help="Print the view as JSON (docs/views.md).")
 @click.option("--player", help="Show only what this player may see.")
 @reports_errors
 def show(directory: Path, as_json: bool, player: str | None) -> None:
@@ -300,16 +312,21 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
       pbem show games/spring-2027
       pbem show games/spring-2027 --json --player alice
     """
+    from pbem.game import processor
+    from pbem.game.store import read_game
+    from pbem.present.context import deadline_iso, deadline_text
+    from pbem.present.view import game_view
+
     game = read_game(directory)
     if player is not None and not game.state.has_player(player):
         raise PbemError(f"there is no player '{player}' in this game")
-    view = game_view(game.state, player, game.commitment, report.deadline_iso(game))
+    view = game_view(game.state, player, game.commitment, deadline_iso(game))
     if as_json:
         echo(json.dumps(view, indent=2, ensure_ascii=False))
     else:
         click.echo(
             printable(
-                processor.show_table(game.state, view, report.deadline_text(game, None)),
+                processor.show_table(game.state, view, deadline_text(game, None)),
                 lines=True,
             ),
             nl=False,
@@ -318,7 +335,7 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
 
 @main.command(name="dice", short_help="List every die rolled, with its key.")
 @click.argument("directory", type=GAME_DIR)
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON (DESIGN §7).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON (docs/views.md).")
 @click.option("--resolution", type=int, help="Only this resolution.")
 @reports_errors
 def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None:
@@ -328,6 +345,8 @@ def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None
     Example:
       pbem dice games/spring-2027 --resolution 3
     """
+    from pbem.game import processor
+
     history = processor.dice_history(directory, resolution)
     if as_json:
         echo(json.dumps(history, indent=2))
@@ -359,6 +378,9 @@ def audit(directory: Path) -> None:
     Example:
       pbem audit games/spring-2027
     """
+    from pbem.game import processor
+    from pbem.present.text import plural
+
     summary = processor.audit_game(directory)
     echo(
         f"audit passed: {plural(summary.resolutions, 'resolution')} replayed, "
@@ -384,6 +406,8 @@ def deadline(
       pbem deadline games/rome --extend 24h --why "alice is on holiday"
       pbem deadline games/rome --set 2026-12-03T20:00+01:00 --why "server down"
     """
+    from pbem.game import clock, deadlines
+
     game, change = deadlines.change_deadline(directory, _now(now), why, extend, set_to)
     assert game.deadline is not None and game.schedule is not None
     echo(
@@ -407,6 +431,8 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
     Example:
       pbem undo games/spring-2027 --why "bob's orders were in the spam folder"
     """
+    from pbem.game import undo
+
     record, finished = undo.undo_last(directory, _now(now), why)
     what = "Finished the interrupted undo of" if finished else "Undid"
     echo(
@@ -417,7 +443,7 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
 
 @main.command(name="map", short_help="Print the board, with the names orders accept.")
 @click.argument("name", default="classic")
-@click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (DESIGN §7).")
+@click.option("--json", "as_json", is_flag=True, help="Print the board as JSON (docs/views.md).")
 @reports_errors
 def map_command(name: str, as_json: bool) -> None:
     """Print a board: continents, territories, borders, cards and the other names of each
@@ -427,6 +453,8 @@ def map_command(name: str, as_json: bool) -> None:
     Example:
       pbem map classic --json
     """
+    from pbem.core.board import load_board
+
     board = load_board(name)
     if as_json:
         echo(json.dumps(board.to_json(), indent=2))
@@ -475,6 +503,8 @@ def verify_command(
       pbem verify --report reports/0003/alice.view.json
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
     """
+    from pbem.present import verify
+
     try:
         lines, ok = verify.verify_lines(key, previous_key, rolls, report_file)
     except verify.ArgumentsError as err:
@@ -503,6 +533,8 @@ def stats_command(directory: Path | None, view_file: Path | None, as_json: bool)
       pbem stats games/spring-2027
       pbem stats --view alice.view.json
     """
+    from pbem.present import stats
+
     if (directory is None) == (view_file is None):
         raise PbemError("give a game directory or --view FILE (one of them)")
     if view_file is not None:
@@ -533,6 +565,8 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     Example:
       pbem odds 10 10 --stop-at 3
     """
+    from pbem.core import odds
+
     echo(odds.attack_summary(attackers, defenders, stop_at, dice))
 
 
@@ -913,6 +947,8 @@ def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> No
       pbem config games/spring-2027 player.ann.language=it
       pbem config games/spring-2027
     """
+    from pbem.game import players, settings
+
     addresses = tuple(a for a in assignments if players.is_player_setting(a))
     changed = settings.parse_assignments(tuple(a for a in assignments if a not in addresses))
     settings.changed((), changed)  # every mail setting checked before anything is written

@@ -5,6 +5,8 @@ The command line turns any `PbemError` into a one-line message and a non-zero ex
 
 from __future__ import annotations
 
+from typing import Any
+
 from pbem.terminal import quoted
 
 
@@ -40,9 +42,21 @@ class UnknownTerritory(PbemError):
 class OrderError(PbemError):
     """An order file that cannot be accepted; lists every problem found, each with its line."""
 
-    def __init__(self, problems: list[Problem], source: str = "orders") -> None:
+    def __init__(
+        self,
+        problems: list[Problem],
+        source: str = "orders",
+        partial: Any = None,
+        dropped_attack: bool = False,
+    ) -> None:
         self.problems = problems
         self.source = source
+        self.partial = partial
+        """The orders without the entries that failed (pbem.core.orders.Orders), when the
+        header could be read: checking goes on with them, so that one mistake does not hide
+        another."""
+        self.dropped_attack = dropped_attack
+        """Whether an attack was left out of `partial` (a later one may start from its target)."""
         super().__init__("\n".join(p.format(source) for p in problems))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bots import orders_for
 
-from pbem.core.state import Options, Phase
+from pbem.core.state import Options, Phase, StopAt
 from pbem.game import processor
 from pbem.game.store import read_game
 
@@ -29,7 +29,7 @@ def play_long_game(directory: Path, seed: int = 12, options: Options | None = No
     processor.new_game(
         directory,
         processor.parse_player_list(list(LONG_NAMES)),
-        options or Options(),
+        options or Options(stop_at=StopAt.THRESHOLD),  # as played before stop_at was a promise
         seed=bytes([seed]) * 32,
         name="long-game",
     )

@@ -384,3 +384,106 @@ def test_a_damaged_history_behind_a_deadline_is_reported_not_raised(root: Path) 
     history_path(root / "overdue", 0).write_text("[broken")
     (status,) = root_status(root / "overdue", batch_now())
     assert status.state is State.DAMAGED and "0000.toml" in status.reason
+
+
+def test_a_folder_that_is_not_there_is_not_a_folder_of_games(tmp_path: Path) -> None:
+    from pbem.errors import PbemError
+
+    (tmp_path / "a-file").write_text("")
+    for path in (tmp_path / "nowhere", tmp_path / "a-file"):
+        with pytest.raises(PbemError, match=f"{path.name} is not a folder of games: it does not"):
+            find_games(path)
+    game = make(tmp_path / "games", "duel", 2)
+    assert find_games(game) == [game]
+
+
+def test_a_game_whose_name_cannot_be_read_is_listed_under_its_folder(tmp_path: Path) -> None:
+    from pbem.game.root import game_name
+
+    game = make(tmp_path / "games", "duel", 2)
+    assert game_name(game) == "duel"
+    path = game / "game.toml"
+    text = path.read_text()
+    path.write_text(text.replace('game = "duel"', 'game = ""', 1))
+    renamed = Path(shutil.move(game, tmp_path / "games" / "folder"))
+    assert game_name(renamed) == "folder"
+    (renamed / "game.toml").write_text("[broken")
+    assert game_name(renamed) == "folder"
+
+
+def test_without_a_pbem_toml_a_new_game_joins_the_folder_it_is_made_in(tmp_path: Path) -> None:
+    make(tmp_path / "games" / "fridays", "duel", 2)
+    invoke("new", tmp_path / "games" / "mondays" / "duel", "--players", "a,b")
+    output = invoke(
+        "new",
+        tmp_path / "games" / "fridays" / "other",
+        "--players",
+        "a,b",
+        "--name",
+        "duel",
+        code=1,
+    )
+    assert "already holds a game called 'duel'" in output
+
+
+@pytest.mark.parametrize(
+    ("now", "state", "left"),
+    [
+        ("2027-02-27T10:55:00+00:00", "waiting", "1h05m"),
+        ("2027-02-27T12:00:00+00:00", "overdue", "0h00m"),
+        ("2027-02-27T12:00:01+00:00", "overdue", "-0h00m"),
+        ("2027-02-27T13:30:00+00:00", "overdue", "-1h30m"),
+        ("2027-03-01T13:00:00+00:00", "overdue", "-2d01h"),
+    ],
+)
+def test_a_game_is_overdue_from_its_deadline_on(
+    root: Path, now: str, state: str, left: str
+) -> None:
+    row = invoke("status", root / "overdue", "--now", now).splitlines()[1]
+    assert row.startswith(f"{state} ") and f"2027-02-27T12:00Z  {left} " in row
+
+
+def test_status_of_a_folder_without_games_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty" / "sub").mkdir(parents=True)
+    output = invoke("status", tmp_path / "empty", "--now", NOW, code=1)
+    assert "there is no game in" in output and "no folder in it has a game.toml" in output
+
+
+def test_a_dry_run_fetches_and_sends_no_mail(root: Path) -> None:
+    before = snapshot(root)
+    output = invoke("run", root, "--dry-run", "--fetch", "--send", "--now", NOW, code=1)
+    assert output.splitlines()[0] == "dry run: no mail fetched or sent"
+    assert snapshot(root) == before
+
+
+def test_a_fetch_that_fails_is_told_and_the_games_still_run(tmp_path: Path) -> None:
+    root = tmp_path / "games"
+    write_skeletons(make(root, "duel", 2, "random"))
+    output = invoke("run", root, "--fetch", "--now", NOW, code=1)
+    assert output.splitlines()[0].startswith("fetch failed: ")
+    assert history_count(root / "duel") == 2
+    assert output.splitlines()[-1] == f"1 games at {NOW}: 1 resolved"
+
+
+def test_the_status_table_keeps_its_columns_under_their_headings(root: Path) -> None:
+    lines = invoke("status", root, "--now", NOW).splitlines()
+    starts = [lines[0].index(heading) for heading in ("GAME", "TURN", "PHASE", "AWAITING")]
+    for row in lines[1:]:
+        for start in starts:
+            assert row[start - 2 : start] == "  " and row[start] != " ", (row, start)
+
+
+def test_a_root_knows_its_games_by_name_except_a_name_two_share(tmp_path: Path) -> None:
+    from pbem.game.root import open_root
+
+    root = tmp_path / "games"
+    make(root, "duel", 2)
+    make(root, "twin", 2)
+    shutil.copytree(root / "twin", root / "backup" / "twin")
+    found = open_root(root)
+    assert found.by_name == {"duel": root / "duel"}
+    assert found.duplicates == {"twin": [root / "backup" / "twin", root / "twin"]}
+    assert found.duplicate_reason(root / "duel") is None
+    assert found.duplicate_reason(root / "twin") == (
+        f"the name 'twin' is also the name of {root / 'backup' / 'twin'}: rename one of them"
+    )

@@ -149,6 +149,9 @@ def test_new_takes_mail_settings(tmp_path: Path) -> None:
         ("bcc=a@b.example,c@d.example", "bcc must be one email address"),
         ("smtp_port=0", "smtp_port must be a port number"),
         ("smtp_port=smtp", "smtp_port must be a port number"),
+        ("imap_port=65536", "imap_port must be a port number from 1 to 65535, not '65536'"),
+        ("imap_user=a\nb", "imap_user must be one line of text"),
+        ("from=a@b.example\r\nBcc: c@d.example", "from must be one email address"),
         ("smtp_security=tls", "smtp_security must be none, starttls or ssl"),
         ("smtp_host=mail example", "smtp_host must be a host name"),
         ("password=hunter2", "passwords are never stored"),
@@ -179,3 +182,38 @@ def test_a_bad_setting_written_by_hand_is_named_with_the_fix(root: Path) -> None
     path.write_text(path.read_text() + '\n[mail]\nfrom = "nobody"\n')
     output = invoke("show", root / "friday", code=1)
     assert "[mail]: from must be one email address" in output and "pbem config" in output
+
+
+def test_the_edges_of_a_setting_are_accepted_and_blanks_trimmed(root: Path) -> None:
+    from pbem.game.settings import changed
+
+    table = changed((), {"smtp_port": " 65535 ", "imap_port": "1", "smtp_user": " mod "})
+    assert table == (("imap_port", 1), ("smtp_port", 65535), ("smtp_user", "mod"))
+    assert changed(table, {"smtp_user": "  "}) == (("imap_port", 1), ("smtp_port", 65535))
+    with pytest.raises(PbemError, match="there is no mail setting 'nothing'"):
+        changed(table, {"nothing": ""})
+
+
+@pytest.mark.parametrize(
+    ("spec", "parts"),
+    [
+        ("mail.example.org", ("mail.example.org", None)),
+        (" mail.example.org:993 ", ("mail.example.org", "993")),
+        ("[::1]:1143", ("::1", "1143")),
+        ("[::1]", ("::1", None)),
+    ],
+)
+def test_a_server_is_host_or_host_and_port(spec: str, parts: tuple[str, str | None]) -> None:
+    from pbem.game.settings import split_host
+
+    assert split_host(spec, "--imap") == parts
+
+
+@pytest.mark.parametrize("spec", [":993", "mail.example.org:imap", "mail example.org", "[]:993"])
+def test_a_bad_server_says_how_to_write_one(spec: str) -> None:
+    from pbem.game.settings import split_host
+
+    with pytest.raises(
+        PbemError, match="--imap must be HOST or HOST:PORT, e.g. mail.example.org:993"
+    ):
+        split_host(spec, "--imap")

@@ -157,6 +157,7 @@ def test_new_accepts_the_options(tmp_path: Path) -> None:
         "two_player": "classic",
         "fortify": "connected",
         "traded_cards": "deck",
+        "stop_at": "promise",
     }
     assert sum(p["armies"] for p in view["players"]) == 100
 

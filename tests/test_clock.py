@@ -132,3 +132,30 @@ def test_a_schedule_round_trips_through_the_game_file() -> None:
     schedule = Schedule(timedelta(hours=36), time(20, 0), ROME)
     assert Schedule.from_dict(schedule.to_dict()) == schedule
     assert Schedule.from_dict({"turn_time": "2d"}) == Schedule(timedelta(days=2))
+
+
+@pytest.mark.parametrize(
+    ("left", "words"),
+    [
+        (timedelta(0), "in 0 minutes"),
+        (timedelta(minutes=1), "in 1 minute"),
+        (timedelta(minutes=119, seconds=59), "in 119 minutes"),
+        (timedelta(minutes=120), "in 2 hours"),
+        (timedelta(hours=71, minutes=59), "in 71 hours"),
+        (timedelta(hours=72), "in 3 days"),
+        (timedelta(days=4, minutes=-1), "in 3 days"),
+        (-timedelta(seconds=1), "0 minutes ago"),
+        (-timedelta(minutes=1), "1 minute ago"),
+        (-timedelta(hours=3), "3 hours ago"),
+    ],
+)
+def test_the_time_left_is_in_minutes_then_hours_then_days(left: timedelta, words: str) -> None:
+    deadline = parse_instant("2026-12-02T20:00+01:00")
+    assert describe(deadline, zone(ROME), deadline - left).endswith(f", {words}")
+
+
+def test_durations_print_without_empty_units_and_times_take_a_small_z() -> None:
+    assert format_duration(timedelta(days=1, minutes=30)) == "1d30m"
+    assert format_duration(timedelta(0)) == "0m"
+    assert iso(parse_instant("2026-12-03T20:00z")) == "2026-12-03T20:00:00+00:00"
+    assert iso(parse_instant("2026-12-03T20:00:00.750+01:00")) == "2026-12-03T20:00:00+01:00"

@@ -303,10 +303,38 @@ def test_deadline_extend_moves_the_turn_and_is_recorded_with_its_reason(tmp_path
         "why": "carol is on holiday",
     }
     assert clock.iso(deadline(d)) == "2026-12-04T20:00:00+01:00"
+    from pbem.game.deadlines import deadline_changes
+
+    assert [(c.extend, c.previous, c.why) for c in deadline_changes(d, 1)] == [
+        ("1d", SETUP_DUE, "carol is on holiday")
+    ]
     send(d, "alice", "bob")
     run("resolve", d, "--now", SETUP_DUE, code=1)
     run("resolve", d, "--now", "2026-12-04T20:00+01:00")
     assert audit_game(d).resolutions == 2
+
+
+def test_a_game_without_deadlines_resolved_at_a_time_gets_no_deadline(tmp_path: Path) -> None:
+    d = new(tmp_path / "g")
+    send(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", SETUP_DUE)
+    assert read_game(d).deadline is None
+    assert "deadline" not in tomllib.loads((d / "game.toml").read_text())
+    assert "audit passed" in run("audit", d)
+
+
+def test_deadline_waits_for_an_interrupted_resolution(tmp_path: Path) -> None:
+    import shutil
+
+    d = new(tmp_path / "g", *ROME)
+    ahead = Path(shutil.copytree(d, tmp_path / "ahead"))
+    send(ahead, "alice", "bob", "carol")
+    run("resolve", ahead, "--now", SETUP_DUE)
+    shutil.copy(ahead / "history" / "0001.toml", d / "history" / "0001.toml")
+    before = snapshot(d)
+    out = run("deadline", d, "--extend", "1d", "--why", "x", "--now", START, code=1)
+    assert "a resolution was interrupted: run 'pbem resolve' first" in out
+    assert snapshot(d) == before
 
 
 def test_deadline_set_and_its_mistakes(tmp_path: Path) -> None:
@@ -315,9 +343,13 @@ def test_deadline_set_and_its_mistakes(tmp_path: Path) -> None:
     assert "has no offset" in run("deadline", d, "--set", "2026-12-05T20:00", "--why", "x", code=1)
     assert "either --extend" in run("deadline", d, "--why", "x", code=1)
     assert "not a duration" in run("deadline", d, "--extend", "soon", "--why", "x", code=1)
+    assert 'say why the deadline moves: --why "' in run(
+        "deadline", d, "--extend", "1d", "--why", "  ", code=1
+    )
     assert snapshot(d) == before
     run("deadline", d, "--set", "2026-12-05T18:00Z", "--why", "server moved", "--now", START)
     assert clock.iso(deadline(d)) == "2026-12-05T19:00:00+01:00"
+    assert "audit passed" in run("audit", d)  # a change by --set (no `extend`) reads back
     plain = new(tmp_path / "plain")
     assert "has no deadlines" in run("deadline", plain, "--extend", "1d", "--why", "x", code=1)
 
@@ -414,6 +446,29 @@ def test_audit_refuses_an_autopilot_that_played_before_the_deadline(tmp_path: Pa
     data["time"] = "2026-12-03T19:00:00+01:00"
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
     with pytest.raises(AuditError, match="resolution 1 .*before the deadline 2026-12-03T20:00"):
+        audit_game(d)
+
+
+def test_audit_checks_the_autopilot_orders_as_resolve_checks_a_players(tmp_path: Path) -> None:
+    import tomli_w
+
+    from pbem.errors import AuditError
+
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob")
+    run("resolve", d, "--now", SETUP_DUE)
+    assert "audit passed" in run("audit", d)
+    path = d / "history" / "0001.toml"
+    data = tomllib.loads(path.read_text())
+    carol = next(o for o in data["orders"] if o["player"] == "carol")
+    assert carol["autopilot"]
+    carol["text"] = carol["text"].replace("turn = 0", "turn = 1", 1)
+    path.write_text(tomli_w.dumps(data, multiline_strings=True))
+    with pytest.raises(
+        AuditError,
+        match=r"resolution 1 .*: the autopilot's order file it used does not pass the checks "
+        r"resolve makes: .*these orders are for turn 1, a later turn; the pending turn is 0",
+    ):
         audit_game(d)
 
 

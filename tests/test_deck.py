@@ -33,6 +33,7 @@ from pbem.core.state import (
     GameState,
     Options,
     Phase,
+    StopAt,
     TradedCards,
     state_digest,
     state_from_dict,
@@ -53,7 +54,7 @@ from pbem.present import report
 from pbem.present.report import narrate
 from pbem.present.view import game_view
 
-OLD_RULE = Options(traded_cards=TradedCards.DECK)
+OLD_RULE = Options(traded_cards=TradedCards.DECK, stop_at=StopAt.THRESHOLD)
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "format1-example"
 CARD_ORDER = {c: i for i, c in enumerate(BOARD.cards())}
 
@@ -242,9 +243,10 @@ def test_a_format_1_game_is_written_back_in_todays_format_with_its_rule(tmp_path
     old = read_game(copy)
     write_game(old)
     text = (copy / "game.toml").read_text()
-    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 3
+    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 4
     assert 'traded_cards = "deck"' in text and "discards" not in text
     assert "missions = false" in text  # format 2 to 3: a game of classic Risk
+    assert 'stop_at = "threshold"' in text
     again = read_game(copy)
     assert again.state == old.state
     assert state_digest(again.state) == state_digest(old.state)
@@ -373,7 +375,10 @@ def test_a_report_tells_a_reshuffle() -> None:
 
 # --- a whole game, checked at its end as a player can ------------------------------------------
 
-LONG = make_case(147)  # four players, 88 resolutions: the draw pile runs out twice
+# four players, 88 resolutions with stop_at a threshold: the draw pile runs out twice
+LONG = dataclasses.replace(
+    make_case(147), options=dataclasses.replace(make_case(147).options, stop_at=StopAt.THRESHOLD)
+)
 
 
 def test_a_long_game_reshuffles_once_per_emptying_and_its_draws_check_out_at_the_end(

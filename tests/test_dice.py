@@ -289,3 +289,15 @@ def test_each_face_equally_likely() -> None:
 def test_resolution_numbers_start_at_zero() -> None:
     with pytest.raises(ValueError, match="count from 0"):
         dice.resolution_key(SEED, -1)
+
+
+def test_dice_read_at_once_are_the_dice_rolled_one_by_one() -> None:
+    """Whole blocks decoded at once give the same dice as die() called again and again, across
+    block ends and skipped bytes, with other draws (bytes, randbelow) in between."""
+    key = bytes(range(32))
+    fast, slow = Stream.public(key), Stream.public(key)
+    for count in [3, 2, 1, 3, 2, 5, 40, 3, 2] * 40:
+        assert fast.dice(count) == tuple(slow.die() for _ in range(count))
+        assert fast.randbelow(42) == slow.randbelow(42)
+        assert fast.byte() == slow.byte()
+    assert fast.dice(3000) == tuple(slow.die() for _ in range(3000))

@@ -51,6 +51,7 @@ from pbem.core.state import (
     Options,
     Phase,
     SetupMode,
+    StopAt,
     TradedCards,
     TwoPlayer,
 )
@@ -395,10 +396,32 @@ def test_every_roll_follows_the_dice_rules() -> None:
             assert (new.armies("Ukraine"), new.armies("Ural")) == (1, theirs)
 
 
-def test_stop_at() -> None:
+def test_stop_at_is_a_promise_fewer_dice_near_it() -> None:
+    # 6 armies, stop at 4: two dice (losing three would take it to 3), then one die from 5.
+    public = key_where(lambda s: rules.battle(*throws(s, (2, 2))[0]) == (2, 0))
+    state = make_state({"Ukraine": ("alice", 6), "Siam": "alice", "Ural": ("bob", 10)})
+    attack = Attack("Ukraine", "Ural", stop_at=4)
+    new, events = play(state, orders(state, place=[("Siam", "rest")], attack=[attack]), public)
+    assert [len(r.attacker) for r in only(events, Rolled)] == [2]
+    assert new.armies("Ukraine") == 4
+    # stop_at = 2 with 3 armies rolls one die at a time: it can never end on 1.
+    for n in range(20):
+        three = make_state({"Ukraine": ("alice", 3), "Siam": "alice", "Ural": ("bob", 5)})
+        turn = orders(
+            three, place=[("Siam", "rest")], attack=[Attack("Ukraine", "Ural", stop_at=2)]
+        )
+        after, events = play(three, turn, key(n))
+        assert all(len(r.attacker) == 1 for r in only(events, Rolled))
+        assert after.armies("Ukraine") >= 2
+
+
+def test_stop_at_as_a_threshold_in_older_games() -> None:
     public = key_where(lambda s: rules.battle(*throws(s, (3, 2))[0]) == (2, 0))
     roll = throws(Stream.public(public), (3, 2))[0]
-    state = make_state({"Ukraine": ("alice", 6), "Siam": "alice", "Ural": ("bob", 10)})
+    state = make_state(
+        {"Ukraine": ("alice", 6), "Siam": "alice", "Ural": ("bob", 10)},
+        options=Options(stop_at=StopAt.THRESHOLD),
+    )
     attack = Attack("Ukraine", "Ural", stop_at=4)
     new, events = play(state, orders(state, place=[("Siam", "rest")], attack=[attack]), public)
     assert rolls_of(events) == [roll]
@@ -418,7 +441,7 @@ def test_stop_at_is_never_crossed_whatever_the_dice() -> None:
             assert armies > 5
             armies -= roll.attacker_losses
         assert new.armies("Ukraine") == armies
-        assert armies in (4, 5)
+        assert armies == 5
 
 
 def test_attack_not_started_at_or_below_stop_at() -> None:
@@ -1000,3 +1023,13 @@ def test_card_bonus_armies_count_for_an_attack_from_that_territory() -> None:
     _, events = play(state, order)
     assert Placed("alice", "Alaska", 2, "card") in events
     assert only(events, Rolled)[0].source == "Alaska"
+
+
+def test_a_roll_built_the_quick_way_is_the_same_event() -> None:
+    from pbem.core.events import Rolled, rolled
+
+    args = ("alice", "Alaska", "Kamchatka", "bob", (6, 3, 1), (5, 5), 1, 1)
+    quick, plain = rolled(*args), Rolled(*args)
+    assert quick == plain and hash(quick) == hash(plain) and quick.to_dict() == plain.to_dict()
+    with pytest.raises(AttributeError):
+        quick.player = "bob"  # type: ignore[misc]

@@ -39,8 +39,11 @@ def test_resolving_a_copy_of_the_example_writes_reports(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     r = read_game(copy).state.resolution - 1
     folder = copy / "reports" / f"{r:04d}"
+    awaited = read_game(copy).state.awaiting()
     for player in ("alice", "bob", "carol"):
-        for suffix in (".txt", ".html", ".view.json", ".orders.toml"):
+        for suffix in (".txt", ".html", ".view.json"):
             assert (folder / f"{player}{suffix}").exists()
+        # Only the player who is next is asked for orders.
+        assert (folder / f"{player}.orders.toml").exists() == (player in awaited)
     assert "audit passed" in CliRunner().invoke(main, ["audit", str(copy)]).output
     assert snapshot(EXAMPLE) == before

@@ -46,6 +46,5 @@ def test_the_forecast_of_a_fortification_after_attacks_says_they_may_change_it()
     )
     assert rules.validate(state, turn) == []
     assert forecast(state, turn)[-1] == (
-        "fortify Ukraine from Afghanistan with 5 (at most 2 unless your attacks change that: "
-        "more is cut)"
+        "fortify Ukraine from Afghanistan with 5 (asked to move 5, cut to 2: one army stays behind)"
     )

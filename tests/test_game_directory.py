@@ -268,7 +268,7 @@ FAULTS = {
 
 
 @pytest.mark.parametrize("code", sorted(FAULTS))
-@pytest.mark.parametrize("write", [1, 2, 5, 17])  # 17: the sync of the report folder
+@pytest.mark.parametrize("write", [1, 2, 5, 15])  # 15: the sync of the report folder
 def test_a_disk_fault_during_resolve_is_a_sentence_and_a_rerun_completes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, write: int
 ) -> None:

@@ -4,6 +4,7 @@ SMTP server (aiosmtpd on loopback) or written to the outbox."""
 from __future__ import annotations
 
 import asyncio
+import json
 import mailbox
 import os
 import shutil
@@ -440,6 +441,28 @@ def test_a_rejection_lists_every_problem_with_its_line(game_dir: Path) -> None:
     assert not (game_dir / "orders" / "alice.toml").exists()
 
 
+def test_a_misspelt_name_does_not_hide_an_army_count_error_in_a_mail(game_dir: Path) -> None:
+    text = orders_for(game_dir, "alice").replace('armies = "rest"', "armies = 999")
+    text += '\n[[place]]\nterritory = "Atlantis"\narmies = 1\n'
+    result = fetch(game_dir, [message("alice@example.org", text, mid="<two@t>")])
+    incoming, body = reply_to(game_dir, result, "<two@t>")
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert len(incoming.reasons) == 2
+    assert "unknown territory 'Atlantis'" in incoming.reasons[0]  # line 15
+    assert "too many armies placed: 1000" in incoming.reasons[1]  # line 16
+    assert all(reason in body for reason in incoming.reasons)
+
+
+def test_the_whole_report_sent_back_in_a_mail_is_read_between_the_cut_lines(
+    game_dir: Path,
+) -> None:
+    report = (game_dir / "reports" / "0000" / "alice.txt").read_text()
+    result = fetch(game_dir, [message("alice@example.org", report, mid="<whole@t>")])
+    incoming, body = reply_to(game_dir, result, "<whole@t>")
+    assert incoming.verdict is mail.Verdict.ACCEPTED, incoming.reasons
+    assert "What they will do:\n  place " in body
+
+
 def test_a_wrong_secret_is_rejected(game_dir: Path) -> None:
     text = orders_for(game_dir, "alice")
     secret = read_game(game_dir).registration("alice").secret  # type: ignore[union-attr]
@@ -575,9 +598,12 @@ def check_report(directory: Path, msg: EmailMessage, player: str, resolution: in
     if html_file.exists():
         assert page.get_content().replace("\r\n", "\n") == html_file.read_text()
     attachments = {p.get_filename(): p for p in msg.iter_attachments()}
-    assert set(attachments) == {f"{player}.orders.toml", f"{player}.view.json"}
     view = attachments[f"{player}.view.json"].get_content()
     assert view == (folder / f"{player}.view.json").read_bytes()
+    if player not in json.loads(view)["awaiting"]:  # only the next player is asked for orders
+        assert set(attachments) == {f"{player}.view.json"}
+        return
+    assert set(attachments) == {f"{player}.orders.toml", f"{player}.view.json"}
     orders = attachments[f"{player}.orders.toml"].get_content().replace("\r\n", "\n")
     orders_file = folder / f"{player}.orders.toml"
     if orders_file.exists():
@@ -639,7 +665,9 @@ def test_subjects_say_what_the_report_is() -> None:
     }
     assert mail.report_subject(view, "alice", 14) == "turn 13: your move"
     assert mail.report_subject(view, "bob", 14) == "report: you are out of the game"
-    assert mail.report_subject({**view, "awaiting": ["carol"]}, "alice", 14) == "turn 13: report"
+    assert mail.report_subject({**view, "awaiting": ["carol"]}, "alice", 14) == (
+        "turn 13: carol's move"
+    )
     assert mail.report_subject({**view, "phase": "over", "winner": "alice"}, "bob", 20) == (
         "game over: alice won"
     )
@@ -900,7 +928,7 @@ def test_a_game_played_by_email(game_dir: Path, server: Server, tmp_path: Path) 
         if msg["In-Reply-To"] is None:
             player = msg["To"].split("@")[0]
             check_report(game_dir, msg, player, 1)
-            mine = "your move" if player == first else "report"
+            mine = "your move" if player == first else f"{first}'s move"
             assert msg["Subject"] == f"[{GAME}] turn {state.turn}: {mine}"
 
     # The next turn's orders, from the player whose move it is, go round once more.

@@ -104,8 +104,18 @@ def test_no_roll_when_the_attacker_cannot_attack() -> None:
         assert f.expected_defenders_left == f.defenders
 
 
-def test_stop_at_halts_the_attack_at_that_many_armies() -> None:
+def test_stop_at_is_a_promise_no_roll_goes_below_it() -> None:
     f = forecast(8, 6, stop_at=4)
+    # From 5 armies the attacker rolls 1 die (losing 2 would break the promise), from 6 two.
+    assert {a for a, d, _ in f.outcomes if d > 0} == {4}
+    assert min(a for a, _, _ in f.outcomes) == 4
+    assert f.win < forecast(8, 6).win
+    # 3 armies with stop_at = 2: one die at a time, never two.
+    assert forecast(3, 2, stop_at=2).outcomes[0][0] == 2
+
+
+def test_stop_at_as_a_threshold_in_older_games_lets_the_last_roll_go_below() -> None:
+    f = forecast(8, 6, stop_at=4, promised=False)
     # Rolling stops at 4 armies or fewer; the last roll, from 5 armies with 3 dice, can lose 2.
     assert {a for a, d, _ in f.outcomes if d > 0} == {3, 4}
     assert min(a for a, _, _ in f.outcomes) == 3

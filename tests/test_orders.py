@@ -4,12 +4,14 @@ through `Orders.to_toml`, and `rules.validate`'s rejections, each with the line 
 from __future__ import annotations
 
 import pytest
-from helpers import BOARD, GAME, SECRET, make_state, order_text, orders
+from helpers import BOARD, GAME, SECRET, make_state, only, order_text, orders, play
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core import rules
+from pbem.core.advice import forecast_with_warnings
 from pbem.core.board import WILD
+from pbem.core.events import Traded
 from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import FortifyMode, GameState, Options, Phase
 from pbem.errors import OrderError, Problem
@@ -343,7 +345,11 @@ def test_future_turn() -> None:
 
 def test_not_your_turn() -> None:
     assert check(alice_to_play(), PLACE_3, player="bob") == [
-        Problem("it is not bob's turn: the game awaits alice", 3)
+        Problem(
+            "it is not bob's turn: the game awaits alice; your order file will come with the "
+            "report that makes it your turn",
+            3,
+        )
     ]
 
 
@@ -467,11 +473,15 @@ def test_trade_not_a_set() -> None:
     ]
 
 
-def test_trade_best_without_a_set() -> None:
+def test_trade_best_without_a_set_trades_nothing_with_a_note() -> None:
     state = alice_to_play(hands={"alice": ("Alaska", "Peru", "Greenland")})
-    assert check(state, 'trade = "best"\n' + PLACE_3) == [
-        Problem('trade = "best" but your hand holds no set: remove the trade', 5)
-    ]
+    assert check(state, 'trade = "best"\n' + PLACE_3) == []
+    orders = parse('trade = "best"\n' + PLACE_3)
+    assert forecast_with_warnings(state, orders)[-1] == (
+        'warning: line 5: trade = "best" but your hand holds no set: nothing is traded this turn'
+    )
+    new, events = play(state, orders)
+    assert not only(events, Traded) and new.player("alice").hand == state.player("alice").hand
 
 
 def test_forced_trade_missing() -> None:

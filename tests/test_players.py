@@ -99,3 +99,78 @@ def test_an_address_can_be_taken_away(d: Path) -> None:
     assert "r0000-carol.eml" not in outbox(d)
     assert any("carol has no address" in note for note in result.notes)
     assert run("audit", d).startswith("audit passed")
+
+
+def test_an_address_in_another_case_is_still_the_other_players(d: Path) -> None:
+    before = snapshot(d)
+    out = run("config", d, "player.alice.email=Bob@Example.ORG", code=1)
+    assert "Bob@Example.ORG is bob's address: each player needs one of their own" in out
+    assert snapshot(d) == before
+
+
+def test_a_player_may_change_the_case_of_their_own_address(d: Path) -> None:
+    out = run("config", d, "player.alice.email=Alice@Example.org", "--now", "2027-03-02T09:30Z")
+    assert out.startswith(f"alice's address is now Alice@Example.org (was {OLD})")
+
+
+def test_settings_apply_in_turn_so_an_address_given_up_can_be_taken(d: Path) -> None:
+    now = "2027-03-02T09:30Z"
+    run("config", d, "player.bob.email=", "player.alice.email=bob@example.org", "--now", now)
+    game = read_game(d)
+    emails = {r.name: r.email for r in game.registrations}
+    assert (emails["alice"], emails["bob"]) == ("bob@example.org", "")
+    changes = players.address_changes(d)
+    assert [(c.number, c.player, c.describe()) for c in changes] == [
+        (1, "bob", "bob's address is now no address (was bob@example.org)"),
+        (2, "alice", f"alice's address is now bob@example.org (was {OLD})"),
+    ]
+    assert (d / "history" / "addresses" / "0001-2.toml").is_file()
+    run("config", d, "player.bob.email=b2@example.org", "--now", now)
+    assert players.address_changes(d)[-1].describe() == (
+        "bob's address is now b2@example.org (was none)"
+    )
+    assert run("audit", d).startswith("audit passed")
+
+
+def test_configure_without_a_setting_asks_for_one(d: Path) -> None:
+    from datetime import datetime, timezone
+
+    from pbem.errors import PbemError
+
+    with pytest.raises(PbemError, match="give a setting to change: player.NAME.email=ADDRESS"):
+        players.configure(d, [], datetime(2027, 3, 2, tzinfo=timezone.utc))
+
+
+def test_change_address_itself_refuses_what_is_not_an_address(d: Path) -> None:
+    from datetime import datetime, timezone
+
+    from pbem.errors import PbemError
+
+    before = snapshot(d)
+    with pytest.raises(PbemError, match="'two words' is not an email address"):
+        players.change_address(d, "alice", "two words", datetime(2027, 3, 2, tzinfo=timezone.utc))
+    assert snapshot(d) == before
+
+
+def test_an_address_recorded_for_someone_who_does_not_play_fails_the_audit(d: Path) -> None:
+    run("config", d, f"player.alice.email={NEW}", "--now", "2027-03-02T09:30Z")
+    path = d / "history" / "addresses" / "0001-1.toml"
+    path.write_text(path.read_text().replace('"alice"', '"zed"'))
+    with pytest.raises(AuditError, match="records an address for 'zed', who does not play"):
+        processor.audit_game(d)
+    path.write_text(path.read_text().replace('player = "zed"\n', ""))
+    with pytest.raises(Exception, match=r"0001-1.toml is damaged or incomplete \(KeyError"):
+        processor.audit_game(d)
+
+
+def test_an_address_is_not_changed_while_an_undo_is_half_done(d: Path) -> None:
+    import tomli_w
+
+    from pbem.game import undo
+
+    pending = undo.UndoRecord(1, 1, "2027-03-02T09:00:00Z", "late orders", "00" * 32, 1)
+    (d / "history" / undo.PENDING).write_text(tomli_w.dumps(pending.to_dict()))
+    before = snapshot(d)
+    out = run("config", d, f"player.alice.email={NEW}", "--now", "2027-03-02T09:30Z", code=1)
+    assert "the undo of resolution 1 was interrupted: run 'pbem undo' again to finish it" in out
+    assert snapshot(d) == before

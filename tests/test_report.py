@@ -131,7 +131,9 @@ def test_each_report_holds_the_players_own_secret_and_no_other(played: Path) -> 
     for player, secret in secrets.items():
         files = reports_of(played, player)
         texts = [t for _, t in files]
-        assert all(secret in t for t in texts if not t.lstrip().startswith("{"))
+        # Every report that asks for orders holds the secret that signs them.
+        asking = [t for t in texts if "Your order file for turn" in t or t.startswith("game =")]
+        assert asking and all(secret in t for t in asking)
         for other, other_secret in secrets.items():
             if other != player:
                 assert not any(other_secret in t for t in texts), f"{other}'s secret leaks"
@@ -162,7 +164,12 @@ def test_no_report_shows_another_players_mission_before_the_end(mission_played: 
     players = game.state.players
     for p in players:
         files = reports_of(mission_played, p.name)
-        assert len(files) == 6 * 4  # text, HTML, view and order file of resolutions 0-5
+        # text, HTML and view of resolutions 0-5, and the order file of those that await them
+        asked = sum(
+            (mission_played / "reports" / f"{r:04d}" / f"{p.name}.orders.toml").exists()
+            for r in range(6)
+        )
+        assert asked >= 1 and len(files) == 6 * 3 + asked
         own = mission_texts(p)
         for r, text in files:
             if not text.lstrip().startswith(("game =", "{")):
@@ -284,8 +291,10 @@ def test_a_waiting_player_is_told_whose_turn_is_next_and_when_theirs_is(played: 
     text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.txt").read_text()
     assert f"Turn {state.turn} is next: {state.current_player.name} plays." in text
     assert f"Your next turn is turn {state.turn + 1}" in text
-    orders = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.orders.toml").read_text()
-    assert f"turn = {state.turn + 1}" in orders
+    assert "Its order file will come with the report that makes it your turn" in text
+    # No order file for a later turn: sent now, it could only be refused.
+    assert not (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.orders.toml").exists()
+    assert "Your order file for turn" not in text
 
 
 def test_the_board_marks_own_territories_and_held_continents(played: Path) -> None:
@@ -488,7 +497,6 @@ def test_every_kind_of_event_reads_as_a_sentence() -> None:
         "alice traded Peru, Ural, wild for 6 armies (set 2 of the game).",
         "alice placed 2 on Peru for its card.",
         "alice placed 8 armies: 4 on Siam and 4 on Indonesia.",
-        "alice's order to attack Japan from Siam was skipped: you do not hold Siam.",
         "bob is out of the game, eliminated by alice, who takes 3 cards.",
         "alice traded Egypt, Congo, Japan for 8 armies (set 3 of the game) "
         "(forced, after an elimination).",
@@ -501,6 +509,22 @@ def test_every_kind_of_event_reads_as_a_sentence() -> None:
     ]
     assert "alice drew a card: Congo." in _story(events, "alice", {})
     assert "alice drew a card: Congo." in _story(events, None, {})
+
+
+def test_a_skipped_order_is_told_to_its_player_and_the_moderator_only() -> None:
+    events: list[Event] = [
+        Skipped("ben", "attack Alberta from Alaska", "you do not hold Alaska"),
+        Skipped("ben", "attack Peru from Brazil", "you already hold Peru"),
+    ]
+    assert _story(events, "dan", {}) == []
+    assert _story(events, "ben", {}) == [
+        "Your order to attack Alberta from Alaska was skipped: you do not hold Alaska.",
+        "Your order to attack Peru from Brazil was skipped: you already hold Peru.",
+    ]
+    assert _story(events, None, {}) == [
+        "ben's order to attack Alberta from Alaska was skipped: ben does not hold Alaska.",
+        "ben's order to attack Peru from Brazil was skipped: ben already holds Peru.",
+    ]
 
 
 # --- HTML: well-formed, self-contained, escaped, with the map ---------------------------------
@@ -632,12 +656,20 @@ def test_the_moderators_overview_lists_hands_awaited_players_and_rejections(
     parse_html(html)
 
 
-def test_every_player_gets_text_html_view_and_order_files(played: Path) -> None:
+def test_every_player_gets_text_html_view_and_the_next_player_an_order_file(
+    played: Path,
+) -> None:
     game = read_game(played)
     folder = played / "reports" / f"{RESOLUTIONS - 1:04d}"
     for p in game.state.players:
-        for suffix in ("txt", "html", "view.json", "orders.toml"):
+        for suffix in ("txt", "html", "view.json"):
             assert (folder / f"{p.name}.{suffix}").is_file()
+        awaited = p.name in game.state.awaiting()
+        assert (folder / f"{p.name}.orders.toml").is_file() == awaited
+        text = (folder / f"{p.name}.txt").read_text()
+        assert ("Your order file for turn" in text) == awaited
+        if not awaited and p.alive:
+            assert "Its order file will come with the report that makes it your turn" in text
         view = json.loads((folder / f"{p.name}.view.json").read_text())
         assert view["dice"]["key"] == game.key(RESOLUTIONS - 1).hex()
     assert (folder / "_moderator.txt").is_file()
@@ -689,3 +721,46 @@ def test_plurals_one_territory_one_roll_one_message() -> None:
     assert plural(1, "territory", "territories") == "1 territory"
     assert plural(2, "territory", "territories") == "2 territories"
     assert plural(1, "roll") == "1 roll" and plural(0, "roll") == "0 rolls"
+
+
+def _rendered_with_cache(directory: Path, cache: jinja2.BytecodeCache | None) -> dict[str, str]:
+    game = read_game(directory)
+    env = report._environment.__wrapped__(None, None, "en")  # fresh, not the shared one
+    env.bytecode_cache = cache
+    return {
+        f"{name} {player}": report.render_template(
+            env, name, report.report_context(game, 1, (), player)
+        )
+        for name in ("report.txt.j2", "report.html.j2")
+        for player in ("alice", "bob")
+    }
+
+
+def test_compiled_templates_kept_between_runs_render_the_same_reports(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    from pbem.present.bytecode import template_cache
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    plain = _rendered_with_cache(playing_dir, None)
+    assert _rendered_with_cache(playing_dir, template_cache(str(folder))) == plain
+    kept = list(folder.iterdir())
+    assert kept and all(p.name.startswith("__pbem-") for p in kept)
+    assert _rendered_with_cache(playing_dir, template_cache(str(folder))) == plain  # read back
+
+
+def test_a_damaged_or_missing_template_cache_only_costs_time(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    from pbem.present.bytecode import template_cache
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    plain = _rendered_with_cache(playing_dir, None)
+    _rendered_with_cache(playing_dir, template_cache(str(folder)))
+    for p in folder.iterdir():
+        p.write_bytes(b"j2\x00damaged")
+    assert _rendered_with_cache(playing_dir, template_cache(str(folder))) == plain
+    gone = template_cache(str(tmp_path / "no" / "such" / "folder"))
+    assert _rendered_with_cache(playing_dir, gone) == plain

@@ -58,6 +58,7 @@ from pbem.core.state import (
     Options,
     Phase,
     SetupMode,
+    StopAt,
     TradedCards,
     TwoPlayer,
 )
@@ -99,12 +100,14 @@ class Case:
 
 def make_case(i: int) -> Case:
     """Cycle through 2-6 players, both setups, both fortify rules, both two-player rules and
-    both rules for traded cards (set aside in three games of four)."""
+    both rules for traded cards (set aside in three games of four) and both meanings of stop_at
+    (a threshold in one game of three, as in older games)."""
     options = Options(
         setup=(SetupMode.DEAL, SetupMode.RANDOM)[(i // 5) % 2],
         two_player=(TwoPlayer.NEUTRAL, TwoPlayer.CLASSIC)[(i // 20) % 2],
         fortify=(FortifyMode.ADJACENT, FortifyMode.CONNECTED)[(i // 10) % 2],
         traded_cards=TradedCards.DECK if (i // 40) % 4 == 1 else TradedCards.ASIDE,
+        stop_at=StopAt.THRESHOLD if (i // 7) % 3 == 1 else StopAt.PROMISE,
     )
     return Case(i, 2 + i % 5, options)
 
@@ -667,8 +670,11 @@ class Replay:
             a, d = len(roll.attacker), len(roll.defender)
             if a > min(3, self.armies[source] - 1):  # one more army than dice, at most 3
                 fail(f"attacker rolled {a} dice")
-            if a != min(3, self.armies[source] - 1, attack.dice or 3):
-                fail(f"attacker rolled {a} dice, allowed {attack.dice}")
+            allowed = min(3, self.armies[source] - 1, attack.dice or 3)
+            if self.case.options.stop_at is StopAt.PROMISE:  # never below stop_at
+                allowed = min(allowed, self.armies[source] - stop)
+            if a != allowed:
+                fail(f"attacker rolled {a} dice, allowed {allowed}")
             if d != min(2, self.armies[target]):
                 fail(f"defender rolled {d} dice")
             if not all(1 <= x <= 6 for x in (*roll.attacker, *roll.defender)):

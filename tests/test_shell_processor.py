@@ -11,7 +11,8 @@ import pytest
 from conftest import SEED, attacking, skeleton, write_skeletons
 from helpers import make_state, orders
 
-from pbem.core import odds as exact_odds
+from pbem.core import odds
+from pbem.core.forecast import percent
 from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
@@ -132,7 +133,13 @@ def test_a_players_own_check_against_the_view_file(playing_dir: Path, tmp_path: 
     view = playing_dir / "reports" / "0001" / f"{player}.view.json"
     good = tmp_path / "good.toml"
     secret = skeleton_secret(playing_dir, player)
-    good.write_text(attacking(skeleton(playing_dir, player)).replace(secret, "anything"))
+    good.write_text(attacking(skeleton(playing_dir, player)))
+    forged = tmp_path / "forged.toml"
+    forged.write_text(attacking(skeleton(playing_dir, player)).replace(secret, "anything"))
+    [(refused, _)] = processor.check_with_view(view, [forged])
+    assert refused.messages() == [
+        f"forged.toml line 4: the secret is not {player}'s: copy it from your latest report"
+    ]
     bad = tmp_path / "bad.toml"
     bad.write_text(skeleton(playing_dir, player).replace('armies = "rest"', "armies = 999"))
     broken = tmp_path / "broken.toml"
@@ -212,15 +219,18 @@ def test_the_forecast_names_trades_odds_later_attacks_and_the_fortification(
         total = reinforcement
     assert f"place {total} on {source}" in lines
     attack = next(line for line in lines if line.startswith(f"attack {target} from {source}: "))
-    odds = exact_odds.forecast(state.armies(source) + total, state.armies(target), 1, None)
-    assert attack == f"attack {target} from {source}: {odds.summary()}"
-    defenders = state.armies(beyond)
-    unit = "army" if defenders == 1 else "armies"
-    assert lines[-2] == (
-        f"attack {beyond} ({defenders} {unit}) from {target}, once taken: "
-        "the odds depend on the armies moved in"
+    attackers, defenders = state.armies(source) + total, state.armies(target)
+    if processor.rules.card_bonus_territory(sets, state.owned(me)) == source:
+        attackers += 2  # the card's +2 is placed before the attack
+    exact = odds.forecast(attackers, defenders, 1, None)
+    assert attack.startswith(
+        f"attack {target} from {source}: {attackers} against {defenders}: "
+        f"takes it {percent(exact.win)} of the time"
     )
-    assert lines[-1] == orders.fortify.describe()  # type: ignore[union-attr]
+    # The attack from the territory just taken is forecast from what the first one moves in.
+    later = next(line for line in lines if line.startswith(f"attack {beyond} from {target}: "))
+    assert "happens" in later or "will be skipped" in later
+    assert any(line.startswith(orders.fortify.describe()) for line in lines)  # type: ignore[union-attr]
 
 
 def test_the_forecast_of_a_huge_attack_gives_no_exact_odds(playing_dir: Path) -> None:
@@ -231,14 +241,14 @@ def test_the_forecast_of_a_huge_attack_gives_no_exact_odds(playing_dir: Path) ->
     )
     target = next(n for n in state.board.neighbours(source) if state.owner(n) != me)
     territories = dict(state.territories)
-    territories[source] = Holding(me, exact_odds.LARGEST)
+    territories[source] = Holding(me, odds.LARGEST)
     big = replace(state, territories=territories)
     orders = Orders(
         state.game, state.turn, me, "", (), (Place(source, "rest"),), (Attack(source, target),)
     )
     line = processor.forecast(big, orders)[-1]
-    assert line.endswith("(too many armies for exact odds)")
-    territories[source] = Holding(me, exact_odds.LARGEST - state.armies(target) - 3 - 10)
+    assert line == f"attack {target} from {source}: too many armies for exact odds"
+    territories[source] = Holding(me, odds.LARGEST - state.armies(target) - 3 - 10)
     fits = replace(state, territories=territories)
     assert "too many" not in processor.forecast(fits, orders)[-1]
 
@@ -333,8 +343,9 @@ def test_the_forecast_says_a_fortification_asking_too_much_is_cut() -> None:
         attack=[Attack("Ural", "Afghanistan")],
         fortify=asking,
     )
+    # The attack from Ural (1 army) never happens, so the fortification meets 5 on Ukraine.
     assert processor.forecast(state, attacking_too)[-1] == (
-        f"{asking.describe()} (at most 4 unless your attacks change that: more is cut)"
+        f"{asking.describe()} (asked to move 20, cut to 4: one army stays behind)"
     )
     fits = orders(state, place=[("Siam", "rest")], fortify=Fortify("Ukraine", "Ural", 4))
     assert processor.forecast(state, fits)[-1] == Fortify("Ukraine", "Ural", 4).describe()
@@ -342,4 +353,7 @@ def test_the_forecast_says_a_fortification_asking_too_much_is_cut() -> None:
     taking = orders(
         state, place=[("Siam", "rest")], attack=[Attack("Ural", "Afghanistan")], fortify=later
     )
-    assert processor.forecast(state, taking)[-1] == later.describe()
+    # Afghanistan is never taken (the attack from 1 army never happens): no fortification.
+    assert processor.forecast(state, taking)[-1] == (
+        f"{later.describe()}: will be skipped (you do not hold Afghanistan)"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -219,7 +220,68 @@ def test_audit_catches_orders_that_no_longer_read(played: Path) -> None:
     data = _history(played, 2)
     data["orders"][0]["text"] = data["orders"][0]["text"].replace("[[place]]", "[[place]", 1)
     _rewrite_history(played, 2, data)
-    with pytest.raises(AuditError, match="resolution 2 .*its orders do not replay"):
+    with pytest.raises(AuditError, match="resolution 2 .*does not pass the checks resolve makes"):
+        processor.audit_game(played)
+
+
+def _retold(directory: Path, r: int, pattern: str, replacement: str) -> dict[str, Any]:
+    """History file `r` with its first order file's text changed by one regex substitution."""
+    data = _history(directory, r)
+    text = data["orders"][0]["text"]
+    changed = re.sub(pattern, replacement, text, count=1, flags=re.MULTILINE)
+    assert changed != text
+    data["orders"][0]["text"] = changed
+    _rewrite_history(directory, r, data)
+    return data
+
+
+def test_audit_checks_the_recorded_orders_were_for_their_turn(played: Path) -> None:
+    data = _retold(played, 2, r"^turn = (\d+)", "turn = 7")
+    turn = data["turn"]
+    with pytest.raises(AuditError) as err:
+        processor.audit_game(played)
+    assert str(err.value).startswith(
+        f"resolution 2 (turn {turn}, {data['players'][0]}'s turn; history/0002.toml): an order "
+        "file it used does not pass the checks resolve makes: "
+    )
+    assert f"these orders are for turn 7, a later turn; the pending turn is {turn}" in str(
+        err.value
+    )
+
+
+def test_audit_checks_the_recorded_orders_game_and_secret(played: Path) -> None:
+    data = _retold(played, 3, r'^secret = "(\w+)"', 'secret = "guessed"')
+    with pytest.raises(
+        AuditError, match=rf"resolution 3 .*the secret is not {data['players'][0]}'s"
+    ):
+        processor.audit_game(played)
+    _retold(played, 3, r'^secret = "guessed"', f'secret = "{_secret(played, data)}"')
+    processor.audit_game(played)
+    _retold(played, 3, r'^game = "([\w-]+)"', 'game = "another"')
+    with pytest.raises(AuditError, match="resolution 3 .*these orders are for game 'another'"):
+        processor.audit_game(played)
+
+
+def _secret(directory: Path, data: dict[str, Any]) -> str:
+    registration = read_game(directory).registration(data["players"][0])
+    assert registration is not None
+    return registration.secret
+
+
+def test_audit_checks_the_recorded_orders_against_the_state_before_them(played: Path) -> None:
+    """Orders valid for no state of the game: more armies placed than the player had."""
+    _retold(played, 3, r"^armies = \"rest\"", "armies = 99")
+    with pytest.raises(AuditError, match="resolution 3 .*does not pass the checks resolve makes"):
+        processor.audit_game(played)
+
+
+def test_audit_checks_the_player_an_order_file_is_recorded_for(played: Path) -> None:
+    data = _history(played, 3)
+    data["orders"][0]["player"] = "nobody"
+    _rewrite_history(played, 3, data)
+    with pytest.raises(
+        AuditError, match=r"resolution 3 .*\(.*\) is recorded as nobody's but holds \w+'s orders"
+    ):
         processor.audit_game(played)
 
 

@@ -13,9 +13,8 @@ from test_languages import LANGUAGE_OF, OTHERS, RESOLUTIONS, babel  # noqa: F401
 
 from pbem.core import missions
 from pbem.core.board import load_board
-from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
+from pbem.core.orders import parse_orders
 from pbem.errors import OrderError
-from pbem.game import checking
 from pbem.game.store import read_game
 from pbem.present import i18n, reasons, stats
 from pbem.present import missions as mission_view
@@ -135,29 +134,6 @@ def test_mission_goals_are_told_in_each_language(code: str) -> None:
     for goal in goals:
         assert english_in(goal) == [], goal
     assert language(code).place("South America") in goals[0]
-
-
-@pytest.mark.parametrize("code", OTHERS)
-def test_the_check_forecast_is_told_in_each_language(babel: Path, code: str) -> None:  # noqa: F811
-    state = read_game(babel).state
-    player = state.players[0].name
-    mine = state.owned(player)
-    source = max(mine, key=state.armies)
-    target = next(n for n in state.board.neighbours(source) if state.owner(n) != player)
-    orders = Orders(
-        game=state.game,
-        turn=state.turn,
-        player=player,
-        secret="",
-        place=(Place(source, 3),),
-        attack=(Attack(source, target, stop_at=2), Attack(target, source)),
-        fortify=Fortify(mine[0], mine[-1], 100) if len(mine) > 1 else None,
-    )
-    lines = checking.forecast(state, orders, code)
-    english = checking.forecast(state, orders)
-    assert len(lines) == len(english) and lines != english
-    assert english_in("\n".join(lines)) == [], lines
-    assert any("takes it" in line for line in english)
 
 
 @pytest.mark.parametrize("code", OTHERS)

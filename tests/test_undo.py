@@ -251,3 +251,35 @@ def test_an_undo_not_yet_resolved_again_is_in_pbem_dice(tmp_path: Path) -> None:
     assert processor.dice_history(d, 2)[0]["note"] == next(iter(undo.undone_notes(d)))
     with pytest.raises(PbemError, match="there is no resolution 3"):
         processor.dice_history(d, 3)
+
+
+def test_undo_waits_for_an_interrupted_resolution(tmp_path: Path) -> None:
+    import shutil
+
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    ahead = Path(shutil.copytree(d, tmp_path / "ahead"))
+    write_skeletons(ahead)
+    processor.resolve_game(ahead)
+    shutil.copy(ahead / "history" / "0003.toml", d / "history" / "0003.toml")
+    before = snapshot(d)
+    with pytest.raises(GameFileError, match="a resolution was interrupted: run 'pbem resolve'"):
+        undo.undo_last(d, NOW, WHY)
+    assert snapshot(d) == before
+
+
+def test_a_damaged_undo_record_is_named(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    (d / "history" / "undo.toml").write_text('resolution = 2\nattempt = 1\nwhy = "x"\n')
+    with pytest.raises(GameFileError, match=r"undo.toml is damaged or incomplete \(KeyError"):
+        undo.undo_last(d, NOW, WHY)
+
+
+def test_an_undo_time_that_does_not_read_is_shown_as_written() -> None:
+    record = undo.UndoRecord(2, 1, "yesterday", "late orders", "00", 3)
+    assert record.note() == "resolution 2 (turn 3) was undone on yesterday: late orders"
+    later = undo.UndoRecord(2, 2, "2026-12-01T09:00:00+00:00", "again", "00", 3)
+    assert later.note() == (
+        "resolution 2 (turn 3) was undone on Tue 1 Dec 2026, 09:00 UTC: again "
+        "(undo number 2 of that resolution)"
+    )

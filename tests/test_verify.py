@@ -289,7 +289,9 @@ def test_check_with_a_view_gives_the_moderators_verdict_in_setup(tmp_path: Path)
     assert game.state.phase.value == "setup"
 
 
-def test_only_the_moderator_checks_the_secret(played: Path, tmp_path: Path) -> None:
+def test_the_moderator_and_the_players_own_check_both_check_the_secret(
+    played: Path, tmp_path: Path
+) -> None:
     game = read_game(played)
     me = game.state.current_player.name
     reg = game.registration(me)
@@ -300,4 +302,4 @@ def test_only_the_moderator_checks_the_secret(played: Path, tmp_path: Path) -> N
     view = report_file(played, game.state.resolution - 1, me, "view.json")
     ((own, _),) = processor.check_with_view(view, [path])
     assert not moderator.accepted and "secret" in moderator.messages()[0]
-    assert own.accepted
+    assert not own.accepted and own.messages() == moderator.messages()

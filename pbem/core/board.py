@@ -20,12 +20,9 @@ from importlib import resources
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pbem.errors import BoardError, UnknownTerritory
+import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on Python 3.10
-    import tomli as tomllib
+from pbem.errors import BoardError, UnknownTerritory
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -177,7 +174,7 @@ class Board:
         return self._territory(card).card
 
     def to_json(self) -> dict[str, object]:
-        """The board as `pbem map --json` prints it (DESIGN section 7)."""
+        """The board as `pbem map --json` prints it (docs/views.md)."""
         return {
             "name": self.name,
             "continents": {

@@ -1,4 +1,4 @@
-"""Randomness anyone can audit: the key chain and the keyed streams of DESIGN §6.
+"""Randomness anyone can audit: the key chain and the keyed streams of docs/dice.md.
 
 All chance in a game comes from two streams. The public stream of a resolution is keyed by
 that resolution's key from a hash chain whose end (the commitment) is published in the first
@@ -22,7 +22,7 @@ def _sha256(data: bytes) -> bytes:
 
 
 def _hmac(key: bytes, message: bytes) -> bytes:
-    return hmac.new(key, message, hashlib.sha256).digest()
+    return hmac.digest(key, message, "sha256")  # HMAC-SHA256 in one call (OpenSSL's)
 
 
 def chain_end(seed: bytes) -> bytes:
@@ -83,6 +83,10 @@ def hidden_commitment(seed: bytes) -> bytes:
     return _sha256(hidden_key(seed))
 
 
+# A byte b of the stream as a die: b % 6 + 1, or 0 for the bytes randbelow(6) skips (b >= 252).
+_DIE_OF_BYTE = bytes(b % 6 + 1 if b < 252 else 0 for b in range(256))
+
+
 class Stream:
     """An endless sequence of bytes made of keyed blocks, with rejection-sampled draws."""
 
@@ -90,6 +94,7 @@ class Stream:
         self._block = block
         self._index = 0
         self._buffer = b""
+        self._faces = b""  # the buffer decoded as dice at once (_DIE_OF_BYTE), 0 where skipped
         self._pos = 0
 
     @classmethod
@@ -111,12 +116,18 @@ class Stream:
     def byte(self) -> int:
         """The next byte of the stream."""
         if self._pos == len(self._buffer):
-            self._buffer = self._block(self._index)
-            self._index += 1
-            self._pos = 0
+            self._next_block()
         value = self._buffer[self._pos]
         self._pos += 1
         return value
+
+    def _next_block(self) -> None:
+        """Append the next block to the bytes not read yet (and its faces to theirs)."""
+        block = self._block(self._index)
+        self._index += 1
+        self._buffer = self._buffer[self._pos :] + block
+        self._faces = self._faces[self._pos :] + block.translate(_DIE_OF_BYTE)
+        self._pos = 0
 
     def randbelow(self, n: int) -> int:
         """A uniform number in 0..n-1 (1 <= n <= 256); bytes >= 256 - 256 % n are skipped."""
@@ -129,11 +140,28 @@ class Stream:
                 return b % n
 
     def die(self) -> int:
-        """One six-sided die."""
-        return self.randbelow(6) + 1
+        """One six-sided die: randbelow(6) + 1, read from the block decoded at once."""
+        while True:
+            if self._pos == len(self._buffer):
+                self._next_block()
+            face = self._faces[self._pos]
+            self._pos += 1
+            if face:
+                return face
 
     def dice(self, count: int) -> tuple[int, ...]:
-        """`count` dice, in the order rolled."""
+        """`count` dice, in the order rolled.
+
+        The same dice as `die()` called `count` times, read from the block decoded at once: when
+        none of the next `count` bytes is skipped (nearly always), one slice gives them all.
+        """
+        while len(self._faces) - self._pos < count:
+            self._next_block()
+        pos = self._pos
+        chunk = self._faces[pos : pos + count]
+        if 0 not in chunk:
+            self._pos = pos + count
+            return tuple(chunk)
         return tuple(self.die() for _ in range(count))
 
     def shuffle(self, items: Sequence[str]) -> tuple[str, ...]:

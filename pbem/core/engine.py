@@ -31,12 +31,12 @@ from pbem.core.events import (
     Placed,
     Reinforced,
     Reshuffled,
-    Rolled,
     RolledForFirst,
     SeatsDecided,
     Skipped,
     Traded,
     Won,
+    rolled,
 )
 from pbem.core.orders import Attack, CardSet, Fortify, Orders
 from pbem.core.state import (
@@ -519,7 +519,7 @@ def _resolve_turn(
     if not table.winner:
         if orders.fortify is not None:
             _fortify(table, name, orders.fortify)
-        if conquests:
+        if conquests and not table.winner:  # a mission done by the fortification ends it
             table.draw(name, Stream.hidden(randomness.hidden, state.resolution))
     if missed and not table.winner:
         _drop_if_due(table, name)
@@ -564,17 +564,19 @@ def _attack(
         return 0, bonus_used
     defender = table.owner[target]
     last = 0
-    while table.armies[source] > max(1, attack.stop_at):
-        a = rules.attack_dice(table.armies[source], attack.dice)
-        d = rules.defence_dice(table.armies[target])
-        a_dice = stream.dice(a)
-        d_dice = stream.dice(d)
+    armies, roll, record = table.armies, stream.dice, table.events.append  # the hot loop's names
+    stop = max(1, attack.stop_at)
+    promised = table.state.options.stop_at_promised
+    while armies[source] > stop:
+        a = rules.attack_dice_kept(armies[source], attack.dice, attack.stop_at, promised)
+        both = roll(a + rules.defence_dice(armies[target]))  # the attacker's dice come first
+        a_dice, d_dice = both[:a], both[a:]
         lost_a, lost_d = rules.battle(a_dice, d_dice)
-        table.armies[source] -= lost_a
-        table.armies[target] -= lost_d
-        table.events.append(Rolled(name, source, target, defender, a_dice, d_dice, lost_a, lost_d))
+        armies[source] -= lost_a
+        armies[target] -= lost_d
+        record(rolled(name, source, target, defender, a_dice, d_dice, lost_a, lost_d))
         last = a
-        if table.armies[target] == 0:
+        if armies[target] == 0:
             break
     if table.armies[target] > 0:
         why = f"{source} is down to {table.armies[source]}" + (

@@ -2,7 +2,8 @@
 
 An attack from a territory holding ``attackers`` armies against ``defenders`` armies goes on,
 roll after roll, while the attacking territory holds more than ``max(1, stop_at)`` armies and the
-defender has armies left. Each roll uses ``rules.attack_dice(attacker armies, dice)`` against
+defender has armies left. Each roll uses ``rules.attack_dice_kept(attacker armies, dice, stop_at,
+promised)`` (fewer dice near ``stop_at`` when it is a promise) against
 ``rules.defence_dice(defender armies)`` and ``rules.battle`` decides the losses, so these odds
 follow exactly the rules the engine plays by.
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
-from pbem.core.rules import attack_dice, battle, defence_dice
+from pbem.core.rules import attack_dice_kept, battle, defence_dice
 from pbem.errors import PbemError
 
 __all__ = ["Forecast", "forecast", "percent", "roll_outcomes"]
@@ -91,6 +92,7 @@ class Forecast:
     defenders: int
     stop_at: int
     dice: int | None
+    promised: bool
     win: Fraction
     expected_attackers_left: Fraction
     expected_defenders_left: Fraction
@@ -113,12 +115,20 @@ class Forecast:
 
 
 @cache
-def forecast(attackers: int, defenders: int, stop_at: int = 1, dice: int | None = None) -> Forecast:
+def forecast(
+    attackers: int,
+    defenders: int,
+    stop_at: int = 1,
+    dice: int | None = None,
+    promised: bool = True,
+) -> Forecast:
     """Exact odds of attacking ``defenders`` armies from a territory holding ``attackers``.
 
     ``attackers`` counts every army on the attacking territory, including the one that must
     stay behind. The attack goes on while that territory holds more than ``max(1, stop_at)``
-    armies; ``dice`` caps the attacker's dice (None: as many as allowed, up to 3).
+    armies; ``dice`` caps the attacker's dice (None: as many as allowed, up to 3). When
+    ``promised`` (the rule of new games), no roll takes the attacker below ``stop_at``: fewer
+    dice near it; otherwise (older games) the last roll may.
     """
     if attackers < 1:
         raise ValueError(f"the attacking territory holds at least 1 army, not {attackers}")
@@ -145,7 +155,8 @@ def forecast(attackers: int, defenders: int, stop_at: int = 1, dice: int | None 
             if a <= floor or d == 0:
                 final[(a, d)] = weight
                 continue
-            for lost_a, lost_d, w in _scaled_transitions(attack_dice(a, dice), defence_dice(d)):
+            rolled = attack_dice_kept(a, dice, stop_at, promised)
+            for lost_a, lost_d, w in _scaled_transitions(rolled, defence_dice(d)):
                 key = (a - lost_a, d - lost_d)
                 live[key] = live.get(key, 0) + weight * w
     assert not live, "every state is swept before the totals run out"
@@ -162,6 +173,7 @@ def forecast(attackers: int, defenders: int, stop_at: int = 1, dice: int | None 
         defenders=defenders,
         stop_at=stop_at,
         dice=dice,
+        promised=promised,
         win=win,
         expected_attackers_left=expected_a,
         expected_defenders_left=expected_d,

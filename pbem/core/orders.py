@@ -7,19 +7,15 @@ legal in the current state is `rules.validate`'s question.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
+
 from pbem.core.board import Board
 from pbem.errors import OrderError, Problem, UnknownTerritory
 from pbem.terminal import quoted
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 REST: Literal["rest"] = "rest"
 ALL: Literal["all"] = "all"
@@ -149,8 +145,8 @@ class Orders:
         return out
 
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z_]+)\s*\]\]?")
-_KEY = re.compile(r"^\s*([A-Za-z_]+)\s*=")
+# A table header ([name] or [[name]]) or a key (name =), whichever starts the line.
+_LINE = re.compile(r"\s*(?:(\[\[?)\s*([A-Za-z_]+)\s*\]\]?|([A-Za-z_]+)\s*=)")
 
 
 def _locate(text: str) -> dict[str, int]:
@@ -158,23 +154,24 @@ def _locate(text: str) -> dict[str, int]:
     lines: dict[str, int] = {}
     table = ""
     counts: dict[str, int] = {}
+    match = _LINE.match
     for number, raw in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(raw)
-        if header:
-            name = header.group(2)
-            if header.group(1) == "[[":
-                index = counts.get(name, 0)
-                counts[name] = index + 1
-                table = f"{name}.{index}"
-                lines.setdefault(name, number)  # the bare name: the first of its tables
-            else:
-                table = name
-            lines.setdefault(table, number)
+        found = match(raw)
+        if found is None:
             continue
-        key = _KEY.match(raw)
-        if key:
-            path = f"{table}.{key.group(1)}" if table else key.group(1)
+        bracket, name, key = found.groups()
+        if bracket == "[[":
+            index = counts.get(name, 0)
+            counts[name] = index + 1
+            table = f"{name}.{index}"
+            lines.setdefault(name, number)  # the bare name: the first of its tables
+        elif bracket:
+            table = name
+        else:
+            path = f"{table}.{key}" if table else key
             lines.setdefault(path, number)
+            continue
+        lines.setdefault(table, number)
     return lines
 
 
@@ -191,6 +188,7 @@ class _Reader:
         self.board = board
         self.lines = lines
         self.problems: list[Problem] = []
+        self.dropped_attack = False
 
     def line(self, *paths: str) -> int | None:
         for path in paths:
@@ -282,6 +280,23 @@ class _Reader:
         return [(f"{name}.{i}", v) for i, v in enumerate(value)]
 
 
+CUT = "-- 8<"
+"""How the cut lines around the order file in a report begin."""
+
+
+def between_cuts(text: str) -> str:
+    """The order file between pbem's two cut lines, when `text` holds them (a whole report
+    sent back, orders edited in place); the lines outside are blanked, so that line numbers
+    still count from the top of what the player has. Text without two cut lines is returned
+    as it is."""
+    lines = text.split("\n")
+    cuts = [i for i, line in enumerate(lines) if line.lstrip().startswith(CUT)]
+    if len(cuts) < 2:
+        return text
+    first, last = cuts[0], cuts[1]
+    return "\n".join(line if first < i < last else "" for i, line in enumerate(lines))
+
+
 def parse_orders(text: str, board: Board) -> Orders:
     """Parse an order file; raises OrderError listing every problem with its line."""
     text = text.removeprefix("\ufeff")  # the byte-order mark some editors put first
@@ -340,7 +355,21 @@ def parse_orders(text: str, board: Board) -> Orders:
     draft = _parse_draft(reader, data.get("draft"))
 
     if reader.problems:
-        raise OrderError(reader.problems)
+        partial = None
+        if len(header) == 4:
+            partial = Orders(
+                game=header["game"],
+                turn=header["turn"],
+                player=header["player"],
+                secret=header["secret"],
+                trade=trade,
+                place=place,
+                attack=attack,
+                fortify=fortify,
+                draft=draft,
+                lines=reader.lines,
+            )
+        raise OrderError(reader.problems, partial=partial, dropped_attack=reader.dropped_attack)
     return Orders(
         game=header["game"],
         turn=header["turn"],
@@ -356,17 +385,19 @@ def parse_orders(text: str, board: Board) -> Orders:
 
 
 def _too_deep(data: Mapping[str, Any]) -> bool:
-    """Whether tables and arrays nest deeper than DEPTH_LIMIT (without recursing)."""
-    pending: list[tuple[object, int]] = [(data, 0)]
-    while pending:
-        value, depth = pending.pop()
-        if depth > DEPTH_LIMIT:
-            return True
-        if isinstance(value, dict):
-            pending.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            pending.extend((v, depth + 1) for v in value)
-    return False
+    """Whether tables and arrays nest deeper than DEPTH_LIMIT (without recursing): whether a
+    table or array DEPTH_LIMIT levels down holds anything. Only tables and arrays are visited."""
+    level: list[Any] = [data]
+    for _ in range(DEPTH_LIMIT):
+        level = [
+            child
+            for value in level
+            for child in (value.values() if isinstance(value, dict) else value)
+            if isinstance(child, (dict, list))
+        ]
+        if not level:
+            return False
+    return any(level)
 
 
 def _parse_trade(reader: _Reader, value: object) -> tuple[CardSet, ...] | Literal["best"]:
@@ -421,6 +452,11 @@ def _parse_place(reader: _Reader, data: Mapping[str, Any]) -> tuple[Place, ...]:
             armies = None
         else:
             armies = reader.integer(raw, f"{path}.armies", 1)
+        written = table.get("territory")
+        if territory is None and isinstance(written, str):
+            # Only ever seen in the partial orders of a file with problems: the armies still
+            # count towards the total, so that a misspelt name does not hide a count error.
+            territory = written
         if territory is not None and armies is not None:
             out.append(Place(territory, armies, reader.line(path)))
     return tuple(out)
@@ -445,10 +481,11 @@ def _parse_attack(reader: _Reader, data: Mapping[str, Any]) -> tuple[Attack, ...
         else:
             reader.fail('\'move\' must be "all", "min" or a number of armies', f"{path}.move")
             move = None
-        if source and target and stop_at is not None and move is not None:
-            if "dice" in table and dice is None:
-                continue
-            out.append(Attack(source, target, dice, stop_at, move, reader.line(path)))
+        if source and target:
+            # A bad dice, stop_at or move leaves an attack that is checked as if left out.
+            out.append(Attack(source, target, dice, stop_at or 1, move or ALL, reader.line(path)))
+        else:
+            reader.dropped_attack = True
     return tuple(out)
 
 

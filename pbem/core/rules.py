@@ -140,6 +140,15 @@ def attack_dice(armies: int, wanted: int | None = None) -> int:
     return max(0, min(3, armies - 1, wanted if wanted is not None else 3))
 
 
+def attack_dice_kept(armies: int, wanted: int | None, stop_at: int, promised: bool) -> int:
+    """Dice the attacker rolls with `stop_at`: when it is a promise, never so many that losing
+    them all would take the territory below it (fewer dice when needed)."""
+    rolled = attack_dice(armies, wanted)
+    if promised:
+        rolled = min(rolled, armies - max(1, stop_at))
+    return max(0, rolled)
+
+
 def defence_dice(armies: int) -> int:
     """The defender always rolls as many as allowed: 2 with two or more armies."""
     return min(2, armies)
@@ -147,13 +156,13 @@ def defence_dice(armies: int) -> int:
 
 def battle(attacker: Sequence[int], defender: Sequence[int]) -> tuple[int, int]:
     """Losses (attacker, defender): highest against highest, then second; ties to the defender."""
-    lost_a = lost_d = 0
-    for a, d in zip(sorted(attacker, reverse=True), sorted(defender, reverse=True), strict=False):
-        if a > d:
-            lost_d += 1
-        else:
-            lost_a += 1
-    return lost_a, lost_d
+    a = sorted(attacker, reverse=True)
+    d = sorted(defender, reverse=True)
+    compared = min(len(a), len(d))
+    if compared == 0:
+        return 0, 0
+    lost_d = (a[0] > d[0]) + (compared > 1 and a[1] > d[1])
+    return compared - lost_d, lost_d
 
 
 def move_in(armies: int, last_dice: int, rule: int | str) -> tuple[int, str | None]:
@@ -298,7 +307,8 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
     if orders.player not in state.awaiting():
         fail(
             f"it is not {orders.player}'s turn: the game awaits "
-            f"{', '.join(state.awaiting()) or 'nobody'}",
+            f"{', '.join(state.awaiting()) or 'nobody'}; your order file will come with the "
+            "report that makes it your turn",
             orders.line_of("player"),
         )
         return problems
@@ -370,9 +380,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
     sets: list[CardSet] = []
     if orders.trade == BEST:
         chosen = best_set(state.board, hand, owned)
-        if chosen is None:
-            fail('trade = "best" but your hand holds no set: remove the trade', trade_line)
-        else:
+        if chosen is not None:  # with no set, "best" trades nothing (the check says so)
             armies += set_value(traded)
             traded += 1
             hand = remove_cards(hand, chosen) or hand
@@ -490,7 +498,9 @@ def _validate_placement(
     rest_line: int | None = None
     has_rest = False
     for place in orders.place:
-        if state.owner(place.territory) != orders.player:
+        if place.territory not in state.territories:
+            pass  # a misspelt name, already reported when the file was read
+        elif state.owner(place.territory) != orders.player:
             fail(
                 Problem.of(
                     "cannot place on '%(territory)s': it is not yours",

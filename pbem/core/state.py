@@ -91,6 +91,16 @@ class TradedCards(str, enum.Enum):
     DECK = "deck"
 
 
+class StopAt(str, enum.Enum):
+    """What an attack's `stop_at` means: a promise, the attacker rolls fewer dice when needed
+    so that no roll takes the attacking territory below it (the rule of games made from format
+    4 on); or a threshold, the attack stops once the territory is down to it, though the last
+    roll may take it lower (every game made before pbem recorded the rule)."""
+
+    PROMISE = "promise"
+    THRESHOLD = "threshold"
+
+
 @dataclass(frozen=True)
 class Options:
     """The rules options a game is created with; they never change afterwards.
@@ -104,6 +114,7 @@ class Options:
     traded_cards: TradedCards = TradedCards.ASIDE
     drop_after: int = DEFAULT_DROP_AFTER
     missions: bool = False
+    stop_at: StopAt = StopAt.PROMISE
 
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
@@ -114,6 +125,7 @@ class Options:
             "two_player": self.two_player.value,
             "fortify": self.fortify.value,
             "traded_cards": self.traded_cards.value,
+            "stop_at": self.stop_at.value,
         }
         if self.drop_after != DEFAULT_DROP_AFTER:
             out["drop_after"] = self.drop_after
@@ -124,8 +136,8 @@ class Options:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Options:
         """Options from `to_dict` output; a missing key takes its default, except the traded
-        cards rule: data that does not record it comes from before it was recorded, when
-        traded cards went back into the deck."""
+        cards and stop_at rules: data that does not record them comes from before they were
+        recorded, when traded cards went back into the deck and stop_at was a threshold."""
         default = cls()
         return cls(
             setup=SetupMode(data.get("setup", default.setup.value)),
@@ -134,12 +146,18 @@ class Options:
             traded_cards=TradedCards(data.get("traded_cards", TradedCards.DECK.value)),
             drop_after=int(data.get("drop_after", default.drop_after)),
             missions=_flag(data.get("missions", False), "missions"),
+            stop_at=StopAt(data.get("stop_at", StopAt.THRESHOLD.value)),
         )
 
     @property
     def sets_aside(self) -> bool:
         """Whether traded cards go to the discard pile rather than back into the deck."""
         return self.traded_cards is TradedCards.ASIDE
+
+    @property
+    def stop_at_promised(self) -> bool:
+        """Whether `stop_at` is a promise (fewer dice) rather than a threshold."""
+        return self.stop_at is StopAt.PROMISE
 
 
 def _flag(value: object, key: str) -> bool:
@@ -289,10 +307,13 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
     """The state as plain data (what the game file stores), in a stable order.
 
     A game that puts traded cards back into the deck gives exactly what pbem gave before the
-    rule existed (no rule, no discard pile), so that the digests in its history still match."""
+    rule existed (no rule, no discard pile), so that the digests in its history still match;
+    likewise a game whose stop_at is a threshold does not name that rule."""
     options = state.options.to_dict()
     if not state.options.sets_aside:
         del options["traded_cards"]
+    if not state.options.stop_at_promised:
+        del options["stop_at"]
     out: dict[str, Any] = {
         "game": state.game,
         "board": state.board.name,

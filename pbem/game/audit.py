@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pbem.core import dice
 from pbem.core.events import Event, Rolled, RolledForFirst
+from pbem.core.orders import Orders
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
 from pbem.game import clock, deadlines, players, undo
@@ -127,12 +128,43 @@ def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameStat
 
 
 def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:
+    orders = _check_recorded_orders(game, where, state, record)
     try:
-        after, events = replay_orders(state, record.orders, game.randomness(record.resolution))
+        after, events = replay_orders(
+            state, record.orders, game.randomness(record.resolution), orders
+        )
     except (OrderError, ValueError) as err:
         raise AuditError(f"{where}: its orders do not replay ({err})") from None
     _compare(where, record, after, events)
     return after
+
+
+def _check_recorded_orders(
+    game: Game, where: str, state: GameState, record: HistoryRecord
+) -> list[Orders]:
+    """Every order file the resolution used (the autopilot's too) must have been valid for the
+    state before it, as resolve checks it: game, turn, player, secret and the orders. Returns
+    them parsed, for the replay."""
+    from pbem.game.processor import check_submission
+
+    before = replace(game, state=state)
+    parsed: list[Orders] = []
+    for o in record.orders:
+        submission = check_submission(before, Path(o.file), o.text)
+        what = "the autopilot's order file" if o.autopilot else "an order file"
+        if submission.problems:
+            raise AuditError(
+                f"{where}: {what} it used does not pass the checks resolve makes: "
+                + "; ".join(submission.messages())
+            )
+        if submission.player != o.player:
+            raise AuditError(
+                f"{where}: {what} it used ({quoted(o.file)}) is recorded as "
+                f"{quoted(o.player)}'s but holds {quoted(submission.player or '')}'s orders"
+            )
+        assert submission.orders is not None  # no problems: they parsed
+        parsed.append(submission.orders)
+    return parsed
 
 
 def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequence[Event]) -> None:

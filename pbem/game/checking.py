@@ -6,19 +6,21 @@ player's kit print. Needs nothing beyond the standard library (and tomli on Pyth
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pbem.core import odds, rules
-from pbem.core.orders import ALL, Orders, parse_orders
-from pbem.core.state import GameState, Phase
-from pbem.errors import OrderError, Problem
+from pbem.core.advice import forecast_with_warnings
+from pbem.core.orders import Orders, between_cuts
+from pbem.core.problems import check_text
+from pbem.core.state import GameState
+from pbem.errors import Problem
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
-from pbem.present.i18n import _, language, n_, place, speaking
+from pbem.present.i18n import language
 from pbem.present.missions import draft_forecast
-from pbem.present.reasons import told
-from pbem.present.view import read_view, view_language
+from pbem.present.view import read_view_with_secret, view_language
 from pbem.terminal import printable
+
+NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
 
 
 @dataclass(frozen=True)
@@ -60,18 +62,16 @@ def read_order_text(path: Path) -> str | Problem:
     except FileProblem as err:
         return Problem(str(err))
     except UnicodeDecodeError:
-        return Problem.of(
-            "this is not a text file in UTF-8: save the orders as plain text and send them again"
-        )
+        return Problem(NOT_TEXT)
 
 
 Checked = tuple[Submission, list[str]]
 
 
 def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
-    """A player's own check, against the view.json of their latest report (no secret check:
-    the view does not hold the secret; the moderator's check does)."""
-    state = read_view(view_file)
+    """A player's own check, against the view.json of their latest report; the view carries a
+    salted hash of that player's secret (only theirs), so a wrong secret is caught here too."""
+    state, secret_hash = read_view_with_secret(view_file)
     lang = {"language": view_language(view_file), "board": state.board.name}
     out: list[Checked] = []
     for path in paths:
@@ -79,129 +79,46 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
         if isinstance(text, Problem):
             out.append((Submission(path, "", None, (text,), **lang), []))
             continue
-        try:
-            orders = parse_orders(text, state.board)
-        except OrderError as err:
-            out.append((Submission(path, text, None, tuple(err.problems), **lang), []))
-            continue
-        problems = tuple(rules.validate(state, orders))
+        text = between_cuts(text)
+        orders, problems = check_text(state, text, secret_hash.check if secret_hash else None)
         submission = Submission(path, text, orders, problems, **lang)
-        out.append(
-            (submission, forecast(state, orders, submission.language) if not problems else [])
-        )
+        out.append((submission, forecast(state, orders) if submission.accepted else []))
+    submissions = with_duplicates([s for s, _ in out])
+    return [
+        (s, lines if s.accepted else []) for s, (_, lines) in zip(submissions, out, strict=True)
+    ]
+
+
+def with_duplicates(checked: Sequence[Submission]) -> list[Submission]:
+    """The submissions, where a player has more than one valid file each of them refused:
+    resolve would not know which to take."""
+    valid: dict[str, list[Submission]] = {}
+    for submission in checked:
+        if submission.accepted and submission.player is not None:
+            valid.setdefault(submission.player, []).append(submission)
+    out = []
+    for submission in checked:
+        mine = valid.get(submission.player or "", [])
+        if submission.accepted and len(mine) > 1:
+            problem = Problem.of(
+                "%(player)s has %(count)s valid order files (%(files)s): "
+                "resolve takes none of them; keep one",
+                player=submission.player or "",
+                count=len(mine),
+                files=", ".join(s.path.name for s in mine),
+            )
+            submission = replace(submission, problems=(problem,))
+        out.append(submission)
     return out
 
 
-def forecast(state: GameState, orders: Orders | None, lang: str = "en") -> list[str]:
-    """What a valid order file will do: placements, and the exact odds of each attack (told in
-    language `lang`, territories by its names)."""
-    if orders is None:
-        return []
-    with speaking(language(lang, state.board.name)):
-        if orders.draft:
-            return [draft_forecast(orders.draft)]
-        return _forecast(state, orders)
-
-
-def odds_summary(f: odds.Forecast) -> str:
-    """`Forecast.summary` in the reader's language."""
-    terms = []
-    if f.stop_at > 1:
-        terms.append(_("stopping at %(armies)s", armies=f.stop_at))
-    if f.dice is not None:
-        terms.append(n_("at most %(num)s die", "at most %(num)s dice", f.dice))
-    return _(
-        "%(attackers)s against %(defenders)s%(how)s: takes it %(chance)s of the time; "
-        "expected left: attacker %(attacker)s, defender %(defender)s",
-        attackers=f.attackers,
-        defenders=f.defenders,
-        how=f" ({', '.join(terms)})" if terms else "",
-        chance=odds.percent(f.win),
-        attacker=f"{float(f.expected_attackers_left):.1f}",
-        defender=f"{float(f.expected_defenders_left):.1f}",
-    )
-
-
-def _forecast(state: GameState, orders: Orders) -> list[str]:
-    lines: list[str] = []
-    placed: dict[str, int] = {}
-    total = (
-        rules.reinforcement(state, orders.player).total
-        if state.phase is Phase.PLAY
-        else (state.player(orders.player).to_place)
-    )
-    traded = state.sets_traded
-    for cards in rules.sets_to_trade(state, orders.player, orders.trade):
-        value = rules.set_value(traded)
-        traded += 1
-        total += value
-        lines.append(
-            _("trade %(cards)s for %(armies)s armies", cards=", ".join(cards), armies=value)
-        )
-    for territory, amount in rules.placement_amounts(orders.place, total):
-        placed[territory] = placed.get(territory, 0) + amount
-        lines.append(told(f"place {amount} on {territory}"))
-    for attack in orders.attack:
-        defenders = state.armies(attack.target)
-        where = {"target": place(attack.target), "source": place(attack.source)}
-        if state.owner(attack.source) == orders.player:
-            attackers = state.armies(attack.source) + placed.get(attack.source, 0)
-            if attackers + defenders > odds.LARGEST:
-                lines.append(
-                    _(
-                        "attack %(target)s from %(source)s: %(attackers)s against "
-                        "%(defenders)s (too many armies for exact odds)",
-                        attackers=attackers,
-                        defenders=defenders,
-                        **where,
-                    )
-                )
-                continue
-            odds_line = odds_summary(
-                odds.forecast(attackers, defenders, attack.stop_at, attack.dice)
-            )
-            note = rules.attack_dice_note(attackers, attack.dice)
-            line = _("attack %(target)s from %(source)s: %(odds)s", odds=odds_line, **where)
-            if note:
-                line += " " + _("(first roll: %(note)s)", note=told(note))
-            lines.append(line)
-        else:
-            lines.append(
-                n_(
-                    "attack %(target)s (%(num)s army) from %(source)s, once taken: the odds "
-                    "depend on the armies moved in",
-                    "attack %(target)s (%(num)s armies) from %(source)s, once taken: the odds "
-                    "depend on the armies moved in",
-                    defenders,
-                    **where,
-                )
-            )
-    if orders.fortify is not None:
-        lines.append(_fortify_forecast(state, orders, placed))
-    return lines
-
-
-def _fortify_forecast(state: GameState, orders: Orders, placed: dict[str, int]) -> str:
-    """The fortification, and the cut it will get if it asks for more than will be there."""
-    fortify = orders.fortify
-    assert fortify is not None
-    line = told(fortify.describe())
-    if fortify.armies == ALL or state.owner(fortify.source) != orders.player:
-        return line
-    armies = state.armies(fortify.source) + placed.get(fortify.source, 0)
-    _moved, note = rules.fortify_move(armies, fortify.armies)
-    if note is None:
-        return line
-    if orders.attack:
-        return (
-            line
-            + " "
-            + _(
-                "(at most %(armies)s unless your attacks change that: more is cut)",
-                armies=armies - 1,
-            )
-        )
-    return f"{line} ({told(note)})"
+def forecast(state: GameState, orders: Orders | None) -> list[str]:
+    """What a valid order file will do: placements, and the exact odds of each step of the
+    plan, followed in order (`pbem.core.forecast`), and warnings about what looks unintended
+    (`pbem.core.advice`); for a draft list, what it asks for."""
+    if orders is not None and orders.draft:
+        return [draft_forecast(orders.draft)]
+    return forecast_with_warnings(state, orders)
 
 
 def check_lines(results: Sequence[Checked]) -> tuple[list[str], bool]:

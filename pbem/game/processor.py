@@ -19,7 +19,8 @@ from typing import Any
 from pbem.core import dice, engine, missions, rules
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import parse_orders
+from pbem.core.orders import Orders, between_cuts
+from pbem.core.problems import check_text
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -27,7 +28,7 @@ from pbem.core.state import (
     Phase,
     state_digest,
 )
-from pbem.errors import GameFileError, OrderError, PbemError, Problem
+from pbem.errors import GameFileError, PbemError, Problem
 from pbem.game import clock, deadlines, settings, undo
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
@@ -35,7 +36,7 @@ from pbem.game.checking import Checked as Checked
 from pbem.game.checking import Submission as Submission
 from pbem.game.checking import check_with_view as check_with_view
 from pbem.game.checking import forecast as forecast
-from pbem.game.checking import read_order_text
+from pbem.game.checking import read_order_text, with_duplicates
 from pbem.game.players import EMAIL
 from pbem.game.replay import recorded_orders, replay_orders
 from pbem.game.root import refuse_duplicate
@@ -70,9 +71,9 @@ from pbem.game.store import (
     write_game,
     write_history,
 )
-from pbem.present import report
 from pbem.present.i18n import check_language, moderator_language
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.present.secret_check import wrong_secret
 from pbem.present.text import plural
 from pbem.terminal import quoted
 
@@ -226,6 +227,8 @@ def new_game(
                 f"{directory} already holds a game ({', '.join(found)}): choose another "
                 "directory, or move those away first"
             )
+        from pbem.present import report  # Jinja2 and the reports: only when rendering
+
         reports = report.render_reports(game, 0, events, now=now)
         record = HistoryRecord(
             resolution=0,
@@ -271,48 +274,61 @@ def _undo_new(directory: Path, reports: Sequence[str]) -> None:
 def check_submission(
     game: Game, path: Path, text: str | None = None, language: str | None = None
 ) -> Submission:
-    """Parse, authenticate and validate one order file against the pending turn; its problems
-    are told in `language` (None: the moderator's, PBEM_LANG)."""
+    """Parse, authenticate and validate one order file against the pending turn: every
+    problem at once (`pbem.core.problems.check_text`), told in `language` (None: the
+    moderator's, PBEM_LANG)."""
     told = {"language": language or moderator_language(), "board": game.state.board.name}
     if text is None:
         read = read_order_text(path)
         if isinstance(read, Problem):
             return Submission(path, "", None, (read,), **told)
         text = read
-    try:
-        orders = parse_orders(text, game.state.board)
-    except OrderError as err:
-        return Submission(path, text, None, tuple(err.problems), **told)
-    problems: list[Problem] = []
-    reg = game.registration(orders.player)
-    if reg is not None and not hmac.compare_digest(
-        orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
-    ):
-        problems.append(
-            Problem.of(
-                "the secret is not %(player)s's: copy it from your latest report",
-                orders.line_of("secret"),
-                player=orders.player,
-            )
-        )
-        return Submission(path, text, orders, tuple(problems), **told)
-    problems.extend(rules.validate(game.state, orders))
-    return Submission(path, text, orders, tuple(problems), **told)
+    text = between_cuts(text)
+
+    def secret(orders: Orders) -> Problem | None:
+        reg = game.registration(orders.player)
+        if reg is None or hmac.compare_digest(
+            orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
+        ):
+            return None
+        return wrong_secret(orders)
+
+    orders, problems = check_text(game.state, text, secret)
+    return Submission(path, text, orders, problems, **told)
 
 
 def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:
-    """Check order files without changing anything; a valid file comes with its forecast."""
+    """Check order files without changing anything, as resolve would (DIRECTORY/orders/ when
+    no file is given, two valid files of one player refused); a valid file comes with its
+    forecast."""
     game = read_game(directory)
-    out: list[Checked] = []
-    for path in paths:
-        submission = check_submission(game, path)
-        lines = (
-            forecast(game.state, submission.orders, submission.language)
-            if submission.accepted
-            else []
+    files = list(paths) if paths else order_files(directory)
+    if not files:
+        raise PbemError(
+            f"no order files to check: {directory / 'orders'} holds none; give the files, or "
+            "put them there"
         )
-        out.append((submission, lines))
-    return game, out
+    checked = with_duplicates([check_submission(game, p) for p in files])
+    return game, [(s, forecast(game.state, s.orders) if s.accepted else []) for s in checked]
+
+
+OVERVIEW_ATTACKS = 6
+OVERVIEW_ARMIES = 200
+"""The largest plans the moderator's overview forecasts at resolve time (attacks, armies on the
+territories they name): beyond them a long game's resolutions would slow down; `pbem check`
+forecasts any plan."""
+
+
+def _forecasts(state: GameState, orders: Sequence[Orders]) -> list[str]:
+    """What each player's orders were forecast to do, for the moderator's overview."""
+    out = []
+    for o in orders:
+        named = {t for a in o.attack for t in (a.source, a.target)}
+        if len(o.attack) > OVERVIEW_ATTACKS or sum(map(state.armies, named)) > OVERVIEW_ARMIES:
+            out.append(f"{o.player}: a plan too large to forecast here (pbem check forecasts it)")
+            continue
+        out += [f"{o.player}: {line}" for line in forecast(state, o)]
+    return out
 
 
 def summary(outcome: Outcome) -> str:
@@ -325,8 +341,10 @@ def summary(outcome: Outcome) -> str:
         f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
         f"{plural(conquests, 'territory', 'territories')} taken."
     ]
+    from pbem.present.story import narrate
+
     lines += [
-        report.narrate(e, None)
+        narrate(e, None)
         for e in outcome.events
         if e.kind in ("missed_turn", "dropped", "mission_completed")
     ]
@@ -370,7 +388,9 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     if "neutral" in view:
         neutral = view["neutral"]
         out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
-    out += ["", *report.piles_context(view["piles"])["lines"]]
+    from pbem.present.context import piles_context
+
+    out += ["", *piles_context(view["piles"])["lines"]]
     shown = mission_lines(view["players"], view.get("player"))
     if shown:
         out += ["", *shown]
@@ -437,6 +457,8 @@ def resolve_game(
         )
         new = _after(game, state, now)
         # Rendered before anything is written: a broken template stops the run here.
+        from pbem.present import report  # Jinja2 and the reports: only when rendering
+
         reports = report.render_reports(
             new,
             r,
@@ -445,6 +467,7 @@ def resolve_game(
             orders=orders,
             now=now,
             undone=undo.undone_notes(directory),
+            forecasts=_forecasts(game.state, orders),
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
@@ -482,6 +505,8 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     now = clock.parse_instant(record.time, "time") if record.time else None
     new = _after(game, state, now)
+    from pbem.present import report  # Jinja2 and the reports: only when rendering
+
     reports = report.render_reports(
         new,
         r,
@@ -490,6 +515,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         orders,
         now,
         undo.undone_notes(game.path),
+        _forecasts(game.state, orders),
     )
     _archive_recorded(game.path, record)
     written = write_files(report_dir(game.path, r), reports)
@@ -559,8 +585,7 @@ def readiness(game: Game, paths: Sequence[Path] | None = None) -> Readiness:
         if not mine:
             missing.append(name)
         elif len(mine) > 1:
-            listed = ", ".join(s.path.name for s in mine)
-            doubled.append(f"{name} has {len(mine)} valid order files ({listed}): keep one")
+            doubled.append(with_duplicates(mine)[0].problems[0].message)
         else:
             used.append(mine[0])
     return Readiness(tuple(used), tuple(rejected), tuple(missing), tuple(doubled), game.state.turn)
@@ -589,7 +614,7 @@ def _missing(
 
 
 def dice_history(directory: Path, resolution: int | None = None) -> list[dict[str, object]]:
-    """DESIGN §7's dice view: every resolution's key and rolls, in order."""
+    """The dice list of docs/views.md: every resolution's key and rolls, in order."""
     read_game(directory)
     count = history_count(directory)
     undone = undo.undo_records(directory)

@@ -10,7 +10,6 @@ import contextlib
 import fcntl
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
 import tomli_w
 
 from pbem.core import dice, missions
@@ -30,6 +30,7 @@ from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
     GameState,
     Phase,
+    StopAt,
     TradedCards,
     state_from_dict,
     state_to_dict,
@@ -52,17 +53,12 @@ from pbem.game.safety import (
 from pbem.present.i18n import check_language
 from pbem.terminal import quoted
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 GAME_FILE = "game.toml"
 HISTORY = "history"
 ORDERS = "orders"
 REPORTS = "reports"
 LOCK_FILE = ".lock"
-FORMAT = 3
+FORMAT = 4
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = (
     "name",
@@ -339,7 +335,15 @@ def _format_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format": 3, "options": options}
 
 
-MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3}
+def _format_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 3 recorded no stop_at rule: its games treat stop_at as a threshold."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options = {**options, "stop_at": StopAt.THRESHOLD.value}
+    return {**data, "format": 4, "options": options}
+
+
+MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3, 3: _format_3_to_4}
 """For each older format, the step that turns its data into the next format's."""
 
 
@@ -373,6 +377,14 @@ def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
         raise GameFileError(
             f"{path} is damaged: its [options] do not say whether the game plays secret "
             "missions; write missions = false (classic Risk) or missions = true"
+        )
+    if options.get("stop_at") not in [r.value for r in StopAt]:
+        where = options.get("stop_at")
+        raise GameFileError(
+            f"{path} is damaged: its [options] do not say what stop_at means"
+            + (f" ('{quoted(str(where))}' is not a rule)" if where is not None else "")
+            + '; write stop_at = "promise" (fewer dice, never below it) or "threshold" '
+            "(the last roll may go below it)"
         )
     return data
 
@@ -541,7 +553,7 @@ class HistoryRecord:
     time: str | None = None
 
     def rolls(self) -> list[dict[str, Any]]:
-        """The battle rolls of this resolution, as DESIGN §7's dice view lists them."""
+        """The battle rolls of this resolution, as the dice list of docs/views.md gives them."""
         return [
             {
                 "from": e.source,
@@ -618,9 +630,16 @@ def read_history_file(path: Path) -> HistoryRecord:
 
 
 def history_count(directory: Path) -> int:
-    """How many history files there are, counting 0000, 0001, ... without a gap."""
+    """How many history files there are, counting 0000, 0001, ... without a gap.
+
+    The folder is listed once (one system call, however long the game) rather than each file
+    looked up in turn."""
+    try:
+        names = set(os.listdir(directory / HISTORY))
+    except OSError:
+        return 0
     count = 0
-    while history_path(directory, count).exists():
+    while history_path(directory, count).name in names:
         count += 1
     return count
 

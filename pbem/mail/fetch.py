@@ -257,9 +257,11 @@ class _Fetcher:
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
-            told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
-            problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
-            return self.reject(letter, raw, problems, to=me, text=text)
+            if err.partial is None:
+                told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
+                problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
+                return self.reject(letter, raw, problems, to=me, text=text)
+            orders = err.partial  # every problem is listed by check_submission below
         except RecursionError:
             reason = "the orders are nested too deep to read: send the plain order file"
             return self.reject(letter, raw, [reason], to=me)
@@ -327,7 +329,7 @@ class _Fetcher:
         self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
         if future is not None:
             self.seen["accepted"][key]["dated"] = letter.date.isoformat()
-        lines = processor.forecast(state, submission.orders, submission.language)
+        lines = processor.forecast(state, submission.orders)
         _ = self.speaking(me)._
         body = _(
             "Your orders for turn %(turn)s of %(game)s are accepted.",

@@ -25,6 +25,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 from typing import cast
 
+from pbem.core.orders import between_cuts
 from pbem.errors import PbemError
 from pbem.game.safety import ORDER_FILE_LIMIT
 
@@ -196,8 +197,10 @@ def automatic(headers: Mapping[str, list[str]]) -> str | None:
 def orders_from_body(body: str) -> str | None:
     """The TOML in a message's text: from the first `game =` line to the end, leaving out
     quoted lines (and the "... wrote:" line before them), the signature and anything after
-    an "Original Message" separator, and trailing lines that cannot be TOML ("Thanks, Bob")."""
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").replace("\xa0", " ").split("\n")
+    an "Original Message" separator, and trailing lines that cannot be TOML ("Thanks, Bob");
+    in a whole report sent back, only what is between pbem's cut lines."""
+    body = between_cuts(body.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = body.replace("\xa0", " ").split("\n")
     kept: list[str] = []
     for i, line in enumerate(lines):
         if line.rstrip() == "--" or _ORIGINAL.match(line):

@@ -9,7 +9,6 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
 
-from pbem.core.state import Phase
 from pbem.game.store import Game, report_dir
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
@@ -18,8 +17,8 @@ from pbem.present import i18n, report
 
 
 def report_subject(view: dict[str, Any] | None, player: str, resolution: int) -> str:
-    """`turn 13: your move`, or what else the report is (game over, out of the game), in the
-    language of the view's player."""
+    """`turn 13: your move`, `turn 13: ben's move` for the others, or what else the report is
+    (game over, out of the game), in the language of the view's player."""
     if view is None:
         return i18n.current()._("report after resolution %(resolution)s", resolution=resolution)
     code = view.get("language")
@@ -29,9 +28,13 @@ def report_subject(view: dict[str, Any] | None, player: str, resolution: int) ->
     me: dict[str, Any] = next((p for p in view.get("players", []) if p.get("name") == player), {})
     if not me.get("alive", True):
         return lang._("report: you are out of the game")
-    if player in view.get("awaiting", []):
-        return lang._("turn %(turn)s: your move", turn=str(view.get("turn")))
-    return lang._("turn %(turn)s: report", turn=str(view.get("turn")))
+    awaiting = view.get("awaiting", [])
+    turn = str(view.get("turn"))
+    if player in awaiting:
+        return lang._("turn %(turn)s: your move", turn=turn)
+    if len(awaiting) == 1:
+        return lang._("turn %(turn)s: %(player)s's move", turn=turn, player=str(awaiting[0]))
+    return lang._("turn %(turn)s: report", turn=turn)
 
 
 def build_report(
@@ -64,7 +67,7 @@ def build_report(
     orders = orders_path.read_text(encoding="utf-8") if orders_path.exists() else None
     state = game.state
     latest = resolution == state.resolution - 1
-    if orders is None and latest and state.phase is not Phase.OVER and state.player(player).alive:
+    if orders is None and latest and player in state.awaiting() and state.player(player).alive:
         orders = report.order_skeleton(state, player, reg.secret)
 
     msg = outgoing(

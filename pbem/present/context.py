@@ -21,6 +21,7 @@ from pbem.present import i18n
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
 from pbem.present.i18n import _, n_, place
+from pbem.present.numbering import played
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import (
     battle_line,
@@ -193,6 +194,8 @@ def report_context(
         "continents": continents,
         "players": players,
         "resolution": resolution,
+        "played": played(events, resolution),
+        "forecasts": [],  # the moderator's overview gets them from `report.render`
         "dice": section,
         "key": section["key"],
         "previous_key": section["previous_key"],
@@ -275,6 +278,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
         for s in rules.sets_in(state.board, me.hand)
     ]
     playing = me.alive and state.phase is not Phase.OVER
+    awaited = player in state.awaiting()  # only the players asked for orders get a file
     turn = next_turn_of(state, player)
     return {
         "aids": decision_aids(state, player) if playing and state.phase is Phase.PLAY else None,
@@ -300,7 +304,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
         "my_turn": turn,
         "my_turn_now": state.phase is not Phase.OVER and player in state.awaiting(),
         "before_me": players_before(state, player) if state.phase is Phase.PLAY else [],
-        "skeleton": order_skeleton(state, player, secret) if playing else None,
+        "skeleton": order_skeleton(state, player, secret) if playing and awaited else None,
     }
 
 

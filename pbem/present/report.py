@@ -16,11 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jinja2
-import markupsafe
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import (
     Event,
@@ -30,6 +26,7 @@ from pbem.core.state import Phase
 from pbem.errors import PbemError
 from pbem.game.store import Game
 from pbem.present import i18n
+from pbem.present.bytecode import template_cache
 from pbem.present.context import (
     deadline_iso,
     deadline_text,
@@ -37,6 +34,7 @@ from pbem.present.context import (
     piles_context,
     report_context,
 )
+from pbem.present.secret_check import secret_hash
 from pbem.present.skeleton import next_turn_of, order_skeleton
 from pbem.present.stats import stats_after, without_battles
 from pbem.present.story import armies_before, narrate, tell
@@ -44,6 +42,9 @@ from pbem.present.svgmap import map_shapes, player_colours
 from pbem.present.text import wrap
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
+
+if TYPE_CHECKING:  # Jinja2 is loaded when a report is rendered, not by every command
+    import jinja2
 
 __all__ = [
     "MODERATOR",
@@ -98,9 +99,9 @@ def environment(game_dir: Path | None = None, language: str = i18n.DEFAULT) -> j
     return _environment(own if own is not None and own.is_dir() else None, game_dir, language)
 
 
-def _printable_value(value: Any) -> Any:
-    if isinstance(value, markupsafe.Markup):
-        return markupsafe.Markup(printable(str(value), lines=True))
+def _printable_value(value: Any, markup: type[str]) -> Any:
+    if isinstance(value, markup):  # markup: markupsafe.Markup, passed in by _environment
+        return markup(printable(str(value), lines=True))
     if isinstance(value, str):
         return printable(value, lines=True)
     return value
@@ -108,13 +109,17 @@ def _printable_value(value: Any) -> Any:
 
 @functools.lru_cache(maxsize=32)
 def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinja2.Environment:
+    import jinja2
+    import markupsafe
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     loaders: list[jinja2.BaseLoader] = []
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
     env = ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
-        finalize=_printable_value,
+        finalize=functools.partial(_printable_value, markup=markupsafe.Markup),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(
             ["html", "htm", "xml", "svg", "html.j2", "htm.j2", "xml.j2", "svg.j2"]
@@ -122,6 +127,7 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=template_cache(),
         extensions=["jinja2.ext.i18n"],
     )
     env.install_gettext_translations(  # type: ignore[attr-defined]
@@ -155,8 +161,10 @@ def render(
     now: datetime | None = None,
     undone: Sequence[str] = (),
     stats: Mapping[str, Any] | None = None,
+    forecasts: Sequence[str] = (),
 ) -> str:
-    """A report as text ("txt") or HTML ("html"); player None: the moderator's overview."""
+    """A report as text ("txt") or HTML ("html"); player None: the moderator's overview, with
+    `forecasts`, what the orders carried out were forecast to do."""
     name = "moderator" if player is None else "report"
     lang = player_language(game, player)
     with i18n.speaking(lang):
@@ -164,6 +172,7 @@ def render(
             game, resolution, events, player, rejected, orders, now, undone, stats
         )
         context["lang"] = lang.code
+        context["forecasts"] = list(forecasts) if player is None else []
         return render_template(
             environment(game.path.resolve(), lang.code), f"{name}.{kind}.j2", context
         )
@@ -178,6 +187,8 @@ def player_language(game: Game, player: str | None) -> i18n.Language:
 def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
     """One template rendered; any fault in it (syntax, a missing value, something the sandbox
     refuses, an error while rendering) is a TemplateProblem naming the template and line."""
+    import jinja2
+
     fix = "fix the template and run the command again"
     try:
         return env.get_template(name).render(context)
@@ -212,12 +223,16 @@ def view_file(
     player: str,
     stats: Mapping[str, Any] | None = None,
 ) -> str:
-    """The player's view (DESIGN §7) with this resolution's dice check and the story of the
-    game so far (public, for `pbem stats --view`), as sent with a report."""
+    """The player's view (docs/views.md) with this resolution's dice check, the story of the
+    game so far (public, for `pbem stats --view`) and the hash of the player's own secret, as
+    sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
     view["dice"] = dice_section(game, resolution, events)
     if game.language_of(player) != i18n.DEFAULT:
         view["language"] = game.language_of(player)
+    reg = game.registration(player)
+    if reg is not None:
+        view["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
     view["stats"] = without_battles(
         stats if stats is not None else _stats(game, resolution, events)
     )
@@ -232,10 +247,13 @@ def render_reports(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[str] = (),
+    forecasts: Sequence[str] = (),
 ) -> dict[str, str]:
     """Every player's report (text, HTML, view file, order file) and the moderator's, by file
     name, rendered in memory: the caller writes them (store.write_files) once all succeeded.
-    `orders` are those the resolution carried out (for notes on what they asked).
+    `orders` are those the resolution carried out (for notes on what they asked); `forecasts`
+    what they were forecast to do (for the moderator's overview). Only the players the pending
+    turn awaits get an order file.
 
     <player>.txt is the mail body, .html the same report to open (with the map), .view.json
     the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
@@ -251,14 +269,14 @@ def render_reports(
         )
         files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name, stats)
         reg = game.registration(p.name)
-        if p.alive and game.state.phase is not Phase.OVER:
+        if p.alive and game.state.phase is not Phase.OVER and p.name in game.state.awaiting():
             with i18n.speaking(player_language(game, p.name)):
                 files[f"{p.name}.orders.toml"] = order_skeleton(
                     game.state, p.name, reg.secret if reg else ""
                 )
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = render(
-            game, resolution, events, None, kind, rejected, orders, now, undone, stats
+            game, resolution, events, None, kind, rejected, orders, now, undone, stats, forecasts
         )
     return files
 

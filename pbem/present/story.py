@@ -35,6 +35,7 @@ from pbem.present import i18n
 from pbem.present import missions as mission_view
 from pbem.present.i18n import _, n_, place
 from pbem.present.reasons import told
+from pbem.present.skipped import skipped_sentence
 
 
 def _listing(items: Sequence[str]) -> str:
@@ -195,12 +196,7 @@ def narrate(event: Event, viewer: str | None) -> str:
             + "."
         )
     if isinstance(event, Skipped):
-        return _(
-            "%(player)s's order to %(order)s was skipped: %(reason)s.",
-            player=event.player,
-            order=told(event.order),
-            reason=told(event.reason),
-        )
+        return skipped_sentence(event, viewer)
     if isinstance(event, MissedTurn):
         if event.missed > 1:
             return n_(
@@ -503,6 +499,9 @@ def tell(
         e = events[i]
         if mission_view.hidden_from(e, viewer):
             i += 1
+            continue
+        if isinstance(e, Skipped) and viewer is not None and viewer != e.player:
+            i += 1  # a skipped order is its player's business (and the moderator's)
             continue
         if isinstance(e, Drafted):
             text, i = mission_view.draft_round(events, i)

@@ -27,13 +27,14 @@ from pbem.errors import BoardError, PbemError
 from pbem.game.safety import VIEW_FILE_LIMIT, FileProblem, read_bounded
 from pbem.present.i18n import LANGUAGES
 from pbem.present.missions import view_missions
+from pbem.present.secret_check import SecretHash, secret_hash_from_view
 from pbem.terminal import quoted
 
 
 def game_view(
     state: GameState, player: str | None = None, commitment: str = "", deadline: str | None = None
 ) -> dict[str, Any]:
-    """DESIGN §7's view: the moderator's (player None: every hand) or one player's (own hand).
+    """A view (docs/views.md): the moderator's (player None: every hand) or one player's.
 
     `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines.
     In a game with missions a player's entry carries their mission only where the reader may
@@ -156,7 +157,17 @@ def load_json(path: Path) -> Any:
 
 def read_view(path: Path) -> GameState:
     """The state a view file shows, for checking its player's orders (`check --view`)."""
+    return read_view_with_secret(path)[0]
+
+
+def read_view_with_secret(path: Path) -> tuple[GameState, SecretHash | None]:
+    """The state a view file shows and the hash of its player's secret, if it carries one."""
     view = load_json(path)
+    state = _state_of(view, path)
+    return state, secret_hash_from_view(view)
+
+
+def _state_of(view: Any, path: Path) -> GameState:
     if not isinstance(view, dict):
         raise ViewError(f"{path} is not a view file from a report: it is not a JSON object")
     try:
