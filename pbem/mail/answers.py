@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,22 @@ from pbem.mail.records import (
 from pbem.terminal import printable
 
 
+def write_reply(
+    folder: Path, key: str, letter: Letter, out: EmailMessage, body: str, where: str, sender: str
+) -> str:
+    """Finish an answer to `letter` (its Message-ID from the message's key, threaded to it
+    where its ID allows, `body` as text) and put it in `folder`'s outbox; returns its name."""
+    digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
+    out["Message-ID"] = f"<pbem.{where}.reply.{digest}@{domain(sender)}>"
+    if letter.thread_id is not None:
+        out["In-Reply-To"] = letter.thread_id
+        out["References"] = " ".join((*letter.references, letter.thread_id))
+    out.set_content(body, cte="quoted-printable")
+    name = f"reply-{digest}.eml"
+    write_eml(folder, name, out)
+    return name
+
+
 @dataclass
 class Answers:
     """Writes a fetch's answers and records into the game directory."""
@@ -42,7 +59,6 @@ class Answers:
         """An answer in the outbox, to the player's registered address (never to the
         message's Reply-To or From), threaded to the message where its ID allows."""
         key = f"{letter.message_id}\0{letter.digest}"
-        digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
         out = outgoing(
             self.sender,
             to.email,
@@ -51,14 +67,7 @@ class Answers:
             "auto-replied",
             self.now,
         )
-        out["Message-ID"] = f"<pbem.{slug(self.game.name)}.reply.{digest}@{domain(self.sender)}>"
-        if letter.thread_id is not None:
-            out["In-Reply-To"] = letter.thread_id
-            out["References"] = " ".join((*letter.references, letter.thread_id))
-        out.set_content(body, cte="quoted-printable")
-        name = f"reply-{digest}.eml"
-        write_eml(self.path, name, out)
-        return name
+        return write_reply(self.path, key, letter, out, body, slug(self.game.name), self.sender)
 
     def keep(
         self, key: str, raw: bytes | None, frm: str, reason: str, letter: Letter | None = None

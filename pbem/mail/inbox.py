@@ -27,6 +27,7 @@ from pbem.game.settings import Security, Settings, Value, in_force
 from pbem.game.settings import password as settings_password
 from pbem.game.store import GAME_FILE, locked, read_game
 from pbem.mail import route
+from pbem.mail.answers import write_reply
 from pbem.mail.fetch import FetchResult, Verdict, fetch_entries
 from pbem.mail.imap import ImapServer, open_folder
 from pbem.mail.message import Letter, read_letter
@@ -36,12 +37,10 @@ from pbem.mail.records import (
     REJECTED,
     SEEN,
     address,
-    domain,
     load,
     outgoing,
     save,
     write,
-    write_eml,
 )
 from pbem.mail.send import SendResult, SmtpServer, deliver_waiting, send_mail, stamp, waiting
 from pbem.mail.sources import Entry, Sources, read_entries
@@ -368,18 +367,10 @@ class _RootAnswers:
         return Unrouted(mid, frm, (why, f"{frm} plays in {listing}"), reply=reply)
 
     def answer(self, key: str, letter: Letter, to: str, body: str, subject: str) -> str:
-        digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
         sender = self.settings.sender
         out = outgoing(sender, to, subject, self.root.name, "auto-replied", self.now)
         out["Reply-To"] = self.settings.reply_to
-        out["Message-ID"] = f"<pbem.root.reply.{digest}@{domain(sender)}>"
-        if letter.thread_id is not None:
-            out["In-Reply-To"] = letter.thread_id
-            out["References"] = " ".join((*letter.references, letter.thread_id))
-        out.set_content(body, cte="quoted-printable")
-        name = f"reply-{digest}.eml"
-        write_eml(self.root, name, out)
-        return name
+        return write_reply(self.root, key, letter, out, body, "root", sender)
 
     def keep(self, key: str, raw: bytes | None, reason: str, letter: Letter | None = None) -> str:
         digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
