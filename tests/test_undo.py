@@ -53,6 +53,7 @@ def test_undo_keeps_every_file_and_returns_the_game_to_the_state_before(tmp_path
     assert (kept / "undo.toml").read_text().count(WHY) == 1
     assert not (d / "history" / "0002.toml").exists()
     assert not (d / "reports" / "0002").exists()
+    assert not (d / "orders" / "done" / "0002").exists()
     assert processor.audit_game(d).resolutions == 2
 
 
@@ -181,19 +182,8 @@ class Crash(Exception):
     pass
 
 
-@pytest.mark.parametrize(
-    ("name", "calls"),
-    [("atomic_write", 1), ("_copy", 1), ("_copy", 5), ("write_game", 1), ("read_game", 2)],
-)
-def test_an_interrupted_undo_run_again_gives_the_same_game(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, calls: int
-) -> None:
-    clean = new_game(tmp_path / "clean" / "game")  # one folder each: one name per folder
-    crashed = new_game(tmp_path / "crashed" / "game")
-    _resolved_twice(clean)
-    _resolved_twice(crashed)
-    undo.undo_last(clean, NOW, WHY)
-
+def _interrupted(directory: Path, monkeypatch: pytest.MonkeyPatch, name: str, calls: int) -> None:
+    """An undo of resolution 2 that stops after the `calls`-th call of undo's `name`."""
     original = getattr(undo, name)
     count = 0
 
@@ -207,8 +197,24 @@ def test_an_interrupted_undo_run_again_gives_the_same_game(
 
     monkeypatch.setattr(undo, name, crash_after)
     with pytest.raises(Crash):
-        undo.undo_last(crashed, NOW, WHY)
+        undo.undo_last(directory, NOW, WHY)
     monkeypatch.setattr(undo, name, original)
+
+
+@pytest.mark.parametrize(
+    ("name", "calls"),
+    [("atomic_write", 1), ("_copy", 1), ("_copy", 5), ("write_game", 1), ("read_game", 2)],
+)
+def test_an_interrupted_undo_run_again_gives_the_same_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, calls: int
+) -> None:
+    clean = new_game(tmp_path / "clean" / "game")  # one folder each: one name per folder
+    crashed = new_game(tmp_path / "crashed" / "game")
+    _resolved_twice(clean)
+    _resolved_twice(crashed)
+    undo.undo_last(clean, NOW, WHY)
+
+    _interrupted(crashed, monkeypatch, name, calls)
     with pytest.raises(GameFileError, match="undo of resolution 2 was interrupted"):
         processor.resolve_game(crashed)
     later = parse_instant("2027-01-01T00:00Z")
@@ -283,3 +289,40 @@ def test_an_undo_time_that_does_not_read_is_shown_as_written() -> None:
         "resolution 2 (turn 3) was undone on Tue 1 Dec 2026, 09:00 UTC: again "
         "(undo number 2 of that resolution)"
     )
+
+
+def test_an_interrupted_undo_is_not_yet_an_undone_resolution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    _interrupted(d, monkeypatch, "_copy", 1)  # its folder and record are written
+    assert (d / "history" / "undone" / "0002-1" / "undo.toml").is_file()
+    assert undo.undo_records(d) == []
+    assert undo.undone_notes(d) == []
+    undo.undo_last(d, NOW, "ignored")
+    assert [(r.resolution, r.why) for r in undo.undo_records(d)] == [(2, WHY)]
+
+
+def test_an_interrupted_undo_whose_history_file_is_lost_says_to_restore_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    _interrupted(d, monkeypatch, "atomic_write", 1)  # history/undo.toml written, no more
+    (d / "history" / "0002.toml").unlink()
+    with pytest.raises(GameFileError, match="0002.toml is missing: the undo cannot go on; restore"):
+        undo.undo_last(d, NOW, WHY)
+
+
+def test_a_folder_in_undone_not_named_like_an_undo_is_left_alone(tmp_path: Path) -> None:
+    import shutil
+
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    undo.undo_last(d, NOW, WHY)
+    kept = d / "history" / "undone"
+    shutil.copytree(kept / "0002-1", kept / "0002-1 copy")  # the moderator's copy
+    (kept / "0003-1").mkdir()  # a folder with no undo.toml in it
+    assert len(undo.undone_notes(d)) == 1
+    assert processor.audit_game(d).resolutions == 2
