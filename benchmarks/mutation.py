@@ -75,7 +75,6 @@ TESTS: dict[str, list[str]] = {
     ],
     "pbem/game/undo.py": [
         "tests/test_undo.py",
-        "tests/test_game_directory.py",
     ],
     "pbem/game/players.py": [
         "tests/test_players.py",

@@ -487,3 +487,89 @@ def test_a_root_knows_its_games_by_name_except_a_name_two_share(tmp_path: Path) 
     assert found.duplicate_reason(root / "twin") == (
         f"the name 'twin' is also the name of {root / 'backup' / 'twin'}: rename one of them"
     )
+
+
+def _ready_root(tmp_path: Path, count: int) -> Path:
+    root = tmp_path / "games"
+    for i in range(count):
+        write_skeletons(make(root, f"g{i}", 2, "random"))
+    return root
+
+
+def test_the_library_resolves_unless_told_it_is_a_dry_run(tmp_path: Path) -> None:
+    from pbem.game import batch
+
+    root = _ready_root(tmp_path, 2)
+    before = snapshot(root)
+    assert (
+        batch.run_game(root / "g0", batch_now(), dry_run=True).result is batch.Result.WOULD_RESOLVE
+    )
+    assert snapshot(root) == before
+    assert batch.run_game(root / "g0", batch_now()).result is batch.Result.RESOLVED
+    summary = batch.run_root(root, batch_now())
+    assert [(g.name, g.result) for g in summary.games] == [
+        ("g0", batch.Result.WAITING),
+        ("g1", batch.Result.RESOLVED),
+    ]
+    assert summary.ok
+
+
+def test_the_library_refuses_fewer_than_one_job(tmp_path: Path) -> None:
+    from pbem.errors import PbemError
+    from pbem.game import batch
+
+    root = _ready_root(tmp_path, 1)
+    before = snapshot(root)
+    with pytest.raises(PbemError, match="--jobs must be 1 or more"):
+        batch.run_root(root, batch_now(), jobs=0)
+    assert snapshot(root) == before
+
+
+def test_a_game_another_run_resolved_meanwhile_is_waiting_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def resolved_meanwhile(directory: Path, paths: object = None, **kwargs: Any) -> None:
+        raise processor.NotReady("turn 1 cannot be resolved yet:\nawaiting ben")
+
+    root = _ready_root(tmp_path, 1)
+    monkeypatch.setattr(processor, "resolve_game", resolved_meanwhile)
+    output = invoke("run", root, "--now", NOW)
+    assert [line.split(None, 2)[::2] for line in output.splitlines()[1:-1]] == [
+        ["waiting", "awaiting ben"]
+    ]
+
+
+def test_two_jobs_resolve_two_games_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each game's resolution waits (up to 10 s) until the other one has started."""
+    import time
+
+    from pbem.game import batch
+
+    root = _ready_root(tmp_path, 2)
+    real = processor.resolve_game
+
+    def meeting(directory: Path, paths: object = None, **kwargs: Any) -> processor.Outcome:
+        (tmp_path / f"started-{directory.name}").touch()
+        other = tmp_path / f"started-{'g1' if directory.name == 'g0' else 'g0'}"
+        until = time.monotonic() + 10
+        while not other.exists() and time.monotonic() < until:
+            time.sleep(0.01)
+        (tmp_path / f"met-{directory.name}").write_text(str(other.exists()))
+        return real(directory, **kwargs)
+
+    monkeypatch.setattr(processor, "resolve_game", meeting)
+    summary = batch.run_root(root, batch_now(), jobs=2)
+    assert [g.result for g in summary.games] == [batch.Result.RESOLVED] * 2
+    assert [(tmp_path / f"met-g{i}").read_text() for i in (0, 1)] == ["True", "True"]
+
+
+def test_mail_that_cannot_be_sent_at_all_is_told_after_the_run(tmp_path: Path) -> None:
+    root = _ready_root(tmp_path, 1)
+    (root / "pbem.toml").write_text('[mail]\nsmtp_port = "many"\n')
+    (root / "outbox").mkdir()
+    (root / "outbox" / "answer.eml").write_text("From: a@b.example\nTo: c@d.example\n\nhi\n")
+    output = invoke("run", root, "--send", "--now", NOW, code=1)
+    assert "send failed: " in output and "smtp_port must be a port number" in output
+    assert history_count(root / "g0") == 2

@@ -217,3 +217,43 @@ def test_a_bad_server_says_how_to_write_one(spec: str) -> None:
         PbemError, match="--imap must be HOST or HOST:PORT, e.g. mail.example.org:993"
     ):
         split_host(spec, "--imap")
+
+
+@pytest.mark.parametrize(("security", "port"), [("none", 143), ("starttls", 143), ("ssl", 993)])
+def test_the_imap_port_follows_the_protection(root: Path, security: str, port: int) -> None:
+    invoke("config", root, "imap_host=mail.club.example")
+    assert in_force(root).server("imap") == Server("mail.club.example", 993, Security.SSL, None)
+    invoke("config", root, f"imap_security={security}")
+    server = in_force(root).server("imap")
+    assert server is not None and server.port == port
+
+
+def test_a_mail_setting_that_is_not_a_table_is_named(root: Path) -> None:
+    (root / "pbem.toml").write_text('mail = "games@club.example"\n')
+    with pytest.raises(PbemError, match=r"pbem.toml \[mail\] must be a table of settings"):
+        in_force(root / "friday")
+
+
+def test_a_relative_mailbox_is_taken_from_where_it_was_set(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = root / "friday"
+    invoke("config", root, "maildir=Maildir")
+    assert in_force(game).location("maildir", game) == root.resolve() / "Maildir"
+    invoke("config", game, "maildir=Maildir")
+    assert in_force(game, read_game(game).mail).location("maildir", game) == game / "Maildir"
+    monkeypatch.chdir(tmp_path)
+    flags = {"maildir": "Maildir"}
+    assert in_force(game, (), flags).location("maildir", game) == tmp_path / "Maildir"
+    assert in_force(game, (), {"mbox": str(root / "box")}).location("mbox", game) == root / "box"
+
+
+def test_each_server_has_its_own_password_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(settings.SMTP_PASSWORD_ENV, "for smtp")
+    monkeypatch.setenv(settings.IMAP_PASSWORD_ENV, "for imap")
+    assert settings.password("smtp", "mod") == "for smtp"
+    assert settings.password("imap", "mod") == "for imap"
+    monkeypatch.delenv(settings.IMAP_PASSWORD_ENV)
+    assert settings.password("imap", "mod", lambda: "typed") == "typed"
+    with pytest.raises(PbemError, match="no IMAP password for mod: set PBEM_IMAP_PASSWORD"):
+        settings.password("imap", "mod")
