@@ -117,6 +117,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_shell_mail.py",
         "tests/test_mail_send.py",
         "tests/test_mail.py",
+        "tests/test_undo.py",
     ],
     "pbem/present/report.py": [
         "tests/test_shell_report.py",

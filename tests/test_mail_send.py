@@ -335,3 +335,113 @@ def test_killing_send_at_random_moments_loses_nothing(
         seen.update(mids)
     assert folder(game_dir, "failed") == []
     assert sorted(p.name for p in (game_dir / "outbox").iterdir()) == ["sent"]
+
+
+# --- what is built, and how the session ends ----------------------------------------------------
+
+
+def played_twice(directory: Path) -> Path:
+    """The game with its setup and first turn resolved: reports of resolutions 0, 1 and 2."""
+    from conftest import write_skeletons
+
+    for _ in range(2):
+        write_skeletons(directory)
+        processor.resolve_game(directory)
+    return directory
+
+
+def test_the_first_send_of_a_game_under_way_builds_only_its_latest_reports(
+    game_dir: Path,
+) -> None:
+    played_twice(game_dir)
+    first = mail.send_mail(game_dir, MODERATOR)
+    assert sorted(first.built) == ["r0002-alice.eml", "r0002-bob.eml", "r0002-carol.eml"]
+    assert "only the reports of resolution 2 are mailed" in first.notes[0]
+    assert mail.send_mail(game_dir, MODERATOR).built == []
+    every = mail.send_mail(game_dir, MODERATOR, every=True)
+    assert sorted(every.built) == [
+        f"r000{r}-{p}.eml" for r in (0, 1) for p in ("alice", "bob", "carol")
+    ]
+
+
+def test_a_report_carries_the_kit_only_when_asked(game_dir: Path) -> None:
+    mail.send_mail(game_dir, MODERATOR)
+    from pbem.kit import KIT_NAME
+
+    built = parse((game_dir / "outbox" / "r0000-alice.eml").read_bytes())
+    assert [p.get_filename() for p in built.iter_attachments()] == [
+        "alice.orders.toml",
+        "alice.view.json",
+    ]
+    assert KIT_NAME not in str(built.get_body(("plain",)))
+
+
+def test_waiting_messages_take_the_addresses_in_force_when_sent(game_dir: Path) -> None:
+    mail.send_mail(game_dir, "old@example.org")
+    plain(game_dir, "by-hand.eml", "alice@example.org", "<h@t>", sender="me@example.org")
+    by_hand = (game_dir / "outbox" / "by-hand.eml").read_bytes()
+    changed = mail.send_mail(
+        game_dir, "new@example.org", bcc="copy@example.org", reply_to="answers@example.org"
+    )
+    assert sorted(changed.pending) == [
+        "by-hand.eml",
+        "r0000-alice.eml",
+        "r0000-bob.eml",
+        "r0000-carol.eml",
+    ]
+    report = parse((game_dir / "outbox" / "r0000-alice.eml").read_bytes())
+    assert (report["From"], report["Reply-To"], report["Bcc"]) == (
+        "new@example.org",
+        "answers@example.org",
+        "copy@example.org",
+    )
+    assert (game_dir / "outbox" / "by-hand.eml").read_bytes() == by_hand
+    mail.send_mail(game_dir, "new@example.org")
+    report = parse((game_dir / "outbox" / "r0000-alice.eml").read_bytes())
+    assert (report["Reply-To"], report["Bcc"]) == ("new@example.org", None)
+
+
+def test_the_session_ends_with_quit(game_dir: Path, server: Server) -> None:
+    quits: list[str] = []
+
+    async def quit_hook(srv: Any, session: Any, envelope: Any) -> str:
+        quits.append("QUIT")
+        return "221 Bye"
+
+    server.recorder.handle_QUIT = quit_hook  # type: ignore[attr-defined]
+    assert mail.send_mail(game_dir, MODERATOR, server.smtp()).ok
+    for _ in range(100):  # the server's side of the session ends a moment later
+        if quits:
+            break
+        time.sleep(0.01)
+    assert quits == ["QUIT"]
+
+
+def test_a_refusal_500_at_data_is_for_good(game_dir: Path, server: Server) -> None:
+    server.recorder.refuse_data = {"bob@example.org": "500 5.5.2 line too long"}
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert [line.split(";")[0] for line in first.failed] == [
+        "r0000-bob.eml: the server refused it: 500 5.5.2 line too long"
+    ]
+    assert folder(game_dir, "failed") == ["r0000-bob.eml", "r0000-bob.eml.reason.txt"]
+
+
+def test_a_message_the_server_cannot_take_goes_to_failed(
+    game_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import smtplib
+
+    from pbem.mail import send
+
+    class Unable:
+        def sendmail(self, *args: object, **kwargs: object) -> dict[str, tuple[int, bytes]]:
+            raise smtplib.SMTPNotSupportedError("SMTPUTF8 not supported by server")
+
+        def quit(self) -> None:
+            pass
+
+    monkeypatch.setattr(send, "_connect", lambda server: Unable())
+    result = mail.send_mail(game_dir, MODERATOR, mail.SmtpServer("h"))
+    assert len(result.failed) == 3
+    assert result.failed[0].startswith("r0000-alice.eml: the server cannot take it: SMTPUTF8")
+    assert len(folder(game_dir, "failed")) == 6

@@ -326,3 +326,22 @@ def test_a_folder_in_undone_not_named_like_an_undo_is_left_alone(tmp_path: Path)
     (kept / "0003-1").mkdir()  # a folder with no undo.toml in it
     assert len(undo.undone_notes(d)) == 1
     assert processor.audit_game(d).resolutions == 2
+
+
+def test_a_resolution_made_again_is_mailed_though_its_first_reports_were_skipped(
+    tmp_path: Path,
+) -> None:
+    from pbem.mail.send import send_mail
+
+    d = new_game(tmp_path / "g", "alice=a@example.org,bob=b@example.org,carol=c@example.org")
+    _resolved_twice(d)
+    first = send_mail(d)  # a game under way: the reports of 0 and 1 are not mailed
+    assert {name[:5] for name in first.built} == {"r0002"}
+    undo.undo_last(d, NOW, WHY)
+    undo.undo_last(d, NOW, "the first turn too")
+    for path in (d / "orders").glob("*.toml"):
+        path.unlink()  # the files of both turns, put back
+    write_skeletons(d)
+    processor.resolve_game(d)
+    again = send_mail(d)
+    assert {name[:5] for name in again.built} == {"r0001"}
