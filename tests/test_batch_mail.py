@@ -313,3 +313,106 @@ def test_games_that_share_a_name_send_nothing(root: Path, server: Server) -> Non
     assert output.count("not sent: the name 'duel' is also the name of") == 2
     assert all(b"[duel]" not in content for _, _, content in server.recorder.received)
     assert len(server.recorder.received) == 5
+
+
+# --- the mailbox, the answers for no game, and sending from the library -------------------------
+
+
+def test_a_mailbox_on_the_command_line_replaces_the_one_in_the_settings(
+    root: Path, tmp_path: Path
+) -> None:
+    from pbem.mail import inbox
+
+    run("config", root, "maildir=Maildir", "imap_host=imap.club.example", "imap_user=mod")
+    configured = inbox.mailbox(root)
+    assert configured.folders.maildir == root.resolve() / "Maildir"
+    assert configured.imap is not None and configured.imap.host == "imap.club.example"
+    flagged = inbox.mailbox(root, {"mbox": str(tmp_path / "box")})
+    assert (flagged.folders.maildir, flagged.folders.mbox, flagged.imap) == (
+        None,
+        tmp_path / "box",
+        None,
+    )
+    files = inbox.mailbox(root, {}, [tmp_path / "one.eml"])
+    assert (files.folders.maildir, files.folders.files, files.imap) == (
+        None,
+        (tmp_path / "one.eml",),
+        None,
+    )
+
+
+def test_a_message_read_again_from_another_mailbox_is_routed_once(
+    root: Path, tmp_path: Path
+) -> None:
+    mail_in = mixed_mail(root)[:1]
+    run("mail", "fetch", root, "--maildir", into_maildir(tmp_path / "Maildir", mail_in))
+    copy = tmp_path / "copy.eml"
+    copy.write_bytes(mail_in[0].as_bytes())
+    output = run("mail", "fetch", root, copy)
+    assert output.splitlines()[-1] == "1 messages read: 0 to 0 games, 0 for no game, 1 read before"
+
+
+def test_what_became_of_a_message_for_no_game_is_named(root: Path, tmp_path: Path) -> None:
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[4:6])
+    output = run("mail", "fetch", root, "--maildir", box)
+    answer = next(line for line in output.splitlines() if line.startswith("  answer: "))
+    assert (root / answer.split(": ", 1)[1]).is_file()
+    kept = next(line for line in output.splitlines() if line.startswith("  kept: "))
+    assert kept.endswith(".eml") and (root / kept.split(": ", 1)[1]).read_bytes().startswith(
+        b"From"
+    )
+
+
+def test_a_damaged_game_is_left_out_of_the_games_an_answer_names(
+    root: Path, tmp_path: Path
+) -> None:
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[4:5])  # cy: duel and league
+    (root / "duel" / "game.toml").write_text("damaged")
+    run("mail", "fetch", root, "--maildir", box)
+    (answer,) = outbox(root).values()
+    assert "At this address you play in: league." in answer.get_content()
+
+
+def test_the_answers_for_no_game_take_the_addresses_in_force_when_sent(
+    root: Path, tmp_path: Path, server: Server
+) -> None:
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[4:5])
+    run("mail", "fetch", root, "--maildir", box)
+    queued = run("mail", "send", root)  # no server in the settings: it waits
+    assert "games (messages for no game): 1 message waits in outbox/" in queued
+    run("config", root, "from=club@club.example", "reply_to=answers@club.example")
+    run("mail", "send", root, "--smtp", server.spec)
+    (answer,) = [m for m in server.recorder.messages() if "reached no game" in str(m["Subject"])]
+    assert (str(answer["From"]), str(answer["Reply-To"])) == (
+        "club@club.example",
+        "answers@club.example",
+    )
+
+
+def test_the_library_sends_the_latest_reports_and_no_copies_unless_asked(root: Path) -> None:
+    from pbem.mail import inbox
+
+    for game in ("friday", "duel"):
+        write_skeletons(root / game)
+        processor.resolve_game(root / game)
+    game = inbox.send_game(root / "friday")
+    assert sorted(game.built) == ["r0001-ann.eml", "r0001-ben.eml"]
+    both = inbox.send(root)
+    assert isinstance(both, inbox.RootSend)
+    built = {name: sorted(result.built) for name, result in both.games}
+    assert built == {
+        "duel": ["r0001-ann.eml", "r0001-cy.eml"],
+        "friday": [],
+        "league": ["r0000-ben.eml", "r0000-cy.eml", "r0000-dee.eml"],  # a new game: its setup
+    }
+    assert all(msg["Bcc"] is None for msg in every_outbox(root).values())
+
+
+def test_a_game_whose_settings_are_damaged_is_not_sent_and_the_rest_are(
+    root: Path, server: Server
+) -> None:
+    path = root / "duel" / "game.toml"
+    path.write_text(path.read_text() + '\n[mail]\nfrom = "nobody"\n')
+    output = run("mail", "send", root, "--smtp", server.spec, code=1)
+    assert "failed: duel: " in output and "from must be one email address" in output
+    assert len(server.recorder.received) == 5
