@@ -63,6 +63,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_old_games.py",
         "tests/test_undo.py",
         "tests/test_deadlines.py",
+        "tests/test_game_directory.py",
     ],
     "pbem/game/deadlines.py": [
         "tests/test_deadlines.py",

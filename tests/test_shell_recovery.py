@@ -334,3 +334,92 @@ def test_dice_of_one_resolution(played: Path) -> None:
             PbemError, match=f"there is no resolution {wrong}: this game has 0 to 3"
         ):
             processor.dice_history(played, wrong)
+
+
+def test_audit_checks_the_setup_against_its_replay(played: Path) -> None:
+    setup = _history(played, 0)
+    setup["state"] = "0" * 64
+    _rewrite_history(played, 0, setup)
+    with pytest.raises(
+        AuditError, match=r"resolution 0 \(the setup; history/0000.toml\): the state after it"
+    ):
+        processor.audit_game(played)
+
+
+def test_audit_checks_the_deadline_of_the_game_file(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+
+    d = tmp_path / "g"
+    args = ["new", str(d), "--players", "alice,bob,carol", "--turn-time", "48h"]
+    result = CliRunner().invoke(main, [*args, "--now", "2026-12-01T00:00Z"])
+    assert result.exit_code == 0, result.output
+    assert processor.audit_game(d).resolutions == 1
+    path = d / "game.toml"
+    text = path.read_text()
+    assert "2026-12-03T00:00:00" in text
+    path.write_text(text.replace("2026-12-03T00:00:00", "2026-12-04T00:00:00"))
+    with pytest.raises(AuditError, match="game.toml's deadline differs from the one the history"):
+        processor.audit_game(d)
+
+
+def test_a_refusal_names_six_differences_and_counts_the_rest() -> None:
+    from pbem.game.audit import describe
+
+    found = [f"difference {n}" for n in range(1, 9)]
+    assert describe(found[:6]) == "; ".join(found[:6])
+    assert describe(found[:7]) == "; ".join(found[:6]) + "; and 1 more difference"
+    assert describe(found) == "; ".join(found[:6]) + "; and 2 more differences"
+    assert describe([]) == "no field differs (the digests do)"
+
+
+def test_a_territory_edited_by_hand_is_named_with_its_owner_and_armies(playing_dir: Path) -> None:
+    from dataclasses import replace
+
+    from pbem.core.state import Holding
+    from pbem.game.audit import differences
+
+    state = read_game(playing_dir).state
+    first, second = list(state.territories)[:2]
+    a, b = state.territories[first], state.territories[second]
+    other = next(p.name for p in state.players if p.name != a.owner)
+    held = dict(state.territories)
+    held[first] = Holding(other, a.armies)
+    held[second] = Holding(b.owner, b.armies + 1)
+    edited = replace(state, territories=held)
+    army = "army" if a.armies == 1 else "armies"
+    assert differences(edited, state) == [
+        f"{first}: game file {other} with {a.armies} {army}, history {a.owner} with {a.armies} "
+        f"{army}",
+        f"{second}: game file {b.armies + 1} armies, history {b.armies}",
+    ]
+    held[second] = Holding(b.owner, 1)
+    assert differences(replace(state, territories=held), replace(state, territories=held)) == []
+    one = dict(state.territories)
+    one[second] = Holding(b.owner, 1)
+    assert differences(replace(state, territories=one), replace(state, territories=held))[0] == (
+        f"{first}: game file {a.owner} with {a.armies} {army}, history {other} with {a.armies} "
+        f"{army}"
+    )
+    many = dict(state.territories)
+    many[second] = Holding(b.owner, b.armies + 5)
+    assert differences(replace(state, territories=one), replace(state, territories=many)) == [
+        f"{second}: game file 1 army, history {b.armies + 5}"
+    ]
+
+
+def test_a_changed_event_is_named_by_its_number_or_its_first_player_roll() -> None:
+    from pbem.core.events import RolledForFirst, SeatsDecided
+    from pbem.game.audit import event_difference
+
+    recorded = [
+        RolledForFirst("alice", 3),
+        RolledForFirst("bob", 5),
+        SeatsDecided(("bob", "alice")),
+    ]
+    assert event_difference(recorded, 1, RolledForFirst("bob", 2)) == (
+        "bob's roll for first player: recorded 5, the dice give 2"
+    )
+    told = event_difference(recorded, 2, SeatsDecided(("alice", "bob")))
+    assert told.startswith("event 3: recorded '") and "but the replay gives '" in told
