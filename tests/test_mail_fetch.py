@@ -422,21 +422,23 @@ def test_any_header_value_in_a_valid_email_never_stops_a_fetch(
         assert addressees(playground) == {ALICE}
 
 
+@pytest.mark.parametrize("error", ["unforeseen", "unforeseen " * 100])
 def test_an_unforeseen_error_on_one_message_does_not_stop_the_others(
-    d: Path, monkeypatch: pytest.MonkeyPatch
+    d: Path, monkeypatch: pytest.MonkeyPatch, error: str
 ) -> None:
     real = processor.forecast
 
     def trips(state: object, orders: object) -> list[str]:
         if getattr(orders, "player", None) == "alice":
-            raise ValueError("unforeseen")
+            raise ValueError(error)
         return real(state, orders)  # type: ignore[arg-type]
 
     monkeypatch.setattr(processor, "forecast", trips)
     msgs = [message(ALICE, orders_for(d, "alice")), message(BOB, orders_for(d, "bob"))]
     first, second = fetch(d, msgs).incoming
     assert first.verdict is V.REJECTED and second.verdict is V.ACCEPTED
-    assert first.reasons[0] == "pbem could not read this message (ValueError: unforeseen)"
+    told = f"pbem could not read this message (ValueError: {error})"
+    assert first.reasons[0] == told[:500]  # a long error's text is cut to 500 characters
     assert outbox(d)[first.reply or ""]["To"] == ALICE and first.kept is not None
 
 
@@ -475,3 +477,11 @@ def test_a_full_disk_stops_the_fetch_with_a_sentence_and_a_rerun_completes(
     assert "Traceback" not in out
     result = mail.fetch_orders(d, mail.Sources(maildir=box), MODERATOR, NOW)
     assert [i.verdict for i in result.incoming] == [V.ACCEPTED]
+
+
+def test_the_moderator_is_told_the_first_problem_of_a_strangers_orders(d: Path) -> None:
+    (incoming,) = fetch(d, [message("eve@example.org", f'game = "{GAME}"\n', mid="<e@t>")]).incoming
+    assert incoming.verdict is V.REJECTED and len(incoming.reasons) > 2
+    (note,) = notes(d)
+    told = note.get_content()
+    assert incoming.reasons[0] in told and incoming.reasons[1] not in told
