@@ -290,6 +290,8 @@ def test_run_fetches_resolves_and_sends(root: Path, tmp_path: Path, server: Serv
     into_maildir(tmp_path / "Maildir", mail_in)
     output = run("run", root, "--fetch", "--send", "--now", NOW.isoformat())
     assert "resolved  duel" in output and read_game(duel).state.resolution == 2
+    assert "accepted: <ann@t> from ann@example.org (ann)" in output  # what the fetch did
+    assert "2 messages read: 2 to 1 games, 0 for no game, 0 read before" in output
     sent = [m for m in server.recorder.messages() if "[duel]" in str(m["Subject"])]
     subjects = sorted(str(m["Subject"]) for m in sent)
     assert sum("accepted" in s for s in subjects) == 2
@@ -416,3 +418,14 @@ def test_a_game_whose_settings_are_damaged_is_not_sent_and_the_rest_are(
     output = run("mail", "send", root, "--smtp", server.spec, code=1)
     assert "failed: duel: " in output and "from must be one email address" in output
     assert len(server.recorder.received) == 5
+
+
+def test_a_fetch_that_fails_for_one_game_fails_the_run(root: Path, tmp_path: Path) -> None:
+    from pbem.game.store import locked
+
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[1:2])  # ann's orders for duel
+    run("config", root, f"maildir={box}")
+    with locked(root / "duel"):  # held by another run: its mail waits
+        output = run("run", root, "--fetch", "--now", NOW.isoformat(), code=1)
+    assert "failed: duel: " in output and "read again next time" in output
+    assert output.splitlines()[-1].endswith("1 skipped, 2 waiting")
