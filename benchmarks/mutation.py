@@ -275,6 +275,13 @@ SKIPPED += [
         "no code changes or hashes a GameRun, RunSummary or MailRun once made",
     ),
     (
+        "pbem/mail/inbox.py",
+        'digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]',
+        ("16 -> 17", "16 -> 15"),
+        "the name of a kept message is made in this one place and reported as made: nothing "
+        "reads it back by its length",
+    ),
+    (
         "pbem/game/players.py",
         "@dataclass(frozen=True)",
         ("True -> False",),

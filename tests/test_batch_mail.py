@@ -429,3 +429,21 @@ def test_a_fetch_that_fails_for_one_game_fails_the_run(root: Path, tmp_path: Pat
         output = run("run", root, "--fetch", "--now", NOW.isoformat(), code=1)
     assert "failed: duel: " in output and "read again next time" in output
     assert output.splitlines()[-1].endswith("1 skipped, 2 waiting")
+
+
+def test_a_folder_that_is_not_there_is_neither_a_game_nor_a_root(tmp_path: Path) -> None:
+    from pbem.errors import GameFileError
+    from pbem.mail import inbox
+
+    nowhere = tmp_path / "nowhere"
+    message = f"{nowhere} is not a game directory: it has no game.toml \\(nor is it a folder"
+    with pytest.raises(GameFileError, match=message):
+        inbox.fetch(nowhere, inbox.Mailbox())
+    with pytest.raises(GameFileError, match=message):
+        inbox.send(nowhere)
+    assert not nowhere.exists()
+
+
+def test_a_root_with_nothing_to_send_says_so(root: Path, server: Server) -> None:
+    run("mail", "send", root, "--smtp", server.spec)
+    assert run("mail", "send", root, "--smtp", server.spec) == "nothing to send in 3 games\n"
