@@ -445,3 +445,16 @@ def test_a_message_the_server_cannot_take_goes_to_failed(
     assert len(result.failed) == 3
     assert result.failed[0].startswith("r0000-alice.eml: the server cannot take it: SMTPUTF8")
     assert len(folder(game_dir, "failed")) == 6
+
+
+def test_a_dry_run_lists_what_would_wait_and_a_run_without_server_each_once(
+    game_dir: Path,
+) -> None:
+    names = ["r0000-alice.eml", "r0000-bob.eml", "r0000-carol.eml"]
+    dry = mail.send_mail(game_dir, MODERATOR, dry_run=True)
+    assert (sorted(dry.built), sorted(dry.pending)) == (names, names)
+    assert "3 messages would wait in outbox/: " in dry.lines()[-1]
+    assert not (game_dir / "outbox").exists()
+    real = mail.send_mail(game_dir, MODERATOR)
+    assert (sorted(real.built), sorted(real.pending)) == (names, names)
+    assert "3 messages wait in outbox/: " in real.lines()[-1]
