@@ -426,6 +426,17 @@ def test_a_refusal_500_at_data_is_for_good(game_dir: Path, server: Server) -> No
     assert folder(game_dir, "failed") == ["r0000-bob.eml", "r0000-bob.eml.reason.txt"]
 
 
+def test_a_reply_code_beyond_5xx_at_data_is_not_taken_as_for_good(
+    game_dir: Path, server: Server
+) -> None:
+    server.recorder.refuse_data = {"bob@example.org": "600 no such reply"}
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert first.pending == ["r0000-bob.eml"] and folder(game_dir, "failed") == []
+    assert first.failed == [
+        "r0000-bob.eml: bob@example.org refused for now: 600 no such reply; it waits"
+    ]
+
+
 def test_a_message_the_server_cannot_take_goes_to_failed(
     game_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
