@@ -399,11 +399,15 @@ def test_the_library_sends_the_latest_reports_and_no_copies_unless_asked(root: P
         processor.resolve_game(root / game)
     game = inbox.send_game(root / "friday")
     assert sorted(game.built) == ["r0001-ann.eml", "r0001-ben.eml"]
-    both = inbox.send(root)
-    assert isinstance(both, inbox.RootSend)
-    built = {name: sorted(result.built) for name, result in both.games}
+    duel = inbox.send_root(root, games=[root / "duel"])  # as `pbem run --send` does
+    assert [(name, sorted(r.built)) for name, r in duel.games] == [
+        ("duel", ["r0001-ann.eml", "r0001-cy.eml"])
+    ]
+    rest = inbox.send(root)
+    assert isinstance(rest, inbox.RootSend)
+    built = {name: sorted(result.built) for name, result in rest.games}
     assert built == {
-        "duel": ["r0001-ann.eml", "r0001-cy.eml"],
+        "duel": [],
         "friday": [],
         "league": ["r0000-ben.eml", "r0000-cy.eml", "r0000-dee.eml"],  # a new game: its setup
     }
