@@ -6,15 +6,16 @@ from __future__ import annotations
 from helpers import make_state, orders
 
 from pbem.core import rules
-from pbem.core.advice import forecast_with_warnings, warnings
+from pbem.core.advice import warnings
 from pbem.core.forecast import forecast_plan
 from pbem.core.orders import Attack, Fortify, Orders, Place
 from pbem.core.state import GameState
+from pbem.present.plan import advice_text, forecast_with_warnings
 
 
 def warned(state: GameState, turn: Orders) -> list[str]:
     assert rules.validate(state, turn) == []  # never blocking: the orders are valid
-    return [p.message for p in warnings(state, turn, forecast_plan(state, turn))]
+    return [advice_text(p) for p in warnings(state, turn, forecast_plan(state, turn))]
 
 
 def with_lines(turn: Orders) -> Orders:

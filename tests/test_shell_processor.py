@@ -12,12 +12,12 @@ from conftest import SEED, attacking, skeleton, write_skeletons
 from helpers import make_state, orders
 
 from pbem.core import odds
-from pbem.core.forecast import percent
 from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.store import read_game
+from pbem.present.plan import percent
 from pbem.present.view import game_view
 
 
