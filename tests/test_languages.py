@@ -75,6 +75,29 @@ def test_every_catalogue_is_complete(code: str) -> None:
             assert set(re.findall(r"%\((\w+)\)s", s)) == wanted, f"{msg.id!r}: {s!r}"
 
 
+SAME_IN_TRANSLATION = {
+    ("sv", "neutral"),  # the Swedish word is the English one
+}
+"""Entries whose translation is rightly the English text (beyond those with no words at all)."""
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_no_entry_keeps_the_english_text_as_its_translation(code: str) -> None:
+    cat = catalogue(code)
+    kept = []
+    for msg in cat:  # type: ignore[attr-defined]
+        if not msg.id:
+            continue
+        ids = msg.id if isinstance(msg.id, tuple) else (msg.id,)
+        strings = msg.string if isinstance(msg.string, tuple) else (msg.string,)
+        words = re.sub(r"%\(\w+\)s|%%", "", ids[0])
+        if not re.search(r"[A-Za-z]{2}", words) or (code, ids[0]) in SAME_IN_TRANSLATION:
+            continue  # placeholders and punctuation only, or allowed
+        if any(s in ids for s in strings):
+            kept.append(ids[0])
+    assert kept == [], f"{code}: translate these (the msgstr is the msgid)"
+
+
 def test_the_template_holds_every_sentence_of_the_code_and_templates() -> None:
     keywords = {"_": None, "n_": (1, 2), "of": None, "gettext": None, "ngettext": (1, 2)}
     found = {
