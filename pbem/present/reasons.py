@@ -45,6 +45,7 @@ def _shapes() -> tuple[str, ...]:
         ),
         _("place %(armies)s on %(territory)s"),
         _("attack %(target)s from %(source)s"),
+        _("fortify %(target)s from %(source)s with all"),  # before the next, which takes "all"
         _("fortify %(target)s from %(source)s with %(armies)s"),
     )
 
