@@ -502,6 +502,8 @@ def test_mailed_orders_are_answered_in_the_players_language(tmp_path: Path) -> N
     incoming, body = reply_to(directory, good, "<ok@t>")
     assert incoming.verdict is mail.Verdict.ACCEPTED
     assert "I tuoi ordini per il turno 0 di" in body and "sono accettati" in body
+    forecast = body.split("\n\n")[1].splitlines()[1:]  # what they will do, told in Italian
+    assert forecast and all(line.startswith("  mettere ") for line in forecast), body
     wrong = orders_for(directory, "alice", "Europa meridionalle")
     bad = fetch(directory, [message(alice, wrong, mid="<bad@t>", minutes=1)])
     incoming, body = reply_to(directory, bad, "<bad@t>")
@@ -647,3 +649,19 @@ def test_a_file_that_is_not_valid_toml_is_told_in_the_players_language() -> None
     )
     for code in OTHERS:
         assert "Expected" not in i18n.language(code).problem(problem)
+
+
+def test_a_forced_trade_pbem_made_is_told_as_made_for_the_player() -> None:
+    from pbem.core.events import Traded, event_from_dict
+    from pbem.present.story import narrate
+
+    event = Traded("ann", ("Peru", "Ural", "wild"), 4, 1, forced=True, unwritten=True)
+    assert event_from_dict(event.to_dict()) == event
+    assert "unwritten" not in Traded("ann", ("Peru", "Ural", "wild"), 4, 1).to_dict()
+    assert narrate(event, "bob") == (
+        "ann traded Peru, Ural, wild for 4 armies (set 1 of the game): a forced trade, made by "
+        "pbem for ann, who held 5 or more cards and whose orders traded none."
+    )
+    with i18n.speaking(i18n.language("it")):
+        italian = narrate(event, "ann")
+    assert "scambio obbligatorio, fatto da pbem per ann" in italian and "jolly" in italian
