@@ -593,8 +593,8 @@ def _validate_placement(
                     )
                 placed[place.territory] = placed.get(place.territory, 0) + armies - fixed
     elif spare and orders.place and fixed == armies - spare:
-        last = orders.place[-1].territory
-        placed[last] = placed.get(last, 0) + spare
+        where = orders.place[-1].territory
+        placed[where] = placed.get(where, 0) + spare
     elif fixed != armies:
         last = len(orders.place) - 1
         line = (
