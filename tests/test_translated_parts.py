@@ -55,6 +55,10 @@ ENGLISH = (
     "occupy ",
     "conquer ",
     "eliminate ",
+    "a forced trade, made by pbem",
+    "whose orders traded none",
+    "warning: line ",
+    "will be skipped",
 )
 """Sentences (and pieces of them) of the parts above that only an English reader may see."""
 
