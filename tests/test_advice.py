@@ -42,7 +42,7 @@ def test_an_attack_whose_source_an_earlier_attack_empties_is_warned_about() -> N
         )
     )
     assert warned(state, turn) == [
-        "this attack will never happen: China has only 1 army: an attack needs 2 by then "
+        "this attack will never happen: by then, China has only 1 army: an attack needs 2 "
         "(an earlier attack takes its armies)"
     ]
     line = forecast_with_warnings(state, turn)[-1]

@@ -273,11 +273,13 @@ def advice_text(advice: Advice) -> str:
     if advice.kind == "never_happens":
         if v["thin"]:
             return _(
-                "this attack will never happen: %(reason)s by then (an earlier attack takes its "
+                "this attack will never happen: by then, %(reason)s (an earlier attack takes its "
                 "armies)",
                 reason=told(str(v["reason"])),
             )
-        return _("this attack will never happen: %(reason)s by then", reason=told(str(v["reason"])))
+        return _(
+            "this attack will never happen: by then, %(reason)s", reason=told(str(v["reason"]))
+        )
     if advice.kind == "may_be_thin":
         return _(
             "%(source)s may be too thin to attack by then (%(chance)s of the time): an earlier "
