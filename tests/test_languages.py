@@ -665,3 +665,20 @@ def test_a_forced_trade_pbem_made_is_told_as_made_for_the_player() -> None:
     with i18n.speaking(i18n.language("it")):
         italian = narrate(event, "ann")
     assert "scambio obbligatorio, fatto da pbem per ann" in italian and "jolly" in italian
+
+
+def test_a_file_not_in_utf8_and_a_wrong_secret_are_told_in_the_players_language(
+    babel: Path, tmp_path: Path
+) -> None:
+    game = read_game(babel)
+    path = tmp_path / "orders.toml"
+    path.write_bytes("armies = 3 # più\n".encode("latin-1"))
+    (message,) = processor.check_submission(game, path, None, "nl").messages()
+    assert message == (
+        "orders.toml: dit is geen tekstbestand in UTF-8: sla de bevelen op als platte tekst en "
+        "stuur ze opnieuw"
+    )
+    _player, text = italian_orders(babel)
+    wrong = re.sub(r'secret = "[^"]*"', 'secret = "not-it"', text)
+    (message,) = processor.check_submission(game, path, wrong, "it").messages()
+    assert "il segreto non è quello di dan: copialo dal tuo ultimo rapporto" in message
