@@ -682,3 +682,20 @@ def test_a_file_not_in_utf8_and_a_wrong_secret_are_told_in_the_players_language(
     wrong = re.sub(r'secret = "[^"]*"', 'secret = "not-it"', text)
     (message,) = processor.check_submission(game, path, wrong, "it").messages()
     assert "il segreto non è quello di dan: copialo dal tuo ultimo rapporto" in message
+
+
+def test_check_with_a_view_forecasts_in_the_views_language(babel: Path, tmp_path: Path) -> None:
+    folder = latest_order_file_of(babel, "eve")
+    orders = tmp_path / "eve.toml"
+    orders.write_text(
+        attacking((folder / "eve.orders.toml").read_text(encoding="utf-8")), encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        main, ["check", "--view", str(folder / "eve.view.json"), str(orders)]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "eve.toml: geldig."
+    assert any(" plaatsen op " in line for line in lines[1:]), lines
+    assert any(" aanvallen vanuit " in line for line in lines[1:]), lines
+    assert _english_in_forecast(lines[1:]) == [], lines
