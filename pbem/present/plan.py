@@ -16,7 +16,6 @@ from fractions import Fraction
 
 from pbem.core import rules
 from pbem.core.advice import Advice, Threat, warnings
-from pbem.core.board import WILD
 from pbem.core.forecast import (
     AttackForecast,
     Distribution,
@@ -28,6 +27,7 @@ from pbem.core.orders import ALL, Attack, Fortify, Orders
 from pbem.core.state import GameState
 from pbem.present.i18n import _, current, n_, place
 from pbem.present.reasons import told
+from pbem.present.story import card_name
 
 DECIMAL_SEPARATORS = {"id": ",", "sv": ",", "it": ",", "nl": ","}
 """The languages that write a decimal comma (the others a point), as CLDR has them."""
@@ -58,12 +58,8 @@ def _armies(n: int) -> str:
     return n_("%(num)s army", "%(num)s armies", n)
 
 
-def _card(card: str) -> str:
-    return _("wild") if card == WILD else place(card)
-
-
 def _cards(cards: Sequence[str]) -> str:
-    return ", ".join(_card(c) for c in cards)
+    return ", ".join(card_name(c) for c in cards)
 
 
 def spread(d: Distribution) -> str:  # type: ignore[type-arg]
