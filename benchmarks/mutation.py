@@ -282,6 +282,18 @@ SKIPPED += [
         "reads it back by its length",
     ),
     (
+        "pbem/game/audit.py",
+        'whose = f"turn {record.turn}, {record.players[0]}\'s turn"',
+        ("0 -> -1",),
+        "with one player in the list, the first is the last",
+    ),
+    (
+        "pbem/game/audit.py",
+        "for pa, pb in zip(a[key], b[key], strict=True):",
+        ("True -> False",),
+        "the two lists of players are zipped only when they are as long (tested just before)",
+    ),
+    (
         "pbem/game/players.py",
         "@dataclass(frozen=True)",
         ("True -> False",),
