@@ -76,3 +76,4 @@ def test_check_loads_the_turn_commands_only(playing_dir: Path) -> None:
     assert "pbem.cli.turn" in modules
     others = {"pbem.cli.look", "pbem.cli.tools", "pbem.cli.mail", "pbem.cli.games"}
     assert others & modules == set()
+    assert {"pbem.game.processor", "pbem.core.engine", "pbem.core.events"} & modules == set()

@@ -173,7 +173,8 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
       pbem check games/spring-2027 alice.toml
       pbem check --view view.json my-orders.toml
     """
-    from pbem.game import checking, processor
+    from pbem.game import check as game_check
+    from pbem.game import checking
 
     if view_file is not None:
         paths = ((directory,) if directory else ()) + files
@@ -185,7 +186,7 @@ def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | Non
             raise click.UsageError(
                 "give a game directory (and order files, or none for its orders/)"
             )
-        results = processor.check_files(directory, list(files))[1]
+        results = game_check.check_files(directory, list(files))[1]
     lines, ok = checking.check_lines(results)
     for line in lines:
         echo(line)

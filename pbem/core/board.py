@@ -16,7 +16,7 @@ import sys
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -195,7 +195,16 @@ class Board:
         }
 
 
+@functools.cache
 def _boards_dir() -> Traversable:
+    """The boards' folder: on disk when pbem is installed as files (read directly, without the
+    imports of importlib.resources), else (the player's kit, a zip file) as a package
+    resource."""
+    here = Path(__file__).parent / "boards"
+    if here.is_dir():
+        return here
+    from importlib import resources
+
     return resources.files("pbem.core") / "boards"
 
 

@@ -16,8 +16,6 @@ from pbem.core.state import GameState
 from pbem.errors import Problem
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
 from pbem.present.i18n import language
-from pbem.present.missions import draft_forecast
-from pbem.present.view import read_view_with_secret, view_language
 from pbem.terminal import printable
 
 NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
@@ -71,6 +69,8 @@ Checked = tuple[Submission, list[str]]
 def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     """A player's own check, against the view.json of their latest report; the view carries a
     salted hash of that player's secret (only theirs), so a wrong secret is caught here too."""
+    from pbem.present.view import read_view_with_secret, view_language
+
     state, secret_hash = read_view_with_secret(view_file)
     lang = {"language": view_language(view_file), "board": state.board.name}
     out: list[Checked] = []
@@ -117,6 +117,8 @@ def forecast(state: GameState, orders: Orders | None) -> list[str]:
     plan, followed in order (`pbem.core.forecast`), and warnings about what looks unintended
     (`pbem.core.advice`); for a draft list, what it asks for."""
     if orders is not None and orders.draft:
+        from pbem.present.missions import draft_forecast  # (and the events) for a draft only
+
         return [draft_forecast(orders.draft)]
     return forecast_with_warnings(state, orders)
 

@@ -14,7 +14,6 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from email.utils import getaddresses
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -104,6 +103,8 @@ def _one_address(text: str) -> bool:
     """Whether `text` is one address, with or without a display name."""
     if any(c in text for c in "\r\n\0"):
         return False
+    from email.utils import getaddresses  # (and socket, calendar...) only when one is given
+
     found = getaddresses([text])
     return len(found) == 1 and bool(EMAIL.match(found[0][1]))
 

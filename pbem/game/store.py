@@ -12,19 +12,16 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
 import tomli_w
 
 from pbem.core import dice, missions
 from pbem.core.board import load_board
-from pbem.core.engine import Randomness
-from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
 from pbem.core.state import NEUTRAL as NEUTRAL
 from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
@@ -52,6 +49,13 @@ from pbem.game.safety import (
 )
 from pbem.present.i18n import check_language
 from pbem.terminal import quoted
+
+if TYPE_CHECKING:
+    from pbem.core.engine import Randomness
+    from pbem.core.events import Event
+
+# The engine and the events are imported where they are used: checking orders reads a game
+# (and the head of its history) without them.
 
 GAME_FILE = "game.toml"
 HISTORY = "history"
@@ -102,6 +106,8 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(raw)
         if len(written) > 1:
+            from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
+
             with ThreadPoolExecutor(min(8, len(written))) as pool:
                 list(pool.map(_sync_file, (tmp for _, tmp in written)))
         else:
@@ -239,6 +245,8 @@ class Game:
         return dice.resolution_key(self.seed, resolution, self.chain_length)
 
     def randomness(self, resolution: int) -> Randomness:
+        from pbem.core.engine import Randomness
+
         return Randomness(self.key(resolution), dice.hidden_key(self.seed))
 
 
@@ -554,6 +562,8 @@ class HistoryRecord:
 
     def rolls(self) -> list[dict[str, Any]]:
         """The battle rolls of this resolution, as the dice list of docs/views.md gives them."""
+        from pbem.core.events import Rolled
+
         return [
             {
                 "from": e.source,
@@ -569,6 +579,8 @@ class HistoryRecord:
 
     def first_player_rolls(self) -> list[dict[str, Any]]:
         """The setup's dice for the first player, in the order rolled."""
+        from pbem.core.events import RolledForFirst
+
         return [
             {"player": e.player, "die": e.die} for e in self.events if isinstance(e, RolledForFirst)
         ]
@@ -601,14 +613,23 @@ def write_history(directory: Path, record: HistoryRecord) -> None:
     atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
 
 
-def read_history(directory: Path, resolution: int) -> HistoryRecord:
-    return read_history_file(history_path(directory, resolution))
+def read_history(directory: Path, resolution: int, *, events: bool = True) -> HistoryRecord:
+    return read_history_file(history_path(directory, resolution), events=events)
 
 
-def read_history_file(path: Path) -> HistoryRecord:
-    """A history file wherever it is (history/NNNN.toml, or an undone one)."""
+def read_history_file(path: Path, *, events: bool = True) -> HistoryRecord:
+    """A history file wherever it is (history/NNNN.toml, or an undone one).
+
+    With `events` false the record's events are left out (an empty tuple), for what needs only
+    its key, state digest and setup: the check of game.toml against the history that every
+    command reading a game makes, which then decodes (and imports) no event."""
     data = _load_toml(path)
     try:
+        decoded: tuple[Event, ...] = ()
+        if events:
+            from pbem.core.events import event_from_dict
+
+            decoded = tuple(event_from_dict(e) for e in data.get("events", []))
         return HistoryRecord(
             resolution=int(data["resolution"]),
             turn=int(data["turn"]),
@@ -620,7 +641,7 @@ def read_history_file(path: Path) -> HistoryRecord:
                 )
                 for o in data.get("orders", [])
             ),
-            events=tuple(event_from_dict(e) for e in data.get("events", [])),
+            events=decoded,
             state_digest=str(data["state"]),
             setup=data.get("setup"),
             time=str(data["time"]) if "time" in data else None,
