@@ -1,6 +1,7 @@
 """Every speed figure of the moderator's commands, each against a baseline measured in the same run.
 
-Usage: python benchmarks/all.py [--runs N] [--quick]   (prints figures; nothing is asserted)
+Usage: python benchmarks/all.py [--runs N] [--quick] [--only ROW ...]   (prints figures; nothing
+is asserted)
 
 A busy machine makes absolute times drift, so each figure is set against a baseline taken in
 the same run: the bare interpreter (`python -c pass`, in this same environment) for the
@@ -208,20 +209,29 @@ def interpreter(runs: int) -> float:
     return median([child_cpu([sys.executable, "-c", "pass"])[0] for _ in range(runs)])
 
 
-def command_rows(work: Path, runs: int, bare: float) -> list[Row]:
+GROUPS = ("resolve", "check", "batch", "self-play", "dice", "audit")
+"""The rows --only can pick (batch gives two rows, audit two)."""
+
+
+def command_rows(work: Path, runs: int, bare: float, only: set[str]) -> list[Row]:
     template = work / "turn"
     play_turn_game(template)
     orders = sorted((template / "orders").glob("*.toml"))
     pbem = pbem_command()
     child_cpu([*pbem, "check", str(template), *map(str, orders)])  # writes the bytecode once
-    check = [child_cpu([*pbem, "check", str(template), *map(str, orders)]) for _ in range(runs)]
+    check = [
+        child_cpu([*pbem, "check", str(template), *map(str, orders)])
+        for _ in range(runs if "check" in only else 0)
+    ]
     resolved = []
-    for i in range(runs):
+    for i in range(runs if "resolve" in only else 0):
         copy = Path(shutil.copytree(template, work / f"resolve{i}"))
         resolved.append(child_cpu([*pbem, "resolve", str(copy)]))
         shutil.rmtree(copy)
     rows = []
     for name, times, aim in (("resolve", resolved, 8.0), ("check", check, 4.0)):
+        if name not in only:
+            continue
         cpu = median([c for c, _ in times])
         wall = median([w for _, w in times])
         rows.append(
@@ -390,7 +400,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (the median counts)")
     parser.add_argument("--quick", action="store_true", help="fewer games, for a first look")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=GROUPS,
+        metavar="ROW",
+        help=f"measure only these rows ({', '.join(GROUPS)}); the baseline is always taken",
+    )
     args = parser.parse_args()
+    only = set(args.only or GROUPS)
     runs = args.runs
     print(machine())
     started = time.perf_counter()
@@ -398,18 +416,24 @@ def main() -> None:
         work = Path(tmp)
         bare = interpreter(max(runs, 5))
         print(f"baseline: python -c pass takes {bare * 1000:.1f} ms CPU (median of {max(runs, 5)})")
-        rows = command_rows(work, runs, bare)
-        for row in rows:
-            print(row.show(), flush=True)
-        for row in batch_rows(work, 40 if args.quick else 200, max(1, runs // 3), bare):
-            rows.append(row)
-            print(row.show(), flush=True)
-        for row in (selfplay_row(5 if args.quick else 20, runs, bare), dice_row(runs)):
-            rows.append(row)
-            print(row.show(), flush=True)
-        for row in audit_rows(work, min(runs, 3), bare):
-            rows.append(row)
-            print(row.show(), flush=True)
+        figures: list[Callable[[], Sequence[Row]]] = []
+        if only & {"resolve", "check"}:
+            figures.append(lambda: command_rows(work, runs, bare, only))
+        if "batch" in only:
+            figures.append(
+                lambda: batch_rows(work, 40 if args.quick else 200, max(1, runs // 3), bare)
+            )
+        if "self-play" in only:
+            figures.append(lambda: [selfplay_row(5 if args.quick else 20, runs, bare)])
+        if "dice" in only:
+            figures.append(lambda: [dice_row(runs)])
+        if "audit" in only:
+            figures.append(lambda: audit_rows(work, min(runs, 3), bare))
+        rows: list[Row] = []
+        for figure in figures:
+            for row in figure():
+                rows.append(row)
+                print(row.show(), flush=True)
         bare_after = interpreter(max(runs, 5))
     print(
         f"baseline again at the end: {bare_after * 1000:.1f} ms CPU; "

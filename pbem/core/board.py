@@ -9,7 +9,6 @@ territory name (`Board.lookup`).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 import functools
 import sys
@@ -160,6 +159,8 @@ class Board:
         )
 
     def _suggest(self, text: str) -> str | None:
+        import difflib  # only for a name that is not on the board
+
         close = difflib.get_close_matches(normalise(text), list(self._index), n=1)
         return self._index[close[0]] if close else None
 

@@ -18,14 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from pbem.errors import PbemError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 ROOT_FILE = "pbem.toml"
 COMMAND_LINE = "the command line"
@@ -190,6 +183,10 @@ def split_host(spec: str, what: str) -> tuple[str, str | None]:
 
 
 def read_root_file(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):  # imported here: a game's own settings need no parser
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -208,6 +205,8 @@ def root_table(folder: Path) -> Table:
 
 def write_root_table(folder: Path, table: Table) -> Path:
     """Replace the `[mail]` table of `folder/pbem.toml`, keeping anything else in it."""
+    import tomli_w
+
     from pbem.game.store import atomic_write
 
     path = folder / ROOT_FILE

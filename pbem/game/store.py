@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
-import tomli_w
 
 from pbem.core import dice, missions
 from pbem.core.board import load_board
@@ -513,6 +512,8 @@ def game_document(game: Game) -> dict[str, Any]:
 
 
 def write_game(game: Game) -> None:
+    import tomli_w  # the writer only when writing
+
     atomic_write(game.path / GAME_FILE, tomli_w.dumps(game_document(game)))
 
 
@@ -610,6 +611,8 @@ def write_history(directory: Path, record: HistoryRecord) -> None:
         for o in record.orders
     ]
     doc["events"] = [e.to_dict() for e in record.events]
+    import tomli_w
+
     atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
 
 
