@@ -17,7 +17,6 @@ from pbem.errors import PbemError, Problem
 from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates
 from pbem.game.store import Game, order_files, read_game
 from pbem.present.i18n import moderator_language
-from pbem.present.secret_check import wrong_secret
 
 
 def check_submission(
@@ -40,6 +39,8 @@ def check_submission(
             orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
         ):
             return None
+        from pbem.present.secret_check import wrong_secret  # only for a wrong secret
+
         return wrong_secret(orders)
 
     orders, problems = check_text(game.state, text, secret)

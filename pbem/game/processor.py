@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hmac
 import re
-import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -182,6 +181,8 @@ def new_game(
             f"players, not {len(players)}: add players or leave out --missions"
         )
     if seed is None:
+        import secrets  # (and random) only to create a game
+
         seed = secrets.token_bytes(32)
     if len(seed) != 32:
         raise PbemError("the seed must be 32 bytes (64 hex digits)")

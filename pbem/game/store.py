@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
 
-from pbem.core import dice, missions
+from pbem.core import dice
 from pbem.core.board import load_board
 from pbem.core.state import NEUTRAL as NEUTRAL
 from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
@@ -448,6 +448,8 @@ def mission_inconsistency(state: GameState) -> str | None:
     dealt = [p.mission for p in state.players if p.mission is not None]
     if not state.options.missions:
         return "missions are dealt, but the game plays without them" if dealt else None
+    from pbem.core import missions  # only for a game with missions
+
     cards = missions.deck([p.name for p in state.players])
     if len(dealt) != len(state.players) or len(set(dealt)) != len(dealt):
         return "in a game with missions every player holds one mission card of their own"
