@@ -429,3 +429,19 @@ def test_a_lazy_command_that_is_not_there_says_so() -> None:
     assert group.commands["odds"].name == "odds" and len(group.commands) == 1
     del group.commands["odds"]
     assert list(group.commands) == []
+
+
+@pytest.mark.parametrize(
+    ("words", "cword", "expected"),
+    [("pbem ch", "1", "plain,check"), ("pbem check --v", "2", "plain,--view")],
+)
+def test_completion_finds_the_lazily_loaded_commands_and_their_options(
+    words: str, cword: str, expected: str
+) -> None:
+    env = {"_PBEM_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": cword}
+    result = CliRunner().invoke(main, [], prog_name="pbem", env=env)
+    assert result.exit_code == 0 and result.output.split() == [expected]
+
+
+def test_a_mistyped_command_is_answered_with_the_nearest_one() -> None:
+    assert "Did you mean 'check'?" in run("chek", code=2)
