@@ -16,7 +16,7 @@ from pbem.core.problems import check_text
 from pbem.errors import PbemError, Problem
 from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates
 from pbem.game.store import Game, order_files, read_game
-from pbem.present.i18n import moderator_language
+from pbem.present.i18n import language, moderator_language
 
 
 def check_submission(
@@ -59,4 +59,8 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
             "put them there"
         )
     checked = with_duplicates([check_submission(game, p) for p in files])
-    return game, [(s, forecast(game.state, s.orders) if s.accepted else []) for s in checked]
+    board = game.state.board.name
+    return game, [
+        (s, forecast(game.state, s.orders, language(s.language, board)) if s.accepted else [])
+        for s in checked
+    ]
