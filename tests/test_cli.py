@@ -15,7 +15,7 @@ from conftest import SEED, skeleton, snapshot
 
 from pbem.cli import main
 from pbem.core.board import load_board
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 
 
 def run(*args: str, code: int = 0) -> str:
@@ -194,7 +194,7 @@ def test_check_exit_codes_and_forecast(tmp_path: Path) -> None:
 
 def test_check_with_a_view_file_needs_no_game_directory(tmp_path: Path) -> None:
     directory = new(tmp_path / "g")
-    view = directory / "reports" / "0000" / "carol.view.json"
+    view = report_dir(directory, 0) / "carol.view.json"
     orders = tmp_path / "carol.toml"
     orders.write_text(skeleton(directory, "carol"))
     assert "valid" in run("check", "--view", view, orders)
@@ -306,7 +306,7 @@ def test_unreadable_order_files_are_named_not_tracebacks(tmp_path: Path) -> None
     binary = tmp_path / "binary.toml"
     binary.write_bytes(b"\xff\xfe\x00orders")
     missing = tmp_path / "missing.toml"
-    view = directory / "reports" / "0000" / "alice.view.json"
+    view = report_dir(directory, 0) / "alice.view.json"
     for args in (["check", directory, binary, missing], ["check", "--view", view, binary, missing]):
         out = run(*args, code=1)
         assert "binary.toml: this is not a text file in UTF-8" in out

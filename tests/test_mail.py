@@ -32,7 +32,7 @@ from pbem.cli import main
 from pbem.core.state import Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 from pbem.mail import fetch as fetching
 from pbem.mail.message import orders_from_body, read_letter
 from pbem.present import report
@@ -332,7 +332,7 @@ def test_people_are_not_machines() -> None:
 def test_a_mailbox_of_every_kind_of_message(game_dir: Path, kind: str) -> None:
     d = game_dir
     alice, bob, carol = (f"{p}@example.org" for p in ("alice", "bob", "carol"))
-    last_report = (d / "reports" / "0000" / "carol.txt").read_text()
+    last_report = (report_dir(d, 0) / "carol.txt").read_text()
     quoting = (
         orders_for(d, "carol")
         + "\nOn Mon, 1 Mar 2027 at 09:00, pbem <pbem@localhost> wrote:\n"
@@ -456,7 +456,7 @@ def test_a_misspelt_name_does_not_hide_an_army_count_error_in_a_mail(game_dir: P
 def test_the_whole_report_sent_back_in_a_mail_is_read_between_the_cut_lines(
     game_dir: Path,
 ) -> None:
-    report = (game_dir / "reports" / "0000" / "alice.txt").read_text()
+    report = (report_dir(game_dir, 0) / "alice.txt").read_text()
     result = fetch(game_dir, [message("alice@example.org", report, mid="<whole@t>")])
     incoming, body = reply_to(game_dir, result, "<whole@t>")
     assert incoming.verdict is mail.Verdict.ACCEPTED, incoming.reasons
@@ -589,7 +589,7 @@ def test_fetch_on_the_command_line(
 
 def check_report(directory: Path, msg: EmailMessage, player: str, resolution: int = 0) -> None:
     """The message holds exactly the report files written for the player."""
-    folder = directory / "reports" / f"{resolution:04d}"
+    folder = report_dir(directory, resolution)
     text = msg.get_body(preferencelist=("plain",))
     page = msg.get_body(preferencelist=("html",))
     assert text is not None and page is not None
@@ -633,7 +633,7 @@ def test_without_a_server_reports_go_to_the_outbox(game_dir: Path) -> None:
 
 def test_missing_report_files_are_made_up_for(game_dir: Path) -> None:
     """Reports written before the HTML page and the order file existed are still mailed."""
-    folder = game_dir / "reports" / "0000"
+    folder = report_dir(game_dir, 0)
     for name in ("alice.html", "alice.orders.toml", "alice.view.json"):
         (folder / name).unlink(missing_ok=True)
     msg = mail.build_report(read_game(game_dir), 0, "alice", MODERATOR)

@@ -13,7 +13,7 @@ from conftest import new_game, snapshot, write_skeletons
 
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, store
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 
 
 class Crash(Exception):
@@ -138,7 +138,7 @@ def test_an_interrupted_resolution_is_completed_with_its_orders_archived(
     r = _interrupted(played, monkeypatch)
     outcome = processor.resolve_game(played)
     assert (outcome.recovered, outcome.resolution) == (True, r)
-    assert outcome.reports and outcome.reports[0].parent == played / "reports" / f"{r:04d}"
+    assert outcome.reports and outcome.reports[0].parent == report_dir(played, r)
     assert snapshot(played) == snapshot(clean)
     assert not list((played / "orders").glob("*.toml"))
 

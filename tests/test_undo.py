@@ -16,7 +16,7 @@ from pbem.core.dice import Stream
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, store, undo
 from pbem.game.clock import parse_instant
-from pbem.game.store import HistoryRecord, read_game, read_history, read_history_file
+from pbem.game.store import HistoryRecord, read_game, read_history, read_history_file, report_dir
 
 NOW = parse_instant("2026-12-01T09:00Z")
 WHY = "bob's orders were in the spam folder"
@@ -52,7 +52,7 @@ def test_undo_keeps_every_file_and_returns_the_game_to_the_state_before(tmp_path
     assert (kept / "reports" / "alice.txt").is_file()
     assert (kept / "undo.toml").read_text().count(WHY) == 1
     assert not (d / "history" / "0002.toml").exists()
-    assert not (d / "reports" / "0002").exists()
+    assert not report_dir(d, 2).exists()
     assert processor.audit_game(d).resolutions == 2
 
 
@@ -109,7 +109,7 @@ def test_an_undone_resolution_shows_in_dice_later_reports_and_audit(tmp_path: Pa
     assert [e.get("undone", {}).get("why") for e in entries] == [WHY, None]
     assert entries[0]["key"] == entries[1]["key"]
     for name in ("alice.txt", "bob.html", "_moderator.txt"):
-        told = (d / "reports" / "0002" / name).read_text().replace("&#39;", "'")
+        told = (report_dir(d, 2) / name).read_text().replace("&#39;", "'")
         assert note in " ".join(told.split())  # the text reports wrap it to 78 columns
     assert "audit passed: 3 resolutions" in run("audit", d)
 

@@ -12,7 +12,7 @@ from conftest import attacking, new_game, skeleton, write_skeletons
 
 from pbem.cli import main
 from pbem.game import processor
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 from pbem.present import verify
 
 RESOLUTIONS = 7
@@ -34,7 +34,7 @@ def run(*args: object, code: int = 0) -> str:
 
 
 def report_file(directory: Path, r: int, player: str, suffix: str) -> Path:
-    return directory / "reports" / f"{r:04d}" / f"{player}.{suffix}"
+    return report_dir(directory, r) / f"{player}.{suffix}"
 
 
 # --- verify --------------------------------------------------------------------------------
