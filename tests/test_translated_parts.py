@@ -160,7 +160,7 @@ def test_stats_from_a_view_file_speak_its_players_language(babel: Path) -> None:
     folder = report_dir(babel, RESOLUTIONS - 1)
     _numbers, lines = stats.view_stats(folder / "dan.view.json")
     assert lines[0].startswith(
-        language("it")._("The game so far: %(resolutions)s, %(turns)s.", resolutions="", turns="")[
+        language("it")._("The game so far: %(turns)s.", turns="")[
             :10
         ]
     )
