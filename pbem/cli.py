@@ -353,21 +353,8 @@ def dice_command(directory: Path, as_json: bool, turn: int | None, resolution: i
     if as_json:
         echo(json.dumps(history, indent=2))
         return
-    for entry in history:
-        who = f", {entry['player']}'s turn" if entry["player"] else ""
-        undone = " UNDONE" if "undone" in entry else ""
-        echo(
-            f"{entry['played']} (resolution {entry['resolution']}, {entry['history']}){undone}"
-            f"{who}: key {entry['key']}"
-        )
-        if undone:
-            echo(f"  {entry['note']}")
-        for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
-            echo(f"  first player: {roll['player']} rolled {roll['die']}")
-        for roll in entry["rolls"]:  # type: ignore[attr-defined]
-            a = " ".join(map(str, roll["attacker"]))
-            d = " ".join(map(str, roll["defender"]))
-            echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+    for line in processor.dice_lines(history):
+        echo(line)
 
 
 @main.command(short_help="Replay the history; check every event, die and key.")

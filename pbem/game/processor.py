@@ -673,3 +673,22 @@ def _dice_entry(game: Game, record: HistoryRecord) -> dict[str, object]:
         "rolls": record.rolls(),
         **({"first_player": record.first_player_rolls()} if r == 0 else {}),
     }
+
+
+def dice_lines(history: Sequence[Mapping[str, Any]]) -> list[str]:
+    """`pbem dice` as text: each resolution's turn with its resolution and key, its rolls."""
+    out: list[str] = []
+    for entry in history:
+        played = Played.of(entry["resolution"], entry["turn"], draft=entry["played"] == "the draft")
+        who = f"{entry['player']}'s turn" if entry["player"] else ""
+        undone = " UNDONE" if "undone" in entry else ""
+        out.append(f"{played.words(who)}{undone}: key {entry['key']}")
+        if undone:
+            out.append(f"  {entry['note']}")
+        for roll in entry.get("first_player", []):
+            out.append(f"  first player: {roll['player']} rolled {roll['die']}")
+        for roll in entry["rolls"]:
+            a = " ".join(map(str, roll["attacker"]))
+            d = " ".join(map(str, roll["defender"]))
+            out.append(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+    return out
