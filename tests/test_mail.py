@@ -643,7 +643,7 @@ def test_missing_report_files_are_made_up_for(game_dir: Path) -> None:
     assert "<pre>" in page.get_content()
     attachments = {p.get_filename(): p.get_content() for p in msg.iter_attachments()}
     assert attachments == {"alice.orders.toml": orders_for(game_dir, "alice")}
-    assert msg["Subject"] == f"[{GAME}] report after resolution 0"
+    assert msg["Subject"] == f"[{GAME}] report after the deal"
     (folder / "alice.txt").unlink()
     assert mail.build_report(read_game(game_dir), 0, "alice", MODERATOR) is None
     assert "r0000-alice.eml" not in mail.send_mail(game_dir).built
@@ -663,12 +663,12 @@ def test_subjects_say_what_the_report_is() -> None:
         "awaiting": ["alice"],
         "players": [{"name": "alice", "alive": True}, {"name": "bob", "alive": False}],
     }
-    assert mail.report_subject(view, "alice", 14) == "turn 13: your move"
-    assert mail.report_subject(view, "bob", 14) == "report: you are out of the game"
-    assert mail.report_subject({**view, "awaiting": ["carol"]}, "alice", 14) == (
+    assert mail.report_subject(view, "alice", "turn 13") == "turn 13: your move"
+    assert mail.report_subject(view, "bob", "turn 13") == "report: you are out of the game"
+    assert mail.report_subject({**view, "awaiting": ["carol"]}, "alice", "turn 13") == (
         "turn 13: carol's move"
     )
-    assert mail.report_subject({**view, "phase": "over", "winner": "alice"}, "bob", 20) == (
+    assert mail.report_subject({**view, "phase": "over", "winner": "alice"}, "bob", "turn 19") == (
         "game over: alice won"
     )
 
