@@ -247,7 +247,7 @@ def test_a_running_game_first_mails_only_its_latest_reports(root: Path, server: 
         write_skeletons(game)
         processor.resolve_game(game)
     output = run("mail", "send", game, "--smtp", server.spec)
-    assert "only the reports of resolution 3 are mailed" in output
+    assert "only the reports after turn 2 (resolution 3, history/0003.toml) are mailed" in output
     subjects = sorted(str(m["Subject"]) for m in server.recorder.messages())
     assert len(subjects) == 2 and all("[friday]" in s for s in subjects)
     assert {m["Message-ID"].split(".")[2] for m in server.recorder.messages()} == {"r0003"}

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
-from pbem.game.store import history_count, locked, read_game, report_dir
+from pbem.game.store import history_count, locked, played_in, read_game, read_history, report_dir
 from pbem.kit import kit_bytes
 from pbem.mail.message import LOOP_HEADER
 from pbem.mail.records import (
@@ -165,9 +165,10 @@ def send_mail(
             skipped |= {
                 f"{r:04d}/{reg.name}" for r in range(count - 1) for reg in game.registrations
             }
+            latest = played_in(game, count - 1, read_history(directory, count - 1).turn)
             result.notes.append(
-                f"the game was under way when its mail began: only the reports of resolution "
-                f"{count - 1} are mailed ('pbem mail send --all' mails those of 0 to {count - 2})"
+                f"the game was under way when its mail began: only the reports after "
+                f"{latest.words()} are mailed ('pbem mail send --all' mails the earlier ones too)"
             )
         if every:
             skipped = set()
