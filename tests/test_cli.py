@@ -216,12 +216,14 @@ def test_resolve_dice_audit_map_odds(tmp_path: Path) -> None:
     for player in ("alice", "bob", "carol"):
         (directory / "orders" / f"{player}.toml").write_text(skeleton(directory, player))
     out = run("resolve", directory)
-    assert "resolution 1" in out and "awaits" in out
+    assert "the setup turn, turn 0 (resolution 1, history/0001.toml)" in out and "awaits" in out
     dice = json.loads(run("dice", directory, "--json"))
     assert [d["resolution"] for d in dice] == [0, 1]
     assert dice[0]["key"] == read_game(directory).key(0).hex()
     assert "resolution 0" in run("dice", directory)
-    assert run("audit", directory).startswith("audit passed: 2 resolutions")
+    assert run("audit", directory).startswith(
+        "audit passed: the deal to the setup turn replayed (2 resolutions"
+    )
     assert "41.7%" in run("odds", "2", "1")
     assert "Alaska" in run("map")
 
@@ -277,7 +279,7 @@ def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Pat
         [sys.executable, "-m", "pbem", "audit", str(directory)], capture_output=True, text=True
     )
     assert audit.returncode == 1
-    assert f"resolution {int(target.stem)} " in audit.stderr
+    assert f"(resolution {int(target.stem)}, history/{target.name}): " in audit.stderr
 
 
 @pytest.mark.parametrize("setup", ["deal", "random"])

@@ -186,3 +186,11 @@ def test_each_resolution_is_named_by_what_it_played(
 
     played = Played.of(resolution, turn, draft=draft)
     assert (played.folder(), played.words()) == (folder, words)
+
+
+def test_a_format_4_game_file_becomes_format_5_with_nothing_else_changed(tmp_path: Path) -> None:
+    from pbem.game.store import game_document, read_game, upgrade_game_document
+
+    d = dealt_game(tmp_path / "g", 1)
+    doc = {**game_document(read_game(d)), "format": 4}
+    assert upgrade_game_document(dict(doc), d / "game.toml") == {**doc, "format": 5}

@@ -256,7 +256,7 @@ def test_audit_names_the_resolution_whose_die_was_changed(tmp_path: Path) -> Non
     roll = next(e for e in data["events"] if e["type"] == "rolled")
     roll["attacker"][0] = roll["attacker"][0] % 6 + 1
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
-    with pytest.raises(AuditError, match=f"resolution {r} "):
+    with pytest.raises(AuditError, match=f"resolution {r}, "):
         processor.audit_game(directory)
 
 
@@ -278,7 +278,7 @@ def test_audit_tells_a_changed_die_in_words(tmp_path: Path) -> None:
     with pytest.raises(AuditError) as caught:
         processor.audit_game(directory)
     assert str(caught.value) == (
-        f"resolution {r} (turn {data['turn']}, {player}'s turn; history/{r:04d}.toml): "
+        f"turn {data['turn']}, {player}'s turn (resolution {r}, history/{r:04d}.toml): "
         f"{player}'s attack on {roll['target']} from {roll['source']}, roll {number}: "
         f"recorded {changed} against {against}, the dice give {given} against {against}"
     )
@@ -312,7 +312,7 @@ def test_audit_detects_a_key_not_from_the_chain(playing_dir: Path) -> None:
     data = store._load_toml(path)
     data["key"] = "00" * 32
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
-    with pytest.raises(AuditError, match="resolution 1 "):
+    with pytest.raises(AuditError, match="resolution 1, "):
         processor.audit_game(playing_dir)
 
 

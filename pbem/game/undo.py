@@ -141,8 +141,8 @@ def check_not_interrupted(directory: Path) -> None:
     pending = _pending(directory)
     if pending is not None:
         raise GameFileError(
-            f"the undo of resolution {pending.resolution} was interrupted: run 'pbem undo' "
-            "again to finish it"
+            f"the undo of {pending.played().words()} was interrupted: run 'pbem undo' again to "
+            "finish it"
         )
 
 
