@@ -103,7 +103,9 @@ def test_an_undone_resolution_shows_in_dice_later_reports_and_audit(tmp_path: Pa
     run("resolve", d, "--now", "2026-12-01T10:00Z")
     out = run("dice", d)
     assert "(resolution 2, history/0002.toml) UNDONE" in out
-    note = f"turn 1 (resolution 2, history/0002.toml) was undone on Tue 1 Dec 2026, 09:00 UTC: {WHY}"
+    note = (
+        f"turn 1 (resolution 2, history/0002.toml) was undone on Tue 1 Dec 2026, 09:00 UTC: {WHY}"
+    )
     assert note in out
     entries = json.loads(run("dice", d, "--json", "--resolution", "2"))
     assert [e.get("undone", {}).get("why") for e in entries] == [WHY, None]
@@ -209,7 +211,8 @@ def test_an_interrupted_undo_run_again_gives_the_same_game(
     with pytest.raises(Crash):
         undo.undo_last(crashed, NOW, WHY)
     monkeypatch.setattr(undo, name, original)
-    with pytest.raises(GameFileError, match=r"undo of turn 1 \(resolution 2, history/0002.toml\) was interrupted"):
+    interrupted = r"undo of turn 1 \(resolution 2, history/0002.toml\) was interrupted"
+    with pytest.raises(GameFileError, match=interrupted):
         processor.resolve_game(crashed)
     later = parse_instant("2027-01-01T00:00Z")
     record, finished = undo.undo_last(crashed, later, "another reason, ignored")
