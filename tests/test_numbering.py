@@ -194,3 +194,25 @@ def test_a_format_4_game_file_becomes_format_5_with_nothing_else_changed(tmp_pat
     d = dealt_game(tmp_path / "g", 1)
     doc = {**game_document(read_game(d)), "format": 4}
     assert upgrade_game_document(dict(doc), d / "game.toml") == {**doc, "format": 5}
+
+
+def test_a_players_verify_names_the_turn_beside_the_resolution(tmp_path: Path) -> None:
+    d = dealt_game(tmp_path / "g", 3)
+    folder = d / "reports" / "0003-turn-2"
+    for name in ("alice.txt", "alice.view.json"):
+        out = run("verify", "--report", folder / name)
+        assert out.startswith("turn 2 (resolution 3): key OK"), out
+    first = run("verify", "--report", d / "reports" / "0000-deal" / "bob.view.json")
+    assert first.startswith("the deal (resolution 0): key OK")
+
+
+def test_a_report_without_the_turn_is_verified_by_its_resolution_alone(tmp_path: Path) -> None:
+    d = dealt_game(tmp_path / "g", 2)
+    view = d / "reports" / "0002-turn-1" / "alice.view.json"
+    data = json.loads(view.read_text())
+    del data["dice"]["played"]  # as reports made before pbem wrote it
+    view.write_text(json.dumps(data))
+    assert run("verify", "--report", view).startswith("resolution 2: key OK")
+    data["dice"]["played"] = "turn 1\x1b[2J"  # not one of pbem's names: not repeated
+    view.write_text(json.dumps(data))
+    assert run("verify", "--report", view).startswith("resolution 2: key OK")

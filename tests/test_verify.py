@@ -64,7 +64,7 @@ def test_verify_command_over_a_report(played: Path) -> None:
     assert "key OK: SHA-256(key) = previous key" in out
     assert "every die matches" in out or "no dice were rolled" in out
     out = run("verify", "--report", report_file(played, 0, "bob", "txt"))
-    assert "resolution 0: key OK" in out and "3 rolls, every die matches" in out
+    assert "the deal (resolution 0): key OK" in out and "3 rolls, every die matches" in out
 
 
 def _played_roll(played: Path) -> tuple[int, list[dict[str, object]]]:

@@ -37,6 +37,8 @@ class DiceRecord:
     rolls: tuple[Roll, ...]
     resolution: int | None = None
     commitment: bytes | None = None
+    played: str | None = None
+    """What the resolution played, as players name it ("turn 13"), when the report says."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class Verdict:
         """What `pbem verify` prints, one finding a line."""
         record = self.record
         which = f"resolution {record.resolution}: " if record.resolution is not None else ""
+        if record.played is not None and record.resolution is not None:
+            which = f"{record.played} (resolution {record.resolution}): "
         out = [
             f"{which}key OK: SHA-256(key) = previous key"
             if self.key_follows
@@ -210,6 +214,7 @@ def record_from_view(data: Mapping[str, Any]) -> DiceRecord:
             tuple(rolls),
             resolution,
             parse_hex_key(commitment, "commitment") if isinstance(commitment, str) else None,
+            _played(section.get("played")),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise VerifyError(
@@ -221,6 +226,18 @@ def _hex_text(value: object) -> str:
     if not isinstance(value, str):
         raise TypeError("a key is not text")
     return value
+
+
+_PLAYED = re.compile(r"^(turn \d{1,6}|the setup turn|the draft|the deal)$")
+_PLAYED_LINE = re.compile(r"^\s*\((.{1,40}) is resolution \d+ of the game's history\.\)\s*$")
+
+
+def _played(value: object) -> str | None:
+    """What a report says its resolution played ("turn 13"), if it is one of pbem's names."""
+    if not isinstance(value, str) or not value:
+        return None
+    said = value[0].lower() + value[1:]
+    return said if _PLAYED.match(said) else None
 
 
 _KEY_LINE = re.compile(r"^\s*Key of resolution (\d+):\s*([0-9a-fA-F]{64})?\s*$")
@@ -261,9 +278,12 @@ def _record_from_report(text: str) -> DiceRecord:
     lines = text.splitlines()
     key = previous = commitment = None
     resolution: int | None = None
+    played: str | None = None
     rolls: list[Roll] = []
     for i, line in enumerate(lines):
-        if m := _KEY_LINE.match(line):
+        if m := _PLAYED_LINE.match(line):
+            played = _played(m.group(1))
+        elif m := _KEY_LINE.match(line):
             resolution, key = int(m.group(1)), m.group(2) or _key_below(lines, i)
         elif m := _PREVIOUS_LINE.match(line):
             previous = m.group(1) or _key_below(lines, i)
@@ -291,6 +311,7 @@ def _record_from_report(text: str) -> DiceRecord:
         tuple(rolls),
         resolution,
         commitment,
+        played,
     )
 
 
