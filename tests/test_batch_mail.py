@@ -237,7 +237,7 @@ def test_a_game_file_setting_overrides_the_root_and_a_flag_both(root: Path, serv
 def test_the_server_comes_from_the_settings(root: Path, server: Server) -> None:
     run("config", root, "smtp_host=127.0.0.1", f"smtp_port={server.port}")
     output = run("mail", "send", root)
-    assert "sent r0000-ann.eml to ann@example.org" in output
+    assert "sent r0000-deal-ann.eml to ann@example.org" in output
     assert len(server.recorder.received) == 7
 
 

@@ -41,7 +41,7 @@ SEED = bytes(range(32))
 GAME = "spring-2027"
 MODERATOR = "moderator@example.org"
 PLAYERS = [(p, f"{p}@example.org") for p in ("alice", "bob", "carol")]
-FILES = ["r0000-alice.eml", "r0000-bob.eml", "r0000-carol.eml"]
+FILES = ["r0000-deal-alice.eml", "r0000-deal-bob.eml", "r0000-deal-carol.eml"]
 T0 = datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
 NOW = T0 + timedelta(days=1)
 """When the mail is read: after every message of the tests was sent."""
@@ -621,7 +621,7 @@ def test_without_a_server_reports_go_to_the_outbox(game_dir: Path) -> None:
     box = outbox(game_dir)
     assert set(box) == set(result.built)
     for player in ("alice", "bob", "carol"):
-        msg = box[f"r0000-{player}.eml"]
+        msg = box[f"r0000-deal-{player}.eml"]
         check_report(game_dir, msg, player)
         assert msg["Subject"] == f"[{GAME}] turn 0: your move"
         assert msg["From"] == MODERATOR and msg["Reply-To"] == MODERATOR
@@ -646,13 +646,13 @@ def test_missing_report_files_are_made_up_for(game_dir: Path) -> None:
     assert msg["Subject"] == f"[{GAME}] report after the deal"
     (folder / "alice.txt").unlink()
     assert mail.build_report(read_game(game_dir), 0, "alice", MODERATOR) is None
-    assert "r0000-alice.eml" not in mail.send_mail(game_dir).built
+    assert "r0000-deal-alice.eml" not in mail.send_mail(game_dir).built
 
 
 def test_a_dry_run_changes_nothing(game_dir: Path) -> None:
     before = snapshot(game_dir)
     out = run("mail", "send", game_dir, "--dry-run", "--smtp", "127.0.0.1:1")
-    assert "would write outbox/r0000-alice.eml" in out
+    assert "would write outbox/r0000-deal-alice.eml" in out
     assert snapshot(game_dir) == before
 
 
@@ -711,7 +711,7 @@ def test_with_the_server_down_send_fails_cleanly_then_delivers_once(
     assert "cannot connect to 127.0.0.1" in out and "3 messages wait in outbox/" in out
     server.start()
     out = run("mail", "send", game_dir, "--smtp", server.spec)
-    assert out.count("sent r0000-") == 3
+    assert out.count("sent r0000-deal-") == 3
     run("mail", "send", game_dir, "--smtp", server.spec)
     assert sorted(m["To"] for m in server.recorder.messages()) == [
         "alice@example.org",
@@ -739,7 +739,7 @@ def test_an_address_refused_for_now_is_retried_alone(game_dir: Path, server: Ser
     server.recorder.refuse = {"bob@example.org": busy, MODERATOR: busy}
     first = mail.send_mail(game_dir, MODERATOR, server.smtp(), bcc=MODERATOR)
     assert not first.ok
-    assert f"r0000-bob.eml: bob@example.org refused for now: {busy}; it waits" in first.failed
+    assert f"r0000-deal-bob.eml: bob@example.org refused for now: {busy}; it waits" in first.failed
     assert sorted({line.split(":")[0] for line in first.failed}) == FILES
     assert first.pending == FILES
     assert [rcpt for _, rcpt, _ in server.recorder.received] == [
@@ -914,7 +914,8 @@ def test_a_game_played_by_email(game_dir: Path, server: Server, tmp_path: Path) 
 
     server.recorder.received.clear()
     sent = mail.send_mail(game_dir, MODERATOR, server.smtp())
-    assert sent.ok and sorted(sent.built) == [f.replace("r0000", "r0001") for f in FILES]
+    after_setup = [f.replace("r0000-deal", "r0001-setup-turn") for f in FILES]
+    assert sent.ok and sorted(sent.built) == after_setup
     received = server.recorder.messages()
     assert len(received) == 6  # three answers to the orders, three reports
     answers = [m for m in received if m["In-Reply-To"]]

@@ -161,7 +161,7 @@ def test_an_old_games_report_folders_keep_working_beside_the_new_ones(tmp_path: 
     assert sorted(p.name for p in (copy / "reports").iterdir()) == [*old, "0011-turn-10"]
     run("mail", "send", copy, "--from", MODERATOR, "--all")
     mailed = sorted(p.name for p in (copy / "outbox").glob("*.eml"))
-    assert {"r0000-alice.eml", "r0010-bob.eml", "r0011-carol.eml"} <= set(mailed)
+    assert {"r0000-alice.eml", "r0010-bob.eml", "r0011-turn-10-carol.eml"} <= set(mailed)
     assert "Undid turn 10 (resolution 11" in run("undo", copy, "--why", "test")
     assert "Undid turn 9 (resolution 10" in run("undo", copy, "--why", "test")
     assert not (copy / "reports" / "0010").exists()

@@ -177,12 +177,14 @@ def send_mail(
                 key = f"{resolution:04d}/{reg.name}"
                 if key in sent["reports"] or key in skipped:
                     continue
-                if not (report_dir(directory, resolution) / f"{reg.name}.txt").exists():
+                folder = report_dir(directory, resolution)
+                if not (folder / f"{reg.name}.txt").exists():
                     continue
                 if not address(reg.email):
-                    result.notes.append(f"{reg.name} has no address: report {key} not mailed")
+                    where = f"{folder.name}/{reg.name}"
+                    result.notes.append(f"{reg.name} has no address: report {where} not mailed")
                     continue
-                name = f"r{resolution:04d}-{reg.name}.eml"
+                name = f"r{folder.name}-{reg.name}.eml"
                 if not dry_run:
                     if kit and resolution == 0:
                         kit_file = kit_file or kit_bytes()
@@ -243,7 +245,8 @@ def waiting(directory: Path) -> list[Path]:
 
 
 REPORT_FILE = re.compile(r"^r\d{4}-.+\.eml$")
-"""The outbox name of a report (r0003-alice.eml); the rest are answers and notes."""
+"""The outbox name of a report, after its folder (r0003-turn-2-alice.eml; r0003-alice.eml from
+a folder an older pbem named); the rest are answers and notes."""
 
 
 def stamp(path: Path, sender: str, reply_to: str, bcc: str | None) -> None:
