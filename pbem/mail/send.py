@@ -173,11 +173,11 @@ def send_mail(
         if every:
             skipped = set()
         for resolution in range(count):
+            folder = report_dir(directory, resolution)
             for reg in game.registrations:
                 key = f"{resolution:04d}/{reg.name}"
                 if key in sent["reports"] or key in skipped:
                     continue
-                folder = report_dir(directory, resolution)
                 if not (folder / f"{reg.name}.txt").exists():
                     continue
                 if not address(reg.email):
