@@ -216,3 +216,11 @@ def test_a_report_without_the_turn_is_verified_by_its_resolution_alone(tmp_path:
     data["dice"]["played"] = "turn 1\x1b[2J"  # not one of pbem's names: not repeated
     view.write_text(json.dumps(data))
     assert run("verify", "--report", view).startswith("resolution 2: key OK")
+
+
+def test_each_migration_step_moves_the_format_on_by_one(tmp_path: Path) -> None:
+    from pbem.game.store import MIGRATIONS, game_document, read_game
+
+    doc = game_document(read_game(dealt_game(tmp_path / "g", 0)))
+    for version, step in MIGRATIONS.items():
+        assert step({**doc, "format": version})["format"] == version + 1
