@@ -45,7 +45,7 @@ class Played:
         return cls.of(resolution, turn, draft=any(isinstance(e, Drafted) for e in events))
 
     def name(self) -> str:
-        """ "turn 13", "the setup turn", "the draft", "the deal", in the current language."""
+        """Its name in the current language: "turn 13", "the setup turn", "the draft"..."""
         if self.kind == "deal":
             return _("the deal")
         if self.kind == "draft":
