@@ -445,7 +445,8 @@ def test_audit_refuses_an_autopilot_that_played_before_the_deadline(tmp_path: Pa
     data = tomllib.loads(path.read_text())
     data["time"] = "2026-12-03T19:00:00+01:00"
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
-    with pytest.raises(AuditError, match="resolution 1 .*before the deadline 2026-12-03T20:00"):
+    early = r"resolution 1, history/0001.toml\): .*before the deadline 2026-12-03T20:00"
+    with pytest.raises(AuditError, match=early):
         audit_game(d)
 
 
@@ -466,7 +467,8 @@ def test_audit_checks_the_autopilot_orders_as_resolve_checks_a_players(tmp_path:
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
     with pytest.raises(
         AuditError,
-        match=r"resolution 1 .*: the autopilot's order file it used does not pass the checks "
+        match=r"resolution 1, history/0001.toml\): the autopilot's order file it used does not "
+        r"pass the checks "
         r"resolve makes: .*these orders are for turn 1, a later turn; the pending turn is 0",
     ):
         audit_game(d)

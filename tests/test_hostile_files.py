@@ -157,7 +157,7 @@ def test_an_order_file_that_is_not_a_regular_file_is_refused_without_blocking(
     assert f"zz-special.toml: this is {SPECIAL[kind]}" in out
     out = run("resolve", playing_dir)
     assert f"rejected: zz-special.toml: this is {SPECIAL[kind]}, not a regular file" in out
-    assert "Resolved test-game resolution 2" in out
+    assert "Resolved test-game turn 1 (resolution 2, history/0002.toml)" in out
     assert os.path.lexists(special)
 
 
