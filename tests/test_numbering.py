@@ -100,7 +100,10 @@ def test_one_turn_has_one_number_in_subject_order_file_folder_report_and_dice(
     )
     assert run("dice", d, "--resolution", 14) == dice
     assert "the deal to turn 13 replayed (15 resolutions" in run("audit", d)
-    assert run("status", d).splitlines()[1].split()[-2:-1] == ["13"]
+    row = run("status", d).splitlines()[1]
+    assert " 14 " in row and re.search(r"turn 13 \d{4}-\d\d-\d\dT\d\d:\d\dZ$", row), row
+    (status,) = json.loads(run("status", d, "--json"))
+    assert (status["turn"], status["last_played"], status["last_resolution"]) == (14, "turn 13", 14)
     assert "Undid turn 13 (resolution 14, history/0014.toml);" in run("undo", d, "--why", "test")
     assert not folder.exists()
 
