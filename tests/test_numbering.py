@@ -61,7 +61,8 @@ def only_message(directory: Path, player: str) -> EmailMessage:
 def attachment(msg: EmailMessage, name: str) -> str:
     for part in msg.iter_attachments():
         if part.get_filename() == name:
-            return str(part.get_content())
+            content = part.get_content()
+            return content.decode() if isinstance(content, bytes) else str(content)
     raise AssertionError(f"no attachment {name}")
 
 
@@ -82,6 +83,12 @@ def test_one_turn_has_one_number_in_subject_order_file_folder_report_and_dice(
     for other in {"alice", "bob", "carol"} - {player}:
         assert only_message(d, other)["Subject"] == f"[g] turn 13: {player}'s move"
 
+    mine = tmp_path / "mail"  # the player saves both attachments and checks the order file
+    mine.mkdir()
+    (mine / f"{player}.orders.toml").write_text(orders)
+    (mine / f"{player}.view.json").write_text(attachment(msg, f"{player}.view.json"))
+    checked = run("check", "--view", mine / f"{player}.view.json", mine / f"{player}.orders.toml")
+    assert checked.startswith(f"{player}.orders.toml: valid.")
     (d / "orders" / f"{player}.toml").write_text(orders)
     out = run("resolve", d)
     assert out.splitlines()[0].startswith("Resolved g turn 13 (resolution 14, history/0014.toml):")
