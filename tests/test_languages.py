@@ -699,3 +699,22 @@ def test_check_with_a_view_forecasts_in_the_views_language(babel: Path, tmp_path
     assert any(" plaatsen op " in line for line in lines[1:]), lines
     assert any(" aanvallen vanuit " in line for line in lines[1:]), lines
     assert _english_in_forecast(lines[1:]) == [], lines
+
+
+def test_a_text_report_in_any_language_is_verified_like_its_view_file(babel: Path) -> None:
+    from pbem.present.verify import read_record
+
+    for r in range(RESOLUTIONS):
+        folder = report_dir(babel, r)
+        for player in LANGUAGE_OF:
+            told = read_record(folder / f"{player}.txt")
+            viewed = read_record(folder / f"{player}.view.json")
+            assert (told.key, told.previous, told.rolls, told.resolution) == (
+                viewed.key,
+                viewed.previous,
+                viewed.rolls,
+                viewed.resolution,
+            ), (player, r)
+            assert told.commitment == viewed.commitment
+    rolled = [read_record(report_dir(babel, r) / "fay.txt").rolls for r in range(RESOLUTIONS)]
+    assert any(rolled)

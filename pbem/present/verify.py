@@ -18,6 +18,7 @@ from typing import Any
 from pbem.core import dice, missions
 from pbem.errors import PbemError
 from pbem.present import view
+from pbem.present.i18n import LANGUAGES, builtin_catalogue
 from pbem.terminal import quoted
 
 Roll = tuple[tuple[int, ...], tuple[int, ...]]
@@ -240,12 +241,41 @@ def _played(value: object) -> str | None:
     return said if _PLAYED.match(said) else None
 
 
-_KEY_LINE = re.compile(r"^\s*Key of resolution (\d+):\s*([0-9a-fA-F]{64})?\s*$")
-_PREVIOUS_LINE = re.compile(r"^\s*Previous key:\s*([0-9a-fA-F]{64})?\s*$")
-_COMMITMENT_LINE = re.compile(r"^\s*Commitment \(first key\):\s*([0-9a-fA-F]{64})?\s*$")
+def _heading(message: str, *groups: tuple[str, str]) -> re.Pattern[str]:
+    """A line of the dice check as any of the languages writes it: the catalogue's sentence of
+    `message` in each language, each placeholder `%(name)s` read by the given pattern, and
+    after it, on the same line, a 64-digit key or nothing (the key then goes below)."""
+    shapes = []
+    for code in LANGUAGES:
+        said = builtin_catalogue(code).gettext(message)
+        shape = re.escape(said)
+        for name, pattern in groups:
+            shape = shape.replace(re.escape(f"%({name})s"), f"({pattern})")
+        shapes.append(shape)
+    ways = "|".join(dict.fromkeys(shapes))
+    return re.compile(rf"^\s*(?:{ways})\s*(.*?)\s*$")
+
+
+_KEY_LINE = _heading("Key of resolution %(resolution)s:", ("resolution", r"\d+"))
+_PREVIOUS_LINE = _heading("Previous key:")
+_COMMITMENT_LINE = _heading("Commitment (first key):")
 _HEX_LINE = re.compile(r"^\s*([0-9a-fA-F]{64})\s*$")
-_FIRST_LINE = re.compile(r"^\s*First-player dice, as rolled:\s*(.*)$")
-_ROLLS_LINE = re.compile(r"^\s*Rolls, attacker/defender as rolled \((\d+)\):\s*$")
+_FIRST_LINE = _heading("First-player dice, as rolled:")
+_ROLLS_LINE = _heading("Rolls, attacker/defender as rolled (%(count)s):", ("count", r"\d+"))
+
+
+def _found(m: re.Match[str]) -> tuple[str | None, str]:
+    """The number a heading gives (of whichever language matched) and what follows it."""
+    numbers = [g for g in m.groups()[:-1] if g is not None]
+    return (numbers[0] if numbers else None), m.groups()[-1]
+
+
+def _key_after(rest: str, lines: list[str], i: int) -> str | None:
+    """The key after a heading on its line, or on the line below (as the text reports put it
+    to fit 78 columns)."""
+    if _HEX_LINE.match(rest):
+        return rest
+    return _key_below(lines, i) if not rest else None
 
 
 def record_from_report(text: str) -> DiceRecord:
@@ -284,22 +314,26 @@ def _record_from_report(text: str) -> DiceRecord:
         if m := _PLAYED_LINE.match(line):
             played = _played(m.group(1))
         elif m := _KEY_LINE.match(line):
-            resolution, key = int(m.group(1)), m.group(2) or _key_below(lines, i)
+            number, rest = _found(m)
+            resolution, key = int(number or ""), _key_after(rest, lines, i)
         elif m := _PREVIOUS_LINE.match(line):
-            previous = m.group(1) or _key_below(lines, i)
+            previous = _key_after(_found(m)[1], lines, i)
         elif m := _COMMITMENT_LINE.match(line):
-            commitment = parse_hex_key(m.group(1) or _key_below(lines, i) or "", "commitment")
+            commitment = parse_hex_key(_key_after(_found(m)[1], lines, i) or "", "commitment")
         elif m := _FIRST_LINE.match(line):
-            told = " ".join([m.group(1), *_indented_below(lines, i)])
+            told = " ".join([_found(m)[1], *_indented_below(lines, i)])
             for entry in told.split(","):
                 rolls.append((_dice_of(entry.split()[-1], entry), ()))
         elif m := _ROLLS_LINE.match(line):
+            count, rest = _found(m)
+            if rest:
+                continue
             body = _indented_below(lines, i)
             written = [r for r in " ".join(body).split(";") if r.strip()]
             rolls += [parse_roll(r) for r in written]
-            if len(written) != int(m.group(1)):
+            if len(written) != int(count or ""):
                 raise VerifyError(
-                    f"the report lists {m.group(1)} rolls but {len(written)} could be read"
+                    f"the report lists {count} rolls but {len(written)} could be read"
                 )
     if key is None or previous is None:
         raise VerifyError(
