@@ -49,36 +49,25 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
 @click.command(name="dice", short_help="List every die rolled, with its key.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON (docs/views.md).")
-@click.option("--resolution", type=int, help="Only this resolution.")
+@click.option("--turn", type=click.IntRange(min=0), help="Only this turn (0: the setup turn).")
+@click.option("--resolution", type=int, help="Only this resolution (history/NNNN.toml).")
 @reports_errors
-def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None:
-    """List every die rolled, resolution by resolution, with its key.
+def dice_command(directory: Path, as_json: bool, turn: int | None, resolution: int | None) -> None:
+    """List every die rolled, turn by turn, with its key.
 
     \b
-    Example:
-      pbem dice games/spring-2027 --resolution 3
+    Examples:
+      pbem dice games/spring-2027 --turn 13
+      pbem dice games/spring-2027 --resolution 14
     """
     from pbem.game import processor
 
-    history = processor.dice_history(directory, resolution)
+    history = processor.dice_history(directory, resolution, turn)
     if as_json:
         echo(json.dumps(history, indent=2))
         return
-    for entry in history:
-        who = f", {entry['player']}" if entry["player"] else ""
-        undone = " UNDONE" if "undone" in entry else ""
-        echo(
-            f"resolution {entry['resolution']}{undone} (turn {entry['turn']}{who}) "
-            f"key {entry['key']}"
-        )
-        if undone:
-            echo(f"  {entry['note']}")
-        for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
-            echo(f"  first player: {roll['player']} rolled {roll['die']}")
-        for roll in entry["rolls"]:  # type: ignore[attr-defined]
-            a = " ".join(map(str, roll["attacker"]))
-            d = " ".join(map(str, roll["defender"]))
-            echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+    for line in processor.dice_lines(history):
+        echo(line)
 
 
 @click.command(short_help="Replay the history; check every event, die and key.")
@@ -92,14 +81,8 @@ def audit(directory: Path) -> None:
       pbem audit games/spring-2027
     """
     from pbem.game import processor
-    from pbem.present.text import plural
 
-    summary = processor.audit_game(directory)
-    echo(
-        f"audit passed: {plural(summary.resolutions, 'resolution')} replayed, "
-        f"{plural(summary.rolls, 'roll')} and "
-        "every key checked, game.toml matches"
-    )
+    echo(processor.audit_game(directory).passed())
 
 
 @click.command(name="stats", short_help="The story of a game, with each player's luck.")

@@ -94,7 +94,7 @@ def verify_command(
 
     \b
     Examples:
-      pbem verify --report reports/0003/alice.view.json
+      pbem verify --report reports/0003-turn-2/alice.view.json
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
     """
     from pbem.present import verify

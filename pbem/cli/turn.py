@@ -147,7 +147,7 @@ def new(
     game = read_game(directory)
     if game.deadline is not None and game.schedule is not None:
         echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
-    echo(f"Reports to send: {directory / 'reports' / '0000'}")
+    echo(f"Reports to send: {outcome.reports[0].parent}")
 
 
 @click.command(short_help="Check order files, changing nothing.")
@@ -216,7 +216,7 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
 
     outcome = processor.resolve_game(directory, list(files) or None, instant(now), force)
     if outcome.recovered:
-        echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
+        echo(f"Completed {processor.played(outcome).words()}, interrupted earlier.")
     for s in outcome.rejected:
         for message in s.messages():
             echo(f"rejected: {message}")
@@ -268,8 +268,4 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
     from pbem.game import undo
 
     record, finished = undo.undo_last(directory, instant(now), why)
-    what = "Finished the interrupted undo of" if finished else "Undid"
-    echo(
-        f"{what} resolution {record.resolution} (turn {record.turn}); its files are in "
-        f"history/undone/{record.folder_name}/ and its order files are back in orders/."
-    )
+    echo(undo.taken_back(directory, record, finished))
