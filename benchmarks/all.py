@@ -1,6 +1,7 @@
 """Every speed figure of the moderator's commands, each against a baseline measured in the same run.
 
-Usage: python benchmarks/all.py [--runs N] [--quick]   (prints figures; nothing is asserted)
+Usage: python benchmarks/all.py [--runs N] [--quick] [--only ROW ...]   (prints figures; nothing
+is asserted)
 
 A busy machine makes absolute times drift, so each figure is set against a baseline taken in
 the same run: the bare interpreter (`python -c pass`, in this same environment) for the
@@ -53,6 +54,9 @@ from pbem.core.orders import Attack, Orders  # noqa: E402
 from pbem.core.state import Holding, Options, Phase, SetupMode, state_digest  # noqa: E402
 from pbem.game import audit, processor, store  # noqa: E402
 from pbem.game.replay import replay_orders  # noqa: E402
+
+# The groups of rows, in the order they are measured (--only picks some).
+GROUPS = ("commands", "batch", "selfplay", "dice", "audit")
 
 PLAYERS6 = ["alice", "bob", "carol", "dave", "erin", "frank"]
 
@@ -390,7 +394,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (the median counts)")
     parser.add_argument("--quick", action="store_true", help="fewer games, for a first look")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=GROUPS,
+        metavar="ROW",
+        help=f"measure only these groups of rows, of {', '.join(GROUPS)} (default: all)",
+    )
     args = parser.parse_args()
+    only = set(args.only or GROUPS)
     runs = args.runs
     print(machine())
     started = time.perf_counter()
@@ -398,18 +410,20 @@ def main() -> None:
         work = Path(tmp)
         bare = interpreter(max(runs, 5))
         print(f"baseline: python -c pass takes {bare * 1000:.1f} ms CPU (median of {max(runs, 5)})")
-        rows = command_rows(work, runs, bare)
-        for row in rows:
-            print(row.show(), flush=True)
-        for row in batch_rows(work, 40 if args.quick else 200, max(1, runs // 3), bare):
-            rows.append(row)
-            print(row.show(), flush=True)
-        for row in (selfplay_row(5 if args.quick else 20, runs, bare), dice_row(runs)):
-            rows.append(row)
-            print(row.show(), flush=True)
-        for row in audit_rows(work, min(runs, 3), bare):
-            rows.append(row)
-            print(row.show(), flush=True)
+        measures: dict[str, Callable[[], list[Row]]] = {
+            "commands": lambda: command_rows(work, runs, bare),
+            "batch": lambda: batch_rows(work, 40 if args.quick else 200, max(1, runs // 3), bare),
+            "selfplay": lambda: [selfplay_row(5 if args.quick else 20, runs, bare)],
+            "dice": lambda: [dice_row(runs)],
+            "audit": lambda: audit_rows(work, min(runs, 3), bare),
+        }
+        rows: list[Row] = []
+        for group in GROUPS:
+            if group not in only:
+                continue
+            for row in measures[group]():
+                rows.append(row)
+                print(row.show(), flush=True)
         bare_after = interpreter(max(runs, 5))
     print(
         f"baseline again at the end: {bare_after * 1000:.1f} ms CPU; "
