@@ -301,3 +301,13 @@ def test_dice_read_at_once_are_the_dice_rolled_one_by_one() -> None:
         assert fast.randbelow(42) == slow.randbelow(42)
         assert fast.byte() == slow.byte()
     assert fast.dice(3000) == tuple(slow.die() for _ in range(3000))
+
+
+def test_faces_are_the_dice_as_bytes() -> None:
+    """`faces` (the battle loop's read) gives the bytes of the dice `dice` gives, skipped bytes
+    and block ends included."""
+    key = bytes(range(32))
+    as_bytes, as_tuple = Stream.public(key), Stream.public(key)
+    for count in [5, 4, 3, 2, 1, 7, 31, 33] * 50:
+        assert as_bytes.faces(count) == bytes(as_tuple.dice(count))
+    assert fixed(bytes([252, 3, 255, 1, 9])).faces(3) == bytes([4, 2, 4])

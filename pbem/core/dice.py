@@ -150,19 +150,26 @@ class Stream:
                 return face
 
     def dice(self, count: int) -> tuple[int, ...]:
-        """`count` dice, in the order rolled.
+        """`count` dice, in the order rolled: the same dice as `die()` called `count` times."""
+        return tuple(self.faces(count))
 
-        The same dice as `die()` called `count` times, read from the block decoded at once: when
-        none of the next `count` bytes is skipped (nearly always), one slice gives them all.
-        """
+    def faces(self, count: int) -> bytes:
+        """`count` dice as bytes (one face, 1 to 6, per byte), in the order rolled: the same
+        dice as `dice(count)`. Read from the block decoded at once: when none of the next
+        `count` bytes is skipped (nearly always), one slice gives them all."""
+        pos = self._pos
+        chunk = self._faces[pos : pos + count]
+        if len(chunk) == count and 0 not in chunk:
+            self._pos = pos + count
+            return chunk
         while len(self._faces) - self._pos < count:
             self._next_block()
         pos = self._pos
         chunk = self._faces[pos : pos + count]
         if 0 not in chunk:
             self._pos = pos + count
-            return tuple(chunk)
-        return tuple(self.die() for _ in range(count))
+            return chunk
+        return bytes(self.die() for _ in range(count))
 
     def shuffle(self, items: Sequence[str]) -> tuple[str, ...]:
         """Fisher-Yates from the last position down: swap i with randbelow(i + 1)."""

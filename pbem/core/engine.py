@@ -31,12 +31,12 @@ from pbem.core.events import (
     Placed,
     Reinforced,
     Reshuffled,
+    Rolled,
     RolledForFirst,
     SeatsDecided,
     Skipped,
     Traded,
     Won,
-    rolled,
 )
 from pbem.core.orders import Attack, CardSet, Fortify, Orders
 from pbem.core.state import (
@@ -563,21 +563,7 @@ def _attack(
         )
         return 0, bonus_used
     defender = table.owner[target]
-    last = 0
-    armies, roll, record = table.armies, stream.dice, table.events.append  # the hot loop's names
-    stop = max(1, attack.stop_at)
-    promised = table.state.options.stop_at_promised
-    while armies[source] > stop:
-        a = rules.attack_dice_kept(armies[source], attack.dice, attack.stop_at, promised)
-        both = roll(a + rules.defence_dice(armies[target]))  # the attacker's dice come first
-        a_dice, d_dice = both[:a], both[a:]
-        lost_a, lost_d = rules.battle(a_dice, d_dice)
-        armies[source] -= lost_a
-        armies[target] -= lost_d
-        record(rolled(name, source, target, defender, a_dice, d_dice, lost_a, lost_d))
-        last = a
-        if armies[target] == 0:
-            break
+    last = _battle(table, name, attack, defender, stream)
     if table.armies[target] > 0:
         why = f"{source} is down to {table.armies[source]}" + (
             f" (stop at {attack.stop_at})" if attack.stop_at > 1 else ""
@@ -594,6 +580,66 @@ def _attack(
         bonus_used = _eliminate(table, name, defender, target, bonus_used)
     table.check_missions(name)
     return 1, bonus_used
+
+
+# The outcome of a roll, by its dice: index a * 3 + d (attacker's and defender's dice) holds the
+# rolls seen so far, keyed by their faces (the attacker's first, as rolled), each with its event
+# fields (the dice as rolled, the losses) and the losses. At most 6^5 rolls of 3 against 2.
+_Outcome = tuple[dict[str, object], int, int]
+_OUTCOMES: list[dict[bytes, _Outcome]] = [{} for _ in range(12)]
+
+
+def _outcome(a: int, faces: bytes) -> _Outcome:
+    """The roll of `faces` (the attacker's `a` dice first), worked out once and kept."""
+    a_dice, d_dice = tuple(faces[:a]), tuple(faces[a:])
+    lost_a, lost_d = rules.battle(a_dice, d_dice)
+    fields: dict[str, object] = {
+        "attacker": a_dice,
+        "defender": d_dice,
+        "attacker_losses": lost_a,
+        "defender_losses": lost_d,
+    }
+    outcome = _OUTCOMES[a * 3 + len(d_dice)][faces] = (fields, lost_a, lost_d)
+    return outcome
+
+
+def _battle(table: _Table, name: str, attack: Attack, defender: str, stream: Stream) -> int:
+    """Roll until the target falls or the source is down to its stop; one Rolled event per
+    roll. Returns the attacker's dice of the last roll (0 when none was rolled).
+
+    The hot loop of the engine (a big battle is thousands of rolls): the armies are counted in
+    locals and written back at the end, the dice are rolled as bytes (`Stream.faces`) and
+    looked up in the outcomes already worked out, and each event is built as `events.rolled`
+    builds it, its fields filled from two ready dicts."""
+    source, target = attack.source, attack.target
+    armies = table.armies
+    mine, theirs = armies[source], armies[target]
+    stop = max(1, attack.stop_at)
+    wanted, stop_at = attack.dice, attack.stop_at
+    promised = table.state.options.stop_at_promised
+    # From `plenty` armies up, the attacker rolls as many dice as it ever will (`full`).
+    plenty = max(4, stop + 3)
+    full = rules.attack_dice_kept(plenty, wanted, stop_at, promised)
+    base = {"player": name, "source": source, "target": target, "defender_name": defender}
+    faces, outcomes, record, new = stream.faces, _OUTCOMES, table.events.append, object.__new__
+    last = 0
+    while mine > stop:
+        a = full if mine >= plenty else rules.attack_dice_kept(mine, wanted, stop_at, promised)
+        d = 2 if theirs > 1 else theirs  # rules.defence_dice
+        rolled_faces = faces(a + d)  # the attacker's dice come first
+        outcome = outcomes[a * 3 + d].get(rolled_faces) or _outcome(a, rolled_faces)
+        mine -= outcome[1]
+        theirs -= outcome[2]
+        event = new(Rolled)
+        fields = event.__dict__
+        fields |= base
+        fields |= outcome[0]
+        record(event)
+        last = a
+        if theirs == 0:
+            break
+    armies[source], armies[target] = mine, theirs
+    return last
 
 
 def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: bool) -> bool:
