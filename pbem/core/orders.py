@@ -145,20 +145,31 @@ class Orders:
         return out
 
 
-# A table header ([name] or [[name]]) or a key (name =), whichever starts the line.
-_LINE = re.compile(r"\s*(?:(\[\[?)\s*([A-Za-z_]+)\s*\]\]?|([A-Za-z_]+)\s*=)")
+# A table header ([name] or [[name]]) or a key (name =), whichever starts a line; the spaces it
+# allows are any but the line's end. Read over the whole text at once (re.MULTILINE).
+_LINE = re.compile(
+    r"^[^\S\n]*(?:(\[\[?)[^\S\n]*([A-Za-z_]+)[^\S\n]*\]\]?|([A-Za-z_]+)[^\S\n]*=)", re.MULTILINE
+)
+# Line breaks other than "\n" that str.splitlines (the line count of an order file) knows.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _locate(text: str) -> dict[str, int]:
-    """Line numbers of keys: "turn", "place.0", "place.0.armies", "fortify.to", ..."""
+    """Line numbers of keys: "turn", "place.0", "place.0.armies", "fortify.to", ...
+
+    Lines count as `str.splitlines` counts them (a file with other breaks than "\n" is
+    rewritten with "\n" first); only the lines that start with a header or a key are visited."""
+    if _OTHER_BREAKS.search(text):
+        text = "\n".join(text.splitlines())
     lines: dict[str, int] = {}
     table = ""
     counts: dict[str, int] = {}
-    match = _LINE.match
-    for number, raw in enumerate(text.splitlines(), start=1):
-        found = match(raw)
-        if found is None:
-            continue
+    number, counted = 1, 0
+    newlines = text.count
+    for found in _LINE.finditer(text):
+        start = found.start()
+        number += newlines("\n", counted, start)
+        counted = start
         bracket, name, key = found.groups()
         if bracket == "[[":
             index = counts.get(name, 0)
