@@ -99,6 +99,10 @@ class Board:
     _index: Mapping[str, str] = field(
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
+    _exact: Mapping[str, str] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
+    _names: tuple[str, ...] = field(init=False, repr=False, compare=False, hash=False, default=())
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "territories", MappingProxyType(dict(self.territories)))
@@ -112,11 +116,17 @@ class Board:
         for other, name in self.translated.items():
             index.setdefault(normalise(other), name)
         object.__setattr__(self, "_index", MappingProxyType(index))
+        # What `lookup` answers for a name written exactly as the board spells it (or one of
+        # its aliases or translations), without normalising it.
+        spelt = [*self.territories, *(a for t in self.territories.values() for a in t.aliases)]
+        exact = {text: index[normalise(text)] for text in [*spelt, *self.translated]}
+        object.__setattr__(self, "_exact", exact)
+        object.__setattr__(self, "_names", tuple(self.territories))
 
     @property
     def names(self) -> tuple[str, ...]:
         """The canonical territory names in board order."""
-        return tuple(self.territories)
+        return self._names
 
     def _territory(self, name: str) -> Territory:
         try:
@@ -146,7 +156,9 @@ class Board:
 
     def lookup(self, text: str) -> str:
         """The canonical name for what a player wrote; raises UnknownTerritory with a suggestion."""
-        found = self._index.get(normalise(text))
+        found = self._exact.get(text)
+        if found is None:
+            found = self._index.get(normalise(text))
         if found is None:
             raise UnknownTerritory(text, self._suggest(text))
         return found
