@@ -179,19 +179,16 @@ class _Table:
         return replace(self.state, territories=_Holdings(self))
 
     def freeze(self, **changes: object) -> GameState:
-        players = tuple(
-            replace(
-                p,
-                alive=self.alive[p.name],
-                hand=tuple(self.hands[p.name]),
-                to_place=self.to_place[p.name],
-                missed=self.missed[p.name],
-                dropped=self.dropped[p.name],
-                mission_fallback=self.fallback[p.name],
-            )
-            for p in self.state.players
-        )
-        territories = {t: Holding(self.owner[t], self.armies[t]) for t in self.board.names}
+        """The state as the table has it now, with `changes` (fields of GameState) made. What
+        did not change is kept: the same Player and Holding objects (they are frozen)."""
+        players = tuple(self._seat(p) for p in self.state.players)
+        owner, armies = self.owner, self.armies
+        old = self.state.territories
+        territories = {}
+        for t in self.board.names:
+            held = old[t]
+            o, a = owner[t], armies[t]
+            territories[t] = held if held.armies == a and held.owner == o else Holding(o, a)
         return replace(
             self.state,
             players=players,
@@ -201,6 +198,31 @@ class _Table:
             sets_traded=self.sets_traded,
             winner=self.winner,
             **changes,  # type: ignore[arg-type]
+        )
+
+    def _seat(self, p: Player) -> Player:
+        """Player `p` as the table has them now (`p` itself when nothing changed)."""
+        name = p.name
+        alive, hand, to_place = self.alive[name], self.hands[name], self.to_place[name]
+        missed, dropped, fallback = self.missed[name], self.dropped[name], self.fallback[name]
+        if (
+            alive == p.alive
+            and to_place == p.to_place
+            and missed == p.missed
+            and dropped == p.dropped
+            and fallback == p.mission_fallback
+            and len(hand) == len(p.hand)
+            and tuple(hand) == p.hand
+        ):
+            return p
+        return replace(
+            p,
+            alive=alive,
+            hand=tuple(hand),
+            to_place=to_place,
+            missed=missed,
+            dropped=dropped,
+            mission_fallback=fallback,
         )
 
 
@@ -530,13 +552,8 @@ def _resolve_turn(
     if table.winner:
         new = table.freeze(phase=Phase.OVER, resolution=state.resolution + 1)
     else:
-        frozen = table.freeze()
-        new = replace(
-            frozen,
-            turn=state.turn + 1,
-            resolution=state.resolution + 1,
-            current=rules.next_seat(frozen, state.current),
-        )
+        seat = rules.next_alive([table.alive[p.name] for p in state.players], state.current)
+        new = table.freeze(turn=state.turn + 1, resolution=state.resolution + 1, current=seat)
     return new, tuple(table.events)
 
 
@@ -576,7 +593,7 @@ def _attack(
     table.armies[source] -= moved
     table.armies[target] = moved
     table.events.append(Conquered(name, source, target, defender, moved, note))
-    if defender != NEUTRAL and not any(o == defender for o in table.owner.values()):
+    if defender != NEUTRAL and defender not in table.owner.values():
         bonus_used = _eliminate(table, name, defender, target, bonus_used)
     table.check_missions(name)
     return 1, bonus_used
