@@ -209,11 +209,17 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     players_left = [p for p in counts if p not in (name, NEUTRAL)]
     goal_continents, goal_target = mission_goals(state, name)
 
+    # The territories `name` holds in each continent (the map does not change while worths
+    # are worked out).
+    held_in = {
+        c.name: sum(m.owner[t] == name for t in c.territories) for c in board.continents.values()
+    }
+
     def worth(target: str) -> float:
         """How much taking `target` is worth, before counting the armies on it."""
         owner = m.owner[target]
         continent = board.continents[board.territories[target].continent]
-        held = sum(m.owner[t] == name for t in continent.territories)
+        held = held_in[continent.name]
         missing = len(continent.territories) - held
         value = 6.0 * held / len(continent.territories) + continent.bonus * 0.3
         if missing == 1:
@@ -297,21 +303,23 @@ def _plan_attacks(
     mine = set(order)
     targeted: set[str] = set()
     out: list[tuple[Attack, bool]] = []
+    armies, neighbours, random_ = m.armies, m.board.neighbours, rng.random
     for _ in range(rng.choice((4, 8, 12, 20, 42))):
         best: tuple[float, str, str] | None = None
+        best_score = 0.0
         for s in order:
-            a = m.armies[s]
-            if a < 3 and not (a == 2 and rng.random() < 0.05):
+            a = armies[s]
+            if a < 3 and not (a == 2 and random_() < 0.05):
                 continue
-            for t in m.board.neighbours(s):
+            for t in neighbours(s):
                 if t in mine or t in targeted:
                     continue
-                d = m.armies[t]
-                if a - 1 <= d and rng.random() > 0.05:  # now and then a long shot
+                d = armies[t]
+                if a - 1 <= d and random_() > 0.05:  # now and then a long shot
                     continue
-                score = 2 * min(a / (d + 1), 4) + worths[t] + 2 * rng.random()
-                if best is None or score > best[0]:
-                    best = (score, s, t)
+                score = 2 * min(a / (d + 1), 4) + worths[t] + 2 * random_()
+                if best is None or score > best_score:
+                    best, best_score = (score, s, t), score
         if best is None:
             break
         _, s, t = best

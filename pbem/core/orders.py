@@ -161,29 +161,93 @@ def _locate(text: str) -> dict[str, int]:
     rewritten with "\n" first); only the lines that start with a header or a key are visited."""
     if _OTHER_BREAKS.search(text):
         text = "\n".join(text.splitlines())
-    lines: dict[str, int] = {}
-    table = ""
-    counts: dict[str, int] = {}
+    book = _LineBook()
     number, counted = 1, 0
     newlines = text.count
     for found in _LINE.finditer(text):
         start = found.start()
         number += newlines("\n", counted, start)
         counted = start
-        bracket, name, key = found.groups()
+        book.note(number, *found.groups())
+    return book.lines
+
+
+class _LineBook:
+    """The line numbers of an order file's keys and tables, noted line by line in order."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, int] = {}
+        self.table = ""
+        self.counts: dict[str, int] = {}
+
+    def note(self, number: int, bracket: str | None, name: str | None, key: str | None) -> None:
+        """Line `number` opens table `name` ("[" or "[[" in `bracket`) or sets `key`."""
+        lines = self.lines
+        if bracket is None:
+            table = self.table
+            lines.setdefault(f"{table}.{key}" if table else key, number)  # type: ignore[arg-type]
+            return
+        assert name is not None
         if bracket == "[[":
-            index = counts.get(name, 0)
-            counts[name] = index + 1
-            table = f"{name}.{index}"
+            index = self.counts.get(name, 0)
+            self.counts[name] = index + 1
+            self.table = f"{name}.{index}"
             lines.setdefault(name, number)  # the bare name: the first of its tables
-        elif bracket:
-            table = name
         else:
-            path = f"{table}.{key}" if table else key
-            lines.setdefault(path, number)
-            continue
-        lines.setdefault(table, number)
-    return lines
+            self.table = name
+        lines.setdefault(self.table, number)
+
+
+# The plain TOML that `Orders.to_toml` writes (and most players keep to), line by line: nothing,
+# a comment, a table header, or a key set to a string without escapes or to a whole number. No
+# control character (TOML allows none but tab) and no line break that str.splitlines knows.
+_NO_CONTROL = "\\x00-\\x08\\x0a-\\x1f\\x7f\\x85\\u2028\\u2029"
+_PLAIN_LINE = rf"""[ \t]*
+    (?:
+        (?:\[[ \t]*[A-Za-z_]+[ \t]*\]|\[\[[ \t]*[A-Za-z_]+[ \t]*\]\])
+      | [A-Za-z_]+[ \t]*=[ \t]*(?:"[^"\\{_NO_CONTROL}]*"|-?(?:0|[1-9][0-9]{{0,17}}))
+    )?
+    [ \t]*(?:\#[^{_NO_CONTROL}]*)?"""
+_PLAIN_FILE = re.compile(rf"(?:{_PLAIN_LINE}\n)*{_PLAIN_LINE}", re.VERBOSE)
+# What each line of a plain file says: (bracket, table name, key, string, digits), all empty for
+# a line with no header and no key.
+_PLAIN_ROW = re.compile(
+    r'^[ \t]*(?:(\[\[?)[ \t]*([A-Za-z_]+)|([A-Za-z_]+)[ \t]*=[ \t]*(?:"([^"]*)"|([-0-9]+)))?.*$',
+    re.MULTILINE,
+)
+
+
+def _read_plain(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """The data and key lines of an order file written in plain TOML (`_PLAIN_FILE`), in one
+    pass: what `tomllib.loads` and `_locate` give for it. None for any other file (those two
+    read it then), so that a file with a mistake is never read here."""
+    if _PLAIN_FILE.fullmatch(text) is None:
+        return None
+    data: dict[str, Any] = {}
+    arrays: set[str] = set()  # the names of the [[arrays of tables]]
+    here = data
+    book = _LineBook()
+    for number, (bracket, name, key, value, digits) in enumerate(_PLAIN_ROW.findall(text), 1):
+        if key:
+            if key in here:
+                return None  # a key set twice
+            here[key] = int(digits) if digits else value
+            book.note(number, None, None, key)
+        elif bracket == "[[":
+            if name not in arrays:
+                if name in data:
+                    return None  # a key or [table] made an array of tables
+                arrays.add(name)
+                data[name] = []
+            here = {}
+            data[name].append(here)
+            book.note(number, bracket, name, None)
+        elif bracket:
+            if name in data:
+                return None  # a table defined twice, or a key made a table
+            here = data[name] = {}
+            book.note(number, bracket, name, None)
+    return data, book.lines
 
 
 _TOP_KEYS = {"game", "turn", "player", "secret", "trade", "place", "attack", "fortify", "draft"}
@@ -311,6 +375,9 @@ def between_cuts(text: str) -> str:
 def parse_orders(text: str, board: Board) -> Orders:
     """Parse an order file; raises OrderError listing every problem with its line."""
     text = text.removeprefix("\ufeff")  # the byte-order mark some editors put first
+    plain = _read_plain(text)
+    if plain is not None:
+        return _orders(plain[0], board, plain[1])
     data: dict[str, Any] | None
     try:
         data = tomllib.loads(text)
@@ -338,7 +405,13 @@ def parse_orders(text: str, board: Board) -> Orders:
                 )
             ]
         )
-    reader = _Reader(board, _locate(text))
+    return _orders(data, board, _locate(text))
+
+
+def _orders(data: dict[str, Any], board: Board, lines: dict[str, int]) -> Orders:
+    """The orders of a file read as `data`, its keys on `lines`; raises OrderError listing
+    every problem with its line."""
+    reader = _Reader(board, lines)
     reader.unknown_keys(data, _TOP_KEYS, "")
 
     header: dict[str, Any] = {}
