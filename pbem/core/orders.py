@@ -227,12 +227,14 @@ def _read_plain(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
     arrays: set[str] = set()  # the names of the [[arrays of tables]]
     here = data
     book = _LineBook()
+    lines = book.lines
     for number, (bracket, name, key, value, digits) in enumerate(_PLAIN_ROW.findall(text), 1):
         if key:
             if key in here:
                 return None  # a key set twice
             here[key] = int(digits) if digits else value
-            book.note(number, None, None, key)
+            table = book.table  # book.note(number, None, None, key), the usual line, inline
+            lines.setdefault(f"{table}.{key}" if table else key, number)
         elif bracket == "[[":
             if name not in arrays:
                 if name in data:
@@ -293,6 +295,8 @@ class _Reader:
             return None
 
     def integer(self, value: object, path: str, low: int, high: int | None = None) -> int | None:
+        if type(value) is int and value >= low and (high is None or value <= high):
+            return value  # the usual case, first
         name = path.rsplit(".", 1)[-1]
         if isinstance(value, bool) or not isinstance(value, int):
             self.problems.append(
