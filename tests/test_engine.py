@@ -1065,3 +1065,20 @@ def test_a_long_battle_rolls_as_the_rules_say_roll_by_roll(
     assert only(events, Rolled) == expected
     assert [vars(e) for e in only(events, Rolled)] == [vars(e) for e in expected]
     assert len(expected) > 100
+
+
+def test_a_state_replaced_the_quick_way_is_the_state_dataclasses_replace_makes() -> None:
+    from dataclasses import FrozenInstanceError, replace
+
+    from pbem.core.state import replaced
+
+    state = make_state({"Alaska": "alice"})
+    quick, plain = replaced(state, turn=7, winner="bob"), replace(state, turn=7, winner="bob")
+    assert quick == plain and vars(quick) == vars(plain) and list(vars(quick)) == list(vars(plain))
+    seat = state.players[0]
+    assert replaced(seat, hand=("Peru",)) == replace(seat, hand=("Peru",))
+    assert state.turn == 1  # the original is untouched
+    with pytest.raises(FrozenInstanceError):
+        quick.turn = 2  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field tun"):
+        replaced(state, tun=2)

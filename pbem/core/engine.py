@@ -7,8 +7,9 @@ No file, clock or print in here: the same inputs give the same outputs, byte for
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pbem.core import draft, missions, rules
 from pbem.core.board import Board
@@ -48,6 +49,7 @@ from pbem.core.state import (
     Player,
     SetupMode,
     TwoPlayer,
+    replaced,
 )
 
 
@@ -65,8 +67,11 @@ class _Table:
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.board = state.board
-        self.owner = {t: h.owner for t, h in state.territories.items()}
-        self.armies = {t: h.armies for t, h in state.territories.items()}
+        self.owner: dict[str, str] = {}
+        self.armies: dict[str, int] = {}
+        for t, h in state.territories.items():
+            self.owner[t] = h.owner
+            self.armies[t] = h.armies
         self.hands = {p.name: list(p.hand) for p in state.players}
         self.alive = {p.name: p.alive for p in state.players}
         self.to_place = {p.name: p.to_place for p in state.players}
@@ -81,7 +86,7 @@ class _Table:
         self.sets_traded = state.sets_traded
         self.winner = state.winner
         self.events: list[Event] = []
-        self._card_order = {c: i for i, c in enumerate(self.board.cards())}
+        self._card_order = _card_order(self.board)
 
     def owned(self, player: str) -> list[str]:
         return [t for t, o in self.owner.items() if o == player]
@@ -93,7 +98,7 @@ class _Table:
             self.check_missions(player)
 
     def seat_of(self, name: str) -> Player:
-        return replace(
+        return replaced(
             self.state.player(name), alive=self.alive[name], mission_fallback=self.fallback[name]
         )
 
@@ -176,7 +181,7 @@ class _Table:
     def view(self) -> GameState:
         """The state with the table's territories, for a rules question asked mid-resolution;
         cheaper than `freeze` (nothing is copied), valid only until the table changes."""
-        return replace(self.state, territories=_Holdings(self))
+        return replaced(self.state, territories=_Holdings(self))
 
     def freeze(self, **changes: object) -> GameState:
         """The state as the table has it now, with `changes` (fields of GameState) made. What
@@ -189,7 +194,7 @@ class _Table:
             held = old[t]
             o, a = owner[t], armies[t]
             territories[t] = held if held.armies == a and held.owner == o else Holding(o, a)
-        return replace(
+        return replaced(
             self.state,
             players=players,
             territories=territories,
@@ -197,7 +202,7 @@ class _Table:
             discards=tuple(self.discards),
             sets_traded=self.sets_traded,
             winner=self.winner,
-            **changes,  # type: ignore[arg-type]
+            **changes,
         )
 
     def _seat(self, p: Player) -> Player:
@@ -215,7 +220,7 @@ class _Table:
             and tuple(hand) == p.hand
         ):
             return p
-        return replace(
+        return replaced(
             p,
             alive=alive,
             hand=tuple(hand),
@@ -224,6 +229,12 @@ class _Table:
             dropped=dropped,
             mission_fallback=fallback,
         )
+
+
+@functools.lru_cache(maxsize=8)
+def _card_order(board: Board) -> Mapping[str, int]:
+    """Each card's place in the board's deck order (territories, then the wild cards)."""
+    return {c: i for i, c in enumerate(board.cards())}
 
 
 class _Holdings(Mapping[str, Holding]):
