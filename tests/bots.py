@@ -16,6 +16,7 @@ also exercises the parser.
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -105,12 +106,11 @@ class _Map:
 
     @classmethod
     def of(cls, state: GameState, name: str) -> _Map:
-        return cls(
-            state.board,
-            name,
-            {t: h.owner for t, h in state.territories.items()},
-            {t: h.armies for t, h in state.territories.items()},
-        )
+        owner, armies = {}, {}
+        for t, h in state.territories.items():
+            owner[t] = h.owner
+            armies[t] = h.armies
+        return cls(state.board, name, owner, armies)
 
     def enemies(self, territory: str) -> list[str]:
         return [n for n in self.board.neighbours(territory) if self.owner[n] != self.name]
@@ -119,7 +119,8 @@ class _Map:
         return [t for t, o in self.owner.items() if o == self.name]
 
     def borders(self) -> list[str]:
-        return [t for t in self.mine() if self.enemies(t)]
+        owner, name, neighbours = self.owner, self.name, self.board.neighbours
+        return [t for t in self.mine() if any(owner[n] != name for n in neighbours(t))]
 
 
 def mission_goals(state: GameState, name: str) -> tuple[tuple[str, ...], str | None]:
@@ -375,14 +376,16 @@ def _plan_fortify(
     if forward and rng.random() < 0.6:
         attack = max(forward, key=lambda f: f[0])[1]
         return Fortify(attack.source, attack.target, ALL)
-    original = [t for t, h in state.territories.items() if h.owner == name]
+    owner = {t: h.owner for t, h in state.territories.items()}  # as the turn starts
+    original = [t for t, o in owner.items() if o == name]
+    neighbours = board.neighbours
     # Distance of each own territory from the nearest enemy, through own territories.
-    distance = {t: 0 for t in original if any(state.owner(n) != name for n in board.neighbours(t))}
-    todo = list(distance)
+    distance = {t: 0 for t in original if any(owner[n] != name for n in neighbours(t))}
+    todo = deque(distance)
     while todo:
-        here = todo.pop(0)
-        for n in board.neighbours(here):
-            if n not in distance and state.owner(n) == name:
+        here = todo.popleft()
+        for n in neighbours(here):
+            if n not in distance and owner[n] == name:
                 distance[n] = distance[here] + 1
                 todo.append(n)
     interior = [

@@ -290,10 +290,9 @@ class GameState:
 
     def continents_held(self, owner: str) -> tuple[str, ...]:
         """The continents every territory of which `owner` holds, in board order."""
+        held = set(self.owned(owner))
         return tuple(
-            c.name
-            for c in self.board.continents.values()
-            if all(self.territories[t].owner == owner for t in c.territories)
+            c.name for c in self.board.continents.values() if held.issuperset(c.territories)
         )
 
     def has_neutral(self) -> bool:
