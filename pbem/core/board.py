@@ -14,7 +14,7 @@ import enum
 import functools
 import sys
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
@@ -127,6 +127,11 @@ class Board:
     def names(self) -> tuple[str, ...]:
         """The canonical territory names in board order."""
         return self._names
+
+    def continents_within(self, territories: Iterable[str]) -> tuple[str, ...]:
+        """The continents every territory of which is among `territories`, in board order."""
+        held = set(territories)
+        return tuple(c.name for c in self.continents.values() if held.issuperset(c.territories))
 
     def _territory(self, name: str) -> Territory:
         try:

@@ -330,6 +330,8 @@ class _Reader:
         return value
 
     def unknown_keys(self, table: Mapping[str, Any], allowed: set[str], path: str) -> None:
+        if table.keys() <= allowed:
+            return  # the usual case, at once
         for key in table:
             if key not in allowed:
                 where = f"{path}.{key}" if path else key

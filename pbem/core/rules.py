@@ -129,8 +129,9 @@ class Reinforcement:
 
 def reinforcement(state: GameState, player: str) -> Reinforcement:
     """What `player`'s next turn gives before any card trade."""
-    count = len(state.owned(player))
-    held = state.continents_held(player)
+    owned = state.owned(player)
+    count = len(owned)
+    held = state.board.continents_within(owned)
     bonus = sum(state.board.continents[c].bonus for c in held)
     return Reinforcement(count, max(3, count // 3), held, bonus)
 

@@ -283,17 +283,14 @@ class GameState:
 
     def owned(self, owner: str) -> tuple[str, ...]:
         """The territories `owner` holds, in board order."""
-        return tuple(t for t, h in self.territories.items() if h.owner == owner)
+        return tuple([t for t, h in self.territories.items() if h.owner == owner])
 
     def total_armies(self, owner: str) -> int:
         return sum(h.armies for h in self.territories.values() if h.owner == owner)
 
     def continents_held(self, owner: str) -> tuple[str, ...]:
         """The continents every territory of which `owner` holds, in board order."""
-        held = set(self.owned(owner))
-        return tuple(
-            c.name for c in self.board.continents.values() if held.issuperset(c.territories)
-        )
+        return self.board.continents_within(self.owned(owner))
 
     def has_neutral(self) -> bool:
         """Whether the neutral holds armies (in the draft phase it holds only unclaimed land)."""
