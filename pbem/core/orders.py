@@ -34,8 +34,14 @@ MoveRule = int | Literal["all", "min"]
 FortifyAmount = int | Literal["all"]
 
 
+_ESCAPED = re.compile(r'[\\"\x00-\x08\x0a-\x1f\x7f]')
+"""The characters a TOML basic string cannot hold as they are."""
+
+
 def _toml_value(value: object) -> str:
     if isinstance(value, str):
+        if _ESCAPED.search(value) is None:
+            return '"' + value + '"'  # nothing to escape (nearly always)
         escaped = value.replace("\\", "\\\\").replace('"', '\\"')
         # TOML basic strings may not hold control characters other than tab: escape them.
         escaped = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", escaped)
