@@ -636,9 +636,11 @@ def _battle(table: _Table, name: str, attack: Attack, defender: str, stream: Str
     roll. Returns the attacker's dice of the last roll (0 when none was rolled).
 
     The hot loop of the engine (a big battle is thousands of rolls): the armies are counted in
-    locals and written back at the end, the dice are rolled as bytes (`Stream.faces`) and
-    looked up in the outcomes already worked out, and each event is built as `events.rolled`
-    builds it, its fields filled from two ready dicts."""
+    locals and written back at the end; while both sides are far from the end, the dice of as
+    many rolls as are sure to be rolled (a roll costs each side at most 2 armies) are read at
+    once (`Stream.faces`: the same dice, read in one go); each roll's outcome is looked up among
+    those already worked out, and its event built as `events.rolled` builds it, its fields
+    filled from two ready dicts."""
     source, target = attack.source, attack.target
     armies = table.armies
     mine, theirs = armies[source], armies[target]
@@ -652,22 +654,35 @@ def _battle(table: _Table, name: str, attack: Attack, defender: str, stream: Str
     faces, outcomes, record, new = stream.faces, _OUTCOMES, table.events.append, object.__new__
     last = 0
     while mine > stop:
-        a = full if mine >= plenty else rules.attack_dice_kept(mine, wanted, stop_at, promised)
-        d = 2 if theirs > 1 else theirs  # rules.defence_dice
-        rolled_faces = faces(a + d)  # the attacker's dice come first
-        outcome = outcomes[a * 3 + d].get(rolled_faces) or _outcome(a, rolled_faces)
-        mine -= outcome[1]
-        theirs -= outcome[2]
-        event = new(Rolled)
-        fields = event.__dict__
-        fields |= base
-        fields |= outcome[0]
-        record(event)
+        if mine >= plenty and theirs > 1:
+            a, d = full, 2
+            rolls = min((mine - plenty) // 2, (theirs - 2) // 2, _MOST_ROLLS_AT_ONCE - 1) + 1
+        else:
+            a = rules.attack_dice_kept(mine, wanted, stop_at, promised)
+            d = 2 if theirs > 1 else theirs  # rules.defence_dice
+            rolls = 1
+        n = a + d  # the attacker's dice come first in each roll
+        dice = faces(n * rolls)
+        known = outcomes[a * 3 + d]
+        for at in range(0, n * rolls, n):
+            rolled = dice[at : at + n]
+            outcome = known.get(rolled) or _outcome(a, rolled)
+            mine -= outcome[1]
+            theirs -= outcome[2]
+            event = new(Rolled)
+            fields = event.__dict__
+            fields |= base
+            fields |= outcome[0]
+            record(event)
         last = a
         if theirs == 0:
             break
     armies[source], armies[target] = mine, theirs
     return last
+
+
+_MOST_ROLLS_AT_ONCE = 200
+"""The most rolls whose dice the battle loop reads in one go."""
 
 
 def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: bool) -> bool:
