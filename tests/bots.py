@@ -318,7 +318,8 @@ def _plan_attacks(
                 d = armies[t]
                 if a - 1 <= d and random_() > 0.05:  # now and then a long shot
                     continue
-                score = 2 * min(a / (d + 1), 4) + worths[t] + 2 * random_()
+                ratio = a / (d + 1)
+                score = 2 * (ratio if ratio < 4 else 4) + worths[t] + 2 * random_()  # min(.., 4)
                 if best is None or score > best_score:
                     best, best_score = (score, s, t), score
         if best is None:

@@ -103,6 +103,9 @@ class Board:
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
     _names: tuple[str, ...] = field(init=False, repr=False, compare=False, hash=False, default=())
+    _adjacency: Mapping[str, tuple[str, ...]] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "territories", MappingProxyType(dict(self.territories)))
@@ -122,6 +125,8 @@ class Board:
         exact = {text: index[normalise(text)] for text in [*spelt, *self.translated]}
         object.__setattr__(self, "_exact", exact)
         object.__setattr__(self, "_names", tuple(self.territories))
+        adjacency = {t.name: t.neighbours for t in self.territories.values()}
+        object.__setattr__(self, "_adjacency", adjacency)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -146,7 +151,8 @@ class Board:
 
     def neighbours(self, name: str) -> tuple[str, ...]:
         """The canonical names bordering territory `name`."""
-        return self._territory(name).neighbours
+        found = self._adjacency.get(name)
+        return self._territory(name).neighbours if found is None else found  # or UnknownTerritory
 
     def borders(self) -> tuple[tuple[str, str], ...]:
         """Every border once, as (earlier, later) pairs sorted by board order."""
