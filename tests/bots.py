@@ -15,13 +15,14 @@ also exercises the parser.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbem.core import missions, rules
-from pbem.core.board import Board
+from pbem.core.board import Board, Continent
 from pbem.core.orders import (
     ALL,
     BEST,
@@ -216,10 +217,12 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
         c.name: sum(m.owner[t] == name for t in c.territories) for c in board.continents.values()
     }
 
+    continent_of = _continent_of(board)
+
     def worth(target: str) -> float:
         """How much taking `target` is worth, before counting the armies on it."""
         owner = m.owner[target]
-        continent = board.continents[board.territories[target].continent]
+        continent = continent_of[target]
         held = held_in[continent.name]
         missing = len(continent.territories) - held
         value = 6.0 * held / len(continent.territories) + continent.bonus * 0.3
@@ -293,6 +296,12 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
         attack=tuple(a for a, _ in attacks),
         fortify=fortify,
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _continent_of(board: Board) -> dict[str, Continent]:
+    """Each territory's continent."""
+    return {t.name: board.continents[t.continent] for t in board.territories.values()}
 
 
 def _plan_attacks(
