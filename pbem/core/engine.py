@@ -654,13 +654,15 @@ def _battle(table: _Table, name: str, attack: Attack, defender: str, stream: Str
     faces, outcomes, record, new = stream.faces, _OUTCOMES, table.events.append, object.__new__
     last = 0
     while mine > stop:
-        if mine >= plenty and theirs > 1:
+        if mine < plenty:
+            a, d, rolls = rules.attack_dice_kept(mine, wanted, stop_at, promised), 2, 1
+        elif theirs > 1:
             a, d = full, 2
             rolls = min((mine - plenty) // 2, (theirs - 2) // 2, _MOST_ROLLS_AT_ONCE - 1) + 1
         else:
-            a = rules.attack_dice_kept(mine, wanted, stop_at, promised)
-            d = 2 if theirs > 1 else theirs  # rules.defence_dice
-            rolls = 1
+            a, d, rolls = full, 1, 1
+        if theirs < d:
+            d = theirs  # rules.defence_dice: 2 with two or more armies
         n = a + d  # the attacker's dice come first in each roll
         dice = faces(n * rolls)
         known = outcomes[a * 3 + d]
