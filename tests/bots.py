@@ -16,6 +16,7 @@ also exercises the parser.
 from __future__ import annotations
 
 import functools
+import math
 import random
 from collections import deque
 from collections.abc import Sequence
@@ -299,6 +300,12 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
 
 
 @functools.lru_cache(maxsize=4)
+def _adjacency(board: Board) -> dict[str, tuple[str, ...]]:
+    """Each territory's neighbours."""
+    return {t: board.neighbours(t) for t in board.names}
+
+
+@functools.lru_cache(maxsize=4)
 def _continent_of(board: Board) -> dict[str, Continent]:
     """Each territory's continent."""
     return {t.name: board.continents[t.continent] for t in board.territories.values()}
@@ -311,25 +318,27 @@ def _plan_attacks(
     the expected outcome, so a later attack may start from an expected conquest."""
     order = m.mine()  # a list, not a set: the same seed must give the same game in any process
     mine = set(order)
-    targeted: set[str] = set()
     out: list[tuple[Attack, bool]] = []
-    armies, neighbours, random_ = m.armies, m.board.neighbours, rng.random
+    # The loop below is most of a bot's time: its names are local, the territories that are
+    # mine or already targeted are one set (`taken`), and the best score starts below any.
+    armies, adjacency, random_ = m.armies, _adjacency(m.board), rng.random
+    taken = set(mine)
     for _ in range(rng.choice((4, 8, 12, 20, 42))):
         best: tuple[float, str, str] | None = None
-        best_score = 0.0
+        best_score = -math.inf
         for s in order:
             a = armies[s]
-            if a < 3 and not (a == 2 and random_() < 0.05):
+            if a < 3 and (a != 2 or random_() >= 0.05):  # a 2 attacks now and then
                 continue
-            for t in neighbours(s):
-                if t in mine or t in targeted:
+            for t in adjacency[s]:
+                if t in taken:
                     continue
                 d = armies[t]
                 if a - 1 <= d and random_() > 0.05:  # now and then a long shot
                     continue
                 ratio = a / (d + 1)
                 score = 2 * (ratio if ratio < 4 else 4) + worths[t] + 2 * random_()  # min(.., 4)
-                if best is None or score > best_score:
+                if score > best_score:
                     best, best_score = (score, s, t), score
         if best is None:
             break
@@ -340,7 +349,7 @@ def _plan_attacks(
         roll = rng.random()
         move: MoveRule = ALL if roll < 0.6 else MIN if roll < 0.8 else rng.randint(1, a)
         out_attack = Attack(s, t, dice, stop_at, move)
-        targeted.add(t)
+        taken.add(t)
         left = a - (d * 85 + 99) // 100  # the attacker loses about 0.85 armies per defender
         if left <= max(1, stop_at):
             m.armies[s] = max(1, min(a, stop_at))
@@ -358,6 +367,7 @@ def _plan_attacks(
         m.armies[t] = moved
         m.owner[t] = m.name
         mine.add(t)
+        taken.add(t)
         order.append(t)
         out.append((out_attack, True))
         # Now and then a second try at the same target from another territory: skipped if the
