@@ -80,7 +80,9 @@ class _Table:
         self.fallback = {p.name: p.mission_fallback for p in state.players}
         # Missions are checked after each placement of a play turn; a setup turn's placements
         # are simultaneous, so its missions are checked once, when all are placed.
-        self.check_on_place = state.options.missions and state.phase is Phase.PLAY
+        self.missions = state.options.missions
+        self.check_on_place = self.missions and state.phase is Phase.PLAY
+        self.promised = state.options.stop_at_promised
         self.deck = list(state.deck)
         self.discards = list(state.discards)
         self.sets_traded = state.sets_traded
@@ -105,7 +107,7 @@ class _Table:
     def check_missions(self, first: str) -> None:
         """In a game with missions: the first player (from `first`, who acts, then round the
         table) whose mission is done wins at once."""
-        if not self.state.options.missions or self.winner:
+        if not self.missions or self.winner:
             return
         for name in missions.check_order([p.name for p in self.state.players], first):
             if not self.alive[name]:
@@ -646,7 +648,7 @@ def _battle(table: _Table, name: str, attack: Attack, defender: str, stream: Str
     mine, theirs = armies[source], armies[target]
     stop = max(1, attack.stop_at)
     wanted, stop_at = attack.dice, attack.stop_at
-    promised = table.state.options.stop_at_promised
+    promised = table.promised
     # From `plenty` armies up, the attacker rolls as many dice as it ever will (`full`).
     plenty = max(4, stop + 3)
     full = rules.attack_dice_kept(plenty, wanted, stop_at, promised)

@@ -207,34 +207,37 @@ class _LineBook:
 # The plain TOML that `Orders.to_toml` writes (and most players keep to), line by line: nothing,
 # a comment, a table header, or a key set to a string without escapes or to a whole number. No
 # control character (TOML allows none but tab) and no line break that str.splitlines knows.
+# Each line gives (bracket, table name, closing bracket, key, string, digits, anything else):
+# the last is what a line not in plain TOML holds, empty in a plain line.
 _NO_CONTROL = "\\x00-\\x08\\x0a-\\x1f\\x7f\\x85\\u2028\\u2029"
-_PLAIN_LINE = rf"""[ \t]*
-    (?:
-        (?:\[[ \t]*[A-Za-z_]+[ \t]*\]|\[\[[ \t]*[A-Za-z_]+[ \t]*\]\])
-      | [A-Za-z_]+[ \t]*=[ \t]*(?:"[^"\\{_NO_CONTROL}]*"|-?(?:0|[1-9][0-9]{{0,17}}))
-    )?
-    [ \t]*(?:\#[^{_NO_CONTROL}]*)?"""
-_PLAIN_FILE = re.compile(rf"(?:{_PLAIN_LINE}\n)*{_PLAIN_LINE}", re.VERBOSE)
-# What each line of a plain file says: (bracket, table name, key, string, digits), all empty for
-# a line with no header and no key.
 _PLAIN_ROW = re.compile(
-    r'^[ \t]*(?:(\[\[?)[ \t]*([A-Za-z_]+)|([A-Za-z_]+)[ \t]*=[ \t]*(?:"([^"]*)"|([-0-9]+)))?.*$',
-    re.MULTILINE,
+    rf"""^(?:
+        [ \t]*
+        (?:
+            (\[\[?)[ \t]*([A-Za-z_]+)[ \t]*(\]\]?)
+          | ([A-Za-z_]+)[ \t]*=[ \t]*
+            (?:"([^"\\{_NO_CONTROL}]*)"|(-?(?:0|[1-9][0-9]{{0,17}})))
+        )?
+        [ \t]*(?:\#[^{_NO_CONTROL}]*)?$
+      | (.+)
+    )""",
+    re.MULTILINE | re.VERBOSE,
 )
 
 
 def _read_plain(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
-    """The data and key lines of an order file written in plain TOML (`_PLAIN_FILE`), in one
+    """The data and key lines of an order file written in plain TOML (`_PLAIN_ROW`), in one
     pass: what `tomllib.loads` and `_locate` give for it. None for any other file (those two
     read it then), so that a file with a mistake is never read here."""
-    if _PLAIN_FILE.fullmatch(text) is None:
-        return None
     data: dict[str, Any] = {}
     arrays: set[str] = set()  # the names of the [[arrays of tables]]
     here = data
     book = _LineBook()
     lines = book.lines
-    for number, (bracket, name, key, value, digits) in enumerate(_PLAIN_ROW.findall(text), 1):
+    rows = _PLAIN_ROW.findall(text)  # one a line
+    for number, (bracket, name, close, key, value, digits, other) in enumerate(rows, 1):
+        if other or len(bracket) != len(close):
+            return None
         if key:
             if key in here:
                 return None  # a key set twice
