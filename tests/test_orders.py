@@ -528,7 +528,12 @@ PLAIN_FILE = 'game = "g"\nturn = 3\nplayer = "alice"\nsecret = "s"  # from the r
     [
         (PLAIN_FILE.replace('trade = [["Alaska", "Peru", "wild"]]\n', ""), True),
         ('game = "g"\n\n# a comment\n  [[ place ]]  \nterritory = "Peru" # here\narmies = 0', True),
-        (PLAIN_FILE, False),  # an array: read by the TOML parser
+        (PLAIN_FILE, True),
+        ('trade = [ ["Peru","wild" , "a b"],["Iceland", "Ural", "Siam"] ]  # two sets', True),
+        ('trade = [["Peru", "wild", "Siam"],]', False),  # a trailing comma
+        ('trade = [\n  ["Peru", "wild", "Siam"]\n]', False),  # a list over several lines
+        ('trade = [["Pe]ru", "wild", "Siam"]]', False),  # a bracket in a name
+        ("trade = []", False),
         (PLAIN_FILE.replace("\n", "\r\n"), False),
         ('game = "a\\"b"\nturn = 1\n', False),  # an escape
         ("turn = 1\nturn = 2\n", False),  # a key twice: the TOML parser says what is wrong
@@ -575,6 +580,8 @@ def test_plain_files_are_read_in_one_pass_as_the_toml_parser_reads_them(
                 "  ",
                 "\t[ fortify ]",
                 'game = "g"',
+                'trade = [["Peru", "wild", "Ural"]]',
+                "trade = [[]]",
             ]
         ),
         max_size=12,

@@ -205,24 +205,33 @@ class _LineBook:
 
 
 # The plain TOML that `Orders.to_toml` writes (and most players keep to), line by line: nothing,
-# a comment, a table header, or a key set to a string without escapes or to a whole number. No
+# a comment, a table header, or a key set to a string without escapes, to a whole number or to
+# a list of lists of such strings on one line (trade = [["Peru", "Iceland", "wild"]]). No
 # control character (TOML allows none but tab) and no line break that str.splitlines knows.
-# Each line gives (bracket, table name, closing bracket, key, string, digits, anything else):
-# the last is what a line not in plain TOML holds, empty in a plain line.
+# Each line gives (bracket, table name, closing bracket, key, string, digits, lists, anything
+# else): the last is what a line not in plain TOML holds, empty in a plain line.
 _NO_CONTROL = "\\x00-\\x08\\x0a-\\x1f\\x7f\\x85\\u2028\\u2029"
+_LISTED = rf'"[^"\\\[\]{_NO_CONTROL}]*"'  # a string in a list: no brackets either
+_LIST = rf"\[[ \t]*{_LISTED}(?:[ \t]*,[ \t]*{_LISTED})*[ \t]*\]"
 _PLAIN_ROW = re.compile(
     rf"""^(?:
         [ \t]*
         (?:
             (\[\[?)[ \t]*([A-Za-z_]+)[ \t]*(\]\]?)
           | ([A-Za-z_]+)[ \t]*=[ \t]*
-            (?:"([^"\\{_NO_CONTROL}]*)"|(-?(?:0|[1-9][0-9]{{0,17}})))
+            (?:
+                "([^"\\{_NO_CONTROL}]*)"
+              | (-?(?:0|[1-9][0-9]{{0,17}}))
+              | (\[[ \t]*{_LIST}(?:[ \t]*,[ \t]*{_LIST})*[ \t]*\])
+            )
         )?
         [ \t]*(?:\#[^{_NO_CONTROL}]*)?$
       | (.+)
     )""",
     re.MULTILINE | re.VERBOSE,
 )
+_LIST_IN = re.compile(r"\[([^\[\]]*)\]")
+_STRING_IN = re.compile(r'"([^"]*)"')
 
 
 def _read_plain(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
@@ -235,13 +244,16 @@ def _read_plain(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
     book = _LineBook()
     lines = book.lines
     rows = _PLAIN_ROW.findall(text)  # one a line
-    for number, (bracket, name, close, key, value, digits, other) in enumerate(rows, 1):
+    for number, (bracket, name, close, key, value, digits, lists, other) in enumerate(rows, 1):
         if other or len(bracket) != len(close):
             return None
         if key:
             if key in here:
                 return None  # a key set twice
-            here[key] = int(digits) if digits else value
+            if lists:
+                here[key] = [_STRING_IN.findall(inner) for inner in _LIST_IN.findall(lists)]
+            else:
+                here[key] = int(digits) if digits else value
             table = book.table  # book.note(number, None, None, key), the usual line, inline
             lines.setdefault(f"{table}.{key}" if table else key, number)
         elif bracket == "[[":
