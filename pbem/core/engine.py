@@ -132,7 +132,13 @@ class _Table:
                 self.events.append(MissionFellBack(p.name, gone, reason))
 
     def trade(
-        self, player: str, cards: CardSet, *, forced: bool, bonus_used: bool
+        self,
+        player: str,
+        cards: CardSet,
+        *,
+        forced: bool,
+        bonus_used: bool,
+        unwritten: bool = False,
     ) -> tuple[int, str | None]:
         """Trade a set: its cards go onto the discard pile (or, by the old rule, back into the
         deck). Returns its value and the territory that gets the +2 (if a card shows one the
@@ -143,7 +149,9 @@ class _Table:
         self.to_pile(cards)
         value = rules.set_value(self.sets_traded)
         self.sets_traded += 1
-        self.events.append(Traded(player, tuple(cards), value, self.sets_traded, forced))
+        self.events.append(
+            Traded(player, tuple(cards), value, self.sets_traded, forced, unwritten or None)
+        )
         bonus = None
         if not bonus_used:
             bonus = rules.card_bonus_territory([cards], self.owned(player))
@@ -531,10 +539,17 @@ def _resolve_turn(
     )
     armies = base.total
     bonus_used = False
-    for cards in rules.sets_to_trade(state, name, orders.trade):
+    forced = rules.forced_trade(state, name, orders.trade)  # the orders traded none: pbem does
+    for cards in (forced,) if forced else rules.sets_to_trade(state, name, orders.trade):
         if table.winner:
             break
-        value, bonus = table.trade(name, cards, forced=False, bonus_used=bonus_used)
+        value, bonus = table.trade(
+            name,
+            cards,
+            forced=forced is not None,
+            bonus_used=bonus_used,
+            unwritten=forced is not None,
+        )
         armies += value
         if bonus:
             table.place(name, bonus, rules.CARD_TERRITORY_BONUS, "card")

@@ -296,8 +296,11 @@ class _Reader:
                 path = path.rpartition(".")[0]
         return None
 
-    def fail(self, message: str, *paths: str) -> None:
-        self.problems.append(Problem(message, self.line(*paths)))
+    def fail(self, problem: Problem, *paths: str) -> None:
+        """Record `problem` (made with Problem.of, no line) at the line of the first path."""
+        self.problems.append(
+            Problem(problem.message, self.line(*paths), problem.template, problem.values)
+        )
 
     def territory(self, value: object, path: str) -> str | None:
         if not isinstance(value, str):
@@ -371,11 +374,16 @@ class _Reader:
         if isinstance(value, dict):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-            self.fail(f"'{name}' must be written as [[{name}]] tables", name)
+            self.fail(Problem.of("'%(key)s' must be written as [[%(key)s]] tables", key=name), name)
             return []
         if len(value) > TABLE_LIMIT:
             self.fail(
-                f"{len(value)} [[{name}]] tables: an order file may hold at most {TABLE_LIMIT}",
+                Problem.of(
+                    "%(count)s [[%(key)s]] tables: an order file may hold at most %(most)s",
+                    count=len(value),
+                    key=name,
+                    most=TABLE_LIMIT,
+                ),
                 name,
             )
             return []
@@ -426,9 +434,10 @@ def parse_orders(text: str, board: Board) -> Orders:
     if data is None or _too_deep(data):
         raise OrderError(
             [
-                Problem(
-                    f"tables or arrays are nested more than {DEPTH_LIMIT} deep; orders need 2 "
-                    "at most: start from the order file in your latest report"
+                Problem.of(
+                    "tables or arrays are nested more than %(depth)s deep; orders need 2 at "
+                    "most: start from the order file in your latest report",
+                    depth=DEPTH_LIMIT,
                 )
             ]
         )
@@ -516,16 +525,31 @@ def _parse_trade(reader: _Reader, value: object) -> tuple[CardSet, ...] | Litera
         return ()
     if value == BEST:
         return BEST
-    usage = 'trade must be "best" or a list of sets, e.g. [["Alaska", "Peru", "wild"]]'
     if not isinstance(value, list):
-        reader.fail(usage, "trade")
+        reader.fail(
+            Problem.of('trade must be "best" or a list of sets, e.g. [["Alaska", "Peru", "wild"]]'),
+            "trade",
+        )
         return ()
     sets: list[CardSet] = []
     if len(value) > TABLE_LIMIT:
-        reader.fail(f"{len(value)} sets listed: a file may trade at most {TABLE_LIMIT}", "trade")
+        reader.fail(
+            Problem.of(
+                "%(count)s sets listed: a file may trade at most %(most)s",
+                count=len(value),
+                most=TABLE_LIMIT,
+            ),
+            "trade",
+        )
         return ()
     if not all(isinstance(item, list) and len(item) == 3 for item in value):
-        reader.fail(f"each set traded is a list of three cards: {usage}", "trade")
+        reader.fail(
+            Problem.of(
+                'each set traded is a list of three cards: trade must be "best" or a list of '
+                'sets, e.g. [["Alaska", "Peru", "wild"]]'
+            ),
+            "trade",
+        )
         return ()
     for item in value:
         cards: list[str] = []
@@ -590,7 +614,9 @@ def _parse_attack(reader: _Reader, data: Mapping[str, Any]) -> tuple[Attack, ...
         elif isinstance(raw_move, int) and not isinstance(raw_move, bool):
             move = reader.integer(raw_move, f"{path}.move", 1)
         else:
-            reader.fail('\'move\' must be "all", "min" or a number of armies', f"{path}.move")
+            reader.fail(
+                Problem.of('\'move\' must be "all", "min" or a number of armies'), f"{path}.move"
+            )
             move = None
         if source and target:
             # A bad dice, stop_at or move leaves an attack that is checked as if left out.
@@ -635,9 +661,13 @@ def _parse_draft(reader: _Reader, value: object) -> tuple[str, ...]:
     """A ranked list of territory names, each once; "rest" may end it."""
     if value is None:
         return ()
-    usage = 'draft must be a list of territories, best first, e.g. ["Iceland", "Peru", "rest"]'
     if not isinstance(value, list) or not value:
-        reader.fail(usage, "draft")
+        reader.fail(
+            Problem.of(
+                'draft must be a list of territories, best first, e.g. ["Iceland", "Peru", "rest"]'
+            ),
+            "draft",
+        )
         return ()
     out: list[str] = []
     first: dict[str, int] = {}
@@ -645,24 +675,50 @@ def _parse_draft(reader: _Reader, value: object) -> tuple[str, ...]:
         if isinstance(item, str) and item.strip().lower() == REST:
             if place != len(value):
                 reader.fail(
-                    f'"rest" is entry {place} of your draft list, not the last: it stands for '
-                    "every territory not listed before it, so end the list with it",
+                    Problem.of(
+                        '"rest" is entry %(place)s of your draft list, not the last: it stands '
+                        "for every territory not listed before it, so end the list with it",
+                        place=place,
+                    ),
                     "draft",
                 )
             out.append(REST)
             continue
         if not isinstance(item, str):
-            reader.fail(f"draft entry {place} must be a territory name in quotes", "draft")
+            reader.fail(
+                Problem.of("draft entry %(place)s must be a territory name in quotes", place=place),
+                "draft",
+            )
             continue
         try:
             name = reader.board.lookup(item)
         except UnknownTerritory as err:
-            reader.fail(f"draft entry {place}: {err}", "draft")
+            reader.fail(
+                Problem.of(
+                    "draft entry %(place)s: unknown territory '%(name)s'; did you mean "
+                    "'%(territory)s'?",
+                    place=place,
+                    name=quoted(err.text),
+                    territory=err.suggestion,
+                )
+                if err.suggestion
+                else Problem.of(
+                    "draft entry %(place)s: unknown territory '%(name)s'",
+                    place=place,
+                    name=quoted(err.text),
+                ),
+                "draft",
+            )
             continue
         if name in first:
             reader.fail(
-                f"{name} is in your draft list twice (entries {first[name]} and {place}): "
-                "list each territory once",
+                Problem.of(
+                    "%(territory)s is in your draft list twice (entries %(first)s and "
+                    "%(place)s): list each territory once",
+                    territory=name,
+                    first=first[name],
+                    place=place,
+                ),
                 "draft",
             )
             continue

@@ -71,7 +71,7 @@ from pbem.game.store import (
     write_game,
     write_history,
 )
-from pbem.present.i18n import check_language, moderator_language
+from pbem.present.i18n import check_language, language, moderator_language
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
 from pbem.present.secret_check import wrong_secret
 from pbem.present.text import plural
@@ -309,7 +309,11 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
             "put them there"
         )
     checked = with_duplicates([check_submission(game, p) for p in files])
-    return game, [(s, forecast(game.state, s.orders) if s.accepted else []) for s in checked]
+    board = game.state.board.name
+    return game, [
+        (s, forecast(game.state, s.orders, language(s.language, board)) if s.accepted else [])
+        for s in checked
+    ]
 
 
 OVERVIEW_ATTACKS = 6
@@ -320,14 +324,17 @@ forecasts any plan."""
 
 
 def _forecasts(state: GameState, orders: Sequence[Orders]) -> list[str]:
-    """What each player's orders were forecast to do, for the moderator's overview."""
+    """What each player's orders were forecast to do, for the moderator's overview (in the
+    moderator's language)."""
     out = []
+    lang = language(moderator_language(), state.board.name)
     for o in orders:
         named = {t for a in o.attack for t in (a.source, a.target)}
         if len(o.attack) > OVERVIEW_ATTACKS or sum(map(state.armies, named)) > OVERVIEW_ARMIES:
-            out.append(f"{o.player}: a plan too large to forecast here (pbem check forecasts it)")
+            too_large = lang._("a plan too large to forecast here (pbem check forecasts it)")
+            out.append(f"{o.player}: {too_large}")
             continue
-        out += [f"{o.player}: {line}" for line in forecast(state, o)]
+        out += [f"{o.player}: {line}" for line in forecast(state, o, lang)]
     return out
 
 

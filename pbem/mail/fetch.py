@@ -329,7 +329,7 @@ class _Fetcher:
         self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
         if future is not None:
             self.seen["accepted"][key]["dated"] = letter.date.isoformat()
-        lines = processor.forecast(state, submission.orders)
+        lines = processor.forecast(state, submission.orders, self.speaking(me))
         _ = self.speaking(me)._
         body = _(
             "Your orders for turn %(turn)s of %(game)s are accepted.",
