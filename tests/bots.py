@@ -220,10 +220,8 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
 
     continent_of = _continent_of(board)
 
-    def worth(target: str) -> float:
-        """How much taking `target` is worth, before counting the armies on it."""
-        owner = m.owner[target]
-        continent = continent_of[target]
+    def continent_worth(continent: Continent) -> float:
+        """What any territory of `continent` is worth, before its owner is counted."""
         held = held_in[continent.name]
         missing = len(continent.territories) - held
         value = 6.0 * held / len(continent.territories) + continent.bonus * 0.3
@@ -231,6 +229,14 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
             value += 5.0
         if continent.name in goal_continents:
             value += 8.0
+        return value
+
+    continent_worths = {c.name: continent_worth(c) for c in board.continents.values()}
+
+    def worth(target: str) -> float:
+        """How much taking `target` is worth, before counting the armies on it."""
+        owner = m.owner[target]
+        value = continent_worths[continent_of[target].name]
         if owner == goal_target:
             value += 10.0
         if owner == NEUTRAL:
@@ -246,14 +252,13 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     # Fronts: the best attacks, each given the armies it needs, as far as the armies go; the
     # rest to the best of them (or, now and then, all on one base or spread at random).
     borders = m.borders()
-    pairs = sorted(
-        (
-            (worths[t] + 2 * min(m.armies[s] / (m.armies[t] + 1), 4) + 2 * rng.random(), s, t)
-            for s in borders
-            for t in m.enemies(s)
-        ),
-        reverse=True,
-    )
+    held_armies, random_ = m.armies, rng.random
+    pairs = []
+    for s in borders:
+        for t in m.enemies(s):
+            ratio = held_armies[s] / (held_armies[t] + 1)
+            pairs.append((worths[t] + 2 * (ratio if ratio < 4 else 4) + 2 * random_(), s, t))
+    pairs.sort(reverse=True)
     base = pairs[0][1] if pairs else rng.choice(m.mine())
     roll = rng.random()
     if roll < 0.6 and armies > 1:

@@ -245,8 +245,6 @@ def _read_plain(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
     lines = book.lines
     rows = _PLAIN_ROW.findall(text)  # one a line
     for number, (bracket, name, close, key, value, digits, lists, other) in enumerate(rows, 1):
-        if other or len(bracket) != len(close):
-            return None
         if key:
             if key in here:
                 return None  # a key set twice
@@ -256,6 +254,8 @@ def _read_plain(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
                 here[key] = int(digits) if digits else value
             table = book.table  # book.note(number, None, None, key), the usual line, inline
             lines.setdefault(f"{table}.{key}" if table else key, number)
+        elif other or len(bracket) != len(close):
+            return None  # not plain TOML, or a header's brackets do not match
         elif bracket == "[[":
             if name not in arrays:
                 if name in data:
