@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import F, reports_errors
+from pbem.cli.common import F, instant, reports_errors
 from pbem.errors import PbemError
 
 MAIL_FROM = click.option(
@@ -186,6 +186,11 @@ def mail_fetch(
 )
 @MAIL_FROM
 @click.option("--reply-to", help="The Reply-To of every message, over the settings.")
+@click.option(
+    "--now",
+    metavar="ISO-TIME",
+    help="The Date of the messages built now, e.g. 2026-12-03T20:00+01:00 (default: the clock).",
+)
 @reports_errors
 def mail_send(
     directory: Path,
@@ -199,6 +204,7 @@ def mail_send(
     kit: bool,
     sender: str | None,
     reply_to: str | None,
+    now: str | None,
 ) -> None:
     """Mail each player's reports not yet sent, and the answers waiting in outbox/.
 
@@ -227,7 +233,15 @@ def mail_send(
         raise click.UsageError("--starttls, --ssl and --user go with --smtp")
     flags: dict[str, str | None] = {"from": sender, "reply_to": reply_to, "bcc": bcc or None}
     result = inbox.send(
-        directory, flags, server, ask, dry_run, every, copy_sender=bcc == "", kit=kit
+        directory,
+        flags,
+        server,
+        ask,
+        dry_run,
+        every,
+        copy_sender=bcc == "",
+        kit=kit,
+        now=instant(now),
     )
     click.echo("\n".join(result.lines()))
     if not result.ok:
