@@ -28,7 +28,7 @@ from pbem.core.board import load_board
 from pbem.core.state import Options, state_digest
 from pbem.errors import PbemError
 from pbem.game import players, processor
-from pbem.game.store import GAME_FILE, _load_toml, read_game, write_game
+from pbem.game.store import GAME_FILE, _load_toml, read_game, report_dir, write_game
 from pbem.kit import KIT_NAME
 from pbem.mail.reports import report_subject
 from pbem.present import i18n, report
@@ -193,7 +193,7 @@ def babel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for r in range(1, RESOLUTIONS):
         game = read_game(directory)
         for player in game.state.awaiting():
-            sent = directory / "reports" / f"{r - 1:04d}" / f"{player}.orders.toml"
+            sent = report_dir(directory, r - 1) / f"{player}.orders.toml"
             (directory / "orders" / f"{player}.toml").write_text(
                 attacking(sent.read_text(encoding="utf-8")), encoding="utf-8"
             )
@@ -205,7 +205,7 @@ def babel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_each_player_reads_their_report_in_their_language(babel: Path) -> None:
     for r in range(RESOLUTIONS):
         for player, code in LANGUAGE_OF.items():
-            folder = babel / "reports" / f"{r:04d}"
+            folder = report_dir(babel, r)
             text = (folder / f"{player}.txt").read_text(encoding="utf-8")
             assert WHAT_HAPPENED[code] in text, (player, r)
             for other, heading in WHAT_HAPPENED.items():
@@ -219,7 +219,7 @@ def test_each_player_reads_their_report_in_their_language(babel: Path) -> None:
 def test_the_six_language_game_keeps_each_players_secret_and_hand(babel: Path) -> None:
     game = read_game(babel)
     secrets = {r.name: r.secret for r in game.registrations}
-    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(babel, RESOLUTIONS - 1)
     for p in game.state.players:
         files = [f.read_text(encoding="utf-8") for f in folder.glob(f"{p.name}.*")]
         if p.name in game.state.awaiting():  # only the next player gets an order file
@@ -233,12 +233,12 @@ def test_the_six_language_game_keeps_each_players_secret_and_hand(babel: Path) -
 
 
 def test_the_moderator_overview_stays_in_english(babel: Path) -> None:
-    text = (babel / "reports" / f"{RESOLUTIONS - 1:04d}" / "_moderator.txt").read_text()
+    text = (report_dir(babel, RESOLUTIONS - 1) / "_moderator.txt").read_text()
     assert "What happened" in text
 
 
 def test_names_on_the_board_are_the_players_own(babel: Path) -> None:
-    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(babel, RESOLUTIONS - 1)
     italian = (folder / "dan.txt").read_text(encoding="utf-8")
     assert "Europa meridionale" in italian and "Kamchatka" in italian
     assert "Southern Europe" not in italian
@@ -291,7 +291,7 @@ def test_the_game_language_is_everyones_unless_a_player_has_their_own(tmp_path: 
     assert result.exit_code == 0, result.output
     game = read_game(tmp_path / "g")
     assert (game.language_of("a"), game.language_of("b")) == ("nl", "sv")
-    assert "Wat er gebeurde" in (tmp_path / "g" / "reports" / "0000" / "a.txt").read_text()
+    assert "Wat er gebeurde" in (report_dir(tmp_path / "g", 0) / "a.txt").read_text()
 
 
 # --- Orders in the player's language -----------------------------------------------------------
@@ -357,12 +357,12 @@ def test_check_with_a_view_speaks_the_views_language(babel: Path, tmp_path: Path
 
 
 def test_the_mail_subject_is_in_the_players_language(babel: Path) -> None:
-    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(babel, RESOLUTIONS - 1)
     view = json.loads((folder / "dan.view.json").read_text(encoding="utf-8"))
-    subject = report_subject(view, "dan", RESOLUTIONS - 1)
+    subject = report_subject(view, "dan", "turn 3")
     assert subject.startswith("turno ")
     english = json.loads((folder / "ann.view.json").read_text(encoding="utf-8"))
-    assert report_subject(english, "ann", RESOLUTIONS - 1).startswith("turn ")
+    assert report_subject(english, "ann", "turn 3").startswith("turn ")
 
 
 # --- Gujarati ----------------------------------------------------------------------------------
@@ -386,10 +386,10 @@ def test_gujarati_text_wraps_by_display_width() -> None:
 
 
 def test_the_gujarati_report_declares_its_language_and_a_gujarati_font(babel: Path) -> None:
-    html = (babel / "reports" / "0001" / "fay.html").read_text(encoding="utf-8")
+    html = (report_dir(babel, 1) / "fay.html").read_text(encoding="utf-8")
     assert '<html lang="gu">' in html
     assert "Noto Sans Gujarati" in html and "Shruti" in html
-    text = (babel / "reports" / "0001" / "fay.txt").read_text(encoding="utf-8")
+    text = (report_dir(babel, 1) / "fay.txt").read_text(encoding="utf-8")
     board = text.split("બોર્ડ\n")[1].split("\n\n")[0]
     rows = [line for line in board.splitlines() if line.rstrip()[-1:].isdigit()]
     assert len(rows) == 42
@@ -699,3 +699,22 @@ def test_check_with_a_view_forecasts_in_the_views_language(babel: Path, tmp_path
     assert any(" plaatsen op " in line for line in lines[1:]), lines
     assert any(" aanvallen vanuit " in line for line in lines[1:]), lines
     assert _english_in_forecast(lines[1:]) == [], lines
+
+
+def test_a_text_report_in_any_language_is_verified_like_its_view_file(babel: Path) -> None:
+    from pbem.present.verify import read_record
+
+    for r in range(RESOLUTIONS):
+        folder = report_dir(babel, r)
+        for player in LANGUAGE_OF:
+            told = read_record(folder / f"{player}.txt")
+            viewed = read_record(folder / f"{player}.view.json")
+            assert (told.key, told.previous, told.rolls, told.resolution) == (
+                viewed.key,
+                viewed.previous,
+                viewed.rolls,
+                viewed.resolution,
+            ), (player, r)
+            assert told.commitment == viewed.commitment
+    rolled = [read_record(report_dir(babel, r) / "fay.txt").rolls for r in range(RESOLUTIONS)]
+    assert any(rolled)

@@ -544,3 +544,85 @@ def test_orders_built_in_code_validate_like_parsed_ones() -> None:
     state = alice_to_play()
     assert rules.validate(state, orders(state, place=[("Ukraine", "rest")])) == []
     assert rules.validate(state, orders(state, place=[("Ukraine", 1), ("Ural", REST)])) == []
+
+
+PLAIN_FILE = 'game = "g"\nturn = 3\nplayer = "alice"\nsecret = "s"  # from the report\n\n' + FULL
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        (PLAIN_FILE.replace('trade = [["Alaska", "Peru", "wild"]]\n', ""), True),
+        ('game = "g"\n\n# a comment\n  [[ place ]]  \nterritory = "Peru" # here\narmies = 0', True),
+        (PLAIN_FILE, True),
+        ('trade = [ ["Peru","wild" , "a b"],["Iceland", "Ural", "Siam"] ]  # two sets', True),
+        ('trade = [["Peru", "wild", "Siam"],]', False),  # a trailing comma
+        ('trade = [\n  ["Peru", "wild", "Siam"]\n]', False),  # a list over several lines
+        ('trade = [["Pe]ru", "wild", "Siam"]]', False),  # a bracket in a name
+        ("trade = []", False),
+        (PLAIN_FILE.replace("\n", "\r\n"), False),
+        ('game = "a\\"b"\nturn = 1\n', False),  # an escape
+        ("turn = 1\nturn = 2\n", False),  # a key twice: the TOML parser says what is wrong
+        ("[fortify]\n[fortify]\n", False),
+        ("[[place]]\n[place]\n", False),
+        ("place = 1\n[[place]]\n", False),
+        ("[[place]\narmies = 1\n", False),
+        ("turn = 01\n", False),
+        ("turn = 1_000\n", False),
+        ('game = "x\u2028"\nturn = 1\n', False),  # a line break for str.splitlines
+        ('game = """x"""\n', False),
+    ],
+)
+def test_plain_files_are_read_in_one_pass_as_the_toml_parser_reads_them(
+    text: str, plain: bool
+) -> None:
+    """Files in the plain TOML that Orders.to_toml writes are read without the TOML parser, to
+    the same data and key lines; any other file is left to it (and to its error messages)."""
+    import tomllib
+
+    from pbem.core import orders as module
+
+    read = module._read_plain(text)
+    assert (read is not None) == plain
+    if read is not None:
+        assert read == (tomllib.loads(text), module._locate(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "[[place]]",
+                "[[attack]]",
+                "[fortify]",
+                'territory = "Peru"',
+                "armies = 3",
+                'armies = "rest"',
+                "turn = 2",
+                'from = "Peru"',
+                "# note",
+                "",
+                "  ",
+                "\t[ fortify ]",
+                'game = "g"',
+                'trade = [["Peru", "wild", "Ural"]]',
+                "trade = [[]]",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_any_plain_file_reads_as_the_toml_parser_reads_it(lines: list[str]) -> None:
+    import tomllib
+
+    from pbem.core import orders as module
+
+    text = "\n".join(lines)
+    read = module._read_plain(text)
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert read is None
+        return
+    assert read is None or read == (expected, module._locate(text))

@@ -16,7 +16,7 @@ from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 from pbem.present.plan import percent
 from pbem.present.view import game_view
 
@@ -123,14 +123,14 @@ def test_an_unreadable_order_file_is_a_problem_not_an_error(
     _, [(submission, _)] = processor.check_files(game_dir, [path])
     assert submission.orders is None and submission.player is None
     assert message in submission.messages()[0]
-    view = game_dir / "reports" / "0000" / "alice.view.json"
+    view = report_dir(game_dir, 0) / "alice.view.json"
     [(checked, _)] = processor.check_with_view(view, [path])
     assert message in checked.messages()[0]
 
 
 def test_a_players_own_check_against_the_view_file(playing_dir: Path, tmp_path: Path) -> None:
     player = read_game(playing_dir).state.awaiting()[0]
-    view = playing_dir / "reports" / "0001" / f"{player}.view.json"
+    view = report_dir(playing_dir, 1) / f"{player}.view.json"
     good = tmp_path / "good.toml"
     secret = skeleton_secret(playing_dir, player)
     good.write_text(attacking(skeleton(playing_dir, player)))
@@ -265,13 +265,14 @@ def test_the_summary_says_what_was_resolved_and_what_comes_next(playing_dir: Pat
     rolls = len([e for e in outcome.events if e.kind == "rolled"])
     assert rolls >= 1
     assert lines[0] == (
-        f"Resolved test-game resolution 2: {len(outcome.events)} events, "
+        f"Resolved test-game turn 1 (resolution 2, history/0002.toml): "
+        f"{len(outcome.events)} events, "
         f"{rolls} {'roll' if rolls == 1 else 'rolls'}, "
         f"{conquests} {'territory' if conquests == 1 else 'territories'} taken."
     )
     state = outcome.state
     assert lines[1] == f"Turn {state.turn} awaits {state.current_player.name}."
-    assert lines[2] == f"Reports: {playing_dir / 'reports' / '0002'}"
+    assert lines[2] == f"Reports: {playing_dir / 'reports' / '0002-turn-1'}"
     over = replace(outcome, state=replace(state, phase=Phase.OVER, winner="bob"), reports=())
     assert processor.summary(over).splitlines()[1:] == ["The game is over: bob won."]
 

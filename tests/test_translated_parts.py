@@ -15,7 +15,7 @@ from pbem.core import missions
 from pbem.core.board import load_board
 from pbem.core.orders import parse_orders
 from pbem.errors import OrderError
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 from pbem.present import i18n, reasons, stats
 from pbem.present import missions as mission_view
 from pbem.present.i18n import language, speaking
@@ -73,7 +73,7 @@ def test_no_english_sentence_in_the_other_languages_reports(babel: Path) -> None
     for r in range(RESOLUTIONS):
         for player, code in LANGUAGE_OF.items():
             for kind in ("txt", "html"):
-                path = babel / "reports" / f"{r:04d}" / f"{player}.{kind}"
+                path = report_dir(babel, r) / f"{player}.{kind}"
                 text = path.read_text(encoding="utf-8")
                 if code == "en":
                     shown.update(english_in(text))
@@ -161,10 +161,10 @@ def test_mission_progress_is_told_in_each_language(babel: Path, code: str) -> No
 
 
 def test_stats_from_a_view_file_speak_its_players_language(babel: Path) -> None:  # noqa: F811
-    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(babel, RESOLUTIONS - 1)
     _numbers, lines = stats.view_stats(folder / "dan.view.json")
     assert lines[0].startswith(
-        language("it")._("The game so far: %(resolutions)s, %(turns)s.", resolutions="", turns="")[
+        language("it")._("The game so far: %(turns)s.", turns="")[
             :10
         ]
     )

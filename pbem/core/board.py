@@ -9,14 +9,13 @@ territory name (`Board.lookup`).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 import functools
 import sys
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +98,13 @@ class Board:
     _index: Mapping[str, str] = field(
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
+    _exact: Mapping[str, str] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
+    _names: tuple[str, ...] = field(init=False, repr=False, compare=False, hash=False, default=())
+    _adjacency: Mapping[str, tuple[str, ...]] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "territories", MappingProxyType(dict(self.territories)))
@@ -112,11 +118,24 @@ class Board:
         for other, name in self.translated.items():
             index.setdefault(normalise(other), name)
         object.__setattr__(self, "_index", MappingProxyType(index))
+        # What `lookup` answers for a name written exactly as the board spells it (or one of
+        # its aliases or translations), without normalising it.
+        spelt = [*self.territories, *(a for t in self.territories.values() for a in t.aliases)]
+        exact = {text: index[normalise(text)] for text in [*spelt, *self.translated]}
+        object.__setattr__(self, "_exact", exact)
+        object.__setattr__(self, "_names", tuple(self.territories))
+        adjacency = {t.name: t.neighbours for t in self.territories.values()}
+        object.__setattr__(self, "_adjacency", adjacency)
 
     @property
     def names(self) -> tuple[str, ...]:
         """The canonical territory names in board order."""
-        return tuple(self.territories)
+        return self._names
+
+    def continents_within(self, territories: Iterable[str]) -> tuple[str, ...]:
+        """The continents every territory of which is among `territories`, in board order."""
+        held = set(territories)
+        return tuple(c.name for c in self.continents.values() if held.issuperset(c.territories))
 
     def _territory(self, name: str) -> Territory:
         try:
@@ -131,7 +150,8 @@ class Board:
 
     def neighbours(self, name: str) -> tuple[str, ...]:
         """The canonical names bordering territory `name`."""
-        return self._territory(name).neighbours
+        found = self._adjacency.get(name)
+        return self._territory(name).neighbours if found is None else found  # or UnknownTerritory
 
     def borders(self) -> tuple[tuple[str, str], ...]:
         """Every border once, as (earlier, later) pairs sorted by board order."""
@@ -146,7 +166,9 @@ class Board:
 
     def lookup(self, text: str) -> str:
         """The canonical name for what a player wrote; raises UnknownTerritory with a suggestion."""
-        found = self._index.get(normalise(text))
+        found = self._exact.get(text)
+        if found is None:
+            found = self._index.get(normalise(text))
         if found is None:
             raise UnknownTerritory(text, self._suggest(text))
         return found
@@ -160,6 +182,8 @@ class Board:
         )
 
     def _suggest(self, text: str) -> str | None:
+        import difflib  # only for a name that is not on the board
+
         close = difflib.get_close_matches(normalise(text), list(self._index), n=1)
         return self._index[close[0]] if close else None
 
@@ -195,7 +219,16 @@ class Board:
         }
 
 
+@functools.cache
 def _boards_dir() -> Traversable:
+    """The boards' folder: on disk when pbem is installed as files (read directly, without the
+    imports of importlib.resources), else (the player's kit, a zip file) as a package
+    resource."""
+    here = Path(__file__).parent / "boards"
+    if here.is_dir():
+        return here
+    from importlib import resources
+
     return resources.files("pbem.core") / "boards"
 
 

@@ -147,8 +147,9 @@ class Reinforcement:
 
 def reinforcement(state: GameState, player: str) -> Reinforcement:
     """What `player`'s next turn gives before any card trade."""
-    count = len(state.owned(player))
-    held = state.continents_held(player)
+    owned = state.owned(player)
+    count = len(owned)
+    held = state.board.continents_within(owned)
     bonus = sum(state.board.continents[c].bonus for c in held)
     return Reinforcement(count, max(3, count // 3), held, bonus)
 
@@ -256,10 +257,15 @@ def can_fortify(state: GameState, player: str, source: str, target: str) -> str 
 
 def next_seat(state: GameState, seat: int) -> int:
     """The next living player after `seat`, round the table."""
-    n = len(state.players)
+    return next_alive([p.alive for p in state.players], seat)
+
+
+def next_alive(alive: Sequence[bool], seat: int) -> int:
+    """The next seat after `seat` whose `alive` is true, round the table (`seat` if none)."""
+    n = len(alive)
     for step in range(1, n + 1):
         candidate = (seat + step) % n
-        if state.players[candidate].alive:
+        if alive[candidate]:
             return candidate
     return seat
 

@@ -14,25 +14,33 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.core import dice
-from pbem.core.events import Event, Rolled, RolledForFirst
 from pbem.core.orders import Orders
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
-from pbem.game import clock, deadlines, players, undo
-from pbem.game.replay import replay_orders, replay_setup, state_after
+from pbem.game import clock
 from pbem.game.store import (
     Game,
     HistoryRecord,
     history_count,
     history_path,
+    played_in,
     read_game,
     read_history,
     read_history_file,
 )
+from pbem.present.text import plural
 from pbem.terminal import quoted
+
+if TYPE_CHECKING:
+    from pbem.core.events import Event, Rolled
+    from pbem.game.undo import UndoRecord
+
+# The audit's replay, events, deadlines, addresses and undo are imported where they are used:
+# every command that reads a game checks it against its history (`history_problem`), and loads
+# only what that takes.
 
 SHOWN_DIFFERENCES = 6
 """How many differences a refusal lists before it says how many more there are."""
@@ -43,12 +51,28 @@ class AuditSummary:
     resolutions: int
     rolls: int
     final_digest: str
+    last: str = "the deal"
+    """What the last resolution played, as players name it ("turn 13")."""
+
+    def passed(self) -> str:
+        """What `pbem audit` says when all is well."""
+        span = "the deal" if self.resolutions == 1 else f"the deal to {self.last}"
+        files = "history/0000.toml" + (
+            f" to {self.resolutions - 1:04d}.toml" if self.resolutions > 1 else ""
+        )
+        return (
+            f"audit passed: {span} replayed ({plural(self.resolutions, 'resolution')}, "
+            f"{files}), {plural(self.rolls, 'roll')} and every key checked, game.toml matches"
+        )
 
 
 def audit_game(directory: Path) -> AuditSummary:
     """Replay every resolution from history/0000 and compare everything with what was recorded:
     keys, events, dice and states; the undone resolutions too (against the state before them);
     that the autopilot played only after a deadline; and that game.toml is where it all ends."""
+    from pbem.game import deadlines, players, undo
+    from pbem.game.replay import replay_setup
+
     game = read_game(directory, check_history=False)
     undo.check_not_interrupted(directory)
     count = history_count(directory)
@@ -67,7 +91,7 @@ def audit_game(directory: Path) -> AuditSummary:
     state: GameState | None = None
     for r in range(count):
         record = setup_record if r == 0 else read_history(directory, r)
-        where = _resolution_words(r, record, f"history/{r:04d}.toml")
+        where = _resolution_words(game, r, record, f"history/{r:04d}.toml")
         key = _audit_key(game, where, record, r)
         if not dice.key_follows(key, previous):
             raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
@@ -101,7 +125,8 @@ def audit_game(directory: Path) -> AuditSummary:
     address = players.address_problem(game)
     if address:
         raise AuditError(address)
-    return AuditSummary(count, rolls, state_digest(state))
+    last = played_in(game, count - 1, record.turn).label
+    return AuditSummary(count, rolls, state_digest(state), last)
 
 
 def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
@@ -111,14 +136,16 @@ def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
     return key
 
 
-def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameState) -> int:
+def _audit_undone(game: Game, undone: Sequence[UndoRecord], state: GameState) -> int:
     """Check undone resolutions: their keys, and their dice and events from the state before
     them; returns how many rolls they hold."""
+    from pbem.game import undo
+
     rolls = 0
     for u in undone:
         path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
         record = read_history_file(path)
-        where = "undone " + _resolution_words(u.resolution, record, str(path))
+        where = "undone " + _resolution_words(game, u.resolution, record, str(path))
         _audit_key(game, where, record, u.resolution)
         if record.key != u.key:
             raise AuditError(f"{where}: its key differs from the one its undo.toml records")
@@ -128,6 +155,8 @@ def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameStat
 
 
 def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:
+    from pbem.game.replay import replay_orders
+
     orders = _check_recorded_orders(game, where, state, record)
     try:
         after, events = replay_orders(
@@ -173,15 +202,16 @@ def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequen
         raise AuditError(f"{where}: the state after it differs from the one recorded")
 
 
-def _resolution_words(r: int, record: HistoryRecord, file: str) -> str:
-    """`resolution 4 (turn 4, alice's turn; history/0004.toml)`."""
-    if r == 0:
-        whose = "the setup"
+def _resolution_words(game: Game, r: int, record: HistoryRecord, file: str) -> str:
+    """`turn 4, alice's turn (resolution 5, history/0005.toml)`."""
+    played = played_in(game, r, record.turn)
+    if played.kind == "deal":
+        whose = ""
     elif len(record.players) == 1:
-        whose = f"turn {record.turn}, {record.players[0]}'s turn"
+        whose = f"{record.players[0]}'s turn"
     else:
-        whose = f"turn {record.turn}, the orders of {', '.join(record.players)}"
-    return f"resolution {r} ({whose}; {file})"
+        whose = f"the orders of {', '.join(record.players)}"
+    return played.words(whose, file)
 
 
 def _dice_words(dice: Sequence[int]) -> str:
@@ -190,6 +220,8 @@ def _dice_words(dice: Sequence[int]) -> str:
 
 def event_difference(recorded: Sequence[Event], i: int, replayed: Event) -> str:
     """Recorded event `i` and what the replay gives instead, in words."""
+    from pbem.core.events import Rolled, RolledForFirst
+
     a, b = recorded[i], replayed
     if isinstance(a, Rolled) and isinstance(b, Rolled) and _attack(a) == _attack(b):
         number = 1 + sum(
@@ -239,7 +271,7 @@ def history_problem(game: Game) -> str | None:
                 f"game.toml is at resolution {last + 1} but history/{r:04d}.toml is missing: "
                 "restore the history from a backup"
             )
-    setup = read_history(directory, 0)
+    setup = read_history(directory, 0, events=False)
     if setup.key != game.key(0).hex():
         other = (setup.setup or {}).get("game")
         if other is not None and str(other) != game.name:
@@ -252,7 +284,7 @@ def history_problem(game: Game) -> str | None:
             "the key history/0000.toml recorded for resolution 0 is not its key; restore "
             "game.toml from a backup"
         )
-    record = setup if last == 0 else read_history(directory, last)
+    record = setup if last == 0 else read_history(directory, last, events=False)
     if record.resolution != last or record.key != game.key(last).hex():
         return (
             f"history/{last:04d}.toml belongs to another game: its key is not this game's key "
@@ -261,6 +293,8 @@ def history_problem(game: Game) -> str | None:
     if record.state_digest == state_digest(game.state):
         return None
     where = f"history/{last:04d}.toml"
+    from pbem.game.replay import state_after
+
     try:
         recorded = state_after(game, last)
     except (PbemError, ValueError, KeyError, TypeError) as err:

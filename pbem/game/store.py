@@ -12,24 +12,21 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
-import tomli_w
 
-from pbem.core import dice, missions
+from pbem.core import dice
 from pbem.core.board import load_board
-from pbem.core.engine import Randomness
-from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
 from pbem.core.state import NEUTRAL as NEUTRAL
 from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
     GameState,
     Phase,
+    SetupMode,
     StopAt,
     TradedCards,
     state_from_dict,
@@ -53,12 +50,20 @@ from pbem.game.safety import (
 from pbem.present.i18n import check_language
 from pbem.terminal import quoted
 
+if TYPE_CHECKING:
+    from pbem.core.engine import Randomness
+    from pbem.core.events import Event
+    from pbem.present.numbering import Played
+
+# The engine, the events and the turns' numbering are imported where they are used: checking
+# orders reads a game (and the head of its history) without them.
+
 GAME_FILE = "game.toml"
 HISTORY = "history"
 ORDERS = "orders"
 REPORTS = "reports"
 LOCK_FILE = ".lock"
-FORMAT = 4
+FORMAT = 5
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = (
     "name",
@@ -102,6 +107,8 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(raw)
         if len(written) > 1:
+            from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
+
             with ThreadPoolExecutor(min(8, len(written))) as pool:
                 list(pool.map(_sync_file, (tmp for _, tmp in written)))
         else:
@@ -239,6 +246,8 @@ class Game:
         return dice.resolution_key(self.seed, resolution, self.chain_length)
 
     def randomness(self, resolution: int) -> Randomness:
+        from pbem.core.engine import Randomness
+
         return Randomness(self.key(resolution), dice.hidden_key(self.seed))
 
 
@@ -343,7 +352,14 @@ def _format_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format": 4, "options": options}
 
 
-MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3, 3: _format_3_to_4}
+def _format_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 4 named report folders by resolution alone (`reports/0014/`); from format 5 on
+    they also name the turn (`reports/0014-turn-13/`). The game file itself does not change:
+    the folders already written keep their names, and every command finds both."""
+    return {**data, "format": 5}
+
+
+MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3, 3: _format_3_to_4, 4: _format_4_to_5}
 """For each older format, the step that turns its data into the next format's."""
 
 
@@ -441,6 +457,8 @@ def mission_inconsistency(state: GameState) -> str | None:
     dealt = [p.mission for p in state.players if p.mission is not None]
     if not state.options.missions:
         return "missions are dealt, but the game plays without them" if dealt else None
+    from pbem.core import missions  # only for a game with missions
+
     cards = missions.deck([p.name for p in state.players])
     if len(dealt) != len(state.players) or len(set(dealt)) != len(dealt):
         return "in a game with missions every player holds one mission card of their own"
@@ -505,6 +523,8 @@ def game_document(game: Game) -> dict[str, Any]:
 
 
 def write_game(game: Game) -> None:
+    import tomli_w  # the writer only when writing
+
     atomic_write(game.path / GAME_FILE, tomli_w.dumps(game_document(game)))
 
 
@@ -554,6 +574,8 @@ class HistoryRecord:
 
     def rolls(self) -> list[dict[str, Any]]:
         """The battle rolls of this resolution, as the dice list of docs/views.md gives them."""
+        from pbem.core.events import Rolled
+
         return [
             {
                 "from": e.source,
@@ -569,6 +591,8 @@ class HistoryRecord:
 
     def first_player_rolls(self) -> list[dict[str, Any]]:
         """The setup's dice for the first player, in the order rolled."""
+        from pbem.core.events import RolledForFirst
+
         return [
             {"player": e.player, "die": e.die} for e in self.events if isinstance(e, RolledForFirst)
         ]
@@ -598,17 +622,28 @@ def write_history(directory: Path, record: HistoryRecord) -> None:
         for o in record.orders
     ]
     doc["events"] = [e.to_dict() for e in record.events]
+    import tomli_w
+
     atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
 
 
-def read_history(directory: Path, resolution: int) -> HistoryRecord:
-    return read_history_file(history_path(directory, resolution))
+def read_history(directory: Path, resolution: int, *, events: bool = True) -> HistoryRecord:
+    return read_history_file(history_path(directory, resolution), events=events)
 
 
-def read_history_file(path: Path) -> HistoryRecord:
-    """A history file wherever it is (history/NNNN.toml, or an undone one)."""
+def read_history_file(path: Path, *, events: bool = True) -> HistoryRecord:
+    """A history file wherever it is (history/NNNN.toml, or an undone one).
+
+    With `events` false the record's events are left out (an empty tuple), for what needs only
+    its key, state digest and setup: the check of game.toml against the history that every
+    command reading a game makes, which then decodes (and imports) no event."""
     data = _load_toml(path)
     try:
+        decoded: tuple[Event, ...] = ()
+        if events:
+            from pbem.core.events import event_from_dict
+
+            decoded = tuple(event_from_dict(e) for e in data.get("events", []))
         return HistoryRecord(
             resolution=int(data["resolution"]),
             turn=int(data["turn"]),
@@ -620,7 +655,7 @@ def read_history_file(path: Path) -> HistoryRecord:
                 )
                 for o in data.get("orders", [])
             ),
-            events=tuple(event_from_dict(e) for e in data.get("events", [])),
+            events=decoded,
             state_digest=str(data["state"]),
             setup=data.get("setup"),
             time=str(data["time"]) if "time" in data else None,
@@ -665,7 +700,32 @@ def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list
 
 
 def report_dir(directory: Path, resolution: int) -> Path:
-    return directory / REPORTS / f"{resolution:04d}"
+    """The folder of a resolution's reports: `reports/0014-turn-13/` as pbem names it from game
+    file format 5 on, or `reports/0014/` as a game of an older format named it before
+    (docs/game-directory.md). When neither is there, the older name (which does not exist)."""
+    folder = directory / REPORTS
+    old = folder / f"{resolution:04d}"
+    if old.is_dir():
+        return old
+    found = sorted(folder.glob(f"{resolution:04d}-*"))
+    return found[0] if found else old
+
+
+def drafted(game: Game) -> bool:
+    """Whether the game was set up by a draft (its resolution 1 is the draft)."""
+    return game.state.options.setup is SetupMode.DRAFT
+
+
+def played_in(game: Game, resolution: int, turn: int) -> Played:
+    """What `resolution` of `game` played, `turn` as its history records it."""
+    from pbem.present.numbering import Played  # (and the events) when a resolution is told
+
+    return Played.of(resolution, turn, draft=resolution == 1 and drafted(game))
+
+
+def new_report_dir(directory: Path, played: Played) -> Path:
+    """Where the reports of a resolution being made go: `reports/0014-turn-13/`."""
+    return directory / REPORTS / played.folder()
 
 
 def order_files(directory: Path) -> list[Path]:
