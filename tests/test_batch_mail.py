@@ -398,10 +398,10 @@ def test_the_library_sends_the_latest_reports_and_no_copies_unless_asked(root: P
         write_skeletons(root / game)
         processor.resolve_game(root / game)
     game = inbox.send_game(root / "friday")
-    assert sorted(game.built) == ["r0001-ann.eml", "r0001-ben.eml"]
+    assert sorted(game.built) == ["r0001-setup-turn-ann.eml", "r0001-setup-turn-ben.eml"]
     duel = inbox.send_root(root, games=[root / "duel"])  # as `pbem run --send` does
     assert [(name, sorted(r.built)) for name, r in duel.games] == [
-        ("duel", ["r0001-ann.eml", "r0001-cy.eml"])
+        ("duel", ["r0001-setup-turn-ann.eml", "r0001-setup-turn-cy.eml"])
     ]
     rest = inbox.send(root)
     assert isinstance(rest, inbox.RootSend)
@@ -409,7 +409,11 @@ def test_the_library_sends_the_latest_reports_and_no_copies_unless_asked(root: P
     assert built == {
         "duel": [],
         "friday": [],
-        "league": ["r0000-ben.eml", "r0000-cy.eml", "r0000-dee.eml"],  # a new game: its setup
+        "league": [
+            "r0000-deal-ben.eml",
+            "r0000-deal-cy.eml",
+            "r0000-deal-dee.eml",
+        ],  # a new game: its setup
     }
     assert all(msg["Bcc"] is None for msg in every_outbox(root).values())
 

@@ -372,12 +372,18 @@ def test_the_first_send_of_a_game_under_way_builds_only_its_latest_reports(
 ) -> None:
     played_twice(game_dir)
     first = mail.send_mail(game_dir, MODERATOR)
-    assert sorted(first.built) == ["r0002-alice.eml", "r0002-bob.eml", "r0002-carol.eml"]
-    assert "only the reports of resolution 2 are mailed" in first.notes[0]
+    assert sorted(first.built) == [
+        "r0002-turn-1-alice.eml",
+        "r0002-turn-1-bob.eml",
+        "r0002-turn-1-carol.eml",
+    ]
+    assert "only the reports after turn 1 (resolution 2, history/0002.toml)" in first.notes[0]
     assert mail.send_mail(game_dir, MODERATOR).built == []
     every = mail.send_mail(game_dir, MODERATOR, every=True)
     assert sorted(every.built) == [
-        f"r000{r}-{p}.eml" for r in (0, 1) for p in ("alice", "bob", "carol")
+        f"r000{r}-{what}-{p}.eml"
+        for r, what in ((0, "deal"), (1, "setup-turn"))
+        for p in ("alice", "bob", "carol")
     ]
 
 
@@ -385,7 +391,7 @@ def test_a_report_carries_the_kit_only_when_asked(game_dir: Path) -> None:
     mail.send_mail(game_dir, MODERATOR)
     from pbem.kit import KIT_NAME
 
-    built = parse((game_dir / "outbox" / "r0000-alice.eml").read_bytes())
+    built = parse((game_dir / "outbox" / "r0000-deal-alice.eml").read_bytes())
     assert [p.get_filename() for p in built.iter_attachments()] == [
         "alice.orders.toml",
         "alice.view.json",
@@ -402,11 +408,11 @@ def test_waiting_messages_take_the_addresses_in_force_when_sent(game_dir: Path) 
     )
     assert sorted(changed.pending) == [
         "by-hand.eml",
-        "r0000-alice.eml",
-        "r0000-bob.eml",
-        "r0000-carol.eml",
+        "r0000-deal-alice.eml",
+        "r0000-deal-bob.eml",
+        "r0000-deal-carol.eml",
     ]
-    report = parse((game_dir / "outbox" / "r0000-alice.eml").read_bytes())
+    report = parse((game_dir / "outbox" / "r0000-deal-alice.eml").read_bytes())
     assert (report["From"], report["Reply-To"], report["Bcc"]) == (
         "new@example.org",
         "answers@example.org",
@@ -414,7 +420,7 @@ def test_waiting_messages_take_the_addresses_in_force_when_sent(game_dir: Path) 
     )
     assert (game_dir / "outbox" / "by-hand.eml").read_bytes() == by_hand
     mail.send_mail(game_dir, "new@example.org")
-    report = parse((game_dir / "outbox" / "r0000-alice.eml").read_bytes())
+    report = parse((game_dir / "outbox" / "r0000-deal-alice.eml").read_bytes())
     assert (report["Reply-To"], report["Bcc"]) == ("new@example.org", None)
 
 
@@ -438,9 +444,9 @@ def test_a_refusal_500_at_data_is_for_good(game_dir: Path, server: Server) -> No
     server.recorder.refuse_data = {"bob@example.org": "500 5.5.2 line too long"}
     first = mail.send_mail(game_dir, MODERATOR, server.smtp())
     assert [line.split(";")[0] for line in first.failed] == [
-        "r0000-bob.eml: the server refused it: 500 5.5.2 line too long"
+        "r0000-deal-bob.eml: the server refused it: 500 5.5.2 line too long"
     ]
-    assert folder(game_dir, "failed") == ["r0000-bob.eml", "r0000-bob.eml.reason.txt"]
+    assert folder(game_dir, "failed") == ["r0000-deal-bob.eml", "r0000-deal-bob.eml.reason.txt"]
 
 
 def test_a_reply_code_beyond_5xx_at_data_is_not_taken_as_for_good(
@@ -448,9 +454,9 @@ def test_a_reply_code_beyond_5xx_at_data_is_not_taken_as_for_good(
 ) -> None:
     server.recorder.refuse_data = {"bob@example.org": "600 no such reply"}
     first = mail.send_mail(game_dir, MODERATOR, server.smtp())
-    assert first.pending == ["r0000-bob.eml"] and folder(game_dir, "failed") == []
+    assert first.pending == ["r0000-deal-bob.eml"] and folder(game_dir, "failed") == []
     assert first.failed == [
-        "r0000-bob.eml: bob@example.org refused for now: 600 no such reply; it waits"
+        "r0000-deal-bob.eml: bob@example.org refused for now: 600 no such reply; it waits"
     ]
 
 
@@ -471,14 +477,14 @@ def test_a_message_the_server_cannot_take_goes_to_failed(
     monkeypatch.setattr(send, "_connect", lambda server: Unable())
     result = mail.send_mail(game_dir, MODERATOR, mail.SmtpServer("h"))
     assert len(result.failed) == 3
-    assert result.failed[0].startswith("r0000-alice.eml: the server cannot take it: SMTPUTF8")
+    assert result.failed[0].startswith("r0000-deal-alice.eml: the server cannot take it: SMTPUTF8")
     assert len(folder(game_dir, "failed")) == 6
 
 
 def test_a_dry_run_lists_what_would_wait_and_a_run_without_server_each_once(
     game_dir: Path,
 ) -> None:
-    names = ["r0000-alice.eml", "r0000-bob.eml", "r0000-carol.eml"]
+    names = ["r0000-deal-alice.eml", "r0000-deal-bob.eml", "r0000-deal-carol.eml"]
     dry = mail.send_mail(game_dir, MODERATOR, dry_run=True)
     assert (sorted(dry.built), sorted(dry.pending)) == (names, names)
     assert "3 messages would wait in outbox/: " in dry.lines()[-1]

@@ -341,7 +341,7 @@ def test_audit_checks_the_setup_against_its_replay(played: Path) -> None:
     setup["state"] = "0" * 64
     _rewrite_history(played, 0, setup)
     with pytest.raises(
-        AuditError, match=r"resolution 0 \(the setup; history/0000.toml\): the state after it"
+        AuditError, match=r"the deal \(resolution 0, history/0000.toml\): the state after it"
     ):
         processor.audit_game(played)
 
