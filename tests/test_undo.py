@@ -350,3 +350,20 @@ def test_a_resolution_made_again_is_mailed_though_its_first_reports_were_skipped
     processor.resolve_game(d)
     again = send_mail(d)
     assert {name[:5] for name in again.built} == {"r0001"}
+
+
+def test_an_undone_draft_is_called_the_draft_and_nothing_else_is() -> None:
+    setup = undo.UndoRecord(1, 1, "yesterday", "late", "00", 0)
+    assert setup.note().startswith("the setup turn, turn 0 (resolution 1, history/0001.toml)")
+    assert setup.note(drafted=True).startswith("the draft, turn 0 (resolution 1, ")
+    after_the_draft = undo.UndoRecord(2, 1, "yesterday", "late", "00", 0)
+    assert after_the_draft.note(drafted=True).startswith("the setup turn, turn 0 (resolution 2, ")
+
+
+def test_the_notes_of_a_dealt_game_name_its_setup_turn(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    write_skeletons(d)
+    processor.resolve_game(d)
+    undo.undo_last(d, NOW, WHY)
+    (note,) = undo.undone_notes(d)
+    assert note.startswith("the setup turn, turn 0 (resolution 1, history/0001.toml) was undone")
