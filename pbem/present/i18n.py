@@ -225,6 +225,8 @@ def place(name: str) -> str:
 def display_width(text: str) -> int:
     """Columns `text` takes on a terminal: combining marks and format characters take none,
     wide (East Asian) characters two, the rest one."""
+    if text.isascii():  # every ASCII character takes one column
+        return len(text)
     width = 0
     for ch in text:
         if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):

@@ -45,6 +45,7 @@ from pbem.terminal import printable, quoted
 
 if TYPE_CHECKING:  # Jinja2 is loaded when a report is rendered, not by every command
     import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 __all__ = [
     "MODERATOR",
@@ -111,13 +112,12 @@ def _printable_value(value: Any, markup: type[str]) -> Any:
 def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinja2.Environment:
     import jinja2
     import markupsafe
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     loaders: list[jinja2.BaseLoader] = []
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    env = ImmutableSandboxedEnvironment(
+    env = _sandbox()(
         loader=jinja2.ChoiceLoader(loaders),
         finalize=functools.partial(_printable_value, markup=markupsafe.Markup),
         undefined=jinja2.StrictUndefined,
@@ -139,6 +139,28 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.globals["wrap"] = i18n.wrap
     env.globals["width"] = i18n.display_width
     return env
+
+
+@functools.cache
+def _sandbox() -> type[ImmutableSandboxedEnvironment]:
+    """Jinja2's immutable sandbox, its verdict on an attribute remembered by the type of the
+    object and the attribute's name, the only things the verdict depends on (a report reads
+    a thousand attributes, of a dozen kinds)."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class Sandbox(ImmutableSandboxedEnvironment):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.verdicts: dict[tuple[type[Any], str], bool] = {}
+
+        def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+            key = (type(obj), attr)
+            verdict = self.verdicts.get(key)
+            if verdict is None:
+                verdict = self.verdicts[key] = super().is_safe_attribute(obj, attr, value)
+            return verdict
+
+    return Sandbox
 
 
 def columns(text: str, indent: str | int = "", more: str | int | None = None) -> str:
