@@ -187,16 +187,46 @@ def render(
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview, with
     `forecasts`, what the orders carried out were forecast to do."""
-    name = "moderator" if player is None else "report"
+    context = _context(game, resolution, events, player, rejected, orders, now, undone, stats)
+    return _render(game, player, kind, context, forecasts)
+
+
+def _context(
+    game: Game,
+    resolution: int,
+    events: Sequence[Event],
+    player: str | None,
+    rejected: Sequence[str] = (),
+    orders: Sequence[Orders] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
+    stats: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The context of `player`'s reports (both kinds), in their language."""
     lang = player_language(game, player)
     with i18n.speaking(lang):
         context = report_context(
             game, resolution, events, player, rejected, orders, now, undone, stats
         )
-        context["lang"] = lang.code
-        context["forecasts"] = list(forecasts) if player is None else []
+    context["lang"] = lang.code
+    return context
+
+
+def _render(
+    game: Game,
+    player: str | None,
+    kind: str,
+    context: Mapping[str, Any],
+    forecasts: Sequence[str] = (),
+) -> str:
+    """One of `player`'s reports from their context (`_context`)."""
+    name = "moderator" if player is None else "report"
+    lang = player_language(game, player)
+    with i18n.speaking(lang):
         return render_template(
-            environment(game.path.resolve(), lang.code), f"{name}.{kind}.j2", context
+            environment(game.path.resolve(), lang.code),
+            f"{name}.{kind}.j2",
+            {**context, "forecasts": list(forecasts) if player is None else []},
         )
 
 
@@ -249,16 +279,31 @@ def view_file(
     game so far (public, for `pbem stats --view`) and the hash of the player's own secret, as
     sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
-    view["dice"] = dice_section(game, resolution, events)
+    return _view_file(
+        game,
+        player,
+        view,
+        dice_section(game, resolution, events),
+        stats if stats is not None else _stats(game, resolution, events),
+    )
+
+
+def _view_file(
+    game: Game,
+    player: str,
+    view: Mapping[str, Any],
+    dice: Mapping[str, Any],
+    stats: Mapping[str, Any],
+) -> str:
+    """The view file from the player's view and the resolution's dice check and story."""
+    out = {**view, "dice": dice}
     if game.language_of(player) != i18n.DEFAULT:
-        view["language"] = game.language_of(player)
+        out["language"] = game.language_of(player)
     reg = game.registration(player)
     if reg is not None:
-        view["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
-    view["stats"] = without_battles(
-        stats if stats is not None else _stats(game, resolution, events)
-    )
-    return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
+        out["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
+    out["stats"] = without_battles(stats)
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_reports(
@@ -283,23 +328,21 @@ def render_reports(
     files: dict[str, str] = {}
     stats = _stats(game, resolution, events)
     for p in game.state.players:
-        files[f"{p.name}.txt"] = render(
-            game, resolution, events, p.name, "txt", (), orders, now, undone, stats
+        context = _context(game, resolution, events, p.name, (), orders, now, undone, stats)
+        for kind in ("txt", "html"):
+            files[f"{p.name}.{kind}"] = _render(game, p.name, kind, context)
+        files[f"{p.name}.view.json"] = _view_file(
+            game, p.name, context["view"], context["dice"], stats
         )
-        files[f"{p.name}.html"] = render(
-            game, resolution, events, p.name, "html", (), orders, now, undone, stats
-        )
-        files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name, stats)
         reg = game.registration(p.name)
         if p.alive and game.state.phase is not Phase.OVER and p.name in game.state.awaiting():
             with i18n.speaking(player_language(game, p.name)):
                 files[f"{p.name}.orders.toml"] = order_skeleton(
                     game.state, p.name, reg.secret if reg else ""
                 )
+    context = _context(game, resolution, events, None, rejected, orders, now, undone, stats)
     for kind in ("txt", "html"):
-        files[f"{MODERATOR}.{kind}"] = render(
-            game, resolution, events, None, kind, rejected, orders, now, undone, stats, forecasts
-        )
+        files[f"{MODERATOR}.{kind}"] = _render(game, None, kind, context, forecasts)
     return files
 
 
