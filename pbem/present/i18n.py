@@ -81,11 +81,24 @@ def builtin_catalogue(code: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(io.BytesIO(mo.read_bytes()))
 
 
+def own_catalogues(game_dir: Path | None) -> Path | None:
+    """`game_dir` when it has catalogues of its own (a locale/ folder), else None: the games
+    without share the built-in catalogues and everything made from them."""
+    if game_dir is not None and (game_dir / "locale").is_dir():
+        return game_dir
+    return None
+
+
 @functools.lru_cache(maxsize=64)
 def translations(code: str, game_dir: Path | None = None) -> gettext.NullTranslations:
     """The catalogue of language `code`: the game's own (if it has one) before the built-in."""
+    return _translations(code, own_catalogues(game_dir))
+
+
+@functools.lru_cache(maxsize=64)
+def _translations(code: str, game_dir: Path | None) -> gettext.NullTranslations:
     builtin = builtin_catalogue(code)
-    if game_dir is None or not (game_dir / "locale").is_dir():
+    if game_dir is None:
         return builtin
     own = gettext.translation(DOMAIN, str(game_dir / "locale"), [code], fallback=True)
     if isinstance(own, gettext.GNUTranslations):
@@ -188,6 +201,11 @@ class Language:
 @functools.lru_cache(maxsize=64)
 def language(code: str = DEFAULT, board: str = "classic", game_dir: Path | None = None) -> Language:
     """The Language for `code` (checked), with the names of `board`."""
+    return _language(code, board, own_catalogues(game_dir))
+
+
+@functools.lru_cache(maxsize=64)
+def _language(code: str, board: str, game_dir: Path | None) -> Language:
     check_language(code)
     return Language(code, translations(code, game_dir), board_names(board, code))
 

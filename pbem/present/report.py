@@ -97,7 +97,9 @@ def environment(game_dir: Path | None = None, language: str = i18n.DEFAULT) -> j
     `{% trans %}`, newstyle: placeholders as `%(name)s`), from the game's own catalogue (its
     `locale/` folder) before the built-in one (docs/languages.md)."""
     own = game_dir / "templates" if game_dir is not None else None
-    return _environment(own if own is not None and own.is_dir() else None, game_dir, language)
+    return _environment(
+        own if own is not None and own.is_dir() else None, i18n.own_catalogues(game_dir), language
+    )
 
 
 def _printable_value(value: Any, markup: type[str]) -> Any:
@@ -110,6 +112,8 @@ def _printable_value(value: Any, markup: type[str]) -> Any:
 
 @functools.lru_cache(maxsize=32)
 def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinja2.Environment:
+    """The environment of the games with templates `own` and catalogues in `game_dir`/locale
+    (None: the built-in ones): one for every game that has neither."""
     import jinja2
     import markupsafe
 
