@@ -149,11 +149,7 @@ class Language:
     def number(self, n: int) -> str:
         """`n` with this language's digit grouping (plain digits where Babel is not installed,
         as in the player's kit, which only checks orders)."""
-        try:
-            from babel.numbers import format_decimal
-        except ImportError:  # pragma: no cover - the kit
-            return str(n)
-        return str(format_decimal(n, locale=self.code))
+        return _number(self.code, n)
 
     def when(self, moment: datetime) -> str:
         """A date and time (with its zone's offset) the way this language writes them."""
@@ -196,6 +192,16 @@ class Language:
                 message=message,
             )
         return f"{source}: {message}"
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _number(code: str, n: int) -> str:
+    """`n` as language `code` writes it, worked out once (a report writes hundreds)."""
+    try:
+        from babel.numbers import format_decimal
+    except ImportError:  # pragma: no cover - the kit
+        return str(n)
+    return str(format_decimal(n, locale=code))
 
 
 @functools.lru_cache(maxsize=64)

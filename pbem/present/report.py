@@ -22,7 +22,6 @@ from pbem.core.events import (
     Event,
 )
 from pbem.core.orders import Orders
-from pbem.core.state import Phase
 from pbem.errors import PbemError
 from pbem.game.store import Game
 from pbem.present import i18n
@@ -191,12 +190,15 @@ def render(
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview, with
     `forecasts`, what the orders carried out were forecast to do."""
-    context = _context(game, resolution, events, player, rejected, orders, now, undone, stats)
-    return _render(game, player, kind, context, forecasts)
+    where = game.path.resolve()
+    lang = player_language(game, player, where)
+    context = _context(game, lang, resolution, events, player, rejected, orders, now, undone, stats)
+    return _render(lang, where, player, kind, context, forecasts)
 
 
 def _context(
     game: Game,
+    lang: i18n.Language,
     resolution: int,
     events: Sequence[Event],
     player: str | None,
@@ -206,8 +208,7 @@ def _context(
     undone: Sequence[str] = (),
     stats: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The context of `player`'s reports (both kinds), in their language."""
-    lang = player_language(game, player)
+    """The context of `player`'s reports (both kinds), in their language `lang`."""
     with i18n.speaking(lang):
         context = report_context(
             game, resolution, events, player, rejected, orders, now, undone, stats
@@ -217,27 +218,28 @@ def _context(
 
 
 def _render(
-    game: Game,
+    lang: i18n.Language,
+    where: Path,
     player: str | None,
     kind: str,
     context: Mapping[str, Any],
     forecasts: Sequence[str] = (),
 ) -> str:
-    """One of `player`'s reports from their context (`_context`)."""
+    """One of `player`'s reports from their context (`_context`), for the game at `where`."""
     name = "moderator" if player is None else "report"
-    lang = player_language(game, player)
     with i18n.speaking(lang):
         return render_template(
-            environment(game.path.resolve(), lang.code),
+            environment(where, lang.code),
             f"{name}.{kind}.j2",
             {**context, "forecasts": list(forecasts) if player is None else []},
         )
 
 
-def player_language(game: Game, player: str | None) -> i18n.Language:
-    """The language `player` reads (None: the moderator's, PBEM_LANG)."""
+def player_language(game: Game, player: str | None, where: Path | None = None) -> i18n.Language:
+    """The language `player` reads (None: the moderator's, PBEM_LANG); `where` is the game's
+    folder, resolved."""
     code = i18n.moderator_language() if player is None else game.language_of(player)
-    return i18n.language(code, game.state.board.name, game.path.resolve())
+    return i18n.language(code, game.state.board.name, where or game.path.resolve())
 
 
 def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
@@ -331,22 +333,21 @@ def render_reports(
     file alone (to attach)."""
     files: dict[str, str] = {}
     stats = _stats(game, resolution, events)
+    where = game.path.resolve()
     for p in game.state.players:
-        context = _context(game, resolution, events, p.name, (), orders, now, undone, stats)
+        lang = player_language(game, p.name, where)
+        context = _context(game, lang, resolution, events, p.name, (), orders, now, undone, stats)
         for kind in ("txt", "html"):
-            files[f"{p.name}.{kind}"] = _render(game, p.name, kind, context)
+            files[f"{p.name}.{kind}"] = _render(lang, where, p.name, kind, context)
         files[f"{p.name}.view.json"] = _view_file(
             game, p.name, context["view"], context["dice"], stats
         )
-        reg = game.registration(p.name)
-        if p.alive and game.state.phase is not Phase.OVER and p.name in game.state.awaiting():
-            with i18n.speaking(player_language(game, p.name)):
-                files[f"{p.name}.orders.toml"] = order_skeleton(
-                    game.state, p.name, reg.secret if reg else ""
-                )
-    context = _context(game, resolution, events, None, rejected, orders, now, undone, stats)
+        if context["skeleton"] is not None:  # the players the next turn awaits
+            files[f"{p.name}.orders.toml"] = context["skeleton"]
+    lang = player_language(game, None, where)
+    context = _context(game, lang, resolution, events, None, rejected, orders, now, undone, stats)
     for kind in ("txt", "html"):
-        files[f"{MODERATOR}.{kind}"] = _render(game, None, kind, context, forecasts)
+        files[f"{MODERATOR}.{kind}"] = _render(lang, where, None, kind, context, forecasts)
     return files
 
 
