@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import jinja2
 import pytest
-from conftest import new_game
+from conftest import new_game, write_skeletons
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core.state import Options
-from pbem.game import processor
+from pbem.game import batch, processor
 from pbem.game.store import read_game
 from pbem.present import i18n, report, svgmap
+
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -164,3 +169,53 @@ def test_each_player_gets_their_own_map_from_the_shared_shapes(tmp_path: Path) -
     mine = {t.name for t in svgmap.map_shapes(state, "alice")["territories"] if t.mine}
     assert mine == set(state.owned("alice"))
     assert not any(t.mine for t in svgmap.map_shapes(state, None)["territories"])
+
+
+def test_preloading_puts_every_builtin_template_in_the_shared_environment() -> None:
+    report.preload()
+    env = report.environment(None)
+    loaded = {name for _, name in env.cache} if env.cache is not None else set()
+    assert {"report.html.j2", "report.txt.j2", "moderator.html.j2", "macros.html.j2"} <= loaded
+
+
+def _root_of_games(root: Path, count: int) -> list[Path]:
+    games = []
+    for i in range(count):
+        directory = root / f"g{i}"
+        processor.new_game(
+            directory,
+            processor.parse_player_list(["ann", "bob", "cy"]),
+            Options(),
+            seed=bytes([i]) * 32,
+            name=f"g{i}",
+        )
+        write_skeletons(directory)
+        games.append(directory)
+    return games
+
+
+def test_two_jobs_fork_their_workers_with_the_templates_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = _root_of_games(tmp_path / "games", 2)
+    calls: list[int] = []
+    real = report.preload
+    monkeypatch.setattr(report, "preload", lambda: calls.append(os.getpid()) or real())
+    runs = batch.resolve_due(games, NOW, jobs=2)
+    assert [r.result for r in runs] == [batch.Result.RESOLVED] * 2
+    assert calls == [os.getpid()]  # in this process, before the workers were forked
+    batch.resolve_due(games, NOW, jobs=1)
+    assert len(calls) == 1  # one job forks nothing
+
+
+def test_two_jobs_write_every_file_as_one_job_does(tmp_path: Path) -> None:
+    one = _root_of_games(tmp_path / "one", 4)
+    two = [Path(shutil.copytree(g, tmp_path / "two" / g.name)) for g in one]
+    batch.resolve_due(one, NOW, jobs=1)
+    batch.resolve_due(two, NOW, jobs=2)
+    for a, b in zip(one, two, strict=True):
+        files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+        assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+        assert any(f.parts[0] == "reports" and f.name.endswith(".html") for f in files)
+        for f in files:
+            assert (a / f).read_bytes() == (b / f).read_bytes(), f

@@ -9,19 +9,15 @@ the folder it is in.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import tomli as tomllib  # the compiled parser: a root of a thousand games reads every name
+
 from pbem.errors import PbemError
 from pbem.game.settings import ROOT_FILE
 from pbem.game.store import GAME_FILE
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 def find_games(root: Path) -> list[Path]:

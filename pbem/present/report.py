@@ -101,6 +101,17 @@ def environment(game_dir: Path | None = None, language: str = i18n.DEFAULT) -> j
     )
 
 
+def preload() -> None:
+    """Load Jinja2, the built-in templates (compiled) and the number formats into the shared
+    environments of the players' default language and the moderator's: done before worker
+    processes are forked, each of them finds them loaded instead of loading its own."""
+    for code in dict.fromkeys((i18n.DEFAULT, i18n.moderator_language())):
+        env = environment(None, code)
+        for name in env.list_templates(filter_func=lambda n: n.endswith(".j2")):
+            env.get_template(name)
+        i18n.language(code).number(1000)
+
+
 def _printable_value(value: Any, markup: type[str]) -> Any:
     if isinstance(value, markup):  # markup: markupsafe.Markup, passed in by _environment
         return markup(printable(str(value), lines=True))
