@@ -18,8 +18,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core.state import Options
 from pbem.game import batch, processor
-from pbem.game.store import read_game
-from pbem.present import i18n, report, svgmap
+from pbem.game.store import history_count, read_game
+from pbem.present import i18n, report, stats, svgmap
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
@@ -219,3 +219,23 @@ def test_two_jobs_write_every_file_as_one_job_does(tmp_path: Path) -> None:
         assert any(f.parts[0] == "reports" and f.name.endswith(".html") for f in files)
         for f in files:
             assert (a / f).read_bytes() == (b / f).read_bytes(), f
+
+
+def test_the_history_is_counted_up_to_its_first_gap(tmp_path: Path) -> None:
+    folder = tmp_path / "history"
+    folder.mkdir()
+    assert history_count(tmp_path) == 0
+    for name in ("0000.toml", "0001.toml", "0003.toml", "0002.tmp", "notes.txt"):
+        (folder / name).write_text("")
+    assert history_count(tmp_path) == 2
+
+
+def test_the_story_reads_the_history_up_to_its_first_gap_or_stranger(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    assert [r for r, _, _ in stats.recorded_resolutions(directory, 5)] == [0, 1]
+    moved = directory / "history" / "0001.toml"
+    moved.rename(directory / "aside.toml")
+    moved.mkdir()  # a folder where a file should be is no record
+    assert [r for r, _, _ in stats.recorded_resolutions(directory, 5)] == [0]
