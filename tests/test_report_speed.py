@@ -239,3 +239,32 @@ def test_the_story_reads_the_history_up_to_its_first_gap_or_stranger(tmp_path: P
     moved.rename(directory / "aside.toml")
     moved.mkdir()  # a folder where a file should be is no record
     assert [r for r, _, _ in stats.recorded_resolutions(directory, 5)] == [0]
+
+
+def test_the_maps_continents_and_borders_are_rendered_once_for_every_report(
+    tmp_path: Path,
+) -> None:
+    directory = new_game(tmp_path / "game", "alice,bob,carol,dave")
+    env = report.environment(directory.resolve())
+    env.rendered.clear()  # type: ignore[attr-defined]
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    assert len(env.rendered) == 1  # type: ignore[attr-defined]
+    folder = directory / "reports" / "0001"
+    for name in ("alice.html", "dave.html", "_moderator.html"):
+        html = (folder / name).read_text()
+        assert html.count('<g class="continents">') == 1
+        assert html.count("<line x1=") > 80  # every border of the classic board
+
+
+def test_a_game_can_draw_the_maps_board_its_own_way(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    (directory / "templates").mkdir()
+    (directory / "templates" / "map_board.html.j2").write_text(
+        '  <g class="mine">{{ map.continents|length }} continents</g>'
+    )
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    html = (directory / "reports" / "0001" / "alice.html").read_text()
+    assert '  <g class="mine">6 continents</g>\n  <g class="territories"' in html
+    assert '<g class="continents">' not in html

@@ -181,6 +181,8 @@ def _sandbox() -> type[ImmutableSandboxedEnvironment]:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.verdicts: dict[tuple[type[Any], str], bool] = {}
+            self.rendered: dict[object, str] = {}
+            """Pieces of reports that are the same in many, rendered once (`_board_svg`)."""
 
         def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
             key = (type(obj), attr)
@@ -284,12 +286,28 @@ def _render(
 ) -> str:
     """One of `player`'s reports from their context (`_context`), for the game at `where`."""
     name = "moderator" if player is None else "report"
+    env = environment(where, lang.code)
     with i18n.speaking(lang):
+        if kind == "html":
+            context = {**context, "map": {**context["map"], "board_svg": _board_svg(env, context)}}
         return render_template(
-            environment(where, lang.code),
+            env,
             f"{name}.{kind}.j2",
             {**context, "forecasts": list(forecasts) if player is None else []},
         )
+
+
+def _board_svg(env: jinja2.Environment, context: Mapping[str, Any]) -> Any:
+    """The map's continents and borders (map_board.html.j2), rendered once for every report
+    with the same shapes in this environment (its templates and language)."""
+    import markupsafe
+
+    shapes = context["map"]
+    key = (tuple(shapes["continents"]), tuple(shapes["lines"]), tuple(shapes["edge_labels"]))
+    kept: dict[object, str] = getattr(env, "rendered", {})
+    if key not in kept:
+        kept[key] = render_template(env, "map_board.html.j2", {"map": shapes})
+    return markupsafe.Markup(kept[key])
 
 
 def player_language(game: Game, player: str | None, where: Path | None = None) -> i18n.Language:
