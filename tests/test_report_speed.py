@@ -268,3 +268,14 @@ def test_a_game_can_draw_the_maps_board_its_own_way(tmp_path: Path) -> None:
     html = (directory / "reports" / "0001" / "alice.html").read_text()
     assert '  <g class="mine">6 continents</g>\n  <g class="territories"' in html
     assert '<g class="continents">' not in html
+
+
+def test_text_that_python_calls_printable_needs_no_escape() -> None:
+    from pbem.terminal import printable
+
+    for code in range(0x110000):
+        ch = chr(code)
+        if ch.isprintable():
+            assert printable(ch, lines=True) == ch, hex(code)
+    for ch in ("\x1b", "\u202e", "\u2028", "\t", "\n", "\x85"):
+        assert not ch.isprintable()

@@ -126,8 +126,8 @@ def _finalize(markup: type[str]) -> Callable[[Any], Any]:
 
     def finalize(value: Any) -> Any:
         kind = type(value)
-        if kind is str:
-            return printable(value, lines=True)
+        if kind is str:  # printable text has nothing `printable` would escape
+            return value if value.isprintable() else printable(value, lines=True)
         if kind is int:
             return value
         return _printable_value(value, markup)
