@@ -279,3 +279,20 @@ def test_text_that_python_calls_printable_needs_no_escape() -> None:
             assert printable(ch, lines=True) == ch, hex(code)
     for ch in ("\x1b", "\u202e", "\u2028", "\t", "\n", "\x85"):
         assert not ch.isprintable()
+
+
+def test_a_context_without_the_rendered_board_draws_the_same_map(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    game = read_game(directory)
+    context = report.report_context(game, 1, (), "alice")
+    assert "board_svg" not in context["map"]
+    html = report.environment(directory.resolve()).get_template("report.html.j2").render(context)
+    written = (directory / "reports" / "0001" / "alice.html").read_text()
+
+    def svg(page: str) -> str:
+        return page.split('<div class="map">')[1].split("</svg>")[0]
+
+    assert svg(html) == svg(written)
+    assert '<g class="continents">' in svg(html)
