@@ -1,6 +1,7 @@
 """Every speed figure of the moderator's commands, each against a baseline measured in the same run.
 
-Usage: python benchmarks/all.py [--runs N] [--quick]   (prints figures; nothing is asserted)
+Usage: python benchmarks/all.py [--runs N] [--quick] [--only ROW ...]   (prints figures; nothing
+is asserted)
 
 A busy machine makes absolute times drift, so each figure is set against a baseline taken in
 the same run: the bare interpreter (`python -c pass`, in this same environment) for the
@@ -48,11 +49,14 @@ from conftest import SEED, write_skeletons  # noqa: E402
 from pbem.core import dice  # noqa: E402
 from pbem.core.board import load_board  # noqa: E402
 from pbem.core.engine import Randomness, new_game, resolve  # noqa: E402
-from pbem.core.events import Rolled  # noqa: E402
+from pbem.core.events import Event, Rolled  # noqa: E402
 from pbem.core.orders import Attack, Orders  # noqa: E402
 from pbem.core.state import Holding, Options, Phase, SetupMode, state_digest  # noqa: E402
 from pbem.game import audit, processor, store  # noqa: E402
 from pbem.game.replay import replay_orders  # noqa: E402
+
+# The groups of rows, in the order they are measured (--only picks some).
+GROUPS = ("commands", "batch", "selfplay", "dice", "audit")
 
 PLAYERS6 = ["alice", "bob", "carol", "dave", "erin", "frank"]
 
@@ -283,10 +287,13 @@ def batch_rows(work: Path, games: int, runs: int, bare: float) -> list[Row]:
 
 def selfplay_row(games: int, runs: int, bare: float) -> Row:
     board = load_board("classic")
+    seeds = [hashlib.sha256(b"selfplay-bench/%d" % i).digest() for i in range(games)]
+    # The key chains are computed once per game (4,096 hashes): keep that out of the figure.
+    # (dice.py keeps the chains of 16 games, fewer than are played here.)
+    keys = [[dice.resolution_key(seed, r) for r in range(300)] for seed in seeds]
 
     def play() -> None:
-        for i in range(games):
-            seed = hashlib.sha256(b"selfplay-bench/%d" % i).digest()
+        for i, seed in enumerate(seeds):
             hidden = dice.hidden_key(seed)
             rng = random.Random(seed)
             options = Options(setup=SetupMode.RANDOM)
@@ -295,14 +302,13 @@ def selfplay_row(games: int, runs: int, bare: float) -> Row:
                 ("alice", "bob", "carol"),
                 board,
                 options,
-                Randomness(dice.resolution_key(seed, 0), hidden),
+                Randomness(keys[i][0], hidden),
             )
             while state.phase is not Phase.OVER and state.resolution < 300:
                 orders = tuple(orders_for(state, n, rng) for n in state.awaiting())
-                key = dice.resolution_key(seed, state.resolution)
-                state, _ = resolve(state, orders, Randomness(key, hidden))
+                state, _ = resolve(state, orders, Randomness(keys[i][state.resolution], hidden))
 
-    play()  # the key chains are computed once per game: keep that out of the figure
+    play()
     rate = median([games / cpu_of(play) for _ in range(runs)])
     return Row(
         "self-play",
@@ -335,18 +341,17 @@ def dice_row(runs: int) -> Row:
     territories[target] = Holding("bob", 3000)
     state = replace(state, territories=territories, phase=Phase.PLAY, turn=1, current=0)
     orders = Orders(state.game, 1, "alice", "x", attack=(Attack(source, target),))
-    counted: list[int] = []
+    resolved: list[tuple[Event, ...]] = []
 
     def battle() -> None:
-        _, events = resolve(state, (orders,), Randomness(key, key))
-        counted.append(
-            sum(len(e.attacker) + len(e.defender) for e in events if isinstance(e, Rolled))
-        )
+        resolved.append(resolve(state, (orders,), Randomness(key, key))[1])
 
     rates = []
     for _ in range(runs):
-        seconds = cpu_of(battle)
-        rates.append(counted[-1] / seconds)
+        seconds = cpu_of(battle)  # the engine's time; its dice are counted outside it
+        events = resolved.pop()
+        rolled = sum(len(e.attacker) + len(e.defender) for e in events if isinstance(e, Rolled))
+        rates.append(rolled / seconds)
     rate = median(rates)
     share = rate / raw_rate
     return Row(
@@ -390,7 +395,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (the median counts)")
     parser.add_argument("--quick", action="store_true", help="fewer games, for a first look")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=GROUPS,
+        metavar="ROW",
+        help=f"measure only these groups of rows, of {', '.join(GROUPS)} (default: all)",
+    )
     args = parser.parse_args()
+    only = set(args.only or GROUPS)
     runs = args.runs
     print(machine())
     started = time.perf_counter()
@@ -398,18 +411,20 @@ def main() -> None:
         work = Path(tmp)
         bare = interpreter(max(runs, 5))
         print(f"baseline: python -c pass takes {bare * 1000:.1f} ms CPU (median of {max(runs, 5)})")
-        rows = command_rows(work, runs, bare)
-        for row in rows:
-            print(row.show(), flush=True)
-        for row in batch_rows(work, 40 if args.quick else 200, max(1, runs // 3), bare):
-            rows.append(row)
-            print(row.show(), flush=True)
-        for row in (selfplay_row(5 if args.quick else 20, runs, bare), dice_row(runs)):
-            rows.append(row)
-            print(row.show(), flush=True)
-        for row in audit_rows(work, min(runs, 3), bare):
-            rows.append(row)
-            print(row.show(), flush=True)
+        measures: dict[str, Callable[[], list[Row]]] = {
+            "commands": lambda: command_rows(work, runs, bare),
+            "batch": lambda: batch_rows(work, 40 if args.quick else 200, max(1, runs // 3), bare),
+            "selfplay": lambda: [selfplay_row(5 if args.quick else 20, runs, bare)],
+            "dice": lambda: [dice_row(runs)],
+            "audit": lambda: audit_rows(work, min(runs, 3), bare),
+        }
+        rows: list[Row] = []
+        for group in GROUPS:
+            if group not in only:
+                continue
+            for row in measures[group]():
+                rows.append(row)
+                print(row.show(), flush=True)
         bare_after = interpreter(max(runs, 5))
     print(
         f"baseline again at the end: {bare_after * 1000:.1f} ms CPU; "

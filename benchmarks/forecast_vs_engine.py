@@ -16,7 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from forecast_plans import PLANS, compare, fifty_army_plans  # noqa: E402
 
-from pbem.core.forecast import forecast_lines, forecast_plan  # noqa: E402
+from pbem.core.forecast import forecast_plan  # noqa: E402
+from pbem.present.plan import forecast_lines  # noqa: E402
 
 
 def main() -> int:

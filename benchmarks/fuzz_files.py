@@ -30,6 +30,7 @@ from conftest import new_game, skeleton, write_skeletons  # noqa: E402
 
 from pbem.errors import PbemError  # noqa: E402
 from pbem.game import processor  # noqa: E402
+from pbem.game.store import report_dir  # noqa: E402
 from pbem.present import verify  # noqa: E402
 
 CONTROL = ["\x1b[2J", "\r", "\x00", "\u202e", "\x85", "\x07", "\n"]
@@ -162,8 +163,8 @@ def main() -> None:
         player = processor.read_game(directory).state.awaiting()[0]
         order = skeleton(directory, player).encode()
         attacking = order + b'\n[[attack]]\nfrom = "Peru"\nto = "Brazil"\n'
-        view = (directory / "reports" / "0001" / f"{player}.view.json").read_bytes()
-        report = (directory / "reports" / "0001" / f"{player}.txt").read_bytes()
+        view = (report_dir(directory, 1) / f"{player}.view.json").read_bytes()
+        report = (report_dir(directory, 1) / f"{player}.txt").read_bytes()
         seen: collections.Counter[tuple[str, str, str]] = collections.Counter()
         failures = 0
         started = time.perf_counter()
@@ -178,7 +179,7 @@ def main() -> None:
                 "order": lambda: (
                     processor.check_files(directory, [target])[1]
                     + processor.check_with_view(
-                        directory / "reports" / "0001" / f"{player}.view.json", [target]
+                        report_dir(directory, 1) / f"{player}.view.json", [target]
                     )
                 ),
                 "view": lambda: processor.check_with_view(target, [directory / "fuzz.toml"]),

@@ -224,7 +224,7 @@ def new(
     game = read_game(directory)
     if game.deadline is not None and game.schedule is not None:
         echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
-    echo(f"Reports to send: {directory / 'reports' / '0000'}")
+    echo(f"Reports to send: {outcome.reports[0].parent}")
 
 
 @main.command(short_help="Check order files, changing nothing.")
@@ -292,7 +292,7 @@ def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bo
 
     outcome = processor.resolve_game(directory, list(files) or None, _now(now), force)
     if outcome.recovered:
-        echo(f"Completed resolution {outcome.resolution}, interrupted earlier.")
+        echo(f"Completed {processor.played(outcome).words()}, interrupted earlier.")
     for s in outcome.rejected:
         for message in s.messages():
             echo(f"rejected: {message}")
@@ -336,36 +336,25 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
 @main.command(name="dice", short_help="List every die rolled, with its key.")
 @click.argument("directory", type=GAME_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON (docs/views.md).")
-@click.option("--resolution", type=int, help="Only this resolution.")
+@click.option("--turn", type=click.IntRange(min=0), help="Only this turn (0: the setup turn).")
+@click.option("--resolution", type=int, help="Only this resolution (history/NNNN.toml).")
 @reports_errors
-def dice_command(directory: Path, as_json: bool, resolution: int | None) -> None:
-    """List every die rolled, resolution by resolution, with its key.
+def dice_command(directory: Path, as_json: bool, turn: int | None, resolution: int | None) -> None:
+    """List every die rolled, turn by turn, with its key.
 
     \b
-    Example:
-      pbem dice games/spring-2027 --resolution 3
+    Examples:
+      pbem dice games/spring-2027 --turn 13
+      pbem dice games/spring-2027 --resolution 14
     """
     from pbem.game import processor
 
-    history = processor.dice_history(directory, resolution)
+    history = processor.dice_history(directory, resolution, turn)
     if as_json:
         echo(json.dumps(history, indent=2))
         return
-    for entry in history:
-        who = f", {entry['player']}" if entry["player"] else ""
-        undone = " UNDONE" if "undone" in entry else ""
-        echo(
-            f"resolution {entry['resolution']}{undone} (turn {entry['turn']}{who}) "
-            f"key {entry['key']}"
-        )
-        if undone:
-            echo(f"  {entry['note']}")
-        for roll in entry.get("first_player", []):  # type: ignore[attr-defined]
-            echo(f"  first player: {roll['player']} rolled {roll['die']}")
-        for roll in entry["rolls"]:  # type: ignore[attr-defined]
-            a = " ".join(map(str, roll["attacker"]))
-            d = " ".join(map(str, roll["defender"]))
-            echo(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+    for line in processor.dice_lines(history):
+        echo(line)
 
 
 @main.command(short_help="Replay the history; check every event, die and key.")
@@ -379,14 +368,8 @@ def audit(directory: Path) -> None:
       pbem audit games/spring-2027
     """
     from pbem.game import processor
-    from pbem.present.text import plural
 
-    summary = processor.audit_game(directory)
-    echo(
-        f"audit passed: {plural(summary.resolutions, 'resolution')} replayed, "
-        f"{plural(summary.rolls, 'roll')} and "
-        "every key checked, game.toml matches"
-    )
+    echo(processor.audit_game(directory).passed())
 
 
 @main.command(short_help="Move the pending turn's deadline, with a reason.")
@@ -434,11 +417,7 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
     from pbem.game import undo
 
     record, finished = undo.undo_last(directory, _now(now), why)
-    what = "Finished the interrupted undo of" if finished else "Undid"
-    echo(
-        f"{what} resolution {record.resolution} (turn {record.turn}); its files are in "
-        f"history/undone/{record.folder_name}/ and its order files are back in orders/."
-    )
+    echo(undo.taken_back(directory, record, finished))
 
 
 @main.command(name="map", short_help="Print the board, with the names orders accept.")
@@ -500,7 +479,7 @@ def verify_command(
 
     \b
     Examples:
-      pbem verify --report reports/0003/alice.view.json
+      pbem verify --report reports/0003-turn-2/alice.view.json
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
     """
     from pbem.present import verify

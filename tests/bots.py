@@ -15,12 +15,15 @@ also exercises the parser.
 
 from __future__ import annotations
 
+import functools
+import math
 import random
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbem.core import missions, rules
-from pbem.core.board import Board
+from pbem.core.board import Board, Continent
 from pbem.core.orders import (
     ALL,
     BEST,
@@ -105,12 +108,11 @@ class _Map:
 
     @classmethod
     def of(cls, state: GameState, name: str) -> _Map:
-        return cls(
-            state.board,
-            name,
-            {t: h.owner for t, h in state.territories.items()},
-            {t: h.armies for t, h in state.territories.items()},
-        )
+        owner, armies = {}, {}
+        for t, h in state.territories.items():
+            owner[t] = h.owner
+            armies[t] = h.armies
+        return cls(state.board, name, owner, armies)
 
     def enemies(self, territory: str) -> list[str]:
         return [n for n in self.board.neighbours(territory) if self.owner[n] != self.name]
@@ -119,7 +121,8 @@ class _Map:
         return [t for t, o in self.owner.items() if o == self.name]
 
     def borders(self) -> list[str]:
-        return [t for t in self.mine() if self.enemies(t)]
+        owner, name, neighbours = self.owner, self.name, self.board.neighbours
+        return [t for t in self.mine() if any(owner[n] != name for n in neighbours(t))]
 
 
 def mission_goals(state: GameState, name: str) -> tuple[tuple[str, ...], str | None]:
@@ -209,17 +212,31 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     players_left = [p for p in counts if p not in (name, NEUTRAL)]
     goal_continents, goal_target = mission_goals(state, name)
 
-    def worth(target: str) -> float:
-        """How much taking `target` is worth, before counting the armies on it."""
-        owner = m.owner[target]
-        continent = board.continents[board.territories[target].continent]
-        held = sum(m.owner[t] == name for t in continent.territories)
+    # The territories `name` holds in each continent (the map does not change while worths
+    # are worked out).
+    held_in = {
+        c.name: sum(m.owner[t] == name for t in c.territories) for c in board.continents.values()
+    }
+
+    continent_of = _continent_of(board)
+
+    def continent_worth(continent: Continent) -> float:
+        """What any territory of `continent` is worth, before its owner is counted."""
+        held = held_in[continent.name]
         missing = len(continent.territories) - held
         value = 6.0 * held / len(continent.territories) + continent.bonus * 0.3
         if missing == 1:
             value += 5.0
         if continent.name in goal_continents:
             value += 8.0
+        return value
+
+    continent_worths = {c.name: continent_worth(c) for c in board.continents.values()}
+
+    def worth(target: str) -> float:
+        """How much taking `target` is worth, before counting the armies on it."""
+        owner = m.owner[target]
+        value = continent_worths[continent_of[target].name]
         if owner == goal_target:
             value += 10.0
         if owner == NEUTRAL:
@@ -235,14 +252,13 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     # Fronts: the best attacks, each given the armies it needs, as far as the armies go; the
     # rest to the best of them (or, now and then, all on one base or spread at random).
     borders = m.borders()
-    pairs = sorted(
-        (
-            (worths[t] + 2 * min(m.armies[s] / (m.armies[t] + 1), 4) + 2 * rng.random(), s, t)
-            for s in borders
-            for t in m.enemies(s)
-        ),
-        reverse=True,
-    )
+    held_armies, random_ = m.armies, rng.random
+    pairs = []
+    for s in borders:
+        for t in m.enemies(s):
+            ratio = held_armies[s] / (held_armies[t] + 1)
+            pairs.append((worths[t] + 2 * (ratio if ratio < 4 else 4) + 2 * random_(), s, t))
+    pairs.sort(reverse=True)
     base = pairs[0][1] if pairs else rng.choice(m.mine())
     roll = rng.random()
     if roll < 0.6 and armies > 1:
@@ -288,6 +304,18 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     )
 
 
+@functools.lru_cache(maxsize=4)
+def _adjacency(board: Board) -> dict[str, tuple[str, ...]]:
+    """Each territory's neighbours."""
+    return {t: board.neighbours(t) for t in board.names}
+
+
+@functools.lru_cache(maxsize=4)
+def _continent_of(board: Board) -> dict[str, Continent]:
+    """Each territory's continent."""
+    return {t.name: board.continents[t.continent] for t in board.territories.values()}
+
+
 def _plan_attacks(
     m: _Map, worths: dict[str, float], rng: random.Random
 ) -> list[tuple[Attack, bool]]:
@@ -295,23 +323,28 @@ def _plan_attacks(
     the expected outcome, so a later attack may start from an expected conquest."""
     order = m.mine()  # a list, not a set: the same seed must give the same game in any process
     mine = set(order)
-    targeted: set[str] = set()
     out: list[tuple[Attack, bool]] = []
+    # The loop below is most of a bot's time: its names are local, the territories that are
+    # mine or already targeted are one set (`taken`), and the best score starts below any.
+    armies, adjacency, random_ = m.armies, _adjacency(m.board), rng.random
+    taken = set(mine)
     for _ in range(rng.choice((4, 8, 12, 20, 42))):
         best: tuple[float, str, str] | None = None
+        best_score = -math.inf
         for s in order:
-            a = m.armies[s]
-            if a < 3 and not (a == 2 and rng.random() < 0.05):
+            a = armies[s]
+            if a < 3 and (a != 2 or random_() >= 0.05):  # a 2 attacks now and then
                 continue
-            for t in m.board.neighbours(s):
-                if t in mine or t in targeted:
+            for t in adjacency[s]:
+                if t in taken:
                     continue
-                d = m.armies[t]
-                if a - 1 <= d and rng.random() > 0.05:  # now and then a long shot
+                d = armies[t]
+                if a - 1 <= d and random_() > 0.05:  # now and then a long shot
                     continue
-                score = 2 * min(a / (d + 1), 4) + worths[t] + 2 * rng.random()
-                if best is None or score > best[0]:
-                    best = (score, s, t)
+                ratio = a / (d + 1)
+                score = 2 * (ratio if ratio < 4 else 4) + worths[t] + 2 * random_()  # min(.., 4)
+                if score > best_score:
+                    best, best_score = (score, s, t), score
         if best is None:
             break
         _, s, t = best
@@ -321,7 +354,7 @@ def _plan_attacks(
         roll = rng.random()
         move: MoveRule = ALL if roll < 0.6 else MIN if roll < 0.8 else rng.randint(1, a)
         out_attack = Attack(s, t, dice, stop_at, move)
-        targeted.add(t)
+        taken.add(t)
         left = a - (d * 85 + 99) // 100  # the attacker loses about 0.85 armies per defender
         if left <= max(1, stop_at):
             m.armies[s] = max(1, min(a, stop_at))
@@ -339,6 +372,7 @@ def _plan_attacks(
         m.armies[t] = moved
         m.owner[t] = m.name
         mine.add(t)
+        taken.add(t)
         order.append(t)
         out.append((out_attack, True))
         # Now and then a second try at the same target from another territory: skipped if the
@@ -367,14 +401,16 @@ def _plan_fortify(
     if forward and rng.random() < 0.6:
         attack = max(forward, key=lambda f: f[0])[1]
         return Fortify(attack.source, attack.target, ALL)
-    original = [t for t, h in state.territories.items() if h.owner == name]
+    owner = {t: h.owner for t, h in state.territories.items()}  # as the turn starts
+    original = [t for t, o in owner.items() if o == name]
+    neighbours = board.neighbours
     # Distance of each own territory from the nearest enemy, through own territories.
-    distance = {t: 0 for t in original if any(state.owner(n) != name for n in board.neighbours(t))}
-    todo = list(distance)
+    distance = {t: 0 for t in original if any(owner[n] != name for n in neighbours(t))}
+    todo = deque(distance)
     while todo:
-        here = todo.pop(0)
-        for n in board.neighbours(here):
-            if n not in distance and state.owner(n) == name:
+        here = todo.popleft()
+        for n in neighbours(here):
+            if n not in distance and owner[n] == name:
                 distance[n] = distance[here] + 1
                 todo.append(n)
     interior = [

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pbem.game.store import report_dir
+
 CONTINENT_BONUS = {
     "North America": 5,
     "South America": 2,
@@ -55,7 +57,7 @@ def set_value(traded: int) -> int:
 
 
 def secret_of(game_dir: Path, player: str, resolution: int) -> str:
-    text = (game_dir / "reports" / f"{resolution:04d}" / f"{player}.txt").read_text()
+    text = (report_dir(game_dir, resolution) / f"{player}.txt").read_text()
     for line in text.splitlines():
         if line.startswith("secret = "):
             return line.split('"')[1]

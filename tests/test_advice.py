@@ -6,15 +6,16 @@ from __future__ import annotations
 from helpers import make_state, orders
 
 from pbem.core import rules
-from pbem.core.advice import forecast_with_warnings, warnings
+from pbem.core.advice import warnings
 from pbem.core.forecast import forecast_plan
 from pbem.core.orders import Attack, Fortify, Orders, Place
 from pbem.core.state import GameState
+from pbem.present.plan import advice_text, forecast_with_warnings
 
 
 def warned(state: GameState, turn: Orders) -> list[str]:
     assert rules.validate(state, turn) == []  # never blocking: the orders are valid
-    return [p.message for p in warnings(state, turn, forecast_plan(state, turn))]
+    return [advice_text(p) for p in warnings(state, turn, forecast_plan(state, turn))]
 
 
 def with_lines(turn: Orders) -> Orders:
@@ -41,7 +42,7 @@ def test_an_attack_whose_source_an_earlier_attack_empties_is_warned_about() -> N
         )
     )
     assert warned(state, turn) == [
-        "this attack will never happen: China has only 1 army: an attack needs 2 by then "
+        "this attack will never happen: by then, China has only 1 army: an attack needs 2 "
         "(an earlier attack takes its armies)"
     ]
     line = forecast_with_warnings(state, turn)[-1]

@@ -164,7 +164,9 @@ def test_status_names_the_state_of_every_game(root: Path) -> None:
     assert "current seat 7" in statuses["damaged"].reason
     assert "history/0001.toml is missing" in statuses["gap"].reason
     assert statuses["example"].reason.endswith("won")
-    assert statuses["interrupted"].reason == "resolution 1 was interrupted and is to be completed"
+    assert statuses["interrupted"].reason == (
+        "turn 1 (resolution 1, history/0001.toml) was interrupted and is to be completed"
+    )
     four = statuses["waiting-four"]
     assert (sorted(four.awaited), four.valid, four.rejected) == (
         ["ann", "ben", "cy", "dee"],
@@ -203,14 +205,14 @@ def test_status_shows_the_deadline_and_the_time_left(root: Path) -> None:
     assert before["state"] == "waiting"
     assert before["deadline"] == "2027-02-27T12:00Z" and before["seconds_left"] == 48 * 3600
     row = invoke("status", root / "overdue", "--now", STARTED).splitlines()[1]
-    assert "2027-02-27T12:00Z  2d00h" in row and row.endswith("#0 2027-02-25T12:00Z")
+    assert "2027-02-27T12:00Z  2d00h" in row and row.endswith("the deal 2027-02-25T12:00Z")
     (after,) = json.loads(invoke("status", root / "overdue", "--json", "--now", NOW))
     assert after["state"] == "overdue" and after["seconds_left"] == -2 * 24 * 3600
 
 
 def test_an_overdue_game_is_resolved_with_the_missed_turn_rule(root: Path) -> None:
     output = invoke("run", root / "overdue", "--now", NOW)
-    assert "resolved resolution 1" in output
+    assert "resolved turn 1 (resolution 1, history/0001.toml)" in output
     record = read_history(root / "overdue", 1)
     assert [o.autopilot for o in record.orders] == [True] and record.time is not None
     (status,) = json.loads(invoke("status", root / "overdue", "--json", "--now", NOW))
@@ -242,7 +244,7 @@ def test_run_resolves_exactly_the_ready_games_and_reports_the_rest(root: Path) -
     assert rows["example"].startswith("over")
     assert rows["waiting-five"].startswith("waiting") and "awaiting eve" in rows["waiting-five"]
     assert rows["overdue"].startswith("resolved")
-    assert rows["interrupted"].startswith("resolved") and "completed resolution 1" in output
+    assert rows["interrupted"].startswith("resolved") and "completed turn 1 (resolution 1" in output
     assert output.splitlines()[-1] == (
         f"12 games at {NOW}: 2 failed, 6 resolved, 1 skipped, 2 waiting, 1 over"
     )

@@ -237,7 +237,7 @@ def test_a_game_file_setting_overrides_the_root_and_a_flag_both(root: Path, serv
 def test_the_server_comes_from_the_settings(root: Path, server: Server) -> None:
     run("config", root, "smtp_host=127.0.0.1", f"smtp_port={server.port}")
     output = run("mail", "send", root)
-    assert "sent r0000-ann.eml to ann@example.org" in output
+    assert "sent r0000-deal-ann.eml to ann@example.org" in output
     assert len(server.recorder.received) == 7
 
 
@@ -247,7 +247,7 @@ def test_a_running_game_first_mails_only_its_latest_reports(root: Path, server: 
         write_skeletons(game)
         processor.resolve_game(game)
     output = run("mail", "send", game, "--smtp", server.spec)
-    assert "only the reports of resolution 3 are mailed" in output
+    assert "only the reports after turn 2 (resolution 3, history/0003.toml) are mailed" in output
     subjects = sorted(str(m["Subject"]) for m in server.recorder.messages())
     assert len(subjects) == 2 and all("[friday]" in s for s in subjects)
     assert {m["Message-ID"].split(".")[2] for m in server.recorder.messages()} == {"r0003"}

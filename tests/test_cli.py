@@ -15,7 +15,7 @@ from conftest import SEED, skeleton, snapshot
 
 from pbem.cli import main
 from pbem.core.board import load_board
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 
 
 def run(*args: str, code: int = 0) -> str:
@@ -194,7 +194,7 @@ def test_check_exit_codes_and_forecast(tmp_path: Path) -> None:
 
 def test_check_with_a_view_file_needs_no_game_directory(tmp_path: Path) -> None:
     directory = new(tmp_path / "g")
-    view = directory / "reports" / "0000" / "carol.view.json"
+    view = report_dir(directory, 0) / "carol.view.json"
     orders = tmp_path / "carol.toml"
     orders.write_text(skeleton(directory, "carol"))
     assert "valid" in run("check", "--view", view, orders)
@@ -216,12 +216,14 @@ def test_resolve_dice_audit_map_odds(tmp_path: Path) -> None:
     for player in ("alice", "bob", "carol"):
         (directory / "orders" / f"{player}.toml").write_text(skeleton(directory, player))
     out = run("resolve", directory)
-    assert "resolution 1" in out and "awaits" in out
+    assert "the setup turn, turn 0 (resolution 1, history/0001.toml)" in out and "awaits" in out
     dice = json.loads(run("dice", directory, "--json"))
     assert [d["resolution"] for d in dice] == [0, 1]
     assert dice[0]["key"] == read_game(directory).key(0).hex()
     assert "resolution 0" in run("dice", directory)
-    assert run("audit", directory).startswith("audit passed: 2 resolutions")
+    assert run("audit", directory).startswith(
+        "audit passed: the deal to the setup turn replayed (2 resolutions"
+    )
     assert "41.7%" in run("odds", "2", "1")
     assert "Alaska" in run("map")
 
@@ -277,7 +279,7 @@ def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Pat
         [sys.executable, "-m", "pbem", "audit", str(directory)], capture_output=True, text=True
     )
     assert audit.returncode == 1
-    assert f"resolution {int(target.stem)} " in audit.stderr
+    assert f"(resolution {int(target.stem)}, history/{target.name}): " in audit.stderr
 
 
 @pytest.mark.parametrize("setup", ["deal", "random"])
@@ -306,7 +308,7 @@ def test_unreadable_order_files_are_named_not_tracebacks(tmp_path: Path) -> None
     binary = tmp_path / "binary.toml"
     binary.write_bytes(b"\xff\xfe\x00orders")
     missing = tmp_path / "missing.toml"
-    view = directory / "reports" / "0000" / "alice.view.json"
+    view = report_dir(directory, 0) / "alice.view.json"
     for args in (["check", directory, binary, missing], ["check", "--view", view, binary, missing]):
         out = run(*args, code=1)
         assert "binary.toml: this is not a text file in UTF-8" in out

@@ -17,7 +17,7 @@ from pbem.cli import main
 from pbem.core.state import NEUTRAL, Phase
 from pbem.game import clock
 from pbem.game.processor import audit_game
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,7 +56,7 @@ def deadline(directory: Path) -> datetime:
 
 
 def reports(directory: Path, resolution: int) -> dict[str, str]:
-    folder = directory / "reports" / f"{resolution:04d}"
+    folder = report_dir(directory, resolution)
     return {p.name: p.read_text() for p in folder.glob("*.txt")}
 
 
@@ -69,11 +69,11 @@ def test_the_deadline_is_in_the_game_file_every_report_and_view(tmp_path: Path) 
         "timezone": "Europe/Rome",
         "deadline": SETUP_DUE,
     }
-    text = (d / "reports" / "0000" / "alice.txt").read_text()
+    text = (report_dir(d, 0) / "alice.txt").read_text()
     assert "Your orders are due by Thu 3 Dec 2026, 20:00 CET, in 71 hours." in text
-    assert "Thu 3 Dec 2026, 20:00 CET" in (d / "reports" / "0000" / "alice.html").read_text()
-    assert "Orders are due by Thu 3 Dec" in (d / "reports" / "0000" / "_moderator.txt").read_text()
-    view = json.loads((d / "reports" / "0000" / "bob.view.json").read_text())
+    assert "Thu 3 Dec 2026, 20:00 CET" in (report_dir(d, 0) / "alice.html").read_text()
+    assert "Orders are due by Thu 3 Dec" in (report_dir(d, 0) / "_moderator.txt").read_text()
+    view = json.loads((report_dir(d, 0) / "bob.view.json").read_text())
     assert view["deadline"] == SETUP_DUE
     shown = json.loads(run("show", d, "--json", "--player", "carol"))
     assert shown["deadline"] == SETUP_DUE
@@ -137,9 +137,9 @@ def test_the_setup_turn_with_one_silent_player_is_placed_by_the_autopilot(
     )
     texts = reports(d, 1)
     assert warning in " ".join(texts["carol.txt"].split())  # wrapped to 78 columns
-    assert warning in (d / "reports" / "0001" / "carol.html").read_text()
+    assert warning in (report_dir(d, 1) / "carol.html").read_text()
     assert not any("You sent no valid orders" in texts[n] for n in ("alice.txt", "bob.txt"))
-    assert "(missed 1 in a row)" in (d / "reports" / "0001" / "_moderator.txt").read_text()
+    assert "(missed 1 in a row)" in (report_dir(d, 1) / "_moderator.txt").read_text()
     assert "missed 1 in a row" in run("show", d)
     assert audit_game(d).resolutions == 2
 
@@ -176,12 +176,12 @@ def test_three_misses_and_carol_leaves_the_game_as_neutral_armies(tmp_path: Path
     for name, text in reports(d, last).items():
         assert "carol missed 3 turns in a row and leaves the game" in text, name
         assert "stay as neutral armies that only defend" in text
-    assert "(dropped)" in (d / "reports" / f"{last:04d}" / "_moderator.txt").read_text()
+    assert "(dropped)" in (report_dir(d, last) / "_moderator.txt").read_text()
     shown = run("show", d)
     assert "(dropped)" in shown
     neutral = [NEUTRAL, "14", str(game.state.total_armies(NEUTRAL))]
     assert neutral in [line.split() for line in shown.splitlines()]
-    view = json.loads((d / "reports" / f"{last:04d}" / "alice.view.json").read_text())
+    view = json.loads((report_dir(d, last) / "alice.view.json").read_text())
     assert next(p for p in view["players"] if p["name"] == "carol")["dropped"] is True
     assert audit_game(d).resolutions == last + 1
 
@@ -242,7 +242,7 @@ def test_a_game_is_won_when_everyone_else_is_dropped(tmp_path: Path) -> None:
     game = read_game(d)
     assert game.state.phase is Phase.OVER and game.state.winner == "alice"
     assert game.deadline is None
-    text = (d / "reports" / "0001" / "alice.txt").read_text()
+    text = (report_dir(d, 1) / "alice.txt").read_text()
     assert "bob missed 1 turn in a row and leaves the game" in text
     assert "alice has won the game!" in text
     assert "due by" not in text
@@ -368,11 +368,11 @@ def test_a_deadline_across_the_spring_change_in_rome(tmp_path: Path) -> None:
     assert clock.iso(deadline(d)) == "2027-03-27T20:00:00+01:00"
     send(d, "alice", "bob", "carol")
     run("resolve", d, "--now", "2027-03-27T20:00+01:00")
-    view = json.loads((d / "reports" / "0001" / "alice.view.json").read_text())
+    view = json.loads((report_dir(d, 1) / "alice.view.json").read_text())
     assert view["deadline"] == "2027-03-28T20:00:00+02:00"
     assert (
         "Sun 28 Mar 2027, 20:00 CEST, in 23 hours"
-        in (d / "reports" / "0001" / "_moderator.txt").read_text()
+        in (report_dir(d, 1) / "_moderator.txt").read_text()
     )
 
 
@@ -445,7 +445,8 @@ def test_audit_refuses_an_autopilot_that_played_before_the_deadline(tmp_path: Pa
     data = tomllib.loads(path.read_text())
     data["time"] = "2026-12-03T19:00:00+01:00"
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
-    with pytest.raises(AuditError, match="resolution 1 .*before the deadline 2026-12-03T20:00"):
+    early = r"resolution 1, history/0001.toml\): .*before the deadline 2026-12-03T20:00"
+    with pytest.raises(AuditError, match=early):
         audit_game(d)
 
 
@@ -466,7 +467,8 @@ def test_audit_checks_the_autopilot_orders_as_resolve_checks_a_players(tmp_path:
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
     with pytest.raises(
         AuditError,
-        match=r"resolution 1 .*: the autopilot's order file it used does not pass the checks "
+        match=r"resolution 1, history/0001.toml\): the autopilot's order file it used does not "
+        r"pass the checks "
         r"resolve makes: .*these orders are for turn 1, a later turn; the pending turn is 0",
     ):
         audit_game(d)

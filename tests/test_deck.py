@@ -48,6 +48,7 @@ from pbem.game.store import (
     history_count,
     read_game,
     read_history,
+    report_dir,
     write_game,
 )
 from pbem.present import report
@@ -243,7 +244,7 @@ def test_a_format_1_game_is_written_back_in_todays_format_with_its_rule(tmp_path
     old = read_game(copy)
     write_game(old)
     text = (copy / "game.toml").read_text()
-    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 4
+    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 5
     assert 'traded_cards = "deck"' in text and "discards" not in text
     assert "missions = false" in text  # format 2 to 3: a game of classic Risk
     assert 'stop_at = "threshold"' in text
@@ -351,11 +352,11 @@ def test_reports_say_which_rule_a_game_follows(tmp_path: Path) -> None:
     old = tmp_path / "old"
     shutil.copytree(FIXTURE, old, ignore=shutil.ignore_patterns("continuation"))
     processor.resolve_game(old)
-    text = " ".join((old / "reports" / "0011" / "alice.txt").read_text().split())
+    text = " ".join((report_dir(old, 11) / "alice.txt").read_text().split())
     assert "traded cards go back into the draw pile (the rule it began with)" in text
     directory = new_game(tmp_path / "new")
     for name in ("alice.txt", "alice.html", "_moderator.txt", "_moderator.html"):
-        text = " ".join((directory / "reports" / "0000" / name).read_text().split())
+        text = " ".join((report_dir(directory, 0) / name).read_text().split())
         assert "Draw pile: 44 cards. Set aside: none." in text
         assert "Traded cards are set aside face up, out of the draw pile" in text
 
@@ -413,9 +414,9 @@ def test_a_long_game_reshuffles_once_per_emptying_and_its_draws_check_out_at_the
 
     # What a player holds at the end: the card commitment from the first report, the card key
     # from the last, and the public events. From these alone every draw is recomputed.
-    first = (directory / "reports" / "0000" / "alice.txt").read_text()
+    first = (report_dir(directory, 0) / "alice.txt").read_text()
     commitment = re.search(r"Card commitment:\s*([0-9a-f]{64})", first)
-    final = json.loads((directory / "reports" / f"{last:04d}" / "alice.view.json").read_text())
+    final = json.loads((report_dir(directory, last) / "alice.view.json").read_text())
     hidden = bytes.fromhex(final["dice"]["hidden_key"])
     assert commitment and hashlib.sha256(hidden).hexdigest() == commitment.group(1)
     pile, discards = list(BOARD.cards()), []

@@ -301,3 +301,19 @@ def test_dice_read_at_once_are_the_dice_rolled_one_by_one() -> None:
         assert fast.randbelow(42) == slow.randbelow(42)
         assert fast.byte() == slow.byte()
     assert fast.dice(3000) == tuple(slow.die() for _ in range(3000))
+
+
+def test_faces_are_the_dice_as_bytes() -> None:
+    """`faces` (the battle loop's read) gives the bytes of the dice `dice` gives, skipped bytes
+    and block ends included."""
+    key = bytes(range(32))
+    as_bytes, as_tuple = Stream.public(key), Stream.public(key)
+    one_by_one = Stream.public(key)
+    for count in [5, 4, 3, 2, 1, 7, 31, 33, 1000, 5, 64, 777, 2, 3000] * 5:
+        got = as_bytes.faces(count)
+        assert got == bytes(as_tuple.dice(count))
+        assert got == bytes(one_by_one.die() for _ in range(count))
+        assert as_bytes.byte() == one_by_one.byte() == as_tuple.byte()  # read up to the same byte
+    assert fixed(bytes([252, 3, 255, 1, 9])).faces(3) == bytes([4, 2, 4])
+    skipping = fixed(bytes([255, 254]) * 20, bytes([252, 1]), bytes([253, 253, 2, 255]))
+    assert skipping.faces(2) == bytes([2, 3]) and skipping.byte() == 255

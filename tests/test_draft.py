@@ -23,7 +23,7 @@ from pbem.core.orders import REST, Orders, parse_orders
 from pbem.core.state import NEUTRAL, Options, Phase, SetupMode, TwoPlayer
 from pbem.errors import OrderError
 from pbem.game import processor
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 from pbem.present import report
 
 DRAFT = Options(setup=SetupMode.DRAFT)
@@ -181,7 +181,7 @@ def test_a_whole_game_from_the_draft_to_its_end(tmp_path: Path) -> None:
         seed=SEED,
         name="test-game",
     )
-    skeleton = (directory / "reports" / "0000" / "alice.orders.toml").read_text()
+    skeleton = (report_dir(directory, 0) / "alice.orders.toml").read_text()
     assert 'draft = ["rest"]' in skeleton and '#   "Alaska",' in skeleton
     rng = random.Random(7)
     phases = []
@@ -224,13 +224,13 @@ def test_check_tells_what_a_draft_list_asks_for_with_the_game_or_the_view(
     processor.new_game(
         directory, processor.parse_player_list(NAMES), DRAFT, seed=SEED, name="test-game"
     )
-    text = (directory / "reports" / "0000" / "alice.orders.toml").read_text()
+    text = (report_dir(directory, 0) / "alice.orders.toml").read_text()
     path = tmp_path / "alice.toml"
     path.write_text(text.replace('draft = ["rest"]', 'draft = ["Peru", "Brazil", "rest"]'))
     _, [(submission, lines)] = processor.check_files(directory, [path])
     assert submission.accepted
     assert lines == ["draft: 2 territories ranked (Peru, Brazil), then the fill-in rule"]
-    view = directory / "reports" / "0000" / "alice.view.json"
+    view = report_dir(directory, 0) / "alice.view.json"
     [(own, own_lines)] = processor.check_with_view(view, [path])
     assert own.accepted and own_lines == lines
 
@@ -238,7 +238,7 @@ def test_check_tells_what_a_draft_list_asks_for_with_the_game_or_the_view(
 def test_a_list_missing_at_the_deadline_gets_the_fill_in_rule(tmp_path: Path) -> None:
     directory = new(tmp_path / "g", *ROME, "--setup", "draft", "--missions")
     for name in ("alice", "bob"):
-        text = (directory / "reports" / "0000" / f"{name}.orders.toml").read_text()
+        text = (report_dir(directory, 0) / f"{name}.orders.toml").read_text()
         (directory / "orders" / f"{name}.toml").write_text(
             text.replace('draft = ["rest"]', 'draft = ["Peru", "rest"]')
         )
@@ -249,7 +249,7 @@ def test_a_list_missing_at_the_deadline_gets_the_fill_in_rule(tmp_path: Path) ->
     assert {e.by for e in picks if e.player == "carol"} == {"rest"}
     game = read_game(directory)
     assert game.state.phase is Phase.SETUP and game.state.player("carol").missed == 1
-    text = (directory / "reports" / "0001" / "carol.txt").read_text()
+    text = (report_dir(directory, 1) / "carol.txt").read_text()
     assert "No orders from carol by the deadline" in text
     assert "(fill-in rule)" in text
     assert processor.audit_game(directory).resolutions == 2

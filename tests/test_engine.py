@@ -1033,3 +1033,52 @@ def test_a_roll_built_the_quick_way_is_the_same_event() -> None:
     assert quick == plain and hash(quick) == hash(plain) and quick.to_dict() == plain.to_dict()
     with pytest.raises(AttributeError):
         quick.player = "bob"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("stop_at", [StopAt.PROMISE, StopAt.THRESHOLD])
+@pytest.mark.parametrize(("dice", "stop"), [(None, 1), (2, 1), (None, 7), (1, 4), (3, 30)])
+def test_a_long_battle_rolls_as_the_rules_say_roll_by_roll(
+    dice: int | None, stop: int, stop_at: StopAt
+) -> None:
+    """The battle loop keeps the armies in hand and looks the rolls up; its events are the
+    rolls worked out one by one from the rules and the stream (dice kept near the stop, the
+    defender's second die lost with its second army)."""
+    state = make_state(
+        {"Siam": "alice", "Alaska": ("alice", 400), "Kamchatka": ("bob", 390)},
+        options=Options(stop_at=stop_at),
+    )
+    attack = Attack("Alaska", "Kamchatka", dice=dice, stop_at=stop)
+    _, events = play(state, orders(state, place=[("Siam", "rest")], attack=[attack]), key(5))
+    stream = Stream.public(key(5))
+    mine, theirs = 400, 390
+    expected: list[Rolled] = []
+    while mine > stop:
+        a = rules.attack_dice_kept(mine, dice, stop, state.options.stop_at_promised)
+        a_dice, d_dice = stream.dice(a), stream.dice(rules.defence_dice(theirs))
+        lost = rules.battle(a_dice, d_dice)
+        expected.append(
+            Rolled("alice", "Alaska", "Kamchatka", "bob", a_dice, d_dice, lost[0], lost[1])
+        )
+        mine, theirs = mine - lost[0], theirs - lost[1]
+        if theirs == 0:
+            break
+    assert only(events, Rolled) == expected
+    assert [vars(e) for e in only(events, Rolled)] == [vars(e) for e in expected]
+    assert len(expected) > 100
+
+
+def test_a_state_replaced_the_quick_way_is_the_state_dataclasses_replace_makes() -> None:
+    from dataclasses import FrozenInstanceError, replace
+
+    from pbem.core.state import replaced
+
+    state = make_state({"Alaska": "alice"})
+    quick, plain = replaced(state, turn=7, winner="bob"), replace(state, turn=7, winner="bob")
+    assert quick == plain and vars(quick) == vars(plain) and list(vars(quick)) == list(vars(plain))
+    seat = state.players[0]
+    assert replaced(seat, hand=("Peru",)) == replace(seat, hand=("Peru",))
+    assert state.turn == 1  # the original is untouched
+    with pytest.raises(FrozenInstanceError):
+        quick.turn = 2  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field tun"):
+        replaced(state, tun=2)

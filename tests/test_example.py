@@ -11,7 +11,7 @@ from conftest import snapshot
 
 from pbem.cli import main
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 
@@ -38,7 +38,7 @@ def test_resolving_a_copy_of_the_example_writes_reports(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["resolve", str(copy)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     r = read_game(copy).state.resolution - 1
-    folder = copy / "reports" / f"{r:04d}"
+    folder = report_dir(copy, r)
     awaited = read_game(copy).state.awaiting()
     for player in ("alice", "bob", "carol"):
         for suffix in (".txt", ".html", ".view.json"):

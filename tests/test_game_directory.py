@@ -21,7 +21,7 @@ from pbem.core.state import SetupMode
 from pbem.errors import DiskError, GameFileError, LockedError, PbemError
 from pbem.game import processor, store
 from pbem.game.safety import disk_error
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 from pbem.present import report
 
 NOW = "2026-12-03T20:00+01:00"
@@ -184,7 +184,7 @@ def test_a_rerun_reports_the_files_the_interrupted_run_rejected(
         processor.resolve_game(directory)
     monkeypatch.undo()
     assert processor.resolve_game(directory).recovered
-    assert "zz-bad.toml" in (directory / "reports" / "0001" / "_moderator.txt").read_text()
+    assert "zz-bad.toml" in (report_dir(directory, 1) / "_moderator.txt").read_text()
     assert snapshot(directory) == snapshot(twin)
 
 
@@ -338,7 +338,7 @@ def test_temporary_files_left_by_a_killed_run_are_removed_by_the_next(playing_di
     left = [
         playing_dir / ".game.toml.abcd1234.tmp",
         playing_dir / "history" / ".0002.toml.x_y_z_01.tmp",
-        playing_dir / "reports" / "0001" / ".alice.html.qwertyui.tmp",
+        report_dir(playing_dir, 1) / ".alice.html.qwertyui.tmp",
     ]
     kept = [playing_dir / "notes.tmp", playing_dir / ".notes.tmp", playing_dir / "orders" / "a.tmp"]
     for path in left + kept:
@@ -430,7 +430,7 @@ def test_a_game_template_cannot_reach_python_internals(playing_dir: Path) -> Non
 def test_the_builtin_templates_render_in_the_sandbox(playing_dir: Path) -> None:
     env = report.environment(playing_dir.resolve())
     assert isinstance(env, SandboxedEnvironment)
-    assert (playing_dir / "reports" / "0001" / "_moderator.html").read_text().startswith("<!")
+    assert (report_dir(playing_dir, 1) / "_moderator.html").read_text().startswith("<!")
 
 
 def test_a_disk_error_names_the_path_and_what_to_do() -> None:

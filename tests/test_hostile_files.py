@@ -22,7 +22,7 @@ from pbem.core import orders as order_format
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.safety import ORDER_FILE_LIMIT, VIEW_FILE_LIMIT
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 from pbem.present import verify
 from pbem.terminal import printable
 
@@ -110,7 +110,7 @@ def test_a_bad_order_file_is_refused_by_name_and_the_turn_resolves_from_the_othe
     assert [s.path.name for s in outcome.rejected] == ["zz-bad.toml"]
     assert any(m.startswith("zz-bad.toml") and reason in m for m in outcome.rejected[0].messages())
     assert bad.read_bytes() == content
-    moderator = (directory / "reports" / "0002" / "_moderator.txt").read_text()
+    moderator = (report_dir(directory, 2) / "_moderator.txt").read_text()
     assert "zz-bad.toml" in moderator
     assert _without(snapshot(directory), "zz-bad.toml", "_moderator") == _without(
         snapshot(twin), "_moderator"
@@ -153,13 +153,11 @@ def test_an_order_file_that_is_not_a_regular_file_is_refused_without_blocking(
     out = run("check", playing_dir, special, code=1)
     assert f"zz-special.toml: this is {SPECIAL[kind]}, not a regular file" in out
     assert snapshot(playing_dir) == before
-    out = run(
-        "check", "--view", playing_dir / "reports" / "0001" / "alice.view.json", special, code=1
-    )
+    out = run("check", "--view", report_dir(playing_dir, 1) / "alice.view.json", special, code=1)
     assert f"zz-special.toml: this is {SPECIAL[kind]}" in out
     out = run("resolve", playing_dir)
     assert f"rejected: zz-special.toml: this is {SPECIAL[kind]}, not a regular file" in out
-    assert "Resolved test-game resolution 2" in out
+    assert "Resolved test-game turn 1 (resolution 2, history/0002.toml)" in out
     assert os.path.lexists(special)
 
 
@@ -203,7 +201,7 @@ def _changed(view: dict[str, Any], *where_and_value: object) -> str:
 
 
 def _view(directory: Path) -> dict[str, Any]:
-    data = json.loads((directory / "reports" / "0001" / "alice.view.json").read_text())
+    data = json.loads((report_dir(directory, 1) / "alice.view.json").read_text())
     assert isinstance(data, dict)
     return data
 
@@ -299,7 +297,7 @@ def test_any_bytes_as_an_order_file_are_accepted_or_refused_by_pbem(
 ) -> None:
     path = playing_dir / "fuzz.toml"
     path.write_bytes(data)
-    view = playing_dir / "reports" / "0001" / "alice.view.json"
+    view = report_dir(playing_dir, 1) / "alice.view.json"
     for submission, _ in processor.check_files(playing_dir, [path])[1]:
         assert submission.accepted or submission.problems
     for submission, _ in processor.check_with_view(view, [path]):
@@ -346,7 +344,7 @@ def test_any_toml_as_orders_is_accepted_or_refused_by_pbem(
     data = _load_toml(path)
     data.update(changes)
     path.write_text(tomli_w.dumps(data))
-    view = playing_dir / "reports" / "0001" / f"{player}.view.json"
+    view = report_dir(playing_dir, 1) / f"{player}.view.json"
     for submission, _ in processor.check_files(playing_dir, [path])[1]:
         assert submission.accepted or submission.problems
     for submission, _ in processor.check_with_view(view, [path]):
@@ -445,7 +443,7 @@ def test_control_characters_in_an_order_file_are_escaped_on_the_terminal_and_in_
         assert "unknown territory '\\x1b[2J\\x0d\\x0aalice.toml: valid.'" in out
         assert "game 'x\\x1b]0;pwned\\x07'" in out
     for name in ("_moderator.txt", "_moderator.html"):
-        text = (playing_dir / "reports" / "0002" / name).read_text()
+        text = (report_dir(playing_dir, 2) / name).read_text()
         assert "\x1b" not in text and "\u202e" not in text and "\\x1b[2J" in text
 
 

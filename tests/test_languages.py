@@ -28,7 +28,7 @@ from pbem.core.board import load_board
 from pbem.core.state import Options, state_digest
 from pbem.errors import PbemError
 from pbem.game import players, processor
-from pbem.game.store import GAME_FILE, _load_toml, read_game, write_game
+from pbem.game.store import GAME_FILE, _load_toml, read_game, report_dir, write_game
 from pbem.kit import KIT_NAME
 from pbem.mail.reports import report_subject
 from pbem.present import i18n, report
@@ -73,6 +73,29 @@ def test_every_catalogue_is_complete(code: str) -> None:
         wanted = set(re.findall(r"%\((\w+)\)s", " ".join(msg.id if msg.pluralizable else [msg.id])))
         for s in strings:
             assert set(re.findall(r"%\((\w+)\)s", s)) == wanted, f"{msg.id!r}: {s!r}"
+
+
+SAME_IN_TRANSLATION = {
+    ("sv", "neutral"),  # the Swedish word is the English one
+}
+"""Entries whose translation is rightly the English text (beyond those with no words at all)."""
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_no_entry_keeps_the_english_text_as_its_translation(code: str) -> None:
+    cat = catalogue(code)
+    kept = []
+    for msg in cat:  # type: ignore[attr-defined]
+        if not msg.id:
+            continue
+        ids = msg.id if isinstance(msg.id, tuple) else (msg.id,)
+        strings = msg.string if isinstance(msg.string, tuple) else (msg.string,)
+        words = re.sub(r"%\(\w+\)s|%%", "", ids[0])
+        if not re.search(r"[A-Za-z]{2}", words) or (code, ids[0]) in SAME_IN_TRANSLATION:
+            continue  # placeholders and punctuation only, or allowed
+        if any(s in ids for s in strings):
+            kept.append(ids[0])
+    assert kept == [], f"{code}: translate these (the msgstr is the msgid)"
 
 
 def test_the_template_holds_every_sentence_of_the_code_and_templates() -> None:
@@ -170,7 +193,7 @@ def babel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for r in range(1, RESOLUTIONS):
         game = read_game(directory)
         for player in game.state.awaiting():
-            sent = directory / "reports" / f"{r - 1:04d}" / f"{player}.orders.toml"
+            sent = report_dir(directory, r - 1) / f"{player}.orders.toml"
             (directory / "orders" / f"{player}.toml").write_text(
                 attacking(sent.read_text(encoding="utf-8")), encoding="utf-8"
             )
@@ -182,7 +205,7 @@ def babel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_each_player_reads_their_report_in_their_language(babel: Path) -> None:
     for r in range(RESOLUTIONS):
         for player, code in LANGUAGE_OF.items():
-            folder = babel / "reports" / f"{r:04d}"
+            folder = report_dir(babel, r)
             text = (folder / f"{player}.txt").read_text(encoding="utf-8")
             assert WHAT_HAPPENED[code] in text, (player, r)
             for other, heading in WHAT_HAPPENED.items():
@@ -196,7 +219,7 @@ def test_each_player_reads_their_report_in_their_language(babel: Path) -> None:
 def test_the_six_language_game_keeps_each_players_secret_and_hand(babel: Path) -> None:
     game = read_game(babel)
     secrets = {r.name: r.secret for r in game.registrations}
-    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(babel, RESOLUTIONS - 1)
     for p in game.state.players:
         files = [f.read_text(encoding="utf-8") for f in folder.glob(f"{p.name}.*")]
         if p.name in game.state.awaiting():  # only the next player gets an order file
@@ -210,12 +233,12 @@ def test_the_six_language_game_keeps_each_players_secret_and_hand(babel: Path) -
 
 
 def test_the_moderator_overview_stays_in_english(babel: Path) -> None:
-    text = (babel / "reports" / f"{RESOLUTIONS - 1:04d}" / "_moderator.txt").read_text()
+    text = (report_dir(babel, RESOLUTIONS - 1) / "_moderator.txt").read_text()
     assert "What happened" in text
 
 
 def test_names_on_the_board_are_the_players_own(babel: Path) -> None:
-    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(babel, RESOLUTIONS - 1)
     italian = (folder / "dan.txt").read_text(encoding="utf-8")
     assert "Europa meridionale" in italian and "Kamchatka" in italian
     assert "Southern Europe" not in italian
@@ -268,7 +291,7 @@ def test_the_game_language_is_everyones_unless_a_player_has_their_own(tmp_path: 
     assert result.exit_code == 0, result.output
     game = read_game(tmp_path / "g")
     assert (game.language_of("a"), game.language_of("b")) == ("nl", "sv")
-    assert "Wat er gebeurde" in (tmp_path / "g" / "reports" / "0000" / "a.txt").read_text()
+    assert "Wat er gebeurde" in (report_dir(tmp_path / "g", 0) / "a.txt").read_text()
 
 
 # --- Orders in the player's language -----------------------------------------------------------
@@ -334,12 +357,12 @@ def test_check_with_a_view_speaks_the_views_language(babel: Path, tmp_path: Path
 
 
 def test_the_mail_subject_is_in_the_players_language(babel: Path) -> None:
-    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(babel, RESOLUTIONS - 1)
     view = json.loads((folder / "dan.view.json").read_text(encoding="utf-8"))
-    subject = report_subject(view, "dan", RESOLUTIONS - 1)
+    subject = report_subject(view, "dan", "turn 3")
     assert subject.startswith("turno ")
     english = json.loads((folder / "ann.view.json").read_text(encoding="utf-8"))
-    assert report_subject(english, "ann", RESOLUTIONS - 1).startswith("turn ")
+    assert report_subject(english, "ann", "turn 3").startswith("turn ")
 
 
 # --- Gujarati ----------------------------------------------------------------------------------
@@ -363,10 +386,10 @@ def test_gujarati_text_wraps_by_display_width() -> None:
 
 
 def test_the_gujarati_report_declares_its_language_and_a_gujarati_font(babel: Path) -> None:
-    html = (babel / "reports" / "0001" / "fay.html").read_text(encoding="utf-8")
+    html = (report_dir(babel, 1) / "fay.html").read_text(encoding="utf-8")
     assert '<html lang="gu">' in html
     assert "Noto Sans Gujarati" in html and "Shruti" in html
-    text = (babel / "reports" / "0001" / "fay.txt").read_text(encoding="utf-8")
+    text = (report_dir(babel, 1) / "fay.txt").read_text(encoding="utf-8")
     board = text.split("બોર્ડ\n")[1].split("\n\n")[0]
     rows = [line for line in board.splitlines() if line.rstrip()[-1:].isdigit()]
     assert len(rows) == 42
@@ -479,6 +502,8 @@ def test_mailed_orders_are_answered_in_the_players_language(tmp_path: Path) -> N
     incoming, body = reply_to(directory, good, "<ok@t>")
     assert incoming.verdict is mail.Verdict.ACCEPTED
     assert "I tuoi ordini per il turno 0 di" in body and "sono accettati" in body
+    forecast = body.split("\n\n")[1].splitlines()[1:]  # what they will do, told in Italian
+    assert forecast and all(line.startswith("  mettere ") for line in forecast), body
     wrong = orders_for(directory, "alice", "Europa meridionalle")
     bad = fetch(directory, [message(alice, wrong, mid="<bad@t>", minutes=1)])
     incoming, body = reply_to(directory, bad, "<bad@t>")
@@ -488,3 +513,208 @@ def test_mailed_orders_are_answered_in_the_players_language(tmp_path: Path) -> N
     subjects = [m["Subject"] for m in outbox(directory).values()]
     assert any("accettati: i tuoi ordini per il turno 0" in s for s in subjects), subjects
     assert any("respinti: i tuoi ordini" in s for s in subjects), subjects
+
+
+# --- The forecast and warnings of a check, in the reader's language --------------------------
+
+FORECAST_ENGLISH = (
+    "place ",
+    "attack ",
+    "trade ",
+    " against ",
+    "takes it ",
+    "of the time",
+    "in all",
+    "expected left",
+    "most likely",
+    "will be skipped",
+    "happens ",
+    "warning: ",
+    "you hold ",
+    "your orders trade none",
+    "pbem trades",
+    "last placement",
+    "is down to",
+    "has only 1 army",
+    "you do not hold",
+    "may be too thin",
+    "will never happen",
+    "all but 1 army",
+    "the fortification leaves",
+)
+"""Pieces of the forecast and warning lines only an English reader may see (the keys of the
+order file, such as `move = "min"` and `trade = "best"`, stay English in every language)."""
+
+
+def _english_in_forecast(lines: list[str]) -> list[str]:
+    text = "\n".join(lines).replace('trade = "best"', "")
+    return [phrase for phrase in FORECAST_ENGLISH if phrase in text]
+
+
+def _awaited_plan(babel: Path) -> tuple[object, object, str]:
+    """The awaited player's state with five cards in hand (a forced trade) and orders from
+    their ready file that place, attack twice from one stack and write no trade."""
+    from dataclasses import replace as changed
+
+    from pbem.core.orders import Attack, parse_orders
+
+    game = read_game(babel)
+    state = game.state
+    player = state.awaiting()[0]
+    owned = set(state.owned(player))
+    hand = tuple(t for t in state.board.names if t not in owned)[:5]
+    players = tuple(changed(p, hand=hand) if p.name == player else p for p in state.players)
+    state = changed(state, players=players)
+    reg = game.registration(player)
+    assert reg is not None
+    with i18n.speaking(i18n.language("it")):
+        text = report.order_skeleton(state, player, reg.secret)
+    text = text.replace('trade = "best"', "# no trade")
+    orders = parse_orders(text, state.board)
+    stack = max(owned, key=lambda t: (state.armies(t), t))
+    enemies = [n for n in state.board.neighbours(stack) if n not in owned][:2]
+    attacks = tuple(Attack(stack, target, line=20 + i) for i, target in enumerate(enemies))
+    return state, changed(orders, attack=attacks), player
+
+
+def test_the_forecast_and_its_warnings_speak_each_language(babel: Path) -> None:
+    from pbem.game.checking import forecast
+
+    state, orders, _player = _awaited_plan(babel)
+    english = forecast(state, orders, i18n.language("en"))  # type: ignore[arg-type]
+    assert any(line.startswith("warning: line ") and "pbem trades" in line for line in english)
+    assert any(" against " in line and "takes it" in line for line in english), english
+    for code in OTHERS:
+        lines = forecast(state, orders, i18n.language(code))  # type: ignore[arg-type]
+        assert len(lines) == len(english)
+        assert _english_in_forecast(lines) == [], (code, lines)
+        warning = i18n.language(code)._("warning: line %(line)s: %(message)s", line=1, message="")
+        assert any(line.startswith(warning.split("1")[0]) for line in lines), (code, lines)
+
+
+def test_an_italian_file_with_two_problems_and_a_warning_is_told_in_italian(
+    babel: Path,
+) -> None:
+    state, orders, player = _awaited_plan(babel)
+    game = read_game(babel)
+    reg = game.registration(player)
+    assert reg is not None
+    with i18n.speaking(i18n.language("it")):
+        text = report.order_skeleton(game.state, player, reg.secret)
+    mine = i18n.language("it").place(game.state.owned(player)[0])
+    wrong = re.sub(r'territory = "[^"]*"', 'territory = "Europa meridionalle"', text, count=1)
+    wrong += f'\n[[place]]\nterritory = "{mine}"\narmies = 999\n'
+    submission = processor.check_submission(game, Path("orders.toml"), wrong, "it")
+    messages = submission.messages()
+    assert len(messages) == 2, messages
+    assert all(m.startswith("orders.toml riga ") for m in messages), messages
+    assert any("territorio sconosciuto 'Europa meridionalle'" in m for m in messages)
+    assert any('"rest" non lascia nulla' in m and "nuove armate" in m for m in messages)
+    from pbem.game.checking import forecast
+
+    lines = forecast(state, orders, i18n.language("it"))  # type: ignore[arg-type]
+    warning = next(line for line in lines if line.startswith("attenzione: riga "))
+    assert "carte e i tuoi ordini non ne scambiano" in warning and "pbem scambia" in warning
+    assert any("lo conquista nel" in line for line in lines), lines
+
+
+def test_the_moderators_overview_forecasts_in_the_moderators_language(
+    babel: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, orders, player = _awaited_plan(babel)
+    monkeypatch.setenv("PBEM_LANG", "nl")
+    lines = processor._forecasts(state, [orders])  # type: ignore[arg-type,list-item]
+    assert lines and all(line.startswith(f"{player}: ") for line in lines)
+    assert _english_in_forecast(lines) == [], lines
+    assert any("waarschuwing: regel " in line for line in lines)
+    monkeypatch.delenv("PBEM_LANG")
+    assert any("warning: line " in line for line in processor._forecasts(state, [orders]))  # type: ignore[arg-type,list-item]
+
+
+def test_a_file_that_is_not_valid_toml_is_told_in_the_players_language() -> None:
+    from pbem.core.orders import parse_orders
+    from pbem.errors import OrderError
+
+    with pytest.raises(OrderError) as caught:
+        parse_orders('game = "g"\nplayer "ann"\n', load_board())
+    (problem,) = caught.value.problems
+    english = i18n.language("en").problem(problem)
+    assert english == (
+        "orders line 2: this is not valid TOML (Expected '=' after a key in a key/value pair); "
+        "check quotes, brackets and '='"
+    )
+    assert i18n.language("it").problem(problem) == (
+        "orders riga 2: questo non è TOML valido (atteso '=' dopo una chiave in una coppia "
+        "chiave/valore); controlla virgolette, parentesi e '='"
+    )
+    for code in OTHERS:
+        assert "Expected" not in i18n.language(code).problem(problem)
+
+
+def test_a_forced_trade_pbem_made_is_told_as_made_for_the_player() -> None:
+    from pbem.core.events import Traded, event_from_dict
+    from pbem.present.story import narrate
+
+    event = Traded("ann", ("Peru", "Ural", "wild"), 4, 1, forced=True, unwritten=True)
+    assert event_from_dict(event.to_dict()) == event
+    assert "unwritten" not in Traded("ann", ("Peru", "Ural", "wild"), 4, 1).to_dict()
+    assert narrate(event, "bob") == (
+        "ann traded Peru, Ural, wild for 4 armies (set 1 of the game): a forced trade, made by "
+        "pbem for ann, who held 5 or more cards and whose orders traded none."
+    )
+    with i18n.speaking(i18n.language("it")):
+        italian = narrate(event, "ann")
+    assert "scambio obbligatorio, fatto da pbem per ann" in italian and "jolly" in italian
+
+
+def test_a_file_not_in_utf8_and_a_wrong_secret_are_told_in_the_players_language(
+    babel: Path, tmp_path: Path
+) -> None:
+    game = read_game(babel)
+    path = tmp_path / "orders.toml"
+    path.write_bytes("armies = 3 # più\n".encode("latin-1"))
+    (message,) = processor.check_submission(game, path, None, "nl").messages()
+    assert message == (
+        "orders.toml: dit is geen tekstbestand in UTF-8: sla de bevelen op als platte tekst en "
+        "stuur ze opnieuw"
+    )
+    _player, text = italian_orders(babel)
+    wrong = re.sub(r'secret = "[^"]*"', 'secret = "not-it"', text)
+    (message,) = processor.check_submission(game, path, wrong, "it").messages()
+    assert "il segreto non è quello di dan: copialo dal tuo ultimo rapporto" in message
+
+
+def test_check_with_a_view_forecasts_in_the_views_language(babel: Path, tmp_path: Path) -> None:
+    folder = latest_order_file_of(babel, "eve")
+    orders = tmp_path / "eve.toml"
+    orders.write_text(
+        attacking((folder / "eve.orders.toml").read_text(encoding="utf-8")), encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        main, ["check", "--view", str(folder / "eve.view.json"), str(orders)]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "eve.toml: geldig."
+    assert any(" plaatsen op " in line for line in lines[1:]), lines
+    assert any(" aanvallen vanuit " in line for line in lines[1:]), lines
+    assert _english_in_forecast(lines[1:]) == [], lines
+
+
+def test_a_text_report_in_any_language_is_verified_like_its_view_file(babel: Path) -> None:
+    from pbem.present.verify import read_record
+
+    for r in range(RESOLUTIONS):
+        folder = report_dir(babel, r)
+        for player in LANGUAGE_OF:
+            told = read_record(folder / f"{player}.txt")
+            viewed = read_record(folder / f"{player}.view.json")
+            assert (told.key, told.previous, told.rolls, told.resolution) == (
+                viewed.key,
+                viewed.previous,
+                viewed.rolls,
+                viewed.resolution,
+            ), (player, r)
+            assert told.commitment == viewed.commitment
+    rolled = [read_record(report_dir(babel, r) / "fay.txt").rolls for r in range(RESOLUTIONS)]
+    assert any(rolled)

@@ -112,7 +112,7 @@ def test_pbem_stats_tells_the_story_from_the_directory_and_from_a_view_file(
 ) -> None:
     game = read_game(long_game)
     told = run("stats", str(long_game))
-    assert f"{game.state.winner} won after" in told
+    assert f"{game.state.winner} won in turn" in told
     for heading in ("Who fell", "The biggest battles", "Cards traded", "Luck:"):
         assert heading in told
     assert "was eliminated by" in told and "attacked" in told

@@ -32,7 +32,7 @@ from pbem.cli import main
 from pbem.core.state import Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 from pbem.mail import fetch as fetching
 from pbem.mail.message import orders_from_body, read_letter
 from pbem.present import report
@@ -41,7 +41,7 @@ SEED = bytes(range(32))
 GAME = "spring-2027"
 MODERATOR = "moderator@example.org"
 PLAYERS = [(p, f"{p}@example.org") for p in ("alice", "bob", "carol")]
-FILES = ["r0000-alice.eml", "r0000-bob.eml", "r0000-carol.eml"]
+FILES = ["r0000-deal-alice.eml", "r0000-deal-bob.eml", "r0000-deal-carol.eml"]
 T0 = datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
 NOW = T0 + timedelta(days=1)
 """When the mail is read: after every message of the tests was sent."""
@@ -332,7 +332,7 @@ def test_people_are_not_machines() -> None:
 def test_a_mailbox_of_every_kind_of_message(game_dir: Path, kind: str) -> None:
     d = game_dir
     alice, bob, carol = (f"{p}@example.org" for p in ("alice", "bob", "carol"))
-    last_report = (d / "reports" / "0000" / "carol.txt").read_text()
+    last_report = (report_dir(d, 0) / "carol.txt").read_text()
     quoting = (
         orders_for(d, "carol")
         + "\nOn Mon, 1 Mar 2027 at 09:00, pbem <pbem@localhost> wrote:\n"
@@ -456,7 +456,7 @@ def test_a_misspelt_name_does_not_hide_an_army_count_error_in_a_mail(game_dir: P
 def test_the_whole_report_sent_back_in_a_mail_is_read_between_the_cut_lines(
     game_dir: Path,
 ) -> None:
-    report = (game_dir / "reports" / "0000" / "alice.txt").read_text()
+    report = (report_dir(game_dir, 0) / "alice.txt").read_text()
     result = fetch(game_dir, [message("alice@example.org", report, mid="<whole@t>")])
     incoming, body = reply_to(game_dir, result, "<whole@t>")
     assert incoming.verdict is mail.Verdict.ACCEPTED, incoming.reasons
@@ -589,7 +589,7 @@ def test_fetch_on_the_command_line(
 
 def check_report(directory: Path, msg: EmailMessage, player: str, resolution: int = 0) -> None:
     """The message holds exactly the report files written for the player."""
-    folder = directory / "reports" / f"{resolution:04d}"
+    folder = report_dir(directory, resolution)
     text = msg.get_body(preferencelist=("plain",))
     page = msg.get_body(preferencelist=("html",))
     assert text is not None and page is not None
@@ -621,7 +621,7 @@ def test_without_a_server_reports_go_to_the_outbox(game_dir: Path) -> None:
     box = outbox(game_dir)
     assert set(box) == set(result.built)
     for player in ("alice", "bob", "carol"):
-        msg = box[f"r0000-{player}.eml"]
+        msg = box[f"r0000-deal-{player}.eml"]
         check_report(game_dir, msg, player)
         assert msg["Subject"] == f"[{GAME}] turn 0: your move"
         assert msg["From"] == MODERATOR and msg["Reply-To"] == MODERATOR
@@ -633,7 +633,7 @@ def test_without_a_server_reports_go_to_the_outbox(game_dir: Path) -> None:
 
 def test_missing_report_files_are_made_up_for(game_dir: Path) -> None:
     """Reports written before the HTML page and the order file existed are still mailed."""
-    folder = game_dir / "reports" / "0000"
+    folder = report_dir(game_dir, 0)
     for name in ("alice.html", "alice.orders.toml", "alice.view.json"):
         (folder / name).unlink(missing_ok=True)
     msg = mail.build_report(read_game(game_dir), 0, "alice", MODERATOR)
@@ -643,16 +643,16 @@ def test_missing_report_files_are_made_up_for(game_dir: Path) -> None:
     assert "<pre>" in page.get_content()
     attachments = {p.get_filename(): p.get_content() for p in msg.iter_attachments()}
     assert attachments == {"alice.orders.toml": orders_for(game_dir, "alice")}
-    assert msg["Subject"] == f"[{GAME}] report after resolution 0"
+    assert msg["Subject"] == f"[{GAME}] report after the deal"
     (folder / "alice.txt").unlink()
     assert mail.build_report(read_game(game_dir), 0, "alice", MODERATOR) is None
-    assert "r0000-alice.eml" not in mail.send_mail(game_dir).built
+    assert "r0000-deal-alice.eml" not in mail.send_mail(game_dir).built
 
 
 def test_a_dry_run_changes_nothing(game_dir: Path) -> None:
     before = snapshot(game_dir)
     out = run("mail", "send", game_dir, "--dry-run", "--smtp", "127.0.0.1:1")
-    assert "would write outbox/r0000-alice.eml" in out
+    assert "would write outbox/r0000-deal-alice.eml" in out
     assert snapshot(game_dir) == before
 
 
@@ -663,12 +663,12 @@ def test_subjects_say_what_the_report_is() -> None:
         "awaiting": ["alice"],
         "players": [{"name": "alice", "alive": True}, {"name": "bob", "alive": False}],
     }
-    assert mail.report_subject(view, "alice", 14) == "turn 13: your move"
-    assert mail.report_subject(view, "bob", 14) == "report: you are out of the game"
-    assert mail.report_subject({**view, "awaiting": ["carol"]}, "alice", 14) == (
+    assert mail.report_subject(view, "alice", "turn 13") == "turn 13: your move"
+    assert mail.report_subject(view, "bob", "turn 13") == "report: you are out of the game"
+    assert mail.report_subject({**view, "awaiting": ["carol"]}, "alice", "turn 13") == (
         "turn 13: carol's move"
     )
-    assert mail.report_subject({**view, "phase": "over", "winner": "alice"}, "bob", 20) == (
+    assert mail.report_subject({**view, "phase": "over", "winner": "alice"}, "bob", "turn 19") == (
         "game over: alice won"
     )
 
@@ -711,7 +711,7 @@ def test_with_the_server_down_send_fails_cleanly_then_delivers_once(
     assert "cannot connect to 127.0.0.1" in out and "3 messages wait in outbox/" in out
     server.start()
     out = run("mail", "send", game_dir, "--smtp", server.spec)
-    assert out.count("sent r0000-") == 3
+    assert out.count("sent r0000-deal-") == 3
     run("mail", "send", game_dir, "--smtp", server.spec)
     assert sorted(m["To"] for m in server.recorder.messages()) == [
         "alice@example.org",
@@ -739,7 +739,7 @@ def test_an_address_refused_for_now_is_retried_alone(game_dir: Path, server: Ser
     server.recorder.refuse = {"bob@example.org": busy, MODERATOR: busy}
     first = mail.send_mail(game_dir, MODERATOR, server.smtp(), bcc=MODERATOR)
     assert not first.ok
-    assert f"r0000-bob.eml: bob@example.org refused for now: {busy}; it waits" in first.failed
+    assert f"r0000-deal-bob.eml: bob@example.org refused for now: {busy}; it waits" in first.failed
     assert sorted({line.split(":")[0] for line in first.failed}) == FILES
     assert first.pending == FILES
     assert [rcpt for _, rcpt, _ in server.recorder.received] == [
@@ -914,7 +914,8 @@ def test_a_game_played_by_email(game_dir: Path, server: Server, tmp_path: Path) 
 
     server.recorder.received.clear()
     sent = mail.send_mail(game_dir, MODERATOR, server.smtp())
-    assert sent.ok and sorted(sent.built) == [f.replace("r0000", "r0001") for f in FILES]
+    after_setup = [f.replace("r0000-deal", "r0001-setup-turn") for f in FILES]
+    assert sent.ok and sorted(sent.built) == after_setup
     received = server.recorder.messages()
     assert len(received) == 6  # three answers to the orders, three reports
     answers = [m for m in received if m["In-Reply-To"]]

@@ -427,10 +427,10 @@ def test_an_unforeseen_error_on_one_message_does_not_stop_the_others(
 ) -> None:
     real = processor.forecast
 
-    def trips(state: object, orders: object) -> list[str]:
+    def trips(state: object, orders: object, *lang: object) -> list[str]:
         if getattr(orders, "player", None) == "alice":
             raise ValueError("unforeseen")
-        return real(state, orders)  # type: ignore[arg-type]
+        return real(state, orders, *lang)  # type: ignore[arg-type]
 
     monkeypatch.setattr(processor, "forecast", trips)
     msgs = [message(ALICE, orders_for(d, "alice")), message(BOB, orders_for(d, "bob"))]

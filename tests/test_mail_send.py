@@ -96,17 +96,17 @@ def test_a_refusal_at_data_and_an_address_without_smtputf8_fail_alone(
     assert not first.ok
     assert received_to(server) == ["alice@example.org", "carol@example.org"]
     assert folder(four, "failed") == [
-        "r0000-bob.eml",
-        "r0000-bob.eml.reason.txt",
-        "r0000-jorg.eml",
-        "r0000-jorg.eml.reason.txt",
+        "r0000-deal-bob.eml",
+        "r0000-deal-bob.eml.reason.txt",
+        "r0000-deal-jorg.eml",
+        "r0000-deal-jorg.eml.reason.txt",
     ]
-    assert folder(four, "sent") == ["r0000-alice.eml", "r0000-carol.eml"]
+    assert folder(four, "sent") == ["r0000-deal-alice.eml", "r0000-deal-carol.eml"]
     failed = four / "outbox" / "failed"
-    assert "554 5.7.1 message refused" in (failed / "r0000-bob.eml.reason.txt").read_text()
-    assert "SMTPUTF8" in (failed / "r0000-jorg.eml.reason.txt").read_text()
+    assert "554 5.7.1 message refused" in (failed / "r0000-deal-bob.eml.reason.txt").read_text()
+    assert "SMTPUTF8" in (failed / "r0000-deal-jorg.eml.reason.txt").read_text()
     assert any(
-        line.startswith("r0000-bob.eml: the server refused it: 554") for line in first.failed
+        line.startswith("r0000-deal-bob.eml: the server refused it: 554") for line in first.failed
     )
     assert first.pending == []
     # Nothing is sent twice, and the failed ones are not retried by themselves.
@@ -125,12 +125,12 @@ def test_an_address_outside_ascii_goes_to_a_server_with_smtputf8(four: Path) -> 
 def test_a_failed_message_put_back_is_tried_again(four: Path, server: Server) -> None:
     server.recorder.refuse_data = {"bob@example.org": "554 5.7.1 message refused"}
     mail.send_mail(four, MODERATOR, server.smtp())
-    os.replace(four / "outbox/failed/r0000-bob.eml", four / "outbox/r0000-bob.eml")
+    os.replace(four / "outbox/failed/r0000-deal-bob.eml", four / "outbox/r0000-deal-bob.eml")
     server.recorder.refuse_data = {}
     assert mail.send_mail(four, MODERATOR, server.smtp()).delivered == [
-        "r0000-bob.eml to bob@example.org"
+        "r0000-deal-bob.eml to bob@example.org"
     ]
-    assert "r0000-bob.eml" in folder(four, "sent")
+    assert "r0000-deal-bob.eml" in folder(four, "sent")
 
 
 def test_a_permanently_refused_copy_does_not_hold_back_the_player(
@@ -152,15 +152,15 @@ def test_a_refusal_for_now_at_data_waits_and_the_rest_go(
 ) -> None:
     server.recorder.refuse_data = {"bob@example.org": "451 4.3.0 try again later"}
     first = mail.send_mail(game_dir, MODERATOR, server.smtp())
-    assert not first.ok and first.pending == ["r0000-bob.eml"]
+    assert not first.ok and first.pending == ["r0000-deal-bob.eml"]
     assert (
-        "r0000-bob.eml: bob@example.org refused for now: 451 4.3.0 try again later; it waits"
+        "r0000-deal-bob.eml: bob@example.org refused for now: 451 4.3.0 try again later; it waits"
         in (first.failed)
     )
     assert folder(game_dir, "failed") == []
     server.recorder.refuse_data = {}
     second = mail.send_mail(game_dir, MODERATOR, server.smtp())
-    assert second.ok and second.delivered == ["r0000-bob.eml to bob@example.org"]
+    assert second.ok and second.delivered == ["r0000-deal-bob.eml to bob@example.org"]
     assert received_to(server) == [f"{p}@example.org" for p in ("alice", "bob", "carol")]
 
 
@@ -193,7 +193,7 @@ def test_a_file_that_is_not_a_message_goes_to_failed_never_to_sent(
     outbox.mkdir()
     (outbox / "garbage.eml").write_bytes(os.urandom(300).replace(b":", b"-"))
     (outbox / "notes.txt").write_text("To: alice@example.org\n\nnot to be sent\n")
-    (outbox / ".r0000-alice.eml.x.tmp").write_text("a half-written file")
+    (outbox / ".r0000-deal-alice.eml.x.tmp").write_text("a half-written file")
     result = run("mail", "send", game_dir, "--smtp", server.spec, code=1)
     assert "garbage.eml: not a message" in result and "notes.txt: not a message" in result
     assert folder(game_dir, "failed") == [
@@ -203,7 +203,7 @@ def test_a_file_that_is_not_a_message_goes_to_failed_never_to_sent(
         "notes.txt.reason.txt",
     ]
     assert len(server.recorder.received) == 3 and "garbage.eml" not in folder(game_dir, "sent")
-    assert (outbox / ".r0000-alice.eml.x.tmp").exists()
+    assert (outbox / ".r0000-deal-alice.eml.x.tmp").exists()
 
 
 def test_a_421_at_data_stops_the_run_and_the_rest_wait(

@@ -465,7 +465,7 @@ def test_audit_checks_the_deal_against_the_card_key(tmp_path: Path) -> None:
     history.write_text(text.replace(f'mission = "{first.mission}"', f'mission = "{other}"', 1))
     with pytest.raises(
         PbemError,
-        match=r"resolution 0 \(the setup; history/0000.toml\): event \d+: recorded '\w+ was "
+        match=r"the deal \(resolution 0, history/0000.toml\): event \d+: recorded '\w+ was "
         r"dealt the secret mission: .*' but the replay gives '\w+ was dealt the secret mission",
     ):
         processor.audit_game(directory)

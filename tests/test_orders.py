@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core import rules
-from pbem.core.advice import forecast_with_warnings
 from pbem.core.board import WILD
 from pbem.core.events import Traded
 from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import FortifyMode, GameState, Options, Phase
 from pbem.errors import OrderError, Problem
+from pbem.present.plan import forecast_with_warnings
 
 
 def parse(body: str, **header: object) -> Orders:
@@ -484,17 +484,43 @@ def test_trade_best_without_a_set_trades_nothing_with_a_note() -> None:
     assert not only(events, Traded) and new.player("alice").hand == state.player("alice").hand
 
 
-def test_forced_trade_missing() -> None:
+def test_a_forced_trade_not_written_is_a_warning_and_pbem_makes_it() -> None:
     hand = ("Alaska", "Peru", "Greenland", "Alberta", "Japan")
     state = alice_to_play(hands={"alice": hand})
-    forced = Problem(
-        'you hold 5 cards: with 5 or more you must trade a set; add trade = "best" (and place '
-        'the extra armies, "rest" makes that easy)',
-        3,
+    assert check(state, PLACE_3) == []  # never blocking
+    orders = parse(PLACE_3)
+    chosen = rules.best_set(BOARD, hand, state.owned("alice"))
+    assert chosen is not None
+    assert forecast_with_warnings(state, orders)[-1] == (
+        f"warning: line 5: you hold 5 cards and your orders trade none: with 5 or more a trade "
+        f"is required, so pbem trades {', '.join(chosen)} for you (4 armies), placed with your "
+        'last placement, on Ukraine; write trade = "best" to say so yourself'
     )
-    assert check(state, PLACE_3) == [forced]
-    rest = '[[place]]\nterritory = "Ukraine"\narmies = "rest"\n'
-    assert check(state, 'trade = "best"\n' + rest) == []
+    new, events = play(state, orders)
+    assert only(events, Traded) == [Traded("alice", chosen, 4, 1, forced=True, unwritten=True)]
+    assert new.armies("Ukraine") == 5 + 3 + 4  # the set's armies went with the last placement
+    assert len(new.player("alice").hand) == 2
+
+
+def test_a_forced_trade_not_written_goes_to_rest_or_to_placements_that_count_it() -> None:
+    hand = ("Alaska", "Peru", "Greenland", "Alberta", "Japan")
+    state = alice_to_play(hands={"alice": hand})
+    rest = '[[place]]\nterritory = "Siam"\narmies = 1\n'
+    rest += '[[place]]\nterritory = "Ural"\narmies = "rest"\n'
+    assert check(state, rest) == []
+    new, _ = play(state, parse(rest))
+    assert (new.armies("Siam"), new.armies("Ural")) == (2, 3 + 6)
+    assert 'and "rest" places them' in forecast_with_warnings(state, parse(rest))[-1]
+    counted = PLACE_3.replace("armies = 3", "armies = 7")
+    assert check(state, counted) == []
+    assert "your placements already count" in forecast_with_warnings(state, parse(counted))[-1]
+    assert play(state, parse(counted))[0].armies("Ukraine") == 12
+    wrong = PLACE_3.replace("armies = 3", "armies = 5")
+    assert [p.message for p in check(state, wrong)] == [
+        '5 armies placed, but your reinforcements are 7: place 2 more (armies = "rest" places '
+        "whatever is left)"
+    ]
+    assert check(state, 'trade = "best"\n[[place]]\nterritory = "Ukraine"\narmies = "rest"\n') == []
 
 
 def test_setup_turn_only_places() -> None:
@@ -518,3 +544,85 @@ def test_orders_built_in_code_validate_like_parsed_ones() -> None:
     state = alice_to_play()
     assert rules.validate(state, orders(state, place=[("Ukraine", "rest")])) == []
     assert rules.validate(state, orders(state, place=[("Ukraine", 1), ("Ural", REST)])) == []
+
+
+PLAIN_FILE = 'game = "g"\nturn = 3\nplayer = "alice"\nsecret = "s"  # from the report\n\n' + FULL
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        (PLAIN_FILE.replace('trade = [["Alaska", "Peru", "wild"]]\n', ""), True),
+        ('game = "g"\n\n# a comment\n  [[ place ]]  \nterritory = "Peru" # here\narmies = 0', True),
+        (PLAIN_FILE, True),
+        ('trade = [ ["Peru","wild" , "a b"],["Iceland", "Ural", "Siam"] ]  # two sets', True),
+        ('trade = [["Peru", "wild", "Siam"],]', False),  # a trailing comma
+        ('trade = [\n  ["Peru", "wild", "Siam"]\n]', False),  # a list over several lines
+        ('trade = [["Pe]ru", "wild", "Siam"]]', False),  # a bracket in a name
+        ("trade = []", False),
+        (PLAIN_FILE.replace("\n", "\r\n"), False),
+        ('game = "a\\"b"\nturn = 1\n', False),  # an escape
+        ("turn = 1\nturn = 2\n", False),  # a key twice: the TOML parser says what is wrong
+        ("[fortify]\n[fortify]\n", False),
+        ("[[place]]\n[place]\n", False),
+        ("place = 1\n[[place]]\n", False),
+        ("[[place]\narmies = 1\n", False),
+        ("turn = 01\n", False),
+        ("turn = 1_000\n", False),
+        ('game = "x\u2028"\nturn = 1\n', False),  # a line break for str.splitlines
+        ('game = """x"""\n', False),
+    ],
+)
+def test_plain_files_are_read_in_one_pass_as_the_toml_parser_reads_them(
+    text: str, plain: bool
+) -> None:
+    """Files in the plain TOML that Orders.to_toml writes are read without the TOML parser, to
+    the same data and key lines; any other file is left to it (and to its error messages)."""
+    import tomllib
+
+    from pbem.core import orders as module
+
+    read = module._read_plain(text)
+    assert (read is not None) == plain
+    if read is not None:
+        assert read == (tomllib.loads(text), module._locate(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "[[place]]",
+                "[[attack]]",
+                "[fortify]",
+                'territory = "Peru"',
+                "armies = 3",
+                'armies = "rest"',
+                "turn = 2",
+                'from = "Peru"',
+                "# note",
+                "",
+                "  ",
+                "\t[ fortify ]",
+                'game = "g"',
+                'trade = [["Peru", "wild", "Ural"]]',
+                "trade = [[]]",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_any_plain_file_reads_as_the_toml_parser_reads_it(lines: list[str]) -> None:
+    import tomllib
+
+    from pbem.core import orders as module
+
+    text = "\n".join(lines)
+    read = module._read_plain(text)
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert read is None
+        return
+    assert read is None or read == (expected, module._locate(text))

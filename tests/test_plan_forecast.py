@@ -12,9 +12,10 @@ from helpers import make_state, orders
 
 from pbem.core import forecast as forecast_module
 from pbem.core import rules
-from pbem.core.forecast import forecast_lines, forecast_plan
+from pbem.core.forecast import forecast_plan
 from pbem.core.orders import Attack, Fortify
 from pbem.core.state import Options, StopAt
+from pbem.present.plan import forecast_lines
 
 RUNS = 1000
 """Resolutions per plan here (about 3 seconds in all); benchmarks/forecast_vs_engine.py runs

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from conftest import SEED, skeleton, snapshot
 
 from pbem.cli import main
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "games" / "example"
@@ -70,7 +70,7 @@ def test_an_unknown_territory_in_an_attack_does_not_hide_the_rest(tmp_path: Path
 
 def test_check_view_catches_a_wrong_secret(tmp_path: Path) -> None:
     directory = new(tmp_path / "g")
-    view = directory / "reports" / "0000" / "carol.view.json"
+    view = report_dir(directory, 0) / "carol.view.json"
     orders = tmp_path / "carol.toml"
     good = skeleton(directory, "carol")
     orders.write_text(good)
@@ -86,7 +86,7 @@ def test_a_view_holds_the_hash_of_its_own_players_secret_only(tmp_path: Path) ->
     game = read_game(directory)
     texts: dict[str, str] = {}
     for name in ("alice", "bob", "carol"):
-        text = (directory / "reports" / "0000" / f"{name}.view.json").read_text()
+        text = (report_dir(directory, 0) / f"{name}.view.json").read_text()
         texts[name] = text
         view = json.loads(text)
         assert set(view["secret_check"]) == {"salt", "sha256"}
@@ -100,7 +100,7 @@ def test_a_view_holds_the_hash_of_its_own_players_secret_only(tmp_path: Path) ->
 
 def test_orders_signed_by_another_player_are_refused_by_that_view(tmp_path: Path) -> None:
     directory = new(tmp_path / "g")
-    view = directory / "reports" / "0000" / "carol.view.json"
+    view = report_dir(directory, 0) / "carol.view.json"
     orders = tmp_path / "bob.toml"
     orders.write_text(skeleton(directory, "bob"))
     out = run("check", "--view", view, orders, code=1)
@@ -132,12 +132,12 @@ def test_check_refuses_two_valid_files_of_one_player_as_resolve_does(tmp_path: P
 
 def test_the_whole_report_sent_back_is_read_between_the_cut_lines(tmp_path: Path) -> None:
     directory = new(tmp_path / "g")
-    report = (directory / "reports" / "0000" / "alice.txt").read_text()
+    report = (report_dir(directory, 0) / "alice.txt").read_text()
     assert report.count("-- 8<") == 2
     sent_back = tmp_path / "alice-report.txt"
     sent_back.write_text(report)
     assert "alice-report.txt: valid." in run("check", directory, sent_back)
-    view = directory / "reports" / "0000" / "alice.view.json"
+    view = report_dir(directory, 0) / "alice.view.json"
     assert "valid." in run("check", "--view", view, sent_back)
     # A mistake inside the cuts is reported at its line in the whole report.
     lines = report.split("\n")
@@ -175,7 +175,7 @@ def test_after_a_turn_only_the_next_player_gets_an_order_file_and_every_report_s
 ) -> None:
     game = example(tmp_path)
     run("resolve", game)
-    folder = game / "reports" / "0011"
+    folder = report_dir(game, 11)
     state = read_game(game).state
     assert state.awaiting() == ("bob",)
     assert sorted(p.name for p in folder.glob("*.orders.toml")) == ["bob.orders.toml"]
@@ -202,7 +202,7 @@ def test_a_skipped_order_is_told_to_its_player_only(tmp_path: Path) -> None:
     )
     orders.write_text(text)
     run("resolve", game)
-    folder = game / "reports" / "0011"
+    folder = report_dir(game, 11)
     skipped = "attack Brazil from North Africa was skipped"
     alice = (folder / "alice.txt").read_text()
     assert f"Your order to {skipped}: North Africa has" in alice
@@ -213,7 +213,7 @@ def test_a_skipped_order_is_told_to_its_player_only(tmp_path: Path) -> None:
 
 def test_check_view_forecasts_the_whole_plan_as_a_player(tmp_path: Path) -> None:
     game = example(tmp_path)
-    view = game / "reports" / "0010" / "alice.view.json"
+    view = report_dir(game, 10) / "alice.view.json"
     assert "secret_check" not in view.read_text()  # written before views carried it
     out = run("check", "--view", view, game / "orders" / "alice.toml")
     assert out.startswith("alice.toml: valid.\n")

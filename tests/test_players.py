@@ -51,7 +51,7 @@ def test_a_changed_address_is_recorded_with_the_time_and_the_audit_passes(d: Pat
 def test_the_next_mail_goes_to_the_new_address(d: Path) -> None:
     run("config", d, f"player.alice.email={NEW}", "--now", "2027-03-02T09:30Z")
     mail.send_mail(d)
-    assert outbox(d)["r0000-alice.eml"]["To"] == NEW
+    assert outbox(d)["r0000-deal-alice.eml"]["To"] == NEW
     result = fetch_mail(d, [message(NEW, orders_for(d, "alice"))])
     assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED]
 
@@ -96,7 +96,7 @@ def test_a_bad_setting_is_refused_and_changes_nothing(d: Path, setting: str, rea
 def test_an_address_can_be_taken_away(d: Path) -> None:
     run("config", d, "player.carol.email=", "--now", "2027-03-02T09:30Z")
     result = mail.send_mail(d)
-    assert "r0000-carol.eml" not in outbox(d)
+    assert "r0000-deal-carol.eml" not in outbox(d)
     assert any("carol has no address" in note for note in result.notes)
     assert run("audit", d).startswith("audit passed")
 
@@ -172,5 +172,8 @@ def test_an_address_is_not_changed_while_an_undo_is_half_done(d: Path) -> None:
     (d / "history" / undo.PENDING).write_text(tomli_w.dumps(pending.to_dict()))
     before = snapshot(d)
     out = run("config", d, f"player.alice.email={NEW}", "--now", "2027-03-02T09:30Z", code=1)
-    assert "the undo of resolution 1 was interrupted: run 'pbem undo' again to finish it" in out
+    assert (
+        "the undo of turn 1 (resolution 1, history/0001.toml) was interrupted: "
+        "run 'pbem undo' again to finish it"
+    ) in out
     assert snapshot(d) == before

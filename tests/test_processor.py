@@ -17,19 +17,19 @@ from conftest import new_game, skeleton, snapshot, write_skeletons
 from pbem.core.state import Phase
 from pbem.errors import AuditError, DiskError, LockedError, PbemError
 from pbem.game import processor, store
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 
 
 def test_new_game_writes_game_file_setup_history_and_first_reports(game_dir: Path) -> None:
     assert (game_dir / "game.toml").exists()
     assert (game_dir / "history" / "0000.toml").exists()
     for player in ("alice", "bob", "carol"):
-        text = (game_dir / "reports" / "0000" / f"{player}.txt").read_text()
+        text = (report_dir(game_dir, 0) / f"{player}.txt").read_text()
         reg = read_game(game_dir).registration(player)
         assert reg is not None and reg.secret in text
     game = read_game(game_dir)
     assert game.state.phase is Phase.SETUP
-    assert game.commitment in (game_dir / "reports" / "0000" / "alice.txt").read_text()
+    assert game.commitment in (report_dir(game_dir, 0) / "alice.txt").read_text()
 
 
 def test_new_game_refuses_an_existing_game(game_dir: Path) -> None:
@@ -75,7 +75,7 @@ def test_resolve_uses_orders_folder_and_archives_used_files(game_dir: Path) -> N
     ]
     record = read_history(game_dir, 1)
     assert {o.player for o in record.orders} == {"alice", "bob", "carol"}
-    assert (game_dir / "reports" / "0001" / "alice.txt").exists()
+    assert (report_dir(game_dir, 1) / "alice.txt").exists()
 
 
 def _orders_text(directory: Path, player: str, **changes: str) -> str:
@@ -256,7 +256,7 @@ def test_audit_names_the_resolution_whose_die_was_changed(tmp_path: Path) -> Non
     roll = next(e for e in data["events"] if e["type"] == "rolled")
     roll["attacker"][0] = roll["attacker"][0] % 6 + 1
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
-    with pytest.raises(AuditError, match=f"resolution {r} "):
+    with pytest.raises(AuditError, match=f"resolution {r}, "):
         processor.audit_game(directory)
 
 
@@ -278,7 +278,7 @@ def test_audit_tells_a_changed_die_in_words(tmp_path: Path) -> None:
     with pytest.raises(AuditError) as caught:
         processor.audit_game(directory)
     assert str(caught.value) == (
-        f"resolution {r} (turn {data['turn']}, {player}'s turn; history/{r:04d}.toml): "
+        f"turn {data['turn']}, {player}'s turn (resolution {r}, history/{r:04d}.toml): "
         f"{player}'s attack on {roll['target']} from {roll['source']}, roll {number}: "
         f"recorded {changed} against {against}, the dice give {given} against {against}"
     )
@@ -312,7 +312,7 @@ def test_audit_detects_a_key_not_from_the_chain(playing_dir: Path) -> None:
     data = store._load_toml(path)
     data["key"] = "00" * 32
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
-    with pytest.raises(AuditError, match="resolution 1 "):
+    with pytest.raises(AuditError, match="resolution 1, "):
         processor.audit_game(playing_dir)
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pbem.game.store import report_dir
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -82,7 +84,7 @@ def test_the_first_command_block_then_a_turn_command_run_as_written(tmp_path: Pa
     assert newest.name not in {p.name for p in (ROOT / "games" / "example" / "reports").iterdir()}
     for player in ("alice", "bob", "carol"):
         assert (newest / f"{player}.txt").is_file()
-    assert (copy / "games" / "spring-2027" / "reports" / "0000" / "alice.txt").is_file()
+    assert (report_dir(copy / "games" / "spring-2027", 0) / "alice.txt").is_file()
     assert (copy / ".venv" / "bin" / "pbem").is_file()
     assert "Created game 'spring-2027'" in done.stdout
 

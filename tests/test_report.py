@@ -33,7 +33,7 @@ from pbem.core.events import (
 from pbem.core.orders import Attack, Orders, parse_orders
 from pbem.core.state import Phase, Player
 from pbem.game import processor
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 from pbem.present import report, story
 from pbem.present.text import plural
 from pbem.present.view import game_view
@@ -61,7 +61,7 @@ def reports_of(directory: Path, player: str) -> list[tuple[int, str]]:
     out = []
     for r in range(RESOLUTIONS):
         for suffix in ("txt", "html", "view.json", "orders.toml"):
-            path = directory / "reports" / f"{r:04d}" / f"{player}.{suffix}"
+            path = report_dir(directory, r) / f"{player}.{suffix}"
             if path.exists():
                 out.append((r, path.read_text(encoding="utf-8")))
     return out
@@ -166,8 +166,7 @@ def test_no_report_shows_another_players_mission_before_the_end(mission_played: 
         files = reports_of(mission_played, p.name)
         # text, HTML and view of resolutions 0-5, and the order file of those that await them
         asked = sum(
-            (mission_played / "reports" / f"{r:04d}" / f"{p.name}.orders.toml").exists()
-            for r in range(6)
+            (report_dir(mission_played, r) / f"{p.name}.orders.toml").exists() for r in range(6)
         )
         assert asked >= 1 and len(files) == 6 * 3 + asked
         own = mission_texts(p)
@@ -179,7 +178,7 @@ def test_no_report_shows_another_players_mission_before_the_end(mission_played: 
                     continue
                 for secret in mission_texts(other) - own:
                     assert secret not in text, f"{other.name}'s mission in {p.name}'s report {r}"
-        view = json.loads((mission_played / "reports" / "0005" / f"{p.name}.view.json").read_text())
+        view = json.loads((report_dir(mission_played, 5) / f"{p.name}.view.json").read_text())
         assert [e["name"] for e in view["players"] if "mission" in e] == [p.name]
         progress = view["players"][p.seat]["mission"]["progress"]
         assert progress == missions.progress(game.state, p.name)
@@ -189,7 +188,7 @@ def test_the_moderator_sees_every_mission_and_show_player_only_their_own(
     mission_played: Path,
 ) -> None:
     game = read_game(mission_played)
-    overview = (mission_played / "reports" / "0005" / "_moderator.txt").read_text()
+    overview = (report_dir(mission_played, 5) / "_moderator.txt").read_text()
     assert "Secret missions" in overview
     table = processor.show_table(game.state, game_view(game.state, None))
     for p in game.state.players:
@@ -203,16 +202,16 @@ def test_the_moderator_sees_every_mission_and_show_player_only_their_own(
 
 def test_each_report_shows_the_players_own_hand_and_no_other(played: Path) -> None:
     game = read_game(played)
-    last = f"{RESOLUTIONS - 1:04d}"
+    last = report_dir(played, RESOLUTIONS - 1)
     for p in game.state.players:
-        text = (played / "reports" / last / f"{p.name}.txt").read_text()
+        text = (last / f"{p.name}.txt").read_text()
         hand = [line.split(" (")[0].strip() for line in section(text, "Your hand").splitlines()]
         for card in p.hand:
             assert card in hand
-        html = (played / "reports" / last / f"{p.name}.html").read_text()
+        html = (last / f"{p.name}.html").read_text()
         shown = re.findall(r'<div class="card">([^<]*)<div class="kind">', html)
         assert shown == list(p.hand)
-        view = json.loads((played / "reports" / last / f"{p.name}.view.json").read_text())
+        view = json.loads((last / f"{p.name}.view.json").read_text())
         for entry in view["players"]:
             assert ("hand" in entry) == (entry["name"] == p.name)
 
@@ -228,7 +227,7 @@ def test_another_players_card_draw_is_told_without_the_card(played: Path) -> Non
     assert draws
     for r, draw in draws:
         for p in game.state.players:
-            text = (played / "reports" / f"{r:04d}" / f"{p.name}.txt").read_text()
+            text = (report_dir(played, r) / f"{p.name}.txt").read_text()
             named = f"{draw.player} drew a card: {draw.card}."
             if p.name == draw.player:
                 assert named in text
@@ -269,7 +268,7 @@ def test_the_hidden_key_is_revealed_when_the_game_is_over(played: Path) -> None:
 def test_text_report_sections_come_in_order(played: Path) -> None:
     game = read_game(played)
     player = game.state.current_player.name
-    text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{player}.txt").read_text()
+    text = (report_dir(played, RESOLUTIONS - 1) / f"{player}.txt").read_text()
     headings = [
         f"Turn {game.state.turn} is yours",
         "What happened",
@@ -288,12 +287,12 @@ def test_a_waiting_player_is_told_whose_turn_is_next_and_when_theirs_is(played: 
     game = read_game(played)
     state = game.state
     waiting = state.players[(state.current + 1) % len(state.players)].name
-    text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.txt").read_text()
+    text = (report_dir(played, RESOLUTIONS - 1) / f"{waiting}.txt").read_text()
     assert f"Turn {state.turn} is next: {state.current_player.name} plays." in text
     assert f"Your next turn is turn {state.turn + 1}" in text
     assert "Its order file will come with the report that makes it your turn" in text
     # No order file for a later turn: sent now, it could only be refused.
-    assert not (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{waiting}.orders.toml").exists()
+    assert not (report_dir(played, RESOLUTIONS - 1) / f"{waiting}.orders.toml").exists()
     assert "Your order file for turn" not in text
 
 
@@ -301,7 +300,7 @@ def test_the_board_marks_own_territories_and_held_continents(played: Path) -> No
     game = read_game(played)
     state = game.state
     name = state.current_player.name
-    text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{name}.txt").read_text()
+    text = (report_dir(played, RESOLUTIONS - 1) / f"{name}.txt").read_text()
     board = section(text, "The board")
     for t in state.board.names:
         line = next(line for line in board.splitlines() if line[4:].startswith(t + " "))
@@ -318,7 +317,7 @@ def test_players_table_and_reinforcements_come_from_the_view(played: Path) -> No
     game = read_game(played)
     state = game.state
     name = state.current_player.name
-    text = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / f"{name}.txt").read_text()
+    text = (report_dir(played, RESOLUTIONS - 1) / f"{name}.txt").read_text()
     table = section(text, "Players")
     for p in game_view(state, name)["players"]:
         row = next(line for line in table.splitlines() if line[2:].startswith(p["name"] + " "))
@@ -335,7 +334,7 @@ def test_players_table_and_reinforcements_come_from_the_view(played: Path) -> No
 def test_the_order_file_is_ready_to_send_as_it_is(played: Path) -> None:
     game = read_game(played)
     name = game.state.current_player.name
-    folder = played / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(played, RESOLUTIONS - 1)
     orders = folder / f"{name}.orders.toml"
     assert orders.read_text() == skeleton(played, name)
     assert orders.read_text() in (folder / f"{name}.txt").read_text()
@@ -350,7 +349,7 @@ def test_the_order_file_is_ready_to_send_as_it_is(played: Path) -> None:
 def test_the_dice_check_shows_key_previous_key_commitment_and_rolls(played: Path) -> None:
     game = read_game(played)
     for r in range(RESOLUTIONS):
-        text = (played / "reports" / f"{r:04d}" / "alice.txt").read_text()
+        text = (report_dir(played, r) / "alice.txt").read_text()
         key = game.key(r).hex()
         assert key in text
         assert dice.chain_key(game.seed, r, game.chain_length).hex() in text
@@ -364,7 +363,7 @@ def test_the_dice_check_shows_key_previous_key_commitment_and_rolls(played: Path
 
 def test_the_key_check_pasted_into_a_shell_prints_the_previous_key(played: Path) -> None:
     game = read_game(played)
-    text = (played / "reports" / "0003" / "alice.txt").read_text()
+    text = (report_dir(played, 3) / "alice.txt").read_text()
     check = "\n".join(text.split("it prints the previous key):\n", 1)[1].splitlines()[:3])
     assert all(len(line) <= 78 for line in check.splitlines())
     shell = shutil.which("sh")
@@ -462,8 +461,8 @@ def test_a_stopped_attack_says_why_and_what_is_left() -> None:
 
 def test_the_armies_before_a_resolution_are_worked_back_from_the_state(played: Path) -> None:
     for r in range(2, RESOLUTIONS):
-        after = json.loads((played / "reports" / f"{r:04d}" / "alice.view.json").read_text())
-        before = json.loads((played / "reports" / f"{r - 1:04d}" / "alice.view.json").read_text())
+        after = json.loads((report_dir(played, r) / "alice.view.json").read_text())
+        before = json.loads((report_dir(played, r - 1) / "alice.view.json").read_text())
         game = read_game(played)
         state = replace(
             game.state,
@@ -532,7 +531,7 @@ def test_a_skipped_order_is_told_to_its_player_and_the_moderator_only() -> None:
 
 def test_html_reports_are_well_formed_and_self_contained(played: Path) -> None:
     for r in range(RESOLUTIONS):
-        folder = played / "reports" / f"{r:04d}"
+        folder = report_dir(played, r)
         for path in sorted(folder.glob("*.html")):
             html = path.read_text()
             parse_html(html)
@@ -543,7 +542,7 @@ def test_html_reports_are_well_formed_and_self_contained(played: Path) -> None:
 
 def test_the_map_has_one_shape_per_territory(played: Path) -> None:
     game = read_game(played)
-    html = (played / "reports" / f"{RESOLUTIONS - 1:04d}" / "alice.html").read_text()
+    html = (report_dir(played, RESOLUTIONS - 1) / "alice.html").read_text()
     parser = parse_html(html)
     assert len(parser.territories) == 42
     assert sorted(parser.territories) == sorted(game.state.board.names)
@@ -558,7 +557,7 @@ def test_the_map_outlines_own_territories_and_marks_this_turns_conquests(played:
         mine = {t.name for t in shapes["territories"] if t.mine}
         assert mine == set(game.state.owned(p.name))
         assert {t.name for t in shapes["territories"] if t.taken} == taken
-        html = (played / "reports" / f"{r:04d}" / f"{p.name}.html").read_text()
+        html = (report_dir(played, r) / f"{p.name}.html").read_text()
         assert html.count('stroke="#1c1c1c" stroke-width="3.5"') == len(mine)
         assert html.count('stroke-dasharray="4 3"') == len(taken)
 
@@ -595,8 +594,8 @@ def test_a_game_can_override_a_template(tmp_path: Path) -> None:
         "Dear {{ player }}, turn {{ view.turn }}.\n"
     )
     new_game(directory)
-    assert (directory / "reports" / "0000" / "alice.txt").read_text() == "Dear alice, turn 0.\n"
-    assert "<svg" in (directory / "reports" / "0000" / "alice.html").read_text()
+    assert (report_dir(directory, 0) / "alice.txt").read_text() == "Dear alice, turn 0.\n"
+    assert "<svg" in (report_dir(directory, 0) / "alice.html").read_text()
 
 
 def test_a_typo_in_a_template_fails_loudly(tmp_path: Path) -> None:
@@ -644,7 +643,7 @@ def test_the_moderators_overview_lists_hands_awaited_players_and_rejections(
     (directory / "orders" / "zz-broken.toml").write_text('game = "test-game"\nturn = [\n')
     outcome = processor.resolve_game(directory)
     assert outcome.rejected
-    folder = directory / "reports" / "0001"
+    folder = report_dir(directory, 1)
     text = (folder / "_moderator.txt").read_text()
     html = (folder / "_moderator.html").read_text()
     game = read_game(directory)
@@ -660,7 +659,7 @@ def test_every_player_gets_text_html_view_and_the_next_player_an_order_file(
     played: Path,
 ) -> None:
     game = read_game(played)
-    folder = played / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(played, RESOLUTIONS - 1)
     for p in game.state.players:
         for suffix in ("txt", "html", "view.json"):
             assert (folder / f"{p.name}.{suffix}").is_file()
@@ -682,14 +681,14 @@ def test_reports_are_the_same_byte_for_byte_when_rendered_again(played: Path) ->
     for p in game.state.players:
         for kind in ("txt", "html"):
             again = report.render(game, r, events, p.name, kind)
-            assert again == (played / "reports" / f"{r:04d}" / f"{p.name}.{kind}").read_text()
+            assert again == (report_dir(played, r) / f"{p.name}.{kind}").read_text()
 
 
 def test_a_two_player_game_shows_the_neutral(tmp_path: Path) -> None:
     directory = new_game(tmp_path / "game", "alice,bob")
-    text = (directory / "reports" / "0000" / "alice.txt").read_text()
+    text = (report_dir(directory, 0) / "alice.txt").read_text()
     assert re.search(r"^  neutral +14 +\d+$", text, re.MULTILINE)
-    html = (directory / "reports" / "0000" / "alice.html").read_text()
+    html = (report_dir(directory, 0) / "alice.html").read_text()
     assert "neutral" in html
     parse_html(html)
 

@@ -220,19 +220,19 @@ def test_no_password_for_a_login_is_a_clean_error(monkeypatch: pytest.MonkeyPatc
 
 def test_what_a_send_did_is_told_line_by_line() -> None:
     result = mail.SendResult(
-        built=["r0001-alice.eml"],
-        delivered=["r0001-alice.eml to alice@x.org"],
-        failed=["r0001-bob.eml: bob@x.org refused: 550 no"],
-        pending=["r0001-bob.eml"],
-        notes=["carol has no address: report 0001/carol not mailed"],
+        built=["r0002-turn-1-alice.eml"],
+        delivered=["r0002-turn-1-alice.eml to alice@x.org"],
+        failed=["r0002-turn-1-bob.eml: bob@x.org refused: 550 no"],
+        pending=["r0002-turn-1-bob.eml"],
+        notes=["carol has no address: report 0002-turn-1/carol not mailed"],
     )
     assert not result.ok
     assert result.lines() == [
-        "wrote outbox/r0001-alice.eml",
-        "sent r0001-alice.eml to alice@x.org",
-        "failed: r0001-bob.eml: bob@x.org refused: 550 no",
-        "carol has no address: report 0001/carol not mailed",
-        "1 message waits in outbox/: r0001-bob.eml",
+        "wrote outbox/r0002-turn-1-alice.eml",
+        "sent r0002-turn-1-alice.eml to alice@x.org",
+        "failed: r0002-turn-1-bob.eml: bob@x.org refused: 550 no",
+        "carol has no address: report 0002-turn-1/carol not mailed",
+        "1 message waits in outbox/: r0002-turn-1-bob.eml",
     ]
     dry = mail.SendResult(built=["a.eml"], pending=["a.eml"], dry_run=True)
     assert dry.ok and dry.lines() == [
@@ -265,7 +265,7 @@ def test_a_report_message_needs_a_report_and_a_player(game_dir: Path) -> None:
 
 
 def test_a_report_subject_without_a_view() -> None:
-    assert mail.report_subject(None, "alice", 7) == "report after resolution 7"
+    assert mail.report_subject(None, "alice", "turn 6") == "report after turn 6"
 
 
 def test_mail_state_files_that_are_damaged_are_named(game_dir: Path) -> None:
@@ -376,23 +376,24 @@ def test_a_refusal_is_forgotten_once_the_address_takes_the_message(
     monkeypatch.setattr(send, "_connect", lambda server: client)
     first = mail.send_mail(game_dir, MODERATOR, mail.SmtpServer("h"))
     assert first.failed == [
-        "r0000-bob.eml: bob@example.org refused for now: 450 mailbox busy; it waits"
+        "r0000-deal-bob.eml: bob@example.org refused for now: 450 mailbox busy; it waits"
     ]
     state = json.loads((game_dir / "mail" / "sent.json").read_text())
-    assert state["messages"]["r0000-bob.eml"]["refused"] == {"bob@example.org": "450 mailbox busy"}
+    refused = state["messages"]["r0000-deal-bob.eml"]["refused"]
+    assert refused == {"bob@example.org": "450 mailbox busy"}
     client.refuse = set()
     second = mail.send_mail(game_dir, MODERATOR, mail.SmtpServer("h"))
-    assert second.ok and second.delivered == ["r0000-bob.eml to bob@example.org"]
+    assert second.ok and second.delivered == ["r0000-deal-bob.eml to bob@example.org"]
     state = json.loads((game_dir / "mail" / "sent.json").read_text())
-    assert state["messages"]["r0000-bob.eml"] == {
+    assert state["messages"]["r0000-deal-bob.eml"] == {
         "delivered": ["bob@example.org"],
         "refused": {},
         "message_id": f"<pbem.{GAME}.r0000.bob@example.org>",
     }
     assert sorted(p.name for p in (game_dir / "outbox" / "sent").iterdir()) == [
-        "r0000-alice.eml",
-        "r0000-bob.eml",
-        "r0000-carol.eml",
+        "r0000-deal-alice.eml",
+        "r0000-deal-bob.eml",
+        "r0000-deal-carol.eml",
     ]
 
 
@@ -401,9 +402,9 @@ def test_a_player_without_an_address_is_named_not_mailed(tmp_path: Path) -> None
     players = [("alice", "alice@example.org"), ("bob", ""), ("carol", "carol@example.org")]
     processor.new_game(directory, players, Options(), seed=bytes(range(32)), name="g")
     result = mail.send_mail(directory, MODERATOR)
-    assert result.notes == ["bob has no address: report 0000/bob not mailed"]
-    assert sorted(result.built) == ["r0000-alice.eml", "r0000-carol.eml"]
-    assert "bob has no address: report 0000/bob not mailed" in result.lines()
+    assert result.notes == ["bob has no address: report 0000-deal/bob not mailed"]
+    assert sorted(result.built) == ["r0000-deal-alice.eml", "r0000-deal-carol.eml"]
+    assert "bob has no address: report 0000-deal/bob not mailed" in result.lines()
 
 
 def test_a_made_up_message_id_is_the_hash_of_the_bytes() -> None:

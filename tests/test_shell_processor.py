@@ -8,16 +8,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import SEED, attacking, skeleton, write_skeletons
+from conftest import SEED, attacking, force_state, skeleton, write_skeletons
 from helpers import make_state, orders
 
 from pbem.core import odds
-from pbem.core.forecast import percent
 from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
+from pbem.present.plan import percent
 from pbem.present.view import game_view
 
 
@@ -123,14 +123,14 @@ def test_an_unreadable_order_file_is_a_problem_not_an_error(
     _, [(submission, _)] = processor.check_files(game_dir, [path])
     assert submission.orders is None and submission.player is None
     assert message in submission.messages()[0]
-    view = game_dir / "reports" / "0000" / "alice.view.json"
+    view = report_dir(game_dir, 0) / "alice.view.json"
     [(checked, _)] = processor.check_with_view(view, [path])
     assert message in checked.messages()[0]
 
 
 def test_a_players_own_check_against_the_view_file(playing_dir: Path, tmp_path: Path) -> None:
     player = read_game(playing_dir).state.awaiting()[0]
-    view = playing_dir / "reports" / "0001" / f"{player}.view.json"
+    view = report_dir(playing_dir, 1) / f"{player}.view.json"
     good = tmp_path / "good.toml"
     secret = skeleton_secret(playing_dir, player)
     good.write_text(attacking(skeleton(playing_dir, player)))
@@ -265,13 +265,14 @@ def test_the_summary_says_what_was_resolved_and_what_comes_next(playing_dir: Pat
     rolls = len([e for e in outcome.events if e.kind == "rolled"])
     assert rolls >= 1
     assert lines[0] == (
-        f"Resolved test-game resolution 2: {len(outcome.events)} events, "
+        f"Resolved test-game turn 1 (resolution 2, history/0002.toml): "
+        f"{len(outcome.events)} events, "
         f"{rolls} {'roll' if rolls == 1 else 'rolls'}, "
         f"{conquests} {'territory' if conquests == 1 else 'territories'} taken."
     )
     state = outcome.state
     assert lines[1] == f"Turn {state.turn} awaits {state.current_player.name}."
-    assert lines[2] == f"Reports: {playing_dir / 'reports' / '0002'}"
+    assert lines[2] == f"Reports: {playing_dir / 'reports' / '0002-turn-1'}"
     over = replace(outcome, state=replace(state, phase=Phase.OVER, winner="bob"), reports=())
     assert processor.summary(over).splitlines()[1:] == ["The game is over: bob won."]
 
@@ -357,3 +358,46 @@ def test_the_forecast_says_a_fortification_asking_too_much_is_cut() -> None:
     assert processor.forecast(state, taking)[-1] == (
         f"{later.describe()}: will be skipped (you do not hold Afghanistan)"
     )
+
+
+def test_a_forced_trade_not_written_is_made_by_pbem_and_reported(playing_dir: Path) -> None:
+    from pbem.core.events import Traded
+    from pbem.game.store import read_history
+
+    game = read_game(playing_dir)
+    state = game.state
+    me = state.current_player.name
+    five = replace(state.player(me), hand=state.deck[:5])
+    forced_state = replace(
+        state,
+        players=tuple(five if p.name == me else p for p in state.players),
+        deck=state.deck[5:],
+    )
+    force_state(playing_dir, forced_state)
+    text = skeleton(playing_dir, me)
+    assert 'trade = "best"' in text
+    path = playing_dir / "orders" / f"{me}.toml"
+    path.write_text("\n".join(line for line in text.splitlines() if "trade" not in line) + "\n")
+    _game, [(submission, lines)] = processor.check_files(playing_dir, [path])
+    assert submission.accepted, submission.messages()
+    assert any(line.startswith("warning: line ") and "pbem trades" in line for line in lines)
+    outcome = processor.resolve_game(playing_dir)
+    assert not outcome.rejected
+    (traded,) = [e for e in outcome.events if isinstance(e, Traded)]
+    assert traded.forced and traded.unwritten and len(traded.cards) == 3
+    record = read_history(playing_dir, outcome.resolution)
+    assert traded in record.events
+    folder = max((playing_dir / "reports").iterdir())
+    for reader in (me, "_moderator"):
+        report_text = (folder / f"{reader}.txt").read_text(encoding="utf-8")
+        assert "a forced trade, made by pbem for" in " ".join(report_text.split())
+    # the history replays to the same events (audit would, but the state here was forced)
+    from pbem.game.replay import recorded_orders, replay_orders
+
+    forced = read_game(playing_dir)
+    before = replace(forced, state=forced_state)
+    again = recorded_orders(before.state, record.orders)
+    _, events = replay_orders(
+        before.state, record.orders, before.randomness(outcome.resolution), again
+    )
+    assert events == record.events

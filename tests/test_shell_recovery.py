@@ -13,7 +13,7 @@ from conftest import new_game, snapshot, write_skeletons
 
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, store
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 
 
 class Crash(Exception):
@@ -138,7 +138,7 @@ def test_an_interrupted_resolution_is_completed_with_its_orders_archived(
     r = _interrupted(played, monkeypatch)
     outcome = processor.resolve_game(played)
     assert (outcome.recovered, outcome.resolution) == (True, r)
-    assert outcome.reports and outcome.reports[0].parent == played / "reports" / f"{r:04d}"
+    assert outcome.reports and outcome.reports[0].parent == report_dir(played, r)
     assert snapshot(played) == snapshot(clean)
     assert not list((played / "orders").glob("*.toml"))
 
@@ -159,7 +159,7 @@ def test_audit_catches_a_dropped_event(played: Path) -> None:
         data = _history(played, r)
         dropped = data["events"].pop(where)
         _rewrite_history(played, r, data)
-        with pytest.raises(AuditError, match=f"resolution {r} ") as err:
+        with pytest.raises(AuditError, match=f"resolution {r}, ") as err:
             processor.audit_game(played)
         assert str(r) in str(err.value)
         data["events"].insert(len(data["events"]) + 1 if where == -1 else 0, dropped)
@@ -177,7 +177,7 @@ def test_audit_says_how_many_events_differ_when_the_last_is_dropped(played: Path
         processor.audit_game(played)
     record = read_history(played, r)
     assert str(err.value) == (
-        f"resolution {r} (turn {record.turn}, {record.players[0]}'s turn; history/{r:04d}.toml): "
+        f"turn {record.turn}, {record.players[0]}'s turn (resolution {r}, history/{r:04d}.toml): "
         f"{count - 1} events recorded but the replay gives {count}"
     )
 
@@ -201,7 +201,7 @@ def test_audit_names_the_changed_event(played: Path) -> None:
     sevens = " ".join(["7"] * len(event["defender"]))
     with pytest.raises(
         AuditError,
-        match=rf"resolution {r} \(turn \d+, \w+'s turn; history/{r:04d}.toml\): "
+        match=rf"turn \d+, \w+'s turn \(resolution {r}, history/{r:04d}.toml\): "
         rf"{event['player']}'s attack on {event['target']} from {event['source']}, roll 1: "
         rf"recorded [1-6 ]+ against {sevens}, the dice give [1-6 ]+ against [1-6 ]+$",
     ):
@@ -212,7 +212,7 @@ def test_audit_catches_a_changed_state_digest(played: Path) -> None:
     data = _history(played, 2)
     data["state"] = "1" * 64
     _rewrite_history(played, 2, data)
-    with pytest.raises(AuditError, match="resolution 2 .*the state after it differs"):
+    with pytest.raises(AuditError, match="resolution 2, .*the state after it differs"):
         processor.audit_game(played)
 
 
@@ -220,7 +220,7 @@ def test_audit_catches_orders_that_no_longer_read(played: Path) -> None:
     data = _history(played, 2)
     data["orders"][0]["text"] = data["orders"][0]["text"].replace("[[place]]", "[[place]", 1)
     _rewrite_history(played, 2, data)
-    with pytest.raises(AuditError, match="resolution 2 .*does not pass the checks resolve makes"):
+    with pytest.raises(AuditError, match="resolution 2, .*does not pass the checks resolve makes"):
         processor.audit_game(played)
 
 
@@ -241,7 +241,7 @@ def test_audit_checks_the_recorded_orders_were_for_their_turn(played: Path) -> N
     with pytest.raises(AuditError) as err:
         processor.audit_game(played)
     assert str(err.value).startswith(
-        f"resolution 2 (turn {turn}, {data['players'][0]}'s turn; history/0002.toml): an order "
+        f"turn {turn}, {data['players'][0]}'s turn (resolution 2, history/0002.toml): an order "
         "file it used does not pass the checks resolve makes: "
     )
     assert f"these orders are for turn 7, a later turn; the pending turn is {turn}" in str(
@@ -252,13 +252,13 @@ def test_audit_checks_the_recorded_orders_were_for_their_turn(played: Path) -> N
 def test_audit_checks_the_recorded_orders_game_and_secret(played: Path) -> None:
     data = _retold(played, 3, r'^secret = "(\w+)"', 'secret = "guessed"')
     with pytest.raises(
-        AuditError, match=rf"resolution 3 .*the secret is not {data['players'][0]}'s"
+        AuditError, match=rf"resolution 3, .*the secret is not {data['players'][0]}'s"
     ):
         processor.audit_game(played)
     _retold(played, 3, r'^secret = "guessed"', f'secret = "{_secret(played, data)}"')
     processor.audit_game(played)
     _retold(played, 3, r'^game = "([\w-]+)"', 'game = "another"')
-    with pytest.raises(AuditError, match="resolution 3 .*these orders are for game 'another'"):
+    with pytest.raises(AuditError, match="resolution 3, .*these orders are for game 'another'"):
         processor.audit_game(played)
 
 
@@ -271,7 +271,7 @@ def _secret(directory: Path, data: dict[str, Any]) -> str:
 def test_audit_checks_the_recorded_orders_against_the_state_before_them(played: Path) -> None:
     """Orders valid for no state of the game: more armies placed than the player had."""
     _retold(played, 3, r"^armies = \"rest\"", "armies = 99")
-    with pytest.raises(AuditError, match="resolution 3 .*does not pass the checks resolve makes"):
+    with pytest.raises(AuditError, match="resolution 3, .*does not pass the checks resolve makes"):
         processor.audit_game(played)
 
 
@@ -280,7 +280,7 @@ def test_audit_checks_the_player_an_order_file_is_recorded_for(played: Path) -> 
     data["orders"][0]["player"] = "nobody"
     _rewrite_history(played, 3, data)
     with pytest.raises(
-        AuditError, match=r"resolution 3 .*\(.*\) is recorded as nobody's but holds \w+'s orders"
+        AuditError, match=r"resolution 3, .*\(.*\) is recorded as nobody's but holds \w+'s orders"
     ):
         processor.audit_game(played)
 
@@ -301,7 +301,7 @@ def test_audit_catches_a_key_of_another_resolution(played: Path) -> None:
     data = _history(played, 2)
     data["key"] = _history(played, 3)["key"]
     _rewrite_history(played, 2, data)
-    with pytest.raises(AuditError, match="resolution 2 .*not the seed's key for resolution 2"):
+    with pytest.raises(AuditError, match="resolution 2, .*not the seed's key for resolution 2"):
         processor.audit_game(played)
 
 

@@ -15,7 +15,7 @@ from pbem.core import missions
 from pbem.core.board import load_board
 from pbem.core.orders import parse_orders
 from pbem.errors import OrderError
-from pbem.game.store import read_game
+from pbem.game.store import read_game, report_dir
 from pbem.present import i18n, reasons, stats
 from pbem.present import missions as mission_view
 from pbem.present.i18n import language, speaking
@@ -55,6 +55,10 @@ ENGLISH = (
     "occupy ",
     "conquer ",
     "eliminate ",
+    "a forced trade, made by pbem",
+    "whose orders traded none",
+    "warning: line ",
+    "will be skipped",
 )
 """Sentences (and pieces of them) of the parts above that only an English reader may see."""
 
@@ -69,7 +73,7 @@ def test_no_english_sentence_in_the_other_languages_reports(babel: Path) -> None
     for r in range(RESOLUTIONS):
         for player, code in LANGUAGE_OF.items():
             for kind in ("txt", "html"):
-                path = babel / "reports" / f"{r:04d}" / f"{player}.{kind}"
+                path = report_dir(babel, r) / f"{player}.{kind}"
                 text = path.read_text(encoding="utf-8")
                 if code == "en":
                     shown.update(english_in(text))
@@ -157,10 +161,10 @@ def test_mission_progress_is_told_in_each_language(babel: Path, code: str) -> No
 
 
 def test_stats_from_a_view_file_speak_its_players_language(babel: Path) -> None:  # noqa: F811
-    folder = babel / "reports" / f"{RESOLUTIONS - 1:04d}"
+    folder = report_dir(babel, RESOLUTIONS - 1)
     _numbers, lines = stats.view_stats(folder / "dan.view.json")
     assert lines[0].startswith(
-        language("it")._("The game so far: %(resolutions)s, %(turns)s.", resolutions="", turns="")[
+        language("it")._("The game so far: %(turns)s.", turns="")[
             :10
         ]
     )
@@ -183,3 +187,83 @@ def test_the_rarer_problems_of_an_order_file_are_told_in_each_language(code: str
         for line in told
         for phrase in ("is missing", "must be", "unknown key", "copy it from")
     )
+
+
+def _recorded_by_the_engine() -> list[str]:
+    """Every kind of reason, note and order text the engine records, made by the engine and the
+    rules themselves (not copied), one of each."""
+    from helpers import make_state, only, orders, play
+
+    from pbem.core import rules
+    from pbem.core.events import AttackStopped, Conquered, Skipped
+    from pbem.core.orders import Attack, Fortify, Place
+    from pbem.core.state import FortifyMode, Options
+
+    texts: list[str] = []
+    state = make_state(
+        {"Ukraine": ("alice", 9), "Ural": ("alice", 1), "Siam": "alice", "Afghanistan": "alice"}
+    )
+    plan = orders(
+        state,
+        place=[("Siam", "rest")],
+        attack=[
+            Attack("Ural", "Siberia"),  # only 1 army
+            Attack("Ukraine", "Scandinavia", stop_at=9),  # stop at
+            Attack("Ukraine", "Ural"),  # already held
+            Attack("Kamchatka", "Alaska"),  # not held
+        ],
+    )
+    _, events = play(state, plan, check=False)
+    texts += [e.reason for e in only(events, Skipped)] + [e.order for e in only(events, Skipped)]
+    for stop in (1, 5):
+        fight = make_state({"Ukraine": ("alice", 8), "Siam": "alice", "Ural": ("bob", 40)})
+        attack = Attack("Ukraine", "Ural", stop_at=stop)
+        _, events = play(fight, orders(fight, place=[("Siam", "rest")], attack=[attack]))
+        texts += [e.reason for e in only(events, AttackStopped)]
+    texts += [
+        note
+        for _, note in (rules.move_in(10, 3, 1), rules.move_in(5, 3, 9), rules.fortify_move(5, 9))
+        if note
+    ]
+    texts += [note for note in (rules.attack_dice_note(2, 3), rules.attack_dice_note(3, 3)) if note]
+    adjacent = make_state(
+        {"Ukraine": ("alice", 3), "Ural": ("alice", 1), "Siam": "alice"},
+        options=Options(fortify=FortifyMode.ADJACENT),
+    )
+    connected = make_state(
+        {"Ukraine": ("alice", 3), "Siam": "alice", "Ural": ("alice", 1)},
+        options=Options(fortify=FortifyMode.CONNECTED),
+    )
+    texts += [
+        reason
+        for reason in (
+            rules.can_fortify(adjacent, "alice", "Ukraine", "Ukraine"),
+            rules.can_fortify(adjacent, "alice", "Ukraine", "Egypt"),
+            rules.can_fortify(adjacent, "alice", "Ural", "Ukraine"),
+            rules.can_fortify(adjacent, "alice", "Ukraine", "Siam"),
+            rules.can_fortify(connected, "alice", "Ukraine", "Siam"),
+        )
+        if reason
+    ]
+    texts += [
+        Fortify("Ural", "Siam", 3).describe(),
+        Fortify("Ural", "Siam", "all").describe(),
+        Place("Siam", 3).describe(),
+        Attack("Ural", "Siam").describe(),
+        "the draw pile and the discard pile are empty: every card is in a hand",
+        "bob was eliminated by alice",
+        "bob left the game after missed turns",
+    ]
+    assert not [e for e in only(events, Conquered) if e.note]
+    return texts
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_every_reason_the_engine_records_has_a_shape(code: str) -> None:
+    recorded = _recorded_by_the_engine()
+    assert len(set(recorded)) >= 22, recorded
+    with speaking(language(code)):
+        told = [reasons.told(text) for text in recorded]
+    untold = [english for english, text in zip(recorded, told, strict=True) if text == english]
+    assert untold == [], "add their shapes to pbem/present/reasons.py"
+    assert not [t for t in told if t.endswith((" all", "with all"))]  # "all" is told too

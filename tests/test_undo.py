@@ -16,7 +16,7 @@ from pbem.core.dice import Stream
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, store, undo
 from pbem.game.clock import parse_instant
-from pbem.game.store import HistoryRecord, read_game, read_history, read_history_file
+from pbem.game.store import HistoryRecord, read_game, read_history, read_history_file, report_dir
 
 NOW = parse_instant("2026-12-01T09:00Z")
 WHY = "bob's orders were in the spam folder"
@@ -52,7 +52,7 @@ def test_undo_keeps_every_file_and_returns_the_game_to_the_state_before(tmp_path
     assert (kept / "reports" / "alice.txt").is_file()
     assert (kept / "undo.toml").read_text().count(WHY) == 1
     assert not (d / "history" / "0002.toml").exists()
-    assert not (d / "reports" / "0002").exists()
+    assert not report_dir(d, 2).exists()
     assert processor.audit_game(d).resolutions == 2
 
 
@@ -102,16 +102,18 @@ def test_an_undone_resolution_shows_in_dice_later_reports_and_audit(tmp_path: Pa
     run("undo", d, "--why", WHY, "--now", "2026-12-01T09:00Z")
     run("resolve", d, "--now", "2026-12-01T10:00Z")
     out = run("dice", d)
-    assert "resolution 2 UNDONE" in out
-    note = f"resolution 2 (turn 1) was undone on Tue 1 Dec 2026, 09:00 UTC: {WHY}"
+    assert "(resolution 2, history/0002.toml) UNDONE" in out
+    note = (
+        f"turn 1 (resolution 2, history/0002.toml) was undone on Tue 1 Dec 2026, 09:00 UTC: {WHY}"
+    )
     assert note in out
     entries = json.loads(run("dice", d, "--json", "--resolution", "2"))
     assert [e.get("undone", {}).get("why") for e in entries] == [WHY, None]
     assert entries[0]["key"] == entries[1]["key"]
     for name in ("alice.txt", "bob.html", "_moderator.txt"):
-        told = (d / "reports" / "0002" / name).read_text().replace("&#39;", "'")
+        told = (report_dir(d, 2) / name).read_text().replace("&#39;", "'")
         assert note in " ".join(told.split())  # the text reports wrap it to 78 columns
-    assert "audit passed: 3 resolutions" in run("audit", d)
+    assert "audit passed: the deal to turn 1 replayed (3 resolutions" in run("audit", d)
 
 
 @pytest.mark.parametrize("tamper", ["key", "die"])
@@ -127,7 +129,7 @@ def test_audit_checks_the_undone_resolutions_against_the_chain(tmp_path: Path, t
         roll = next(e for e in data["events"] if e["type"] == "rolled")
         roll["attacker"][0] = roll["attacker"][0] % 6 + 1
     path.write_text(tomli_w.dumps(data, multiline_strings=True))
-    with pytest.raises(AuditError, match="undone resolution 2"):
+    with pytest.raises(AuditError, match=r"undone turn 1, \w+'s turn \(resolution 2, "):
         processor.audit_game(d)
 
 
@@ -138,7 +140,7 @@ def test_undoing_the_same_resolution_again_is_its_second_undo(tmp_path: Path) ->
     processor.resolve_game(d)
     record, _ = undo.undo_last(d, NOW, "tried twice")
     assert record.attempt == 2
-    assert "undo number 2 of that resolution" in record.note()
+    assert "undo number 2 of that turn" in record.note()
     kept = [
         read_history_file(p / "0002.toml") for p in sorted((d / "history" / "undone").iterdir())
     ]
@@ -209,7 +211,8 @@ def test_an_interrupted_undo_run_again_gives_the_same_game(
     with pytest.raises(Crash):
         undo.undo_last(crashed, NOW, WHY)
     monkeypatch.setattr(undo, name, original)
-    with pytest.raises(GameFileError, match="undo of resolution 2 was interrupted"):
+    interrupted = r"undo of turn 1 \(resolution 2, history/0002.toml\) was interrupted"
+    with pytest.raises(GameFileError, match=interrupted):
         processor.resolve_game(crashed)
     later = parse_instant("2027-01-01T00:00Z")
     record, finished = undo.undo_last(crashed, later, "another reason, ignored")
@@ -277,9 +280,11 @@ def test_a_damaged_undo_record_is_named(tmp_path: Path) -> None:
 
 def test_an_undo_time_that_does_not_read_is_shown_as_written() -> None:
     record = undo.UndoRecord(2, 1, "yesterday", "late orders", "00", 3)
-    assert record.note() == "resolution 2 (turn 3) was undone on yesterday: late orders"
+    assert record.note() == (
+        "turn 3 (resolution 2, history/0002.toml) was undone on yesterday: late orders"
+    )
     later = undo.UndoRecord(2, 2, "2026-12-01T09:00:00+00:00", "again", "00", 3)
     assert later.note() == (
-        "resolution 2 (turn 3) was undone on Tue 1 Dec 2026, 09:00 UTC: again "
-        "(undo number 2 of that resolution)"
+        "turn 3 (resolution 2, history/0002.toml) was undone on Tue 1 Dec 2026, 09:00 UTC: "
+        "again (undo number 2 of that turn)"
     )

@@ -12,7 +12,7 @@ from conftest import attacking, new_game, skeleton, write_skeletons
 
 from pbem.cli import main
 from pbem.game import processor
-from pbem.game.store import read_game, read_history
+from pbem.game.store import read_game, read_history, report_dir
 from pbem.present import verify
 
 RESOLUTIONS = 7
@@ -34,7 +34,7 @@ def run(*args: object, code: int = 0) -> str:
 
 
 def report_file(directory: Path, r: int, player: str, suffix: str) -> Path:
-    return directory / "reports" / f"{r:04d}" / f"{player}.{suffix}"
+    return report_dir(directory, r) / f"{player}.{suffix}"
 
 
 # --- verify --------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def test_verify_command_over_a_report(played: Path) -> None:
     assert "key OK: SHA-256(key) = previous key" in out
     assert "every die matches" in out or "no dice were rolled" in out
     out = run("verify", "--report", report_file(played, 0, "bob", "txt"))
-    assert "resolution 0: key OK" in out and "3 rolls, every die matches" in out
+    assert "the deal (resolution 0): key OK" in out and "3 rolls, every die matches" in out
 
 
 def _played_roll(played: Path) -> tuple[int, list[dict[str, object]]]:

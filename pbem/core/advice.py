@@ -1,13 +1,18 @@
 """Warnings about legal orders that are probably not what the player meant, each with its line,
-never blocking (in the spirit of Eressea's echeck): read from the forecast of the plan."""
+never blocking (in the spirit of Eressea's echeck): read from the forecast of the plan.
+
+Pure: each warning is a kind and its values (`Advice`), no sentence; `pbem.present.plan` tells
+them in the reader's language."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
 from pbem.core import rules
-from pbem.core.forecast import AttackForecast, PlanForecast, forecast_plan, percent, plan_lines
-from pbem.core.orders import ALL, BEST, Orders
+from pbem.core.forecast import AttackForecast, PlanForecast
+from pbem.core.orders import BEST, REST, Orders
 from pbem.core.state import NEUTRAL, GameState, Phase
-from pbem.errors import Problem
 
 LARGE_STACK = 5
 """An enemy stack this large next to a territory left with 1 army is worth a warning."""
@@ -17,16 +22,44 @@ UNLIKELY = 0.05
 """An attack that may not happen is warned about when that is at least this likely."""
 
 
-def warnings(state: GameState, orders: Orders, plan: PlanForecast) -> list[Problem]:  # type: ignore[type-arg]
+@dataclass(frozen=True)
+class Threat:
+    """The largest enemy stack next to a territory: where, whose, how many armies."""
+
+    territory: str
+    owner: str
+    armies: int
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One warning: its kind, the line of the file it is about, and its values.
+
+    Kinds and their values:
+    - "best_without_set": none.
+    - "forced_trade": `hand` (cards held), `cards` (the set pbem trades), `armies` (its
+      value), `placed` ("last": with the last placement, on `territory`; "rest": by "rest";
+      "counted": the placements already count them).
+    - "never_happens": `reason` (the engine's reason, as it records it), `thin` (an earlier
+      attack takes its armies).
+    - "may_be_thin": `source`, `chance`.
+    - "thin_border": `move` (the order's move: "all", "min" or a number), `source`, `target`,
+      `chance`, `threat`.
+    - "fortify_thin": `source`, `threat`.
+    """
+
+    kind: str
+    line: int | None
+    values: Mapping[str, object] = field(default_factory=dict)
+
+
+def warnings(state: GameState, orders: Orders, plan: PlanForecast) -> list[Advice]:  # type: ignore[type-arg]
     """What may surprise the player in accepted `orders`, in the order of the file."""
-    out: list[Problem] = []
+    out: list[Advice] = []
     if state.phase is Phase.PLAY and orders.trade == BEST and not plan.trades:
-        out.append(
-            Problem(
-                'trade = "best" but your hand holds no set: nothing is traded this turn',
-                orders.line_of("trade"),
-            )
-        )
+        out.append(Advice("best_without_set", orders.line_of("trade")))
+    if plan.forced and plan.trades:
+        out.append(_forced(state, orders, plan))
     fortified = orders.fortify.target if orders.fortify is not None else None
     for i, f in enumerate(plan.attacks):
         earlier = {t for x in orders.attack[:i] for t in (x.source, x.target)}
@@ -40,12 +73,31 @@ def warnings(state: GameState, orders: Orders, plan: PlanForecast) -> list[Probl
             threat = _threat(state, orders.player, source, exclude=())
             if there - plan.fortify.moved.high == 1 and threat:
                 out.append(
-                    Problem(
-                        f"the fortification leaves {source} with 1 army next to {threat}",
-                        orders.fortify.line,
+                    Advice(
+                        "fortify_thin", orders.fortify.line, {"source": source, "threat": threat}
                     )
                 )
     return sorted(out, key=lambda p: p.line or 0)
+
+
+def _forced(state: GameState, orders: Orders, plan: PlanForecast) -> Advice:  # type: ignore[type-arg]
+    """The forced trade pbem makes for a player whose orders trade none."""
+    (cards, value), *_ = plan.trades
+    values: dict[str, object] = {
+        "hand": len(state.player(orders.player).hand),
+        "cards": cards,
+        "armies": value,
+    }
+    line = orders.line_of("player")
+    if any(p.armies == REST for p in orders.place):
+        values["placed"] = "rest"
+    elif sum(n for _, n in plan.placements) == sum(int(p.armies) for p in orders.place):
+        values["placed"] = "counted"
+    else:
+        last = orders.place[-1]
+        values |= {"placed": "last", "territory": last.territory}
+        line = last.line or line
+    return Advice("forced_trade", line, values)
 
 
 def _attack_warnings(
@@ -54,72 +106,45 @@ def _attack_warnings(
     f: AttackForecast,  # type: ignore[type-arg]
     fortified: str | None,
     after_earlier: bool,
-) -> list[Problem]:
+) -> list[Advice]:
     """`after_earlier`: whether an earlier attack of the plan moves from or into the source."""
     a = f.attack
     out = []
     thin = [why for why, _ in f.skipped if after_earlier and ("army" in why or "stop at" in why)]
     if f.happens == 0 and f.skipped and (thin or after_earlier):
-        out.append(
-            Problem(
-                f"this attack will never happen: {f.skipped[0][0]} by then"
-                + (" (an earlier attack takes its armies)" if thin else ""),
-                a.line,
-            )
-        )
-        return out
+        reason = f.skipped[0][0]
+        return [Advice("never_happens", a.line, {"reason": reason, "thin": bool(thin)})]
     chance = sum(float(p) for why, p in f.skipped if why in thin)
     if chance >= UNLIKELY:
-        out.append(
-            Problem(
-                f"{a.source} may be too thin to attack by then ({percent(chance)} of the "
-                "time): an earlier attack moves its armies away or wears them down",
-                a.line,
-            )
-        )
+        out.append(Advice("may_be_thin", a.line, {"source": a.source, "chance": chance}))
     after = f.source_after
     if after is not None and a.source != fortified:
         thin_left = float(after.probability(1))
         threat = _threat(state, player, a.source, exclude=(a.target,))
         if thin_left >= LIKELY and threat:
-            how = (
-                'move = "all" (the default) moves'
-                if a.move == ALL
-                else f"move = {a.move!r} moves".replace("'", '"')
-            )
-            out.append(
-                Problem(
-                    f"{how} all but 1 army out of {a.source} when it takes {a.target} "
-                    f"({percent(thin_left)} of the time), next to {threat}; "
-                    'move = "min" or a number keeps more behind',
-                    a.line,
-                )
-            )
+            values = {
+                "move": a.move,
+                "source": a.source,
+                "target": a.target,
+                "chance": thin_left,
+                "threat": threat,
+            }
+            out.append(Advice("thin_border", a.line, values))
     return out
 
 
-def _threat(state: GameState, player: str, territory: str, exclude: tuple[str, ...]) -> str:
-    """The largest enemy stack next to `territory`, described, or "" if none is large."""
+def _threat(
+    state: GameState, player: str, territory: str, exclude: tuple[str, ...]
+) -> Threat | None:
+    """The largest enemy stack next to `territory`, or None if none is large."""
     stacks = [
         (state.armies(n), n)
         for n in state.board.neighbours(territory)
         if n not in exclude and state.owner(n) not in (player, NEUTRAL)
     ]
     if not stacks:
-        return ""
+        return None
     armies, name = max(stacks)
     if armies < LARGE_STACK:
-        return ""
-    return f"{name} ({state.owner(name)}, {armies} armies)"
-
-
-def forecast_with_warnings(state: GameState, orders: Orders | None) -> list[str]:
-    """The forecast of accepted orders, then their warnings ("warning: line 12: ...")."""
-    if orders is None:
-        return []
-    plan = forecast_plan(state, orders)
-    lines = plan_lines(plan)
-    for warning in warnings(state, orders, plan):
-        where = f"line {warning.line}: " if warning.line else ""
-        lines.append(f"warning: {where}{warning.message}")
-    return lines
+        return None
+    return Threat(name, state.owner(name), armies)

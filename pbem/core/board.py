@@ -14,7 +14,7 @@ import enum
 import functools
 import sys
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
@@ -99,6 +99,13 @@ class Board:
     _index: Mapping[str, str] = field(
         init=False, repr=False, compare=False, hash=False, default_factory=dict
     )
+    _exact: Mapping[str, str] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
+    _names: tuple[str, ...] = field(init=False, repr=False, compare=False, hash=False, default=())
+    _adjacency: Mapping[str, tuple[str, ...]] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "territories", MappingProxyType(dict(self.territories)))
@@ -112,11 +119,24 @@ class Board:
         for other, name in self.translated.items():
             index.setdefault(normalise(other), name)
         object.__setattr__(self, "_index", MappingProxyType(index))
+        # What `lookup` answers for a name written exactly as the board spells it (or one of
+        # its aliases or translations), without normalising it.
+        spelt = [*self.territories, *(a for t in self.territories.values() for a in t.aliases)]
+        exact = {text: index[normalise(text)] for text in [*spelt, *self.translated]}
+        object.__setattr__(self, "_exact", exact)
+        object.__setattr__(self, "_names", tuple(self.territories))
+        adjacency = {t.name: t.neighbours for t in self.territories.values()}
+        object.__setattr__(self, "_adjacency", adjacency)
 
     @property
     def names(self) -> tuple[str, ...]:
         """The canonical territory names in board order."""
-        return tuple(self.territories)
+        return self._names
+
+    def continents_within(self, territories: Iterable[str]) -> tuple[str, ...]:
+        """The continents every territory of which is among `territories`, in board order."""
+        held = set(territories)
+        return tuple(c.name for c in self.continents.values() if held.issuperset(c.territories))
 
     def _territory(self, name: str) -> Territory:
         try:
@@ -131,7 +151,8 @@ class Board:
 
     def neighbours(self, name: str) -> tuple[str, ...]:
         """The canonical names bordering territory `name`."""
-        return self._territory(name).neighbours
+        found = self._adjacency.get(name)
+        return self._territory(name).neighbours if found is None else found  # or UnknownTerritory
 
     def borders(self) -> tuple[tuple[str, str], ...]:
         """Every border once, as (earlier, later) pairs sorted by board order."""
@@ -146,7 +167,9 @@ class Board:
 
     def lookup(self, text: str) -> str:
         """The canonical name for what a player wrote; raises UnknownTerritory with a suggestion."""
-        found = self._index.get(normalise(text))
+        found = self._exact.get(text)
+        if found is None:
+            found = self._index.get(normalise(text))
         if found is None:
             raise UnknownTerritory(text, self._suggest(text))
         return found

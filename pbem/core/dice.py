@@ -121,10 +121,14 @@ class Stream:
         self._pos += 1
         return value
 
-    def _next_block(self) -> None:
-        """Append the next block to the bytes not read yet (and its faces to theirs)."""
-        block = self._block(self._index)
-        self._index += 1
+    def _next_block(self, blocks: int = 1) -> None:
+        """Append the next `blocks` blocks to the bytes not read yet (and their faces to
+        theirs)."""
+        if blocks == 1:
+            block = self._block(self._index)
+        else:
+            block = b"".join(self._block(self._index + i) for i in range(blocks))
+        self._index += blocks
         self._buffer = self._buffer[self._pos :] + block
         self._faces = self._faces[self._pos :] + block.translate(_DIE_OF_BYTE)
         self._pos = 0
@@ -150,19 +154,29 @@ class Stream:
                 return face
 
     def dice(self, count: int) -> tuple[int, ...]:
-        """`count` dice, in the order rolled.
+        """`count` dice, in the order rolled: the same dice as `die()` called `count` times."""
+        return tuple(self.faces(count))
 
-        The same dice as `die()` called `count` times, read from the block decoded at once: when
-        none of the next `count` bytes is skipped (nearly always), one slice gives them all.
-        """
-        while len(self._faces) - self._pos < count:
-            self._next_block()
+    def faces(self, count: int) -> bytes:
+        """`count` dice as bytes (one face, 1 to 6, per byte), in the order rolled: the same
+        dice as `dice(count)`, read from the blocks decoded at once. When none of the next
+        `count` bytes is skipped (nearly always for a few dice), one slice gives them all;
+        otherwise the skipped bytes are counted and taken out, up to the `count`-th die."""
         pos = self._pos
         chunk = self._faces[pos : pos + count]
-        if 0 not in chunk:
+        if len(chunk) == count and 0 not in chunk:
             self._pos = pos + count
-            return tuple(chunk)
-        return tuple(self.die() for _ in range(count))
+            return chunk
+        while (have := len(self._faces) - self._pos - self._faces.count(0, self._pos)) < count:
+            self._next_block((count - have) // 32 + 1)
+        pos, faces = self._pos, self._faces
+        # The shortest stretch from pos holding `count` dice: `count` bytes and the skipped
+        # ones among them (counted again as the stretch grows, until it holds no more).
+        end = pos + count
+        while (grown := pos + count + faces.count(0, pos, end)) != end:
+            end = grown
+        self._pos = end
+        return faces[pos:end].replace(b"\0", b"")
 
     def shuffle(self, items: Sequence[str]) -> tuple[str, ...]:
         """Fisher-Yates from the last position down: swap i with randbelow(i + 1)."""

@@ -7,8 +7,9 @@ No file, clock or print in here: the same inputs give the same outputs, byte for
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pbem.core import draft, missions, rules
 from pbem.core.board import Board
@@ -31,12 +32,12 @@ from pbem.core.events import (
     Placed,
     Reinforced,
     Reshuffled,
+    Rolled,
     RolledForFirst,
     SeatsDecided,
     Skipped,
     Traded,
     Won,
-    rolled,
 )
 from pbem.core.orders import Attack, CardSet, Fortify, Orders
 from pbem.core.state import (
@@ -48,6 +49,7 @@ from pbem.core.state import (
     Player,
     SetupMode,
     TwoPlayer,
+    replaced,
 )
 
 
@@ -65,8 +67,11 @@ class _Table:
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.board = state.board
-        self.owner = {t: h.owner for t, h in state.territories.items()}
-        self.armies = {t: h.armies for t, h in state.territories.items()}
+        self.owner: dict[str, str] = {}
+        self.armies: dict[str, int] = {}
+        for t, h in state.territories.items():
+            self.owner[t] = h.owner
+            self.armies[t] = h.armies
         self.hands = {p.name: list(p.hand) for p in state.players}
         self.alive = {p.name: p.alive for p in state.players}
         self.to_place = {p.name: p.to_place for p in state.players}
@@ -75,13 +80,15 @@ class _Table:
         self.fallback = {p.name: p.mission_fallback for p in state.players}
         # Missions are checked after each placement of a play turn; a setup turn's placements
         # are simultaneous, so its missions are checked once, when all are placed.
-        self.check_on_place = state.options.missions and state.phase is Phase.PLAY
+        self.missions = state.options.missions
+        self.check_on_place = self.missions and state.phase is Phase.PLAY
+        self.promised = state.options.stop_at_promised
         self.deck = list(state.deck)
         self.discards = list(state.discards)
         self.sets_traded = state.sets_traded
         self.winner = state.winner
         self.events: list[Event] = []
-        self._card_order = {c: i for i, c in enumerate(self.board.cards())}
+        self._card_order = _card_order(self.board)
 
     def owned(self, player: str) -> list[str]:
         return [t for t, o in self.owner.items() if o == player]
@@ -93,14 +100,14 @@ class _Table:
             self.check_missions(player)
 
     def seat_of(self, name: str) -> Player:
-        return replace(
+        return replaced(
             self.state.player(name), alive=self.alive[name], mission_fallback=self.fallback[name]
         )
 
     def check_missions(self, first: str) -> None:
         """In a game with missions: the first player (from `first`, who acts, then round the
         table) whose mission is done wins at once."""
-        if not self.state.options.missions or self.winner:
+        if not self.missions or self.winner:
             return
         for name in missions.check_order([p.name for p in self.state.players], first):
             if not self.alive[name]:
@@ -125,7 +132,13 @@ class _Table:
                 self.events.append(MissionFellBack(p.name, gone, reason))
 
     def trade(
-        self, player: str, cards: CardSet, *, forced: bool, bonus_used: bool
+        self,
+        player: str,
+        cards: CardSet,
+        *,
+        forced: bool,
+        bonus_used: bool,
+        unwritten: bool = False,
     ) -> tuple[int, str | None]:
         """Trade a set: its cards go onto the discard pile (or, by the old rule, back into the
         deck). Returns its value and the territory that gets the +2 (if a card shows one the
@@ -136,7 +149,9 @@ class _Table:
         self.to_pile(cards)
         value = rules.set_value(self.sets_traded)
         self.sets_traded += 1
-        self.events.append(Traded(player, tuple(cards), value, self.sets_traded, forced))
+        self.events.append(
+            Traded(player, tuple(cards), value, self.sets_traded, forced, unwritten or None)
+        )
         bonus = None
         if not bonus_used:
             bonus = rules.card_bonus_territory([cards], self.owned(player))
@@ -176,23 +191,20 @@ class _Table:
     def view(self) -> GameState:
         """The state with the table's territories, for a rules question asked mid-resolution;
         cheaper than `freeze` (nothing is copied), valid only until the table changes."""
-        return replace(self.state, territories=_Holdings(self))
+        return replaced(self.state, territories=_Holdings(self))
 
     def freeze(self, **changes: object) -> GameState:
-        players = tuple(
-            replace(
-                p,
-                alive=self.alive[p.name],
-                hand=tuple(self.hands[p.name]),
-                to_place=self.to_place[p.name],
-                missed=self.missed[p.name],
-                dropped=self.dropped[p.name],
-                mission_fallback=self.fallback[p.name],
-            )
-            for p in self.state.players
-        )
-        territories = {t: Holding(self.owner[t], self.armies[t]) for t in self.board.names}
-        return replace(
+        """The state as the table has it now, with `changes` (fields of GameState) made. What
+        did not change is kept: the same Player and Holding objects (they are frozen)."""
+        players = tuple(self._seat(p) for p in self.state.players)
+        owner, armies = self.owner, self.armies
+        old = self.state.territories
+        territories = {}
+        for t in self.board.names:
+            held = old[t]
+            o, a = owner[t], armies[t]
+            territories[t] = held if held.armies == a and held.owner == o else Holding(o, a)
+        return replaced(
             self.state,
             players=players,
             territories=territories,
@@ -200,8 +212,39 @@ class _Table:
             discards=tuple(self.discards),
             sets_traded=self.sets_traded,
             winner=self.winner,
-            **changes,  # type: ignore[arg-type]
+            **changes,
         )
+
+    def _seat(self, p: Player) -> Player:
+        """Player `p` as the table has them now (`p` itself when nothing changed)."""
+        name = p.name
+        alive, hand, to_place = self.alive[name], self.hands[name], self.to_place[name]
+        missed, dropped, fallback = self.missed[name], self.dropped[name], self.fallback[name]
+        if (
+            alive == p.alive
+            and to_place == p.to_place
+            and missed == p.missed
+            and dropped == p.dropped
+            and fallback == p.mission_fallback
+            and len(hand) == len(p.hand)
+            and tuple(hand) == p.hand
+        ):
+            return p
+        return replaced(
+            p,
+            alive=alive,
+            hand=tuple(hand),
+            to_place=to_place,
+            missed=missed,
+            dropped=dropped,
+            mission_fallback=fallback,
+        )
+
+
+@functools.lru_cache(maxsize=8)
+def _card_order(board: Board) -> Mapping[str, int]:
+    """Each card's place in the board's deck order (territories, then the wild cards)."""
+    return {c: i for i, c in enumerate(board.cards())}
 
 
 class _Holdings(Mapping[str, Holding]):
@@ -496,10 +539,17 @@ def _resolve_turn(
     )
     armies = base.total
     bonus_used = False
-    for cards in rules.sets_to_trade(state, name, orders.trade):
+    forced = rules.forced_trade(state, name, orders.trade)  # the orders traded none: pbem does
+    for cards in (forced,) if forced else rules.sets_to_trade(state, name, orders.trade):
         if table.winner:
             break
-        value, bonus = table.trade(name, cards, forced=False, bonus_used=bonus_used)
+        value, bonus = table.trade(
+            name,
+            cards,
+            forced=forced is not None,
+            bonus_used=bonus_used,
+            unwritten=forced is not None,
+        )
         armies += value
         if bonus:
             table.place(name, bonus, rules.CARD_TERRITORY_BONUS, "card")
@@ -530,13 +580,8 @@ def _resolve_turn(
     if table.winner:
         new = table.freeze(phase=Phase.OVER, resolution=state.resolution + 1)
     else:
-        frozen = table.freeze()
-        new = replace(
-            frozen,
-            turn=state.turn + 1,
-            resolution=state.resolution + 1,
-            current=rules.next_seat(frozen, state.current),
-        )
+        seat = rules.next_alive([table.alive[p.name] for p in state.players], state.current)
+        new = table.freeze(turn=state.turn + 1, resolution=state.resolution + 1, current=seat)
     return new, tuple(table.events)
 
 
@@ -563,21 +608,7 @@ def _attack(
         )
         return 0, bonus_used
     defender = table.owner[target]
-    last = 0
-    armies, roll, record = table.armies, stream.dice, table.events.append  # the hot loop's names
-    stop = max(1, attack.stop_at)
-    promised = table.state.options.stop_at_promised
-    while armies[source] > stop:
-        a = rules.attack_dice_kept(armies[source], attack.dice, attack.stop_at, promised)
-        both = roll(a + rules.defence_dice(armies[target]))  # the attacker's dice come first
-        a_dice, d_dice = both[:a], both[a:]
-        lost_a, lost_d = rules.battle(a_dice, d_dice)
-        armies[source] -= lost_a
-        armies[target] -= lost_d
-        record(rolled(name, source, target, defender, a_dice, d_dice, lost_a, lost_d))
-        last = a
-        if armies[target] == 0:
-            break
+    last = _battle(table, name, attack, defender, stream)
     if table.armies[target] > 0:
         why = f"{source} is down to {table.armies[source]}" + (
             f" (stop at {attack.stop_at})" if attack.stop_at > 1 else ""
@@ -590,10 +621,87 @@ def _attack(
     table.armies[source] -= moved
     table.armies[target] = moved
     table.events.append(Conquered(name, source, target, defender, moved, note))
-    if defender != NEUTRAL and not any(o == defender for o in table.owner.values()):
+    if defender != NEUTRAL and defender not in table.owner.values():
         bonus_used = _eliminate(table, name, defender, target, bonus_used)
     table.check_missions(name)
     return 1, bonus_used
+
+
+# The outcome of a roll, by its dice: index a * 3 + d (attacker's and defender's dice) holds the
+# rolls seen so far, keyed by their faces (the attacker's first, as rolled), each with its event
+# fields (the dice as rolled, the losses) and the losses. At most 6^5 rolls of 3 against 2.
+_Outcome = tuple[dict[str, object], int, int]
+_OUTCOMES: list[dict[bytes, _Outcome]] = [{} for _ in range(12)]
+
+
+def _outcome(a: int, faces: bytes) -> _Outcome:
+    """The roll of `faces` (the attacker's `a` dice first), worked out once and kept."""
+    a_dice, d_dice = tuple(faces[:a]), tuple(faces[a:])
+    lost_a, lost_d = rules.battle(a_dice, d_dice)
+    fields: dict[str, object] = {
+        "attacker": a_dice,
+        "defender": d_dice,
+        "attacker_losses": lost_a,
+        "defender_losses": lost_d,
+    }
+    outcome = _OUTCOMES[a * 3 + len(d_dice)][faces] = (fields, lost_a, lost_d)
+    return outcome
+
+
+def _battle(table: _Table, name: str, attack: Attack, defender: str, stream: Stream) -> int:
+    """Roll until the target falls or the source is down to its stop; one Rolled event per
+    roll. Returns the attacker's dice of the last roll (0 when none was rolled).
+
+    The hot loop of the engine (a big battle is thousands of rolls): the armies are counted in
+    locals and written back at the end; while both sides are far from the end, the dice of as
+    many rolls as are sure to be rolled (a roll costs each side at most 2 armies) are read at
+    once (`Stream.faces`: the same dice, read in one go); each roll's outcome is looked up among
+    those already worked out, and its event built as `events.rolled` builds it, its fields
+    filled from two ready dicts."""
+    source, target = attack.source, attack.target
+    armies = table.armies
+    mine, theirs = armies[source], armies[target]
+    stop = max(1, attack.stop_at)
+    wanted, stop_at = attack.dice, attack.stop_at
+    promised = table.promised
+    # From `plenty` armies up, the attacker rolls as many dice as it ever will (`full`).
+    plenty = max(4, stop + 3)
+    full = rules.attack_dice_kept(plenty, wanted, stop_at, promised)
+    base = {"player": name, "source": source, "target": target, "defender_name": defender}
+    faces, outcomes, record, new = stream.faces, _OUTCOMES, table.events.append, object.__new__
+    last = 0
+    while mine > stop:
+        if mine < plenty:
+            a, d, rolls = rules.attack_dice_kept(mine, wanted, stop_at, promised), 2, 1
+        elif theirs > 1:
+            a, d = full, 2
+            rolls = min((mine - plenty) // 2, (theirs - 2) // 2, _MOST_ROLLS_AT_ONCE - 1) + 1
+        else:
+            a, d, rolls = full, 1, 1
+        if theirs < d:
+            d = theirs  # rules.defence_dice: 2 with two or more armies
+        n = a + d  # the attacker's dice come first in each roll
+        dice = faces(n * rolls)
+        known = outcomes[a * 3 + d]
+        for at in range(0, n * rolls, n):
+            rolled = dice[at : at + n]
+            outcome = known.get(rolled) or _outcome(a, rolled)
+            mine -= outcome[1]
+            theirs -= outcome[2]
+            event = new(Rolled)
+            fields = event.__dict__
+            fields |= base
+            fields |= outcome[0]
+            record(event)
+        last = a
+        if theirs == 0:
+            break
+    armies[source], armies[target] = mine, theirs
+    return last
+
+
+_MOST_ROLLS_AT_ONCE = 200
+"""The most rolls whose dice the battle loop reads in one go."""
 
 
 def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: bool) -> bool:

@@ -66,7 +66,9 @@ class Reinforced(Event):
 
 @dataclass(frozen=True)
 class Traded(Event):
-    """A set of cards traded in for armies (`forced` after an elimination)."""
+    """A set of cards traded in for armies (`forced` after an elimination, or with `unwritten`
+    when the player held 5 or more cards and their orders traded none: pbem chose the set;
+    None in events written before it existed, and left out of the history then)."""
 
     kind: ClassVar[str] = "traded"
     player: str
@@ -74,6 +76,7 @@ class Traded(Event):
     value: int
     set_number: int
     forced: bool = False
+    unwritten: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,14 @@ names are summed out as the plan goes on, which keeps the distribution small: te
 
 `forecast_plan(exact=True)` computes with fractions (exact, slow for big stacks: for tests and
 small cases); by default it computes with floats from the same chain (rounding error only, no
-sampling). Pure: no file, clock or print.
+sampling). Pure: no file, clock or print, and no sentence: `pbem.present.plan` tells a
+forecast in the reader's language.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
@@ -33,7 +34,6 @@ __all__ = [
     "AttackForecast",
     "FortifyForecast",
     "PlanForecast",
-    "forecast_lines",
     "forecast_plan",
 ]
 
@@ -70,12 +70,10 @@ class Distribution(Generic[P]):
     def probability(self, armies: int) -> P | int:
         return next((p for n, p in self.values if n == armies), 0)
 
-    def describe(self) -> str:
-        """ "6" when certain, else "2 to 9 (most likely 6)"."""
-        if self.low == self.high:
-            return str(self.low)
-        likely = max(self.values, key=lambda v: v[1])[0]
-        return f"{self.low} to {self.high} (most likely {likely})"
+    @property
+    def likely(self) -> int:
+        """The most likely number of armies."""
+        return max(self.values, key=lambda v: v[1])[0]
 
 
 def _distribution(weights: Mapping[int, P], total: P) -> Distribution[P]:
@@ -121,6 +119,8 @@ class PlanForecast(Generic[P]):
     fortify: FortifyForecast[P] | None
     stopped: bool = False
     """Whether an attack had too many armies to follow: later steps are not forecast."""
+    forced: bool = False
+    """Whether the trade is the forced one pbem makes for orders that trade none."""
 
 
 class _TooLarge(Exception):
@@ -385,7 +385,9 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
         armies = state.player(player).to_place
     trades = []
     traded = state.sets_traded
+    forced = rules.forced_trade(state, player, orders.trade)
     sets = rules.sets_to_trade(state, player, orders.trade) if state.phase is Phase.PLAY else ()
+    sets = (forced,) if forced else sets
     for cards in sets:
         value = rules.set_value(traded)
         traded += 1
@@ -434,110 +436,9 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
         attacks=tuple(attacks),
         fortify=fortify,
         stopped=stopped,
+        forced=forced is not None,
     )
 
 
 def _named(steps: Iterable[Attack | Fortify]) -> set[str]:
     return {name for step in steps for name in (step.source, step.target)}
-
-
-def percent(p: float | Fraction) -> str:
-    """A probability as a percentage to one decimal, never rounding a chance to certainty or
-    to nothing."""
-    x = float(p)
-    if 0 < x < 0.0005:
-        return "<0.1%"
-    if 0.9995 < x < 1 and not _certain(p):
-        return ">99.9%"
-    return f"{min(x, 1.0) * 100:.1f}%"
-
-
-def _certain(p: float | Fraction) -> bool:
-    return abs(float(p) - 1) < 1e-12
-
-
-def _plural(n: int) -> str:
-    return f"{n} {'army' if n == 1 else 'armies'}"
-
-
-def forecast_lines(state: GameState, orders: Orders | None) -> list[str]:
-    """The forecast as lines for a player: one per trade, placement, attack and fortify."""
-    if orders is None:
-        return []
-    return plan_lines(forecast_plan(state, orders))
-
-
-def plan_lines(plan: PlanForecast) -> list[str]:  # type: ignore[type-arg]
-    """The lines of a forecast already made."""
-    lines = [f"trade {', '.join(cards)} for {value} armies" for cards, value in plan.trades]
-    if plan.card_bonus is not None:
-        lines.append(f"place {rules.CARD_TERRITORY_BONUS} on {plan.card_bonus} (card bonus)")
-    lines += [f"place {amount} on {territory}" for territory, amount in plan.placements]
-    lines += [_attack_line(a) for a in plan.attacks]
-    if plan.stopped:
-        lines.append("later steps depend on that attack: no forecast for them")
-    if plan.fortify is not None:
-        lines.append(_fortify_line(plan.fortify))
-    return lines
-
-
-def _reasons(skipped: Sequence[tuple[str, float | Fraction]]) -> str:
-    """Why a step may be skipped: "skipped 40.7%: China has only 1 army ...", most likely
-    first; a step skipped for one reason whatever happens gives the reason alone."""
-    if len(skipped) == 1 and _certain(skipped[0][1]):
-        return skipped[0][0]
-    return "; ".join(f"skipped {percent(p)}: {why}" for why, p in skipped)
-
-
-def _attack_line(f: AttackForecast) -> str:  # type: ignore[type-arg]
-    a = f.attack
-    head = f"attack {a.target} from {a.source}"
-    if f.too_large:
-        return f"{head}: too many armies for exact odds"
-    if f.attackers is None or f.defenders is None:
-        return f"{head}: will be skipped ({_reasons(f.skipped)})"
-    terms = []
-    if a.stop_at > 1:
-        terms.append(f"stopping at {a.stop_at}")
-    if a.dice is not None:
-        terms.append(f"at most {a.dice} {'die' if a.dice == 1 else 'dice'}")
-    how = f" ({', '.join(terms)})" if terms else ""
-    text = f"{head}: {f.attackers.describe()} against {f.defenders.describe()}{how}: "
-    if not _certain(f.happens):
-        text += f"happens {percent(f.happens)} ({_reasons(f.skipped)}); "
-    text += f"takes it {percent(f.takes)}"
-    text += " of the time" if _certain(f.happens) else " in all"
-    assert f.source_after is not None and f.target_after is not None
-    text += (
-        f"; expected left: {a.source} {f.source_after.mean:.1f}, {a.target} "
-        f"{f.target_after.mean:.1f}"
-    )
-    if f.attackers.low == f.attackers.high:
-        note = rules.attack_dice_note(f.attackers.low, a.dice)
-        if note:
-            text += f" (first roll: {note})"
-    if f.may_eliminate:
-        text += (
-            f"; taking it may knock {f.may_eliminate} out: the cards you take then are not "
-            "in this forecast"
-        )
-    return text
-
-
-def _fortify_line(f: FortifyForecast) -> str:  # type: ignore[type-arg]
-    line = f.fortify.describe()
-    if f.moved is None:
-        return f"{line}: will be skipped ({_reasons(f.skipped)})"
-    if _certain(f.happens) and f.moved.low == f.moved.high:
-        moved = f.moved.low
-        if _certain(f.cut):
-            return (
-                f"{line} (asked to move {f.fortify.armies}, cut to {moved}: one army stays behind)"
-            )
-        return line if f.fortify.armies != "all" else f"{line}: moves {_plural(moved)}"
-    terms = [f"moves {f.moved.describe()}"]
-    if not _certain(f.happens):
-        terms.insert(0, f"happens {percent(f.happens)} ({_reasons(f.skipped)})")
-    if f.cut:
-        terms.append(f"cut to what is there {percent(f.cut)} of the time: one army stays behind")
-    return f"{line}: {', '.join(terms)}"

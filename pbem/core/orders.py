@@ -34,8 +34,14 @@ MoveRule = int | Literal["all", "min"]
 FortifyAmount = int | Literal["all"]
 
 
+_ESCAPED = re.compile(r'[\\"\x00-\x08\x0a-\x1f\x7f]')
+"""The characters a TOML basic string cannot hold as they are."""
+
+
 def _toml_value(value: object) -> str:
     if isinstance(value, str):
+        if _ESCAPED.search(value) is None:
+            return '"' + value + '"'  # nothing to escape (nearly always)
         escaped = value.replace("\\", "\\\\").replace('"', '\\"')
         # TOML basic strings may not hold control characters other than tab: escape them.
         escaped = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", escaped)
@@ -145,34 +151,126 @@ class Orders:
         return out
 
 
-# A table header ([name] or [[name]]) or a key (name =), whichever starts the line.
-_LINE = re.compile(r"\s*(?:(\[\[?)\s*([A-Za-z_]+)\s*\]\]?|([A-Za-z_]+)\s*=)")
+# A table header ([name] or [[name]]) or a key (name =), whichever starts a line; the spaces it
+# allows are any but the line's end. Read over the whole text at once (re.MULTILINE).
+_LINE = re.compile(
+    r"^[^\S\n]*(?:(\[\[?)[^\S\n]*([A-Za-z_]+)[^\S\n]*\]\]?|([A-Za-z_]+)[^\S\n]*=)", re.MULTILINE
+)
+# Line breaks other than "\n" that str.splitlines (the line count of an order file) knows.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _locate(text: str) -> dict[str, int]:
-    """Line numbers of keys: "turn", "place.0", "place.0.armies", "fortify.to", ..."""
-    lines: dict[str, int] = {}
-    table = ""
-    counts: dict[str, int] = {}
-    match = _LINE.match
-    for number, raw in enumerate(text.splitlines(), start=1):
-        found = match(raw)
-        if found is None:
-            continue
-        bracket, name, key = found.groups()
+    """Line numbers of keys: "turn", "place.0", "place.0.armies", "fortify.to", ...
+
+    Lines count as `str.splitlines` counts them (a file with other breaks than "\n" is
+    rewritten with "\n" first); only the lines that start with a header or a key are visited."""
+    if _OTHER_BREAKS.search(text):
+        text = "\n".join(text.splitlines())
+    book = _LineBook()
+    number, counted = 1, 0
+    newlines = text.count
+    for found in _LINE.finditer(text):
+        start = found.start()
+        number += newlines("\n", counted, start)
+        counted = start
+        book.note(number, *found.groups())
+    return book.lines
+
+
+class _LineBook:
+    """The line numbers of an order file's keys and tables, noted line by line in order."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, int] = {}
+        self.table = ""
+        self.counts: dict[str, int] = {}
+
+    def note(self, number: int, bracket: str | None, name: str | None, key: str | None) -> None:
+        """Line `number` opens table `name` ("[" or "[[" in `bracket`) or sets `key`."""
+        lines = self.lines
+        if bracket is None:
+            table = self.table
+            lines.setdefault(f"{table}.{key}" if table else key, number)  # type: ignore[arg-type]
+            return
+        assert name is not None
         if bracket == "[[":
-            index = counts.get(name, 0)
-            counts[name] = index + 1
-            table = f"{name}.{index}"
+            index = self.counts.get(name, 0)
+            self.counts[name] = index + 1
+            self.table = f"{name}.{index}"
             lines.setdefault(name, number)  # the bare name: the first of its tables
-        elif bracket:
-            table = name
         else:
-            path = f"{table}.{key}" if table else key
-            lines.setdefault(path, number)
-            continue
-        lines.setdefault(table, number)
-    return lines
+            self.table = name
+        lines.setdefault(self.table, number)
+
+
+# The plain TOML that `Orders.to_toml` writes (and most players keep to), line by line: nothing,
+# a comment, a table header, or a key set to a string without escapes, to a whole number or to
+# a list of lists of such strings on one line (trade = [["Peru", "Iceland", "wild"]]). No
+# control character (TOML allows none but tab) and no line break that str.splitlines knows.
+# Each line gives (bracket, table name, closing bracket, key, string, digits, lists, anything
+# else): the last is what a line not in plain TOML holds, empty in a plain line.
+_NO_CONTROL = "\\x00-\\x08\\x0a-\\x1f\\x7f\\x85\\u2028\\u2029"
+_LISTED = rf'"[^"\\\[\]{_NO_CONTROL}]*"'  # a string in a list: no brackets either
+_LIST = rf"\[[ \t]*{_LISTED}(?:[ \t]*,[ \t]*{_LISTED})*[ \t]*\]"
+_PLAIN_ROW = re.compile(
+    rf"""^(?:
+        [ \t]*
+        (?:
+            (\[\[?)[ \t]*([A-Za-z_]+)[ \t]*(\]\]?)
+          | ([A-Za-z_]+)[ \t]*=[ \t]*
+            (?:
+                "([^"\\{_NO_CONTROL}]*)"
+              | (-?(?:0|[1-9][0-9]{{0,17}}))
+              | (\[[ \t]*{_LIST}(?:[ \t]*,[ \t]*{_LIST})*[ \t]*\])
+            )
+        )?
+        [ \t]*(?:\#[^{_NO_CONTROL}]*)?$
+      | (.+)
+    )""",
+    re.MULTILINE | re.VERBOSE,
+)
+_LIST_IN = re.compile(r"\[([^\[\]]*)\]")
+_STRING_IN = re.compile(r'"([^"]*)"')
+
+
+def _read_plain(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """The data and key lines of an order file written in plain TOML (`_PLAIN_ROW`), in one
+    pass: what `tomllib.loads` and `_locate` give for it. None for any other file (those two
+    read it then), so that a file with a mistake is never read here."""
+    data: dict[str, Any] = {}
+    arrays: set[str] = set()  # the names of the [[arrays of tables]]
+    here = data
+    book = _LineBook()
+    lines = book.lines
+    rows = _PLAIN_ROW.findall(text)  # one a line
+    for number, (bracket, name, close, key, value, digits, lists, other) in enumerate(rows, 1):
+        if key:
+            if key in here:
+                return None  # a key set twice
+            if lists:
+                here[key] = [_STRING_IN.findall(inner) for inner in _LIST_IN.findall(lists)]
+            else:
+                here[key] = int(digits) if digits else value
+            table = book.table  # book.note(number, None, None, key), the usual line, inline
+            lines.setdefault(f"{table}.{key}" if table else key, number)
+        elif other or len(bracket) != len(close):
+            return None  # not plain TOML, or a header's brackets do not match
+        elif bracket == "[[":
+            if name not in arrays:
+                if name in data:
+                    return None  # a key or [table] made an array of tables
+                arrays.add(name)
+                data[name] = []
+            here = {}
+            data[name].append(here)
+            book.note(number, bracket, name, None)
+        elif bracket:
+            if name in data:
+                return None  # a table defined twice, or a key made a table
+            here = data[name] = {}
+            book.note(number, bracket, name, None)
+    return data, book.lines
 
 
 _TOP_KEYS = {"game", "turn", "player", "secret", "trade", "place", "attack", "fortify", "draft"}
@@ -198,8 +296,11 @@ class _Reader:
                 path = path.rpartition(".")[0]
         return None
 
-    def fail(self, message: str, *paths: str) -> None:
-        self.problems.append(Problem(message, self.line(*paths)))
+    def fail(self, problem: Problem, *paths: str) -> None:
+        """Record `problem` (made with Problem.of, no line) at the line of the first path."""
+        self.problems.append(
+            Problem(problem.message, self.line(*paths), problem.template, problem.values)
+        )
 
     def territory(self, value: object, path: str) -> str | None:
         if not isinstance(value, str):
@@ -218,6 +319,8 @@ class _Reader:
             return None
 
     def integer(self, value: object, path: str, low: int, high: int | None = None) -> int | None:
+        if type(value) is int and value >= low and (high is None or value <= high):
+            return value  # the usual case, first
         name = path.rsplit(".", 1)[-1]
         if isinstance(value, bool) or not isinstance(value, int):
             self.problems.append(
@@ -251,6 +354,8 @@ class _Reader:
         return value
 
     def unknown_keys(self, table: Mapping[str, Any], allowed: set[str], path: str) -> None:
+        if table.keys() <= allowed:
+            return  # the usual case, at once
         for key in table:
             if key not in allowed:
                 where = f"{path}.{key}" if path else key
@@ -269,11 +374,16 @@ class _Reader:
         if isinstance(value, dict):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-            self.fail(f"'{name}' must be written as [[{name}]] tables", name)
+            self.fail(Problem.of("'%(key)s' must be written as [[%(key)s]] tables", key=name), name)
             return []
         if len(value) > TABLE_LIMIT:
             self.fail(
-                f"{len(value)} [[{name}]] tables: an order file may hold at most {TABLE_LIMIT}",
+                Problem.of(
+                    "%(count)s [[%(key)s]] tables: an order file may hold at most %(most)s",
+                    count=len(value),
+                    key=name,
+                    most=TABLE_LIMIT,
+                ),
                 name,
             )
             return []
@@ -300,6 +410,9 @@ def between_cuts(text: str) -> str:
 def parse_orders(text: str, board: Board) -> Orders:
     """Parse an order file; raises OrderError listing every problem with its line."""
     text = text.removeprefix("\ufeff")  # the byte-order mark some editors put first
+    plain = _read_plain(text)
+    if plain is not None:
+        return _orders(plain[0], board, plain[1])
     data: dict[str, Any] | None
     try:
         data = tomllib.loads(text)
@@ -321,13 +434,20 @@ def parse_orders(text: str, board: Board) -> Orders:
     if data is None or _too_deep(data):
         raise OrderError(
             [
-                Problem(
-                    f"tables or arrays are nested more than {DEPTH_LIMIT} deep; orders need 2 "
-                    "at most: start from the order file in your latest report"
+                Problem.of(
+                    "tables or arrays are nested more than %(depth)s deep; orders need 2 at "
+                    "most: start from the order file in your latest report",
+                    depth=DEPTH_LIMIT,
                 )
             ]
         )
-    reader = _Reader(board, _locate(text))
+    return _orders(data, board, _locate(text))
+
+
+def _orders(data: dict[str, Any], board: Board, lines: dict[str, int]) -> Orders:
+    """The orders of a file read as `data`, its keys on `lines`; raises OrderError listing
+    every problem with its line."""
+    reader = _Reader(board, lines)
     reader.unknown_keys(data, _TOP_KEYS, "")
 
     header: dict[str, Any] = {}
@@ -405,16 +525,31 @@ def _parse_trade(reader: _Reader, value: object) -> tuple[CardSet, ...] | Litera
         return ()
     if value == BEST:
         return BEST
-    usage = 'trade must be "best" or a list of sets, e.g. [["Alaska", "Peru", "wild"]]'
     if not isinstance(value, list):
-        reader.fail(usage, "trade")
+        reader.fail(
+            Problem.of('trade must be "best" or a list of sets, e.g. [["Alaska", "Peru", "wild"]]'),
+            "trade",
+        )
         return ()
     sets: list[CardSet] = []
     if len(value) > TABLE_LIMIT:
-        reader.fail(f"{len(value)} sets listed: a file may trade at most {TABLE_LIMIT}", "trade")
+        reader.fail(
+            Problem.of(
+                "%(count)s sets listed: a file may trade at most %(most)s",
+                count=len(value),
+                most=TABLE_LIMIT,
+            ),
+            "trade",
+        )
         return ()
     if not all(isinstance(item, list) and len(item) == 3 for item in value):
-        reader.fail(f"each set traded is a list of three cards: {usage}", "trade")
+        reader.fail(
+            Problem.of(
+                'each set traded is a list of three cards: trade must be "best" or a list of '
+                'sets, e.g. [["Alaska", "Peru", "wild"]]'
+            ),
+            "trade",
+        )
         return ()
     for item in value:
         cards: list[str] = []
@@ -479,7 +614,9 @@ def _parse_attack(reader: _Reader, data: Mapping[str, Any]) -> tuple[Attack, ...
         elif isinstance(raw_move, int) and not isinstance(raw_move, bool):
             move = reader.integer(raw_move, f"{path}.move", 1)
         else:
-            reader.fail('\'move\' must be "all", "min" or a number of armies', f"{path}.move")
+            reader.fail(
+                Problem.of('\'move\' must be "all", "min" or a number of armies'), f"{path}.move"
+            )
             move = None
         if source and target:
             # A bad dice, stop_at or move leaves an attack that is checked as if left out.
@@ -524,9 +661,13 @@ def _parse_draft(reader: _Reader, value: object) -> tuple[str, ...]:
     """A ranked list of territory names, each once; "rest" may end it."""
     if value is None:
         return ()
-    usage = 'draft must be a list of territories, best first, e.g. ["Iceland", "Peru", "rest"]'
     if not isinstance(value, list) or not value:
-        reader.fail(usage, "draft")
+        reader.fail(
+            Problem.of(
+                'draft must be a list of territories, best first, e.g. ["Iceland", "Peru", "rest"]'
+            ),
+            "draft",
+        )
         return ()
     out: list[str] = []
     first: dict[str, int] = {}
@@ -534,24 +675,50 @@ def _parse_draft(reader: _Reader, value: object) -> tuple[str, ...]:
         if isinstance(item, str) and item.strip().lower() == REST:
             if place != len(value):
                 reader.fail(
-                    f'"rest" is entry {place} of your draft list, not the last: it stands for '
-                    "every territory not listed before it, so end the list with it",
+                    Problem.of(
+                        '"rest" is entry %(place)s of your draft list, not the last: it stands '
+                        "for every territory not listed before it, so end the list with it",
+                        place=place,
+                    ),
                     "draft",
                 )
             out.append(REST)
             continue
         if not isinstance(item, str):
-            reader.fail(f"draft entry {place} must be a territory name in quotes", "draft")
+            reader.fail(
+                Problem.of("draft entry %(place)s must be a territory name in quotes", place=place),
+                "draft",
+            )
             continue
         try:
             name = reader.board.lookup(item)
         except UnknownTerritory as err:
-            reader.fail(f"draft entry {place}: {err}", "draft")
+            reader.fail(
+                Problem.of(
+                    "draft entry %(place)s: unknown territory '%(name)s'; did you mean "
+                    "'%(territory)s'?",
+                    place=place,
+                    name=quoted(err.text),
+                    territory=err.suggestion,
+                )
+                if err.suggestion
+                else Problem.of(
+                    "draft entry %(place)s: unknown territory '%(name)s'",
+                    place=place,
+                    name=quoted(err.text),
+                ),
+                "draft",
+            )
             continue
         if name in first:
             reader.fail(
-                f"{name} is in your draft list twice (entries {first[name]} and {place}): "
-                "list each territory once",
+                Problem.of(
+                    "%(territory)s is in your draft list twice (entries %(first)s and "
+                    "%(place)s): list each territory once",
+                    territory=name,
+                    first=first[name],
+                    place=place,
+                ),
                 "draft",
             )
             continue

@@ -95,12 +95,30 @@ def sets_to_trade(
     return (chosen,) if chosen else ()
 
 
+def forced_trade(
+    state: GameState, player: str, trade: tuple[CardSet, ...] | Literal["best"]
+) -> CardSet | None:
+    """The set pbem trades for a player who must trade (FORCED_TRADE_HAND or more cards at the
+    start of a play turn) and whose orders trade none: the best one, as `trade = "best"` and
+    the autopilot choose it. None when the orders trade, or need not."""
+    if state.phase is not Phase.PLAY or trade != ():
+        return None
+    hand = state.player(player).hand
+    if len(hand) < FORCED_TRADE_HAND:
+        return None
+    return best_set(state.board, hand, state.owned(player))
+
+
 def placement_amounts(places: Sequence[Place], armies: int) -> tuple[tuple[str, int], ...]:
-    """Each placement's territory and armies, "rest" being what the others leave of `armies`."""
+    """Each placement's territory and armies, "rest" being what the others leave of `armies`.
+    Without "rest", what the placements leave (the armies of a forced trade pbem made for the
+    player: validation allows nothing else) goes with the last placement."""
     fixed = sum(int(p.armies) for p in places if p.armies != REST)
-    return tuple(
-        (p.territory, armies - fixed if p.armies == REST else int(p.armies)) for p in places
-    )
+    out = [(p.territory, armies - fixed if p.armies == REST else int(p.armies)) for p in places]
+    if out and fixed < armies and all(p.armies != REST for p in places):
+        territory, amount = out[-1]
+        out[-1] = (territory, amount + armies - fixed)
+    return tuple(out)
 
 
 def remove_cards(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...] | None:
@@ -129,8 +147,9 @@ class Reinforcement:
 
 def reinforcement(state: GameState, player: str) -> Reinforcement:
     """What `player`'s next turn gives before any card trade."""
-    count = len(state.owned(player))
-    held = state.continents_held(player)
+    owned = state.owned(player)
+    count = len(owned)
+    held = state.board.continents_within(owned)
     bonus = sum(state.board.continents[c].bonus for c in held)
     return Reinforcement(count, max(3, count // 3), held, bonus)
 
@@ -238,10 +257,15 @@ def can_fortify(state: GameState, player: str, source: str, target: str) -> str 
 
 def next_seat(state: GameState, seat: int) -> int:
     """The next living player after `seat`, round the table."""
-    n = len(state.players)
+    return next_alive([p.alive for p in state.players], seat)
+
+
+def next_alive(alive: Sequence[bool], seat: int) -> int:
+    """The next seat after `seat` whose `alive` is true, round the table (`seat` if none)."""
+    n = len(alive)
     for step in range(1, n + 1):
         candidate = (seat + step) % n
-        if state.players[candidate].alive:
+        if alive[candidate]:
             return candidate
     return seat
 
@@ -305,11 +329,21 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
         )
         return problems
     if orders.player not in state.awaiting():
+        awaited = ", ".join(state.awaiting())
         fail(
-            f"it is not {orders.player}'s turn: the game awaits "
-            f"{', '.join(state.awaiting()) or 'nobody'}; your order file will come with the "
-            "report that makes it your turn",
-            orders.line_of("player"),
+            Problem.of(
+                "it is not %(player)s's turn: the game awaits %(awaited)s; your order file will "
+                "come with the report that makes it your turn",
+                orders.line_of("player"),
+                player=orders.player,
+                awaited=awaited,
+            )
+            if awaited
+            else Problem.of(
+                "it is not %(player)s's turn: the game awaits nobody",
+                orders.line_of("player"),
+                player=orders.player,
+            )
         )
         return problems
     if state.phase is Phase.DRAFT:
@@ -317,9 +351,15 @@ def validate(state: GameState, orders: Orders) -> list[Problem]:
         return problems
     if orders.draft:
         fail(
-            "the draft is over: remove 'draft' (this turn "
-            + ("places your setup armies)" if state.phase is Phase.SETUP else "is a play turn)"),
-            orders.line_of("draft"),
+            Problem.of(
+                "the draft is over: remove 'draft' (this turn places your setup armies)",
+                orders.line_of("draft"),
+            )
+            if state.phase is Phase.SETUP
+            else Problem.of(
+                "the draft is over: remove 'draft' (this turn is a play turn)",
+                orders.line_of("draft"),
+            )
         )
     if state.phase is Phase.SETUP:
         _validate_setup(state, orders, fail)
@@ -333,15 +373,20 @@ def _validate_draft(state: GameState, orders: Orders, fail: _Fail) -> None:
     for key in ("trade", "place", "attack", "fortify"):
         if getattr(orders, key):
             fail(
-                f"the draft turn only takes your ranked list of territories: remove '{key}' "
-                "(you place armies in the setup turn after the draft)",
-                orders.line_of(key),
+                Problem.of(
+                    "the draft turn only takes your ranked list of territories: remove "
+                    "'%(key)s' (you place armies in the setup turn after the draft)",
+                    orders.line_of(key),
+                    key=key,
+                )
             )
     if not orders.draft:
         fail(
-            'the draft turn needs your ranked list: draft = ["Iceland", "Greenland", ..., '
-            '"rest"] (best first; "rest" lets pbem choose the others by its fill-in rule)',
-            orders.line_of("player"),
+            Problem.of(
+                'the draft turn needs your ranked list: draft = ["Iceland", "Greenland", ..., '
+                '"rest"] (best first; "rest" lets pbem choose the others by its fill-in rule)',
+                orders.line_of("player"),
+            )
         )
         return
     if orders.draft[-1] == REST:
@@ -350,9 +395,15 @@ def _validate_draft(state: GameState, orders: Orders, fail: _Fail) -> None:
     if missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
         fail(
-            f"your draft list names {len(orders.draft)} of the {len(state.board.names)} "
-            f'territories: add the other {len(missing)} ({shown}) or end the list with "rest"',
-            orders.line_of("draft"),
+            Problem.of(
+                "your draft list names %(listed)s of the %(total)s territories: add the other "
+                '%(missing)s (%(shown)s) or end the list with "rest"',
+                orders.line_of("draft"),
+                listed=len(orders.draft),
+                total=len(state.board.names),
+                missing=len(missing),
+                shown=shown,
+            )
         )
 
 
@@ -367,7 +418,7 @@ def _validate_setup(state: GameState, orders: Orders, fail: _Fail) -> None:
                 )
             )
     player = state.player(orders.player)
-    _validate_placement(state, orders, player.to_place, "your setup armies", fail)
+    _validate_placement(state, orders, player.to_place, True, fail)
 
 
 def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
@@ -408,22 +459,24 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
                     )
             elif not is_set(state.board, cards):
                 fail(
-                    f"{', '.join(cards)} is not a set: trade three alike, one of each, "
-                    "or two and a wild",
-                    trade_line,
+                    Problem.of(
+                        "%(cards)s is not a set: trade three alike, one of each, or two and a wild",
+                        trade_line,
+                        cards=", ".join(cards),
+                    )
                 )
             else:
                 hand = left
                 armies += set_value(traded)
                 traded += 1
                 sets.append(cards)
-    if len(player.hand) >= FORCED_TRADE_HAND and traded == state.sets_traded:
-        fail(
-            f"you hold {len(player.hand)} cards: with {FORCED_TRADE_HAND} or more you must trade "
-            'a set; add trade = "best" (and place the extra armies, "rest" makes that easy)',
-            trade_line or orders.line_of("player"),
-        )
-    placed = _validate_placement(state, orders, armies, "your reinforcements", fail)
+    forced = forced_trade(state, player.name, orders.trade)
+    spare = 0
+    if forced is not None:  # pbem trades it; placements may leave its armies out (a warning)
+        spare = set_value(traded)
+        armies += spare
+        sets.append(forced)
+    placed = _validate_placement(state, orders, armies, False, fail, spare)
     bonus = card_bonus_territory(sets, owned)
     if bonus is not None:
         placed[bonus] = placed.get(bonus, 0) + CARD_TERRITORY_BONUS
@@ -454,9 +507,13 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
             after = state.armies(attack.source) + placed.get(attack.source, 0)
             if after < 2:
                 fail(
-                    f"cannot attack from '{attack.source}': it will hold {after} army, "
-                    "and an attack needs at least 2",
-                    line,
+                    Problem.of(
+                        "cannot attack from '%(source)s': it will hold %(armies)s army, and an "
+                        "attack needs at least 2",
+                        line,
+                        source=attack.source,
+                        armies=after,
+                    )
                 )
         if attack.target in owned:
             fail(
@@ -481,18 +538,24 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
             fortify.source, fortify.target
         ):
             fail(
-                f"cannot fortify '{fortify.target}' from '{fortify.source}': not adjacent "
-                "(this game fortifies between adjacent territories only)",
-                line,
+                Problem.of(
+                    "cannot fortify '%(target)s' from '%(source)s': not adjacent (this game "
+                    "fortifies between adjacent territories only)",
+                    line,
+                    target=fortify.target,
+                    source=fortify.source,
+                )
             )
         # More armies than there will be are cut with a note when the turn is resolved, as
         # after an attack (which may change what is there): `fortify_move`.
 
 
 def _validate_placement(
-    state: GameState, orders: Orders, armies: int, what: str, fail: _Fail
+    state: GameState, orders: Orders, armies: int, setup: bool, fail: _Fail, spare: int = 0
 ) -> dict[str, int]:
-    """Check that placements add up to exactly `armies`; returns armies per territory."""
+    """Check that placements add up to exactly `armies` (or to `armies - spare`: the armies of
+    a forced trade pbem makes for the player, which then go with the last placement, as
+    `placement_amounts` gives them); returns armies per territory."""
     placed: dict[str, int] = {}
     fixed = 0
     rest_line: int | None = None
@@ -514,16 +577,30 @@ def _validate_placement(
         else:
             fixed += int(place.armies)
             placed[place.territory] = placed.get(place.territory, 0) + int(place.armies)
+    values: dict[str, str | int] = {"fixed": fixed, "armies": armies, "more": armies - fixed}
     if has_rest:  # not `rest_line`: orders built in code carry no line numbers
         for place in orders.place:
             if place.armies == REST:
                 if fixed >= armies:
                     fail(
-                        f'"rest" leaves nothing: the other placements already use {fixed} '
-                        f"of {what} ({armies})",
-                        rest_line,
+                        Problem.of(
+                            '"rest" leaves nothing: the other placements already use %(fixed)s '
+                            "of your setup armies (%(armies)s)",
+                            rest_line,
+                            **values,
+                        )
+                        if setup
+                        else Problem.of(
+                            '"rest" leaves nothing: the other placements already use %(fixed)s '
+                            "of your reinforcements (%(armies)s)",
+                            rest_line,
+                            **values,
+                        )
                     )
                 placed[place.territory] = placed.get(place.territory, 0) + armies - fixed
+    elif spare and orders.place and fixed == armies - spare:
+        where = orders.place[-1].territory
+        placed[where] = placed.get(where, 0) + spare
     elif fixed != armies:
         last = len(orders.place) - 1
         line = (
@@ -532,11 +609,33 @@ def _validate_placement(
             else orders.line_of("player")
         )
         if fixed > armies:
-            fail(f"too many armies placed: {fixed}, but {what} are {armies}", line)
+            fail(
+                Problem.of(
+                    "too many armies placed: %(fixed)s, but your setup armies are %(armies)s",
+                    line,
+                    **values,
+                )
+                if setup
+                else Problem.of(
+                    "too many armies placed: %(fixed)s, but your reinforcements are %(armies)s",
+                    line,
+                    **values,
+                )
+            )
         else:
             fail(
-                f"{fixed} armies placed, but {what} are {armies}: place {armies - fixed} more "
-                '(armies = "rest" places whatever is left)',
-                line,
+                Problem.of(
+                    "%(fixed)s armies placed, but your setup armies are %(armies)s: place "
+                    '%(more)s more (armies = "rest" places whatever is left)',
+                    line,
+                    **values,
+                )
+                if setup
+                else Problem.of(
+                    "%(fixed)s armies placed, but your reinforcements are %(armies)s: place "
+                    '%(more)s more (armies = "rest" places whatever is left)',
+                    line,
+                    **values,
+                )
             )
     return placed

@@ -7,8 +7,8 @@ import hashlib
 import json
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
 
 from pbem.core.board import Board
 
@@ -283,18 +283,14 @@ class GameState:
 
     def owned(self, owner: str) -> tuple[str, ...]:
         """The territories `owner` holds, in board order."""
-        return tuple(t for t, h in self.territories.items() if h.owner == owner)
+        return tuple([t for t, h in self.territories.items() if h.owner == owner])
 
     def total_armies(self, owner: str) -> int:
         return sum(h.armies for h in self.territories.values() if h.owner == owner)
 
     def continents_held(self, owner: str) -> tuple[str, ...]:
         """The continents every territory of which `owner` holds, in board order."""
-        return tuple(
-            c.name
-            for c in self.board.continents.values()
-            if all(self.territories[t].owner == owner for t in c.territories)
-        )
+        return self.board.continents_within(self.owned(owner))
 
     def has_neutral(self) -> bool:
         """Whether the neutral holds armies (in the draft phase it holds only unclaimed land)."""
@@ -362,3 +358,22 @@ def state_digest(state: GameState) -> str:
     """A SHA-256 of the state's canonical JSON: equal states, equal digests."""
     text = json.dumps(state_to_dict(state), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+_Frozen = TypeVar("_Frozen", "GameState", "Player")
+_FIELDS = {cls: frozenset(f.name for f in fields(cls)) for cls in (GameState, Player)}
+
+
+def replaced(item: _Frozen, **changes: Any) -> _Frozen:
+    """`dataclasses.replace(item, **changes)` for a GameState or a Player, the quick way: the
+    fields are copied and `changes` set, without calling `__init__` again (neither class checks
+    anything there). The result is the same in every way (equal, same fields in the same
+    order, still frozen). For the engine, which makes new states and seats every resolution."""
+    unknown = changes.keys() - _FIELDS[type(item)]
+    if unknown:
+        raise TypeError(f"{type(item).__name__} has no field {', '.join(sorted(unknown))}")
+    new = object.__new__(type(item))
+    values = new.__dict__
+    values.update(item.__dict__)
+    values.update(changes)
+    return new

@@ -28,10 +28,12 @@ from pbem.game.store import (
     HistoryRecord,
     history_count,
     history_path,
+    played_in,
     read_game,
     read_history,
     read_history_file,
 )
+from pbem.present.text import plural
 from pbem.terminal import quoted
 
 SHOWN_DIFFERENCES = 6
@@ -43,6 +45,19 @@ class AuditSummary:
     resolutions: int
     rolls: int
     final_digest: str
+    last: str = "the deal"
+    """What the last resolution played, as players name it ("turn 13")."""
+
+    def passed(self) -> str:
+        """What `pbem audit` says when all is well."""
+        span = "the deal" if self.resolutions == 1 else f"the deal to {self.last}"
+        files = "history/0000.toml" + (
+            f" to {self.resolutions - 1:04d}.toml" if self.resolutions > 1 else ""
+        )
+        return (
+            f"audit passed: {span} replayed ({plural(self.resolutions, 'resolution')}, "
+            f"{files}), {plural(self.rolls, 'roll')} and every key checked, game.toml matches"
+        )
 
 
 def audit_game(directory: Path) -> AuditSummary:
@@ -67,7 +82,7 @@ def audit_game(directory: Path) -> AuditSummary:
     state: GameState | None = None
     for r in range(count):
         record = setup_record if r == 0 else read_history(directory, r)
-        where = _resolution_words(r, record, f"history/{r:04d}.toml")
+        where = _resolution_words(game, r, record, f"history/{r:04d}.toml")
         key = _audit_key(game, where, record, r)
         if not dice.key_follows(key, previous):
             raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
@@ -101,7 +116,8 @@ def audit_game(directory: Path) -> AuditSummary:
     address = players.address_problem(game)
     if address:
         raise AuditError(address)
-    return AuditSummary(count, rolls, state_digest(state))
+    last = played_in(game, count - 1, record.turn).label
+    return AuditSummary(count, rolls, state_digest(state), last)
 
 
 def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
@@ -118,7 +134,7 @@ def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameStat
     for u in undone:
         path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
         record = read_history_file(path)
-        where = "undone " + _resolution_words(u.resolution, record, str(path))
+        where = "undone " + _resolution_words(game, u.resolution, record, str(path))
         _audit_key(game, where, record, u.resolution)
         if record.key != u.key:
             raise AuditError(f"{where}: its key differs from the one its undo.toml records")
@@ -173,15 +189,16 @@ def _compare(where: str, record: HistoryRecord, state: GameState, events: Sequen
         raise AuditError(f"{where}: the state after it differs from the one recorded")
 
 
-def _resolution_words(r: int, record: HistoryRecord, file: str) -> str:
-    """`resolution 4 (turn 4, alice's turn; history/0004.toml)`."""
-    if r == 0:
-        whose = "the setup"
+def _resolution_words(game: Game, r: int, record: HistoryRecord, file: str) -> str:
+    """`turn 4, alice's turn (resolution 5, history/0005.toml)`."""
+    played = played_in(game, r, record.turn)
+    if played.kind == "deal":
+        whose = ""
     elif len(record.players) == 1:
-        whose = f"turn {record.turn}, {record.players[0]}'s turn"
+        whose = f"{record.players[0]}'s turn"
     else:
-        whose = f"turn {record.turn}, the orders of {', '.join(record.players)}"
-    return f"resolution {r} ({whose}; {file})"
+        whose = f"the orders of {', '.join(record.players)}"
+    return played.words(whose, file)
 
 
 def _dice_words(dice: Sequence[int]) -> str:

@@ -110,7 +110,7 @@ def _resolve(name: str, directory: Path, now: datetime) -> GameRun:
     )
     done = "completed" if outcome.recovered else "resolved"
     return GameRun(
-        name, directory, Result.RESOLVED, f"{done} resolution {outcome.resolution}; {after}"
+        name, directory, Result.RESOLVED, f"{done} {processor.played(outcome).words()}; {after}"
     )
 
 

@@ -9,18 +9,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pbem.core.advice import forecast_with_warnings
 from pbem.core.orders import Orders, between_cuts
 from pbem.core.problems import check_text
 from pbem.core.state import GameState
 from pbem.errors import Problem
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
-from pbem.present.i18n import language
+from pbem.present.i18n import Language, current, language, speaking
 from pbem.present.missions import draft_forecast
+from pbem.present.plan import forecast_with_warnings
 from pbem.present.view import read_view_with_secret, view_language
 from pbem.terminal import printable
-
-NOT_TEXT = "this is not a text file in UTF-8: save the orders as plain text and send them again"
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,9 @@ def read_order_text(path: Path) -> str | Problem:
     except FileProblem as err:
         return Problem(str(err))
     except UnicodeDecodeError:
-        return Problem(NOT_TEXT)
+        return Problem.of(
+            "this is not a text file in UTF-8: save the orders as plain text and send them again"
+        )
 
 
 Checked = tuple[Submission, list[str]]
@@ -73,6 +73,7 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     salted hash of that player's secret (only theirs), so a wrong secret is caught here too."""
     state, secret_hash = read_view_with_secret(view_file)
     lang = {"language": view_language(view_file), "board": state.board.name}
+    told = language(lang["language"], lang["board"])
     out: list[Checked] = []
     for path in paths:
         text = read_order_text(path)
@@ -82,7 +83,7 @@ def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
         text = between_cuts(text)
         orders, problems = check_text(state, text, secret_hash.check if secret_hash else None)
         submission = Submission(path, text, orders, problems, **lang)
-        out.append((submission, forecast(state, orders) if submission.accepted else []))
+        out.append((submission, forecast(state, orders, told) if submission.accepted else []))
     submissions = with_duplicates([s for s, _ in out])
     return [
         (s, lines if s.accepted else []) for s, (_, lines) in zip(submissions, out, strict=True)
@@ -112,13 +113,15 @@ def with_duplicates(checked: Sequence[Submission]) -> list[Submission]:
     return out
 
 
-def forecast(state: GameState, orders: Orders | None) -> list[str]:
+def forecast(state: GameState, orders: Orders | None, lang: Language | None = None) -> list[str]:
     """What a valid order file will do: placements, and the exact odds of each step of the
     plan, followed in order (`pbem.core.forecast`), and warnings about what looks unintended
-    (`pbem.core.advice`); for a draft list, what it asks for."""
-    if orders is not None and orders.draft:
-        return [draft_forecast(orders.draft)]
-    return forecast_with_warnings(state, orders)
+    (`pbem.core.advice`); for a draft list, what it asks for. In `lang` (the language spoken
+    when None)."""
+    with speaking(lang or current()):
+        if orders is not None and orders.draft:
+            return [draft_forecast(orders.draft)]
+        return forecast_with_warnings(state, orders)
 
 
 def check_lines(results: Sequence[Checked]) -> tuple[list[str], bool]:

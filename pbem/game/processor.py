@@ -53,26 +53,29 @@ from pbem.game.store import (
     archive_orders,
     atomic_write,
     done_dir,
+    drafted,
     game_files,
     history_count,
     history_path,
     locked,
     make_orders_folder,
+    new_report_dir,
     order_files,
+    played_in,
     player_name,
     read_game,
     read_history,
     read_history_file,
     recorded_order_files,
-    report_dir,
     same_name,
     valid_player_name,
     write_files,
     write_game,
     write_history,
 )
-from pbem.present.i18n import check_language, moderator_language
+from pbem.present.i18n import check_language, language, moderator_language
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.present.numbering import Played
 from pbem.present.secret_check import wrong_secret
 from pbem.present.text import plural
 from pbem.terminal import quoted
@@ -250,7 +253,7 @@ def new_game(
         try:
             make_orders_folder(directory)
             write_history(directory, record)
-            paths = write_files(report_dir(directory, 0), reports)
+            paths = write_files(new_report_dir(directory, Played.of(0, 0)), reports)
             write_game(game)
         except BaseException:
             _undo_new(directory, list(reports))
@@ -262,11 +265,12 @@ def _undo_new(directory: Path, reports: Sequence[str]) -> None:
     """Remove what a `new` that failed part way wrote (there was no game before it), so that
     running it again after the fault is fixed creates the game."""
     written = [directory / GAME_FILE, history_path(directory, 0)]
-    written += [report_dir(directory, 0) / name for name in reports]
+    first = new_report_dir(directory, Played.of(0, 0))
+    written += [first / name for name in reports]
     for path in written:
         with contextlib.suppress(OSError):
             path.unlink()
-    for folder in (report_dir(directory, 0), directory / REPORTS, directory / HISTORY):
+    for folder in (first, directory / REPORTS, directory / HISTORY):
         with contextlib.suppress(OSError):
             folder.rmdir()  # only if empty
 
@@ -309,7 +313,11 @@ def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Chec
             "put them there"
         )
     checked = with_duplicates([check_submission(game, p) for p in files])
-    return game, [(s, forecast(game.state, s.orders) if s.accepted else []) for s in checked]
+    board = game.state.board.name
+    return game, [
+        (s, forecast(game.state, s.orders, language(s.language, board)) if s.accepted else [])
+        for s in checked
+    ]
 
 
 OVERVIEW_ATTACKS = 6
@@ -320,15 +328,23 @@ forecasts any plan."""
 
 
 def _forecasts(state: GameState, orders: Sequence[Orders]) -> list[str]:
-    """What each player's orders were forecast to do, for the moderator's overview."""
+    """What each player's orders were forecast to do, for the moderator's overview (in the
+    moderator's language)."""
     out = []
+    lang = language(moderator_language(), state.board.name)
     for o in orders:
         named = {t for a in o.attack for t in (a.source, a.target)}
         if len(o.attack) > OVERVIEW_ATTACKS or sum(map(state.armies, named)) > OVERVIEW_ARMIES:
-            out.append(f"{o.player}: a plan too large to forecast here (pbem check forecasts it)")
+            too_large = lang._("a plan too large to forecast here (pbem check forecasts it)")
+            out.append(f"{o.player}: {too_large}")
             continue
-        out += [f"{o.player}: {line}" for line in forecast(state, o)]
+        out += [f"{o.player}: {line}" for line in forecast(state, o, lang)]
     return out
+
+
+def played(outcome: Outcome) -> Played:
+    """What the resolution of `outcome` played."""
+    return Played.from_events(outcome.events, outcome.resolution)
 
 
 def summary(outcome: Outcome) -> str:
@@ -337,7 +353,7 @@ def summary(outcome: Outcome) -> str:
     rolls = sum(1 for e in outcome.events if e.kind == "rolled")
     conquests = sum(1 for e in outcome.events if e.kind == "conquered")
     lines = [
-        f"Resolved {state.game} resolution {outcome.resolution}: "
+        f"Resolved {state.game} {played(outcome).words()}: "
         f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
         f"{plural(conquests, 'territory', 'territories')} taken."
     ]
@@ -466,12 +482,13 @@ def resolve_game(
             rejected=[m for s in rejected for m in s.messages()],
             orders=orders,
             now=now,
-            undone=undo.undone_notes(directory),
+            undone=undo.undone_notes(directory, drafted(game)),
             forecasts=_forecasts(game.state, orders),
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
-        paths_written = write_files(report_dir(directory, r), reports)
+        folder = new_report_dir(directory, played_in(game, r, record.turn))
+        paths_written = write_files(folder, reports)
         write_game(new)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
 
@@ -514,11 +531,11 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         _rejected_again(game, record),
         orders,
         now,
-        undo.undone_notes(game.path),
+        undo.undone_notes(game.path, drafted(game)),
         _forecasts(game.state, orders),
     )
     _archive_recorded(game.path, record)
-    written = write_files(report_dir(game.path, r), reports)
+    written = write_files(new_report_dir(game.path, played_in(game, r, record.turn)), reports)
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written)
 
@@ -613,12 +630,17 @@ def _missing(
     return [*lines, *more]
 
 
-def dice_history(directory: Path, resolution: int | None = None) -> list[dict[str, object]]:
-    """The dice list of docs/views.md: every resolution's key and rolls, in order."""
-    read_game(directory)
+def dice_history(
+    directory: Path, resolution: int | None = None, turn: int | None = None
+) -> list[dict[str, object]]:
+    """The dice list of docs/views.md: every resolution's key and rolls, in order; only those
+    of `resolution`, or of the resolution that played `turn` (the turn players name)."""
+    game = read_game(directory)
     count = history_count(directory)
     undone = undo.undo_records(directory)
     last = count if any(u.resolution == count for u in undone) else count - 1
+    if resolution is not None and turn is not None:
+        raise PbemError("give --turn or --resolution, not both")
     if resolution is not None and not 0 <= resolution <= last:
         raise PbemError(f"there is no resolution {resolution}: this game has 0 to {last}")
     out: list[dict[str, object]] = []
@@ -628,19 +650,52 @@ def dice_history(directory: Path, resolution: int | None = None) -> list[dict[st
         for u in undone:
             if u.resolution == r:
                 kept = read_history_file(undo.undone_folder(directory, u) / f"{r:04d}.toml")
-                out.append({**_dice_entry(kept), "undone": u.to_dict(), "note": u.note()})
+                note = u.note(drafted(game))
+                out.append({**_dice_entry(game, kept), "undone": u.to_dict(), "note": note})
         if r < count:
-            out.append(_dice_entry(read_history(directory, r)))
-    return out
+            out.append(_dice_entry(game, read_history(directory, r)))
+    if turn is None:
+        return out
+    wanted = Played.of(2, turn).label
+    chosen = [e for e in out if e["played"] == wanted]
+    if not chosen:
+        played = [e["turn"] for e in out if e["played"] not in ("the deal", "the draft")]
+        so_far = f"turns {played[0]} to {played[-1]}" if played else "only the deal"
+        raise PbemError(
+            f"there is no turn {turn} in the history: this game has played {so_far}, and "
+            f"turn {game.state.turn} is pending ('pbem dice DIR' lists every turn)"
+        )
+    return chosen
 
 
-def _dice_entry(record: HistoryRecord) -> dict[str, object]:
+def _dice_entry(game: Game, record: HistoryRecord) -> dict[str, object]:
     r = record.resolution
     return {
         "resolution": r,
         "turn": record.turn,
+        "played": played_in(game, r, record.turn).label,
+        "history": f"{HISTORY}/{r:04d}.toml",
         "player": record.players[0] if len(record.players) == 1 else None,
         "key": record.key,
         "rolls": record.rolls(),
         **({"first_player": record.first_player_rolls()} if r == 0 else {}),
     }
+
+
+def dice_lines(history: Sequence[Mapping[str, Any]]) -> list[str]:
+    """`pbem dice` as text: each resolution's turn with its resolution and key, its rolls."""
+    out: list[str] = []
+    for entry in history:
+        played = Played.of(entry["resolution"], entry["turn"], draft=entry["played"] == "the draft")
+        who = f"{entry['player']}'s turn" if entry["player"] else ""
+        undone = " UNDONE" if "undone" in entry else ""
+        out.append(f"{played.words(who)}{undone}: key {entry['key']}")
+        if undone:
+            out.append(f"  {entry['note']}")
+        for roll in entry.get("first_player", []):
+            out.append(f"  first player: {roll['player']} rolled {roll['die']}")
+        for roll in entry["rolls"]:
+            a = " ".join(map(str, roll["attacker"]))
+            d = " ".join(map(str, roll["defender"]))
+            out.append(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
+    return out

@@ -18,7 +18,14 @@ from pbem.core.state import Phase
 from pbem.errors import PbemError
 from pbem.game import clock, deadlines, processor
 from pbem.game.root import Root, game_name, open_root
-from pbem.game.store import Game, held_by_another, history_path, read_game
+from pbem.game.store import (
+    Game,
+    held_by_another,
+    history_path,
+    played_in,
+    read_game,
+    read_history,
+)
 
 
 class State(Enum):
@@ -54,6 +61,8 @@ class GameStatus:
     seconds_left: float | None = None
     missed: tuple[tuple[str, int], ...] | None = None
     last_resolved: datetime | None = None
+    last_played: str | None = None
+    """What the last resolution played, as players name it: "turn 12", "the deal"."""
 
     @property
     def sort_key(self) -> tuple[int, str, str]:
@@ -76,6 +85,7 @@ class GameStatus:
             "missed_turns": None if self.missed is None else dict(self.missed),
             "last_resolution": (self.resolution - 1) if self.resolution else None,
             "last_resolved": _iso(self.last_resolved),
+            "last_played": self.last_played,
         }
 
     def cells(self) -> list[str]:
@@ -86,7 +96,7 @@ class GameStatus:
             else "-"
         )
         last = (
-            f"#{self.resolution - 1} {_iso(self.last_resolved) or ''}".strip()
+            f"{self.last_played or self.resolution - 1} {_iso(self.last_resolved) or ''}".strip()
             if self.resolution
             else "-"
         )
@@ -202,6 +212,7 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
         "phase": state.phase.value,
         "resolution": r,
         "last_resolved": last,
+        "last_played": _last_played(game, r - 1),
         "deadline": deadline.at,
         "seconds_left": (deadline.at - now).total_seconds() if deadline.at else None,
         "missed": deadline.missed,
@@ -222,8 +233,16 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
     verdict = due(game, found, interrupted, now)
     reason = "; ".join(found.doubled)
     if interrupted:
-        reason = f"resolution {r} was interrupted and is to be completed"
+        reason = f"{played_in(game, r, state.turn).words()} was interrupted and is to be completed"
     return GameStatus(name, directory, verdict, reason, **common)
+
+
+def _last_played(game: Game, resolution: int) -> str | None:
+    """What `resolution` played, as its history records it (None if it cannot be read)."""
+    try:
+        return played_in(game, resolution, read_history(game.path, resolution).turn).label
+    except PbemError:
+        return None
 
 
 def _resolved_at(directory: Path, resolution: int) -> datetime | None:

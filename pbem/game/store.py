@@ -30,6 +30,7 @@ from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
     GameState,
     Phase,
+    SetupMode,
     StopAt,
     TradedCards,
     state_from_dict,
@@ -51,6 +52,7 @@ from pbem.game.safety import (
     remove_temporaries,
 )
 from pbem.present.i18n import check_language
+from pbem.present.numbering import Played
 from pbem.terminal import quoted
 
 GAME_FILE = "game.toml"
@@ -58,7 +60,7 @@ HISTORY = "history"
 ORDERS = "orders"
 REPORTS = "reports"
 LOCK_FILE = ".lock"
-FORMAT = 4
+FORMAT = 5
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = (
     "name",
@@ -343,7 +345,14 @@ def _format_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format": 4, "options": options}
 
 
-MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3, 3: _format_3_to_4}
+def _format_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 4 named report folders by resolution alone (`reports/0014/`); from format 5 on
+    they also name the turn (`reports/0014-turn-13/`). The game file itself does not change:
+    the folders already written keep their names, and every command finds both."""
+    return {**data, "format": 5}
+
+
+MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3, 3: _format_3_to_4, 4: _format_4_to_5}
 """For each older format, the step that turns its data into the next format's."""
 
 
@@ -665,7 +674,30 @@ def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list
 
 
 def report_dir(directory: Path, resolution: int) -> Path:
-    return directory / REPORTS / f"{resolution:04d}"
+    """The folder of a resolution's reports: `reports/0014-turn-13/` as pbem names it from game
+    file format 5 on, or `reports/0014/` as a game of an older format named it before
+    (docs/game-directory.md). When neither is there, the older name (which does not exist)."""
+    folder = directory / REPORTS
+    old = folder / f"{resolution:04d}"
+    if old.is_dir():
+        return old
+    found = sorted(folder.glob(f"{resolution:04d}-*"))
+    return found[0] if found else old
+
+
+def drafted(game: Game) -> bool:
+    """Whether the game was set up by a draft (its resolution 1 is the draft)."""
+    return game.state.options.setup is SetupMode.DRAFT
+
+
+def played_in(game: Game, resolution: int, turn: int) -> Played:
+    """What `resolution` of `game` played, `turn` as its history records it."""
+    return Played.of(resolution, turn, draft=resolution == 1 and drafted(game))
+
+
+def new_report_dir(directory: Path, played: Played) -> Path:
+    """Where the reports of a resolution being made go: `reports/0014-turn-13/`."""
+    return directory / REPORTS / played.folder()
 
 
 def order_files(directory: Path) -> list[Path]:

@@ -28,6 +28,7 @@ from pbem.game.store import (
     ORDERS,
     _load_toml,
     atomic_write,
+    drafted,
     history_count,
     history_path,
     locked,
@@ -36,6 +37,7 @@ from pbem.game.store import (
     report_dir,
     write_game,
 )
+from pbem.present.numbering import Played
 
 UNDONE = "undone"
 PENDING = "undo.toml"
@@ -83,15 +85,19 @@ class UndoRecord:
     def folder_name(self) -> str:
         return f"{self.resolution:04d}-{self.attempt}"
 
-    def note(self) -> str:
-        """One line for reports and `pbem dice`."""
+    def played(self, drafted: bool = False) -> Played:
+        """The turn it took back; `drafted`: the game was set up by a draft."""
+        return Played.of(self.resolution, self.turn, draft=drafted and self.resolution == 1)
+
+    def note(self, drafted: bool = False) -> str:
+        """One line for reports and `pbem dice`: "turn 13 (resolution 14, history/0014.toml)
+        was undone on ..."."""
         try:
             when = clock.describe(clock.parse_instant(self.time, "time"))
         except PbemError:
             when = self.time
-        return (
-            f"resolution {self.resolution} (turn {self.turn}) was undone on {when}: {self.why}"
-            + (f" (undo number {self.attempt} of that resolution)" if self.attempt > 1 else "")
+        return f"{self.played(drafted).words()} was undone on {when}: {self.why}" + (
+            f" (undo number {self.attempt} of that turn)" if self.attempt > 1 else ""
         )
 
 
@@ -119,9 +125,10 @@ def undo_records(directory: Path) -> list[UndoRecord]:
     )
 
 
-def undone_notes(directory: Path) -> list[str]:
-    """What every report says of the undone resolutions so far."""
-    return [r.note() for r in undo_records(directory)]
+def undone_notes(directory: Path, drafted: bool = False) -> list[str]:
+    """What every report says of the undone resolutions so far (`drafted`: in a game set up
+    by a draft)."""
+    return [r.note(drafted) for r in undo_records(directory)]
 
 
 def _pending(directory: Path) -> UndoRecord | None:
@@ -134,8 +141,8 @@ def check_not_interrupted(directory: Path) -> None:
     pending = _pending(directory)
     if pending is not None:
         raise GameFileError(
-            f"the undo of resolution {pending.resolution} was interrupted: run 'pbem undo' "
-            "again to finish it"
+            f"the undo of {pending.played().words()} was interrupted: run 'pbem undo' again to "
+            "finish it"
         )
 
 
@@ -161,6 +168,16 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
         atomic_write(directory / HISTORY / PENDING, tomli_w.dumps(record.to_dict()))
         _carry_out(directory, record)
         return record, False
+
+
+def taken_back(directory: Path, record: UndoRecord, finished: bool) -> str:
+    """What `pbem undo` says it did: "Undid turn 13 (resolution 14, history/0014.toml); ..."."""
+    what = "Finished the interrupted undo of" if finished else "Undid"
+    played = record.played(drafted(read_game(directory)))
+    return (
+        f"{what} {played.words()}; its files are in history/undone/{record.folder_name}/ and "
+        "its order files are back in orders/."
+    )
 
 
 def _copy(source: Path, target: Path) -> None:

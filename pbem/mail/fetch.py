@@ -21,6 +21,7 @@ from pbem.game.store import (
     Game,
     Registration,
     locked,
+    played_in,
     read_game,
     resolution_interrupted,
 )
@@ -221,10 +222,11 @@ class _Fetcher:
         return self.record(mid, outcome, letter.digest)
 
     def hold(self, key: str, frm: str) -> Incoming:
-        r = self.game.state.resolution
+        state = self.game.state
+        played = played_in(self.game, state.resolution, state.turn).words()
         reason = (
-            f"resolution {r} was interrupted (history/{r:04d}.toml is written, game.toml not "
-            "yet): run 'pbem resolve' to complete it"
+            f"{played} was interrupted (its history is written, game.toml not yet): run 'pbem "
+            "resolve' to complete it"
         )
         return Incoming(key, frm, Verdict.HELD, reasons=(reason,))
 
@@ -329,7 +331,7 @@ class _Fetcher:
         self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
         if future is not None:
             self.seen["accepted"][key]["dated"] = letter.date.isoformat()
-        lines = processor.forecast(state, submission.orders)
+        lines = processor.forecast(state, submission.orders, self.speaking(me))
         _ = self.speaking(me)._
         body = _(
             "Your orders for turn %(turn)s of %(game)s are accepted.",

@@ -9,18 +9,19 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
 
-from pbem.game.store import Game, report_dir
+from pbem.game.store import Game, played_in, read_history, report_dir
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
 from pbem.mail.records import domain, outgoing, slug
 from pbem.present import i18n, report
 
 
-def report_subject(view: dict[str, Any] | None, player: str, resolution: int) -> str:
+def report_subject(view: dict[str, Any] | None, player: str, played: str) -> str:
     """`turn 13: your move`, `turn 13: ben's move` for the others, or what else the report is
-    (game over, out of the game), in the language of the view's player."""
+    (game over, out of the game), in the language of the view's player; without a view,
+    `report after turn 12` (`played`: what the report follows, as players name it)."""
     if view is None:
-        return i18n.current()._("report after resolution %(resolution)s", resolution=resolution)
+        return i18n.current()._("report after %(played)s", played=played)
     code = view.get("language")
     lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
     if view.get("phase") == "over":
@@ -73,7 +74,7 @@ def build_report(
     msg = outgoing(
         sender,
         reg.email,
-        f"[{game.name}] {report_subject(view, player, resolution)}",
+        f"[{game.name}] {report_subject(view, player, _played(game, resolution))}",
         game.name,
         "auto-generated",
         now or datetime.now().astimezone(),
@@ -111,6 +112,11 @@ def kit_note(player: str) -> str:
         f"run it with any Python 3.10 or newer, nothing to install: python3 {KIT_NAME} check "
         f"--view {player}.view.json {player}.orders.toml"
     )
+
+
+def _played(game: Game, resolution: int) -> str:
+    """What a resolution played, as players name it ("turn 12"), from its history."""
+    return played_in(game, resolution, read_history(game.path, resolution).turn).name()
 
 
 def _remade(game: Game, resolution: int) -> str:

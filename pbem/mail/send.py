@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
-from pbem.game.store import history_count, locked, read_game, report_dir
+from pbem.game.store import history_count, locked, played_in, read_game, read_history, report_dir
 from pbem.kit import kit_bytes
 from pbem.mail.message import LOOP_HEADER
 from pbem.mail.records import (
@@ -165,23 +165,26 @@ def send_mail(
             skipped |= {
                 f"{r:04d}/{reg.name}" for r in range(count - 1) for reg in game.registrations
             }
+            latest = played_in(game, count - 1, read_history(directory, count - 1).turn)
             result.notes.append(
-                f"the game was under way when its mail began: only the reports of resolution "
-                f"{count - 1} are mailed ('pbem mail send --all' mails those of 0 to {count - 2})"
+                f"the game was under way when its mail began: only the reports after "
+                f"{latest.words()} are mailed ('pbem mail send --all' mails the earlier ones too)"
             )
         if every:
             skipped = set()
         for resolution in range(count):
+            folder = report_dir(directory, resolution)
             for reg in game.registrations:
                 key = f"{resolution:04d}/{reg.name}"
                 if key in sent["reports"] or key in skipped:
                     continue
-                if not (report_dir(directory, resolution) / f"{reg.name}.txt").exists():
+                if not (folder / f"{reg.name}.txt").exists():
                     continue
                 if not address(reg.email):
-                    result.notes.append(f"{reg.name} has no address: report {key} not mailed")
+                    where = f"{folder.name}/{reg.name}"
+                    result.notes.append(f"{reg.name} has no address: report {where} not mailed")
                     continue
-                name = f"r{resolution:04d}-{reg.name}.eml"
+                name = f"r{folder.name}-{reg.name}.eml"
                 if not dry_run:
                     if kit and resolution == 0:
                         kit_file = kit_file or kit_bytes()
@@ -242,7 +245,8 @@ def waiting(directory: Path) -> list[Path]:
 
 
 REPORT_FILE = re.compile(r"^r\d{4}-.+\.eml$")
-"""The outbox name of a report (r0003-alice.eml); the rest are answers and notes."""
+"""The outbox name of a report, after its folder (r0003-turn-2-alice.eml; r0003-alice.eml from
+a folder an older pbem named); the rest are answers and notes."""
 
 
 def stamp(path: Path, sender: str, reply_to: str, bcc: str | None) -> None:

@@ -21,7 +21,7 @@ from pbem.present import i18n
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
 from pbem.present.i18n import _, n_, place
-from pbem.present.numbering import played
+from pbem.present.numbering import Played, played
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import (
     battle_line,
@@ -80,6 +80,7 @@ def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[s
             if isinstance(e, Rolled)
         ],
     }
+    section["played"] = Played.from_events(events, resolution).label
     first = [{"player": e.player, "die": e.die} for e in events if isinstance(e, RolledForFirst)]
     if first:
         section["first_player"] = first

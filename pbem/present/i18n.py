@@ -183,6 +183,11 @@ class Language:
                 k: self.place(v) if k in _PLACES and isinstance(v, str) else v
                 for k, v in problem.values.items()
             }
+            if isinstance(values.get("reason"), str):  # the TOML reader's, in English
+                from pbem.present.reasons import told
+
+                with speaking(self):
+                    values["reason"] = told(str(values["reason"]))
             message = self._(problem.template, **values)
         if problem.line:
             return self._(

@@ -5,7 +5,8 @@ The history keeps them as the engine wrote them, in English ("Ural is down to 1 
 when a report is written: each known shape below is an English sentence with placeholders, the
 same sentence the engine fills in, and a catalogue entry; a recorded text that matches a shape
 is told with that entry and the values it carried (territories by the reader's names). A text
-of no known shape (a game written by another version) stays as it was recorded.
+of no known shape (a game written by another version) stays as it was recorded. The reasons the
+TOML reader gives for a file that is not valid TOML are told the same way.
 """
 
 from __future__ import annotations
@@ -44,7 +45,32 @@ def _shapes() -> tuple[str, ...]:
             "must stay behind"
         ),
         _("place %(armies)s on %(territory)s"),
+        # What the TOML reader says of a file that is not valid TOML (tomli and tomllib alike),
+        # told inside "this is not valid TOML (...)"; values are quoted keys or characters.
+        _("Cannot overwrite a value"),
+        _("Escaped character is not a Unicode scalar value"),
+        _("Expected '=' after a key in a key/value pair"),
+        _("Expected ']' at the end of a table declaration"),
+        _("Expected ']]' at the end of an array declaration"),
+        _("Expected newline or end of document after a statement"),
+        _("Invalid date or datetime"),
+        _("Invalid hex value"),
+        _("Invalid initial character for a key part"),
+        _("Invalid statement"),
+        _("Invalid value"),
+        _("Unclosed array"),
+        _("Unclosed inline table"),
+        _("Unescaped '\\' in a string"),
+        _("Unterminated string"),
+        _("Cannot declare %(key)s twice"),
+        _("Cannot mutate immutable namespace %(key)s"),
+        _("Cannot redefine namespace %(key)s"),
+        _("Duplicate inline table key %(key)s"),
+        _("Found invalid character %(key)s"),
+        _("Illegal character %(key)s"),
+        _("Expected %(key)s"),
         _("attack %(target)s from %(source)s"),
+        _("fortify %(target)s from %(source)s with all"),  # before the next, which takes "all"
         _("fortify %(target)s from %(source)s with %(armies)s"),
     )
 

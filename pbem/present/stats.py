@@ -299,16 +299,10 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
     the reader's language."""
     players = stats["players"]
     out: list[str] = []
-    resolutions = n_("%(num)s resolution", "%(num)s resolutions", stats["resolutions"])
     turns = n_("%(num)s turn", "%(num)s turns", stats["turns"])
-    head = _("The game so far: %(resolutions)s, %(turns)s.", resolutions=resolutions, turns=turns)
+    head = _("The game so far: %(turns)s.", turns=turns)
     if stats["winner"]:
-        head = _(
-            "%(player)s won after %(resolutions)s, %(turns)s.",
-            player=stats["winner"],
-            resolutions=resolutions,
-            turns=turns,
-        )
+        head = _("%(player)s won in turn %(turn)s.", player=stats["winner"], turn=stats["turns"])
     out += wrap(head)
     out += ["", _("Who fell")]
     for f in stats["eliminated"]:

@@ -104,6 +104,13 @@ def narrate(event: Event, viewer: str | None) -> str:
             "armies": _armies(event.value),
             "set": event.set_number,
         }
+        if event.unwritten:
+            return _(
+                "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game): a forced "
+                "trade, made by pbem for %(player)s, who held 5 or more cards and whose orders "
+                "traded none.",
+                **values,
+            )
         if event.forced:
             return _(
                 "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game) "

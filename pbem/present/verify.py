@@ -18,6 +18,7 @@ from typing import Any
 from pbem.core import dice, missions
 from pbem.errors import PbemError
 from pbem.present import view
+from pbem.present.i18n import LANGUAGES, builtin_catalogue
 from pbem.terminal import quoted
 
 Roll = tuple[tuple[int, ...], tuple[int, ...]]
@@ -37,6 +38,8 @@ class DiceRecord:
     rolls: tuple[Roll, ...]
     resolution: int | None = None
     commitment: bytes | None = None
+    played: str | None = None
+    """What the resolution played, as players name it ("turn 13"), when the report says."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class Verdict:
         """What `pbem verify` prints, one finding a line."""
         record = self.record
         which = f"resolution {record.resolution}: " if record.resolution is not None else ""
+        if record.played is not None and record.resolution is not None:
+            which = f"{record.played} (resolution {record.resolution}): "
         out = [
             f"{which}key OK: SHA-256(key) = previous key"
             if self.key_follows
@@ -210,6 +215,7 @@ def record_from_view(data: Mapping[str, Any]) -> DiceRecord:
             tuple(rolls),
             resolution,
             parse_hex_key(commitment, "commitment") if isinstance(commitment, str) else None,
+            _played(section.get("played")),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise VerifyError(
@@ -223,12 +229,53 @@ def _hex_text(value: object) -> str:
     return value
 
 
-_KEY_LINE = re.compile(r"^\s*Key of resolution (\d+):\s*([0-9a-fA-F]{64})?\s*$")
-_PREVIOUS_LINE = re.compile(r"^\s*Previous key:\s*([0-9a-fA-F]{64})?\s*$")
-_COMMITMENT_LINE = re.compile(r"^\s*Commitment \(first key\):\s*([0-9a-fA-F]{64})?\s*$")
+_PLAYED = re.compile(r"^(turn \d{1,6}|the setup turn|the draft|the deal)$")
+_PLAYED_LINE = re.compile(r"^\s*\((.{1,40}) is resolution \d+ of the game's history\.\)\s*$")
+
+
+def _played(value: object) -> str | None:
+    """What a report says its resolution played ("turn 13"), if it is one of pbem's names."""
+    if not isinstance(value, str) or not value:
+        return None
+    said = value[0].lower() + value[1:]
+    return said if _PLAYED.match(said) else None
+
+
+def _heading(message: str, *groups: tuple[str, str]) -> re.Pattern[str]:
+    """A line of the dice check as any of the languages writes it: the catalogue's sentence of
+    `message` in each language, each placeholder `%(name)s` read by the given pattern, and
+    after it, on the same line, a 64-digit key or nothing (the key then goes below)."""
+    shapes = []
+    for code in LANGUAGES:
+        said = builtin_catalogue(code).gettext(message)
+        shape = re.escape(said)
+        for name, pattern in groups:
+            shape = shape.replace(re.escape(f"%({name})s"), f"({pattern})")
+        shapes.append(shape)
+    ways = "|".join(dict.fromkeys(shapes))
+    return re.compile(rf"^\s*(?:{ways})\s*(.*?)\s*$")
+
+
+_KEY_LINE = _heading("Key of resolution %(resolution)s:", ("resolution", r"\d+"))
+_PREVIOUS_LINE = _heading("Previous key:")
+_COMMITMENT_LINE = _heading("Commitment (first key):")
 _HEX_LINE = re.compile(r"^\s*([0-9a-fA-F]{64})\s*$")
-_FIRST_LINE = re.compile(r"^\s*First-player dice, as rolled:\s*(.*)$")
-_ROLLS_LINE = re.compile(r"^\s*Rolls, attacker/defender as rolled \((\d+)\):\s*$")
+_FIRST_LINE = _heading("First-player dice, as rolled:")
+_ROLLS_LINE = _heading("Rolls, attacker/defender as rolled (%(count)s):", ("count", r"\d+"))
+
+
+def _found(m: re.Match[str]) -> tuple[str | None, str]:
+    """The number a heading gives (of whichever language matched) and what follows it."""
+    numbers = [g for g in m.groups()[:-1] if g is not None]
+    return (numbers[0] if numbers else None), m.groups()[-1]
+
+
+def _key_after(rest: str, lines: list[str], i: int) -> str | None:
+    """The key after a heading on its line, or on the line below (as the text reports put it
+    to fit 78 columns)."""
+    if _HEX_LINE.match(rest):
+        return rest
+    return _key_below(lines, i) if not rest else None
 
 
 def record_from_report(text: str) -> DiceRecord:
@@ -261,25 +308,32 @@ def _record_from_report(text: str) -> DiceRecord:
     lines = text.splitlines()
     key = previous = commitment = None
     resolution: int | None = None
+    played: str | None = None
     rolls: list[Roll] = []
     for i, line in enumerate(lines):
-        if m := _KEY_LINE.match(line):
-            resolution, key = int(m.group(1)), m.group(2) or _key_below(lines, i)
+        if m := _PLAYED_LINE.match(line):
+            played = _played(m.group(1))
+        elif m := _KEY_LINE.match(line):
+            number, rest = _found(m)
+            resolution, key = int(number or ""), _key_after(rest, lines, i)
         elif m := _PREVIOUS_LINE.match(line):
-            previous = m.group(1) or _key_below(lines, i)
+            previous = _key_after(_found(m)[1], lines, i)
         elif m := _COMMITMENT_LINE.match(line):
-            commitment = parse_hex_key(m.group(1) or _key_below(lines, i) or "", "commitment")
+            commitment = parse_hex_key(_key_after(_found(m)[1], lines, i) or "", "commitment")
         elif m := _FIRST_LINE.match(line):
-            told = " ".join([m.group(1), *_indented_below(lines, i)])
+            told = " ".join([_found(m)[1], *_indented_below(lines, i)])
             for entry in told.split(","):
                 rolls.append((_dice_of(entry.split()[-1], entry), ()))
         elif m := _ROLLS_LINE.match(line):
+            count, rest = _found(m)
+            if rest:
+                continue
             body = _indented_below(lines, i)
             written = [r for r in " ".join(body).split(";") if r.strip()]
             rolls += [parse_roll(r) for r in written]
-            if len(written) != int(m.group(1)):
+            if len(written) != int(count or ""):
                 raise VerifyError(
-                    f"the report lists {m.group(1)} rolls but {len(written)} could be read"
+                    f"the report lists {count} rolls but {len(written)} could be read"
                 )
     if key is None or previous is None:
         raise VerifyError(
@@ -291,6 +345,7 @@ def _record_from_report(text: str) -> DiceRecord:
         tuple(rolls),
         resolution,
         commitment,
+        played,
     )
 
 
