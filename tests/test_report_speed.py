@@ -18,7 +18,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core.state import Options
 from pbem.game import batch, processor
-from pbem.game.store import history_count, read_game
+from pbem.game.store import history_count, read_game, report_dir
 from pbem.present import i18n, report, stats, svgmap
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -250,7 +250,7 @@ def test_the_maps_continents_and_borders_are_rendered_once_for_every_report(
     write_skeletons(directory)
     processor.resolve_game(directory)
     assert len(env.rendered) == 1  # type: ignore[attr-defined]
-    folder = directory / "reports" / "0001"
+    folder = report_dir(directory, 1)
     for name in ("alice.html", "dave.html", "_moderator.html"):
         html = (folder / name).read_text()
         assert html.count('<g class="continents">') == 1
@@ -265,7 +265,7 @@ def test_a_game_can_draw_the_maps_board_its_own_way(tmp_path: Path) -> None:
     )
     write_skeletons(directory)
     processor.resolve_game(directory)
-    html = (directory / "reports" / "0001" / "alice.html").read_text()
+    html = (report_dir(directory, 1) / "alice.html").read_text()
     assert '  <g class="mine">6 continents</g>\n  <g class="territories"' in html
     assert '<g class="continents">' not in html
 
@@ -289,7 +289,7 @@ def test_a_context_without_the_rendered_board_draws_the_same_map(tmp_path: Path)
     context = report.report_context(game, 1, (), "alice")
     assert "board_svg" not in context["map"]
     html = report.environment(directory.resolve()).get_template("report.html.j2").render(context)
-    written = (directory / "reports" / "0001" / "alice.html").read_text()
+    written = (report_dir(directory, 1) / "alice.html").read_text()
 
     def svg(page: str) -> str:
         return page.split('<div class="map">')[1].split("</svg>")[0]
