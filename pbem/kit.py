@@ -24,7 +24,7 @@ from pbem.errors import PbemError
 
 KIT_NAME = "pbem-player.pyz"
 _ENTRY = "import sys\n\nfrom pbem.kit import main\n\nsys.exit(main())\n"
-_LEFT_OUT = ("__pycache__", "*.pyc", "*.so", "cli.py", "templates")
+_LEFT_OUT = ("__pycache__", "*.pyc", "*.so", "cli", "templates")
 """What the kit does without: compiled files and the moderator's command line."""
 
 

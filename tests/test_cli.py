@@ -407,3 +407,43 @@ def test_the_readme_turns_on_shell_completion(shell: str) -> None:
     )
     assert result.exit_code == 0
     assert "_PBEM_COMPLETE" in result.output and "Commands:" not in result.output
+
+
+def test_every_command_is_loaded_from_where_the_group_says() -> None:
+    from pbem.cli import COMMANDS
+
+    assert sorted(main.commands) == sorted(COMMANDS)
+    with click.Context(main) as ctx:
+        for name in COMMANDS:
+            command = main.get_command(ctx, name)
+            assert command is not None and command.name == name
+
+
+def test_a_lazy_command_that_is_not_there_says_so() -> None:
+    from pbem.cli import LazyGroup
+
+    group = LazyGroup(name="g", lazy_subcommands={"odds": "pbem.cli.tools:map_command"})
+    with pytest.raises(TypeError, match="pbem.cli.tools:map_command is not the command 'odds'"):
+        group.commands["odds"]
+    with pytest.raises(KeyError):
+        group.commands["nothing"]
+    group.add_command(click.Command("odds"))
+    assert group.commands["odds"].name == "odds" and len(group.commands) == 1
+    del group.commands["odds"]
+    assert list(group.commands) == []
+
+
+@pytest.mark.parametrize(
+    ("words", "cword", "expected"),
+    [("pbem ch", "1", "plain,check"), ("pbem check --v", "2", "plain,--view")],
+)
+def test_completion_finds_the_lazily_loaded_commands_and_their_options(
+    words: str, cword: str, expected: str
+) -> None:
+    env = {"_PBEM_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": cword}
+    result = CliRunner().invoke(main, [], prog_name="pbem", env=env)
+    assert result.exit_code == 0 and result.output.split() == [expected]
+
+
+def test_a_mistyped_command_is_answered_with_the_nearest_one() -> None:
+    assert "Did you mean 'check'?" in run("chek", code=2)

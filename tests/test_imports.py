@@ -67,3 +67,13 @@ def test_resolve_does_load_jinja2(playing_dir: Path) -> None:
     """The other side of the line: a resolve renders reports, so the test above can fail."""
     write_skeletons(playing_dir)
     assert "jinja2" in loaded("resolve", str(playing_dir))
+
+
+def test_check_loads_the_turn_commands_only(playing_dir: Path) -> None:
+    """The commands load lazily, a module per group of commands: `pbem check` needs one."""
+    files = [str(p) for p in write_skeletons(playing_dir)]
+    modules = loaded("check", str(playing_dir), *files)
+    assert "pbem.cli.turn" in modules
+    others = {"pbem.cli.look", "pbem.cli.tools", "pbem.cli.mail", "pbem.cli.games"}
+    assert others & modules == set()
+    assert {"pbem.game.processor", "pbem.core.engine", "pbem.core.events"} & modules == set()

@@ -126,6 +126,7 @@ def test_the_kit_holds_no_moderators_command_line(kit: Path) -> None:
     names = zipfile.ZipFile(kit).namelist()
     assert "__main__.py" in names and "tomli/_parser.py" in names and "tomli/LICENSE" in names
     assert "pbem/cli.py" not in names
+    assert not [n for n in names if n.startswith("pbem/cli/")]
     assert not [n for n in names if n.endswith((".so", ".pyc"))]
     assert kit.read_bytes().startswith(b"#!/usr/bin/env python3\n")
 

@@ -335,3 +335,20 @@ def test_killing_send_at_random_moments_loses_nothing(
         seen.update(mids)
     assert folder(game_dir, "failed") == []
     assert sorted(p.name for p in (game_dir / "outbox").iterdir()) == ["sent"]
+
+
+def test_mail_send_takes_now_for_the_date_and_builds_the_same_bytes_on_any_day(
+    game_dir: Path, tmp_path: Path
+) -> None:
+    twin = Path(shutil.copytree(game_dir, tmp_path / "twin"))
+    for directory in (game_dir, twin):
+        run("mail", "send", directory, "--now", "2026-12-03T20:00+01:00")
+    built = sorted((game_dir / "outbox").glob("*.eml"))
+    assert built
+    for path in built:
+        message = parse(path.read_bytes())
+        assert message["Date"] == "Thu, 03 Dec 2026 20:00:00 +0100"
+        assert path.read_bytes() == (twin / "outbox" / path.name).read_bytes()
+    out = run("mail", "send", game_dir, "--now", "yesterday", code=1)
+    assert "--now 'yesterday' is not an ISO 8601 time" in out
+    assert sorted((game_dir / "outbox").glob("*.eml")) == built

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from fractions import Fraction
@@ -22,6 +23,20 @@ def test_three_dice_against_two_known_fractions() -> None:
     assert outcomes[(1, 1)] == Fraction(2611, 7776)
     assert outcomes[(2, 0)] == Fraction(2275, 7776)
     assert set(outcomes) == {(0, 2), (1, 1), (2, 0)}
+
+
+@pytest.mark.parametrize("attacker_dice", [1, 2, 3])
+@pytest.mark.parametrize("defender_dice", [1, 2])
+def test_roll_outcomes_count_every_ordered_throw(attacker_dice: int, defender_dice: int) -> None:
+    """Throws are taken up to order; the counts are those of all 6^n throws, one by one."""
+    counts: dict[tuple[int, int], int] = {}
+    for throw in itertools.product(range(1, 7), repeat=attacker_dice + defender_dice):
+        losses = battle(throw[:attacker_dice], throw[attacker_dice:])
+        counts[losses] = counts.get(losses, 0) + 1
+    total = 6 ** (attacker_dice + defender_dice)
+    expected = {losses: Fraction(n, total) for losses, n in sorted(counts.items())}
+    outcomes = roll_outcomes(attacker_dice, defender_dice)
+    assert list(outcomes.items()) == list(expected.items())
 
 
 def test_one_die_against_one_attacker_wins_15_of_36() -> None:

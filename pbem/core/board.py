@@ -9,14 +9,13 @@ territory name (`Board.lookup`).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 import functools
 import sys
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -183,6 +182,8 @@ class Board:
         )
 
     def _suggest(self, text: str) -> str | None:
+        import difflib  # only for a name that is not on the board
+
         close = difflib.get_close_matches(normalise(text), list(self._index), n=1)
         return self._index[close[0]] if close else None
 
@@ -218,7 +219,16 @@ class Board:
         }
 
 
+@functools.cache
 def _boards_dir() -> Traversable:
+    """The boards' folder: on disk when pbem is installed as files (read directly, without the
+    imports of importlib.resources), else (the player's kit, a zip file) as a package
+    resource."""
+    here = Path(__file__).parent / "boards"
+    if here.is_dir():
+        return here
+    from importlib import resources
+
     return resources.files("pbem.core") / "boards"
 
 

@@ -33,10 +33,14 @@ def chain_end(seed: bytes) -> bytes:
 @functools.lru_cache(maxsize=16)
 def _chain(seed: bytes, length: int) -> tuple[bytes, ...]:
     """The whole chain k[0..L], computed once per game (L hashes) and kept."""
-    links = [chain_end(seed)]
+    sha256 = hashlib.sha256  # every command that reads a game checks its keys: a tight loop
+    link = chain_end(seed)
+    links = [link]
     for _ in range(length):
-        links.append(_sha256(links[-1]))
-    return tuple(reversed(links))
+        link = sha256(link).digest()
+        links.append(link)
+    links.reverse()
+    return tuple(links)
 
 
 def chain_key(seed: bytes, index: int, length: int = DEFAULT_CHAIN_LENGTH) -> bytes:

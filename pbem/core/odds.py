@@ -16,7 +16,7 @@ into :class:`fractions.Fraction` only at the end.
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -41,19 +41,30 @@ second; past it the exact sums grow too slow for a command that must answer at o
 def roll_outcomes(attacker_dice: int, defender_dice: int) -> dict[tuple[int, int], Fraction]:
     """Exact probability of each (attacker losses, defender losses) for one roll.
 
-    Enumerates all 6^(attacker_dice + defender_dice) throws through :func:`pbem.rules.battle`.
-    The returned dict is cached and shared: do not modify it.
+    Counts all 6^(attacker_dice + defender_dice) throws through :func:`pbem.rules.battle`,
+    which compares the dice highest against highest whatever order they were thrown in: so each
+    side's throws are taken up to order (56 throws of three dice stand for 216), each counted
+    as many times as it can be thrown. The returned dict is cached and shared: do not modify it.
     """
     if not 1 <= attacker_dice <= _MAX_ATTACK_DICE:
         raise ValueError(f"the attacker rolls 1 to 3 dice, not {attacker_dice}")
     if not 1 <= defender_dice <= _MAX_DEFENCE_DICE:
         raise ValueError(f"the defender rolls 1 or 2 dice, not {defender_dice}")
     counts: defaultdict[tuple[int, int], int] = defaultdict(int)
-    faces = range(1, _SIDES + 1)
-    for throw in itertools.product(faces, repeat=attacker_dice + defender_dice):
-        counts[battle(throw[:attacker_dice], throw[attacker_dice:])] += 1
+    for attack, ways_a in _throws(attacker_dice):
+        for defence, ways_d in _throws(defender_dice):
+            counts[battle(attack, defence)] += ways_a * ways_d
     total = _SIDES ** (attacker_dice + defender_dice)
     return {losses: Fraction(n, total) for losses, n in sorted(counts.items())}
+
+
+@cache
+def _throws(dice: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every throw of `dice` dice up to order (highest first), with how many of the 6^dice
+    ordered throws give it."""
+    faces = range(1, _SIDES + 1)
+    ordered = (tuple(sorted(t, reverse=True)) for t in itertools.product(faces, repeat=dice))
+    return tuple(sorted(Counter(ordered).items()))
 
 
 @cache

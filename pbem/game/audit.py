@@ -14,15 +14,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.core import dice
-from pbem.core.events import Event, Rolled, RolledForFirst
 from pbem.core.orders import Orders
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
-from pbem.game import clock, deadlines, players, undo
-from pbem.game.replay import replay_orders, replay_setup, state_after
+from pbem.game import clock
 from pbem.game.store import (
     Game,
     HistoryRecord,
@@ -35,6 +33,14 @@ from pbem.game.store import (
 )
 from pbem.present.text import plural
 from pbem.terminal import quoted
+
+if TYPE_CHECKING:
+    from pbem.core.events import Event, Rolled
+    from pbem.game.undo import UndoRecord
+
+# The audit's replay, events, deadlines, addresses and undo are imported where they are used:
+# every command that reads a game checks it against its history (`history_problem`), and loads
+# only what that takes.
 
 SHOWN_DIFFERENCES = 6
 """How many differences a refusal lists before it says how many more there are."""
@@ -64,6 +70,9 @@ def audit_game(directory: Path) -> AuditSummary:
     """Replay every resolution from history/0000 and compare everything with what was recorded:
     keys, events, dice and states; the undone resolutions too (against the state before them);
     that the autopilot played only after a deadline; and that game.toml is where it all ends."""
+    from pbem.game import deadlines, players, undo
+    from pbem.game.replay import replay_setup
+
     game = read_game(directory, check_history=False)
     undo.check_not_interrupted(directory)
     count = history_count(directory)
@@ -127,9 +136,11 @@ def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
     return key
 
 
-def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameState) -> int:
+def _audit_undone(game: Game, undone: Sequence[UndoRecord], state: GameState) -> int:
     """Check undone resolutions: their keys, and their dice and events from the state before
     them; returns how many rolls they hold."""
+    from pbem.game import undo
+
     rolls = 0
     for u in undone:
         path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
@@ -144,6 +155,8 @@ def _audit_undone(game: Game, undone: Sequence[undo.UndoRecord], state: GameStat
 
 
 def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:
+    from pbem.game.replay import replay_orders
+
     orders = _check_recorded_orders(game, where, state, record)
     try:
         after, events = replay_orders(
@@ -207,6 +220,8 @@ def _dice_words(dice: Sequence[int]) -> str:
 
 def event_difference(recorded: Sequence[Event], i: int, replayed: Event) -> str:
     """Recorded event `i` and what the replay gives instead, in words."""
+    from pbem.core.events import Rolled, RolledForFirst
+
     a, b = recorded[i], replayed
     if isinstance(a, Rolled) and isinstance(b, Rolled) and _attack(a) == _attack(b):
         number = 1 + sum(
@@ -256,7 +271,7 @@ def history_problem(game: Game) -> str | None:
                 f"game.toml is at resolution {last + 1} but history/{r:04d}.toml is missing: "
                 "restore the history from a backup"
             )
-    setup = read_history(directory, 0)
+    setup = read_history(directory, 0, events=False)
     if setup.key != game.key(0).hex():
         other = (setup.setup or {}).get("game")
         if other is not None and str(other) != game.name:
@@ -269,7 +284,7 @@ def history_problem(game: Game) -> str | None:
             "the key history/0000.toml recorded for resolution 0 is not its key; restore "
             "game.toml from a backup"
         )
-    record = setup if last == 0 else read_history(directory, last)
+    record = setup if last == 0 else read_history(directory, last, events=False)
     if record.resolution != last or record.key != game.key(last).hex():
         return (
             f"history/{last:04d}.toml belongs to another game: its key is not this game's key "
@@ -278,6 +293,8 @@ def history_problem(game: Game) -> str | None:
     if record.state_digest == state_digest(game.state):
         return None
     where = f"history/{last:04d}.toml"
+    from pbem.game.replay import state_after
+
     try:
         recorded = state_after(game, last)
     except (PbemError, ValueError, KeyError, TypeError) as err:

@@ -15,9 +15,7 @@ from pbem.core.state import GameState
 from pbem.errors import Problem
 from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
 from pbem.present.i18n import Language, current, language, speaking
-from pbem.present.missions import draft_forecast
 from pbem.present.plan import forecast_with_warnings
-from pbem.present.view import read_view_with_secret, view_language
 from pbem.terminal import printable
 
 
@@ -71,6 +69,8 @@ Checked = tuple[Submission, list[str]]
 def check_with_view(view_file: Path, paths: Sequence[Path]) -> list[Checked]:
     """A player's own check, against the view.json of their latest report; the view carries a
     salted hash of that player's secret (only theirs), so a wrong secret is caught here too."""
+    from pbem.present.view import read_view_with_secret, view_language
+
     state, secret_hash = read_view_with_secret(view_file)
     lang = {"language": view_language(view_file), "board": state.board.name}
     told = language(lang["language"], lang["board"])
@@ -120,6 +120,8 @@ def forecast(state: GameState, orders: Orders | None, lang: Language | None = No
     when None)."""
     with speaking(lang or current()):
         if orders is not None and orders.draft:
+            from pbem.present.missions import draft_forecast  # (and the events) for a draft only
+
             return [draft_forecast(orders.draft)]
         return forecast_with_warnings(state, orders)
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone, tzinfo
-from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import TYPE_CHECKING, Any
 
 from pbem.errors import PbemError
+
+if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
 
 UTC = "UTC"
 _DURATION = re.compile(r"(\d+)\s*([dhm])")
@@ -59,6 +61,8 @@ def parse_time_of_day(text: str) -> time:
 
 def zone(name: str) -> ZoneInfo:
     """An IANA time zone (`Europe/Rome`); raises PbemError naming the problem."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only for games with deadlines
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hmac
 import re
-import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -19,8 +18,7 @@ from typing import Any
 from pbem.core import dice, engine, missions, rules
 from pbem.core.board import load_board
 from pbem.core.events import Event
-from pbem.core.orders import Orders, between_cuts
-from pbem.core.problems import check_text
+from pbem.core.orders import Orders
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -28,15 +26,17 @@ from pbem.core.state import (
     Phase,
     state_digest,
 )
-from pbem.errors import GameFileError, PbemError, Problem
+from pbem.errors import GameFileError, PbemError
 from pbem.game import clock, deadlines, settings, undo
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
+from pbem.game.check import check_files as check_files
+from pbem.game.check import check_submission as check_submission
 from pbem.game.checking import Checked as Checked
 from pbem.game.checking import Submission as Submission
 from pbem.game.checking import check_with_view as check_with_view
 from pbem.game.checking import forecast as forecast
-from pbem.game.checking import read_order_text, with_duplicates
+from pbem.game.checking import with_duplicates
 from pbem.game.players import EMAIL
 from pbem.game.replay import recorded_orders, replay_orders
 from pbem.game.root import refuse_duplicate
@@ -76,7 +76,6 @@ from pbem.game.store import (
 from pbem.present.i18n import check_language, language, moderator_language
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
 from pbem.present.numbering import Played
-from pbem.present.secret_check import wrong_secret
 from pbem.present.text import plural
 from pbem.terminal import quoted
 
@@ -185,6 +184,8 @@ def new_game(
             f"players, not {len(players)}: add players or leave out --missions"
         )
     if seed is None:
+        import secrets  # (and random) only to create a game
+
         seed = secrets.token_bytes(32)
     if len(seed) != 32:
         raise PbemError("the seed must be 32 bytes (64 hex digits)")
@@ -273,51 +274,6 @@ def _undo_new(directory: Path, reports: Sequence[str]) -> None:
     for folder in (first, directory / REPORTS, directory / HISTORY):
         with contextlib.suppress(OSError):
             folder.rmdir()  # only if empty
-
-
-def check_submission(
-    game: Game, path: Path, text: str | None = None, language: str | None = None
-) -> Submission:
-    """Parse, authenticate and validate one order file against the pending turn: every
-    problem at once (`pbem.core.problems.check_text`), told in `language` (None: the
-    moderator's, PBEM_LANG)."""
-    told = {"language": language or moderator_language(), "board": game.state.board.name}
-    if text is None:
-        read = read_order_text(path)
-        if isinstance(read, Problem):
-            return Submission(path, "", None, (read,), **told)
-        text = read
-    text = between_cuts(text)
-
-    def secret(orders: Orders) -> Problem | None:
-        reg = game.registration(orders.player)
-        if reg is None or hmac.compare_digest(
-            orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
-        ):
-            return None
-        return wrong_secret(orders)
-
-    orders, problems = check_text(game.state, text, secret)
-    return Submission(path, text, orders, problems, **told)
-
-
-def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:
-    """Check order files without changing anything, as resolve would (DIRECTORY/orders/ when
-    no file is given, two valid files of one player refused); a valid file comes with its
-    forecast."""
-    game = read_game(directory)
-    files = list(paths) if paths else order_files(directory)
-    if not files:
-        raise PbemError(
-            f"no order files to check: {directory / 'orders'} holds none; give the files, or "
-            "put them there"
-        )
-    checked = with_duplicates([check_submission(game, p) for p in files])
-    board = game.state.board.name
-    return game, [
-        (s, forecast(game.state, s.orders, language(s.language, board)) if s.accepted else [])
-        for s in checked
-    ]
 
 
 OVERVIEW_ATTACKS = 6

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomli as tomllib  # the compiled parser: a root of a thousand games reads every name
+import tomli as tomllib  # the compiled parser the game files are read with (pbem.game.store)
 
 from pbem.errors import PbemError
 from pbem.game.settings import ROOT_FILE

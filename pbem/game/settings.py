@@ -14,19 +14,11 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from email.utils import getaddresses
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from pbem.errors import PbemError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 ROOT_FILE = "pbem.toml"
 COMMAND_LINE = "the command line"
@@ -104,6 +96,8 @@ def _one_address(text: str) -> bool:
     """Whether `text` is one address, with or without a display name."""
     if any(c in text for c in "\r\n\0"):
         return False
+    from email.utils import getaddresses  # (and socket, calendar...) only when one is given
+
     found = getaddresses([text])
     return len(found) == 1 and bool(EMAIL.match(found[0][1]))
 
@@ -189,6 +183,10 @@ def split_host(spec: str, what: str) -> tuple[str, str | None]:
 
 
 def read_root_file(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):  # imported here: a game's own settings need no parser
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -207,6 +205,8 @@ def root_table(folder: Path) -> Table:
 
 def write_root_table(folder: Path, table: Table) -> Path:
     """Replace the `[mail]` table of `folder/pbem.toml`, keeping anything else in it."""
+    import tomli_w
+
     from pbem.game.store import atomic_write
 
     path = folder / ROOT_FILE

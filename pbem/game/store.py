@@ -12,19 +12,15 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
-import tomli_w
 
-from pbem.core import dice, missions
+from pbem.core import dice
 from pbem.core.board import load_board
-from pbem.core.engine import Randomness
-from pbem.core.events import Event, Rolled, RolledForFirst, event_from_dict
 from pbem.core.state import NEUTRAL as NEUTRAL
 from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
@@ -52,8 +48,15 @@ from pbem.game.safety import (
     remove_temporaries,
 )
 from pbem.present.i18n import check_language
-from pbem.present.numbering import Played
 from pbem.terminal import quoted
+
+if TYPE_CHECKING:
+    from pbem.core.engine import Randomness
+    from pbem.core.events import Event
+    from pbem.present.numbering import Played
+
+# The engine, the events and the turns' numbering are imported where they are used: checking
+# orders reads a game (and the head of its history) without them.
 
 GAME_FILE = "game.toml"
 HISTORY = "history"
@@ -104,6 +107,8 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(raw)
         if len(written) > 1:
+            from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
+
             with ThreadPoolExecutor(min(8, len(written))) as pool:
                 list(pool.map(_sync_file, (tmp for _, tmp in written)))
         else:
@@ -241,6 +246,8 @@ class Game:
         return dice.resolution_key(self.seed, resolution, self.chain_length)
 
     def randomness(self, resolution: int) -> Randomness:
+        from pbem.core.engine import Randomness
+
         return Randomness(self.key(resolution), dice.hidden_key(self.seed))
 
 
@@ -450,6 +457,8 @@ def mission_inconsistency(state: GameState) -> str | None:
     dealt = [p.mission for p in state.players if p.mission is not None]
     if not state.options.missions:
         return "missions are dealt, but the game plays without them" if dealt else None
+    from pbem.core import missions  # only for a game with missions
+
     cards = missions.deck([p.name for p in state.players])
     if len(dealt) != len(state.players) or len(set(dealt)) != len(dealt):
         return "in a game with missions every player holds one mission card of their own"
@@ -514,6 +523,8 @@ def game_document(game: Game) -> dict[str, Any]:
 
 
 def write_game(game: Game) -> None:
+    import tomli_w  # the writer only when writing
+
     atomic_write(game.path / GAME_FILE, tomli_w.dumps(game_document(game)))
 
 
@@ -563,6 +574,8 @@ class HistoryRecord:
 
     def rolls(self) -> list[dict[str, Any]]:
         """The battle rolls of this resolution, as the dice list of docs/views.md gives them."""
+        from pbem.core.events import Rolled
+
         return [
             {
                 "from": e.source,
@@ -578,6 +591,8 @@ class HistoryRecord:
 
     def first_player_rolls(self) -> list[dict[str, Any]]:
         """The setup's dice for the first player, in the order rolled."""
+        from pbem.core.events import RolledForFirst
+
         return [
             {"player": e.player, "die": e.die} for e in self.events if isinstance(e, RolledForFirst)
         ]
@@ -607,17 +622,28 @@ def write_history(directory: Path, record: HistoryRecord) -> None:
         for o in record.orders
     ]
     doc["events"] = [e.to_dict() for e in record.events]
+    import tomli_w
+
     atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
 
 
-def read_history(directory: Path, resolution: int) -> HistoryRecord:
-    return read_history_file(history_path(directory, resolution))
+def read_history(directory: Path, resolution: int, *, events: bool = True) -> HistoryRecord:
+    return read_history_file(history_path(directory, resolution), events=events)
 
 
-def read_history_file(path: Path) -> HistoryRecord:
-    """A history file wherever it is (history/NNNN.toml, or an undone one)."""
+def read_history_file(path: Path, *, events: bool = True) -> HistoryRecord:
+    """A history file wherever it is (history/NNNN.toml, or an undone one).
+
+    With `events` false the record's events are left out (an empty tuple), for what needs only
+    its key, state digest and setup: the check of game.toml against the history that every
+    command reading a game makes, which then decodes (and imports) no event."""
     data = _load_toml(path)
     try:
+        decoded: tuple[Event, ...] = ()
+        if events:
+            from pbem.core.events import event_from_dict
+
+            decoded = tuple(event_from_dict(e) for e in data.get("events", []))
         return HistoryRecord(
             resolution=int(data["resolution"]),
             turn=int(data["turn"]),
@@ -629,7 +655,7 @@ def read_history_file(path: Path) -> HistoryRecord:
                 )
                 for o in data.get("orders", [])
             ),
-            events=tuple(event_from_dict(e) for e in data.get("events", [])),
+            events=decoded,
             state_digest=str(data["state"]),
             setup=data.get("setup"),
             time=str(data["time"]) if "time" in data else None,
@@ -692,6 +718,8 @@ def drafted(game: Game) -> bool:
 
 def played_in(game: Game, resolution: int, turn: int) -> Played:
     """What `resolution` of `game` played, `turn` as its history records it."""
+    from pbem.present.numbering import Played  # (and the events) when a resolution is told
+
     return Played.of(resolution, turn, draft=resolution == 1 and drafted(game))
 
 

@@ -446,16 +446,17 @@ def send(
     every: bool = False,
     copy_sender: bool = False,
     kit: bool = False,
+    now: datetime | None = None,
 ) -> SendResult | RootSend:
     """Send a game's mail, or every game's of a root; `kit`: the player's kit goes with each
-    first report."""
+    first report; `now`: the Date of the messages built now (default: the clock)."""
     _exists(directory)
     if (directory / GAME_FILE).is_file():
         return send_game(
-            directory, flags, server, ask, dry_run, every, copy_sender=copy_sender, kit=kit
+            directory, flags, server, ask, dry_run, every, now, copy_sender=copy_sender, kit=kit
         )
     return send_root(
-        directory, flags, server, ask, dry_run, every, copy_sender=copy_sender, kit=kit
+        directory, flags, server, ask, dry_run, every, now, copy_sender=copy_sender, kit=kit
     )
 
 

@@ -13,6 +13,7 @@ simply be run again:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -103,9 +104,28 @@ def outgoing(
     return out
 
 
+def fixed_boundaries(msg: EmailMessage) -> None:
+    """Give every multipart of `msg` a boundary drawn from the message itself (its headers and
+    parts) rather than at random, so the same message, built on any day, is the same bytes."""
+    parts = [p for p in msg.walk() if p.is_multipart()]
+    if not parts:
+        return
+    leaves = [p for p in msg.walk() if not p.is_multipart()]
+    body = b"".join(p.as_bytes(policy=policy.default.clone(utf8=True)) for p in leaves)
+    head = "".join(f"{k}: {v}\n" for k, v in msg.items()).encode("utf-8", "replace")
+    digest = hashlib.sha256(head + body).hexdigest()
+    for i, part in enumerate(parts):
+        boundary = f"=={digest[:32]}.{i}=="
+        while boundary.encode() in body:  # as good as never: a part that holds it
+            digest = hashlib.sha256(digest.encode()).hexdigest()
+            boundary = f"=={digest[:32]}.{i}=="
+        part.set_boundary(boundary)
+
+
 def write_eml(directory: Path, name: str, msg: EmailMessage) -> None:
     """Put a message in the outbox; an address outside ASCII is written as it is (RFC 6532),
-    which only a server offering SMTPUTF8 takes."""
+    which only a server offering SMTPUTF8 takes. The same message gives the same bytes."""
+    fixed_boundaries(msg)
     to = str(msg.get("To", ""))
     data = msg.as_bytes() if to.isascii() else msg.as_bytes(policy=policy.default.clone(utf8=True))
     write(directory / OUTBOX / name, data)

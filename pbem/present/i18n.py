@@ -22,20 +22,15 @@ import functools
 import gettext
 import io
 import os
-import sys
 import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 
-from pbem.errors import PbemError, Problem
+import tomli as tomllib  # the compiled parser the boards are read with (bundled in the kit)
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from pbem.errors import PbemError, Problem
 
 LANGUAGES = ("en", "id", "sv", "it", "nl", "gu")
 """The languages pbem speaks, by their ISO 639-1 codes; English is the source language."""
@@ -77,6 +72,8 @@ def builtin_catalogue(code: str) -> gettext.NullTranslations:
     it is found in a checkout, an installed wheel and the player's kit (a zip) alike."""
     if code == DEFAULT:
         return gettext.NullTranslations()
+    from importlib import resources  # (and zipfile...) only for a language with a catalogue
+
     mo = resources.files("pbem") / "locale" / code / "LC_MESSAGES" / f"{DOMAIN}.mo"
     return gettext.GNUTranslations(io.BytesIO(mo.read_bytes()))
 
@@ -118,8 +115,12 @@ class Names:
 @functools.lru_cache(maxsize=64)
 def board_names(board: str, code: str) -> Names:
     """The names of `board` in language `code` (empty: the board's own, English, names)."""
+    if code == DEFAULT:
+        return Names()
+    from importlib import resources
+
     path = resources.files("pbem.core") / "boards" / f"{board}.{code}.toml"
-    if code == DEFAULT or not path.is_file():
+    if not path.is_file():
         return Names()
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     return Names(dict(data.get("territories", {})), dict(data.get("continents", {})))

@@ -27,7 +27,6 @@ from pbem.core.orders import ALL, Attack, Fortify, Orders
 from pbem.core.state import GameState
 from pbem.present.i18n import _, current, n_, place
 from pbem.present.reasons import told
-from pbem.present.story import card_name
 
 DECIMAL_SEPARATORS = {"id": ",", "sv": ",", "it": ",", "nl": ","}
 """The languages that write a decimal comma (the others a point), as CLDR has them."""
@@ -59,6 +58,8 @@ def _armies(n: int) -> str:
 
 
 def _cards(cards: Sequence[str]) -> str:
+    from pbem.present.story import card_name  # the story (and the events) only for a trade
+
     return ", ".join(card_name(c) for c in cards)
 
 

@@ -1,0 +1,271 @@
+"""A game's turn: create a game, check orders, resolve the turn, move its deadline, undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pbem.cli.common import GAME_DIR, NOW, echo, instant, reports_errors
+from pbem.errors import PbemError
+
+
+@click.command(short_help="Create a game and write the first reports.")
+@click.argument("directory", type=GAME_DIR)
+@click.option(
+    "--players",
+    required=True,
+    help="Comma-separated names, each optionally with an address and a language: "
+    "alice=alice@example.org:it, bob:nl",
+)
+@click.option(
+    "--language",
+    type=click.Choice(["en", "id", "sv", "it", "nl", "gu"]),
+    help="The players' language (default en); a player's own after a colon in --players.",
+)
+@click.option("--seed", help="64 hex digits; by default a fresh random seed.")
+@click.option("--name", help="The game's name (default: the directory's name).")
+@click.option(
+    "--setup",
+    type=click.Choice(["deal", "random", "draft"]),
+    default="deal",
+    show_default=True,
+    help="Territories dealt, dealt with armies placed at random, or chosen from ranked lists.",
+)
+@click.option(
+    "--missions",
+    is_flag=True,
+    help="Secret Mission Risk (3 to 6 players): each player is dealt a secret mission.",
+)
+@click.option(
+    "--two-player",
+    type=click.Choice(["neutral", "classic"]),
+    default="neutral",
+    show_default=True,
+    help="Two players: 40 each and a neutral with 40, or 50 each and no neutral.",
+)
+@click.option(
+    "--fortify",
+    type=click.Choice(["adjacent", "connected"]),
+    default="adjacent",
+    show_default=True,
+    help="Fortify to an adjacent territory, or through any chain of your own.",
+)
+@click.option(
+    "--traded-cards",
+    type=click.Choice(["aside", "deck"]),
+    default="aside",
+    show_default=True,
+    help="Traded cards are set aside until the draw pile runs out, or go back into the deck.",
+)
+@click.option("--turn-time", help="Deadlines: each turn is due this long after the last (48h, 2d).")
+@click.option("--due-at", metavar="HH:MM", help="Move each deadline forward to this time of day.")
+@click.option("--timezone", "zone", default="UTC", show_default=True, help="IANA zone of --due-at.")
+@click.option(
+    "--drop-after",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Missed turns in a row after which a player leaves the game (0: never).",
+)
+@NOW
+@click.option(
+    "--mail",
+    "mail_settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A mail setting of this game, as for 'pbem config' (repeat for more).",
+)
+@reports_errors
+def new(
+    directory: Path,
+    players: str,
+    seed: str | None,
+    name: str | None,
+    setup: str,
+    two_player: str,
+    fortify: str,
+    traded_cards: str,
+    turn_time: str | None,
+    due_at: str | None,
+    zone: str,
+    drop_after: int,
+    missions: bool,
+    now: str | None,
+    language: str | None,
+    mail_settings: tuple[str, ...],
+) -> None:
+    """Create a game in DIRECTORY and write each player's first report.
+
+    \b
+    Examples:
+      pbem new games/spring-2027 --players alice=alice@example.org,bob,carol
+      pbem new games/rome --players a,b,c --turn-time 48h --due-at 20:00 --timezone Europe/Rome
+      pbem new games/mondo --players ann=ann@x.org:it,bob:nl,cas --language id
+      pbem new games/club/friday --players a=a@example.org,b=b@example.org \\
+        --mail from=games@example.org
+    """
+    from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
+    from pbem.game import clock, deadlines, processor, settings
+    from pbem.game.store import read_game
+
+    try:
+        seed_bytes = bytes.fromhex(seed) if seed else None
+    except ValueError:
+        raise PbemError("--seed must be 64 hexadecimal digits") from None
+    schedule = deadlines.schedule_from_options(turn_time, due_at, zone)
+    options = Options(
+        SetupMode(setup),
+        TwoPlayer(two_player),
+        FortifyMode(fortify),
+        TradedCards(traded_cards),
+        drop_after,
+        missions,
+    )
+    mail = settings.changed((), settings.parse_assignments(mail_settings))
+    outcome = processor.new_game(
+        directory,
+        processor.parse_player_list(players.split(",")),
+        options,
+        seed_bytes,
+        name,
+        schedule=schedule,
+        now=instant(now),
+        language=language,
+        languages=processor.parse_player_languages(players.split(",")),
+        mail=mail,
+    )
+    state = outcome.state
+    echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
+    echo("Order of play: " + ", ".join(p.name for p in state.players))
+    if state.phase is Phase.DRAFT:
+        echo("Draft turn: every player sends a ranked list of territories (draft = [...]).")
+    if state.phase is Phase.SETUP:
+        echo("Setup turn: every player places their remaining armies in one order file.")
+    if options.missions:
+        echo("Each player's secret mission is in their own report only.")
+    game = read_game(directory)
+    if game.deadline is not None and game.schedule is not None:
+        echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
+    echo(f"Reports to send: {outcome.reports[0].parent}")
+
+
+@click.command(short_help="Check order files, changing nothing.")
+@click.argument("directory", type=click.Path(path_type=Path), required=False)
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--view",
+    "view_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Check against a view.json from a report instead of a game directory.",
+)
+@reports_errors
+def check(directory: Path | None, files: tuple[Path, ...], view_file: Path | None) -> None:
+    """Check order files against the pending turn, changing nothing: FILES, or the files in
+    DIRECTORY/orders/ when none are given (as resolve takes them). Every problem is listed,
+    and for a valid file the forecast of the whole plan.
+
+    Exit code 0 when every file is valid, 1 when any is not.
+
+    \b
+    Examples:
+      pbem check games/spring-2027
+      pbem check games/spring-2027 alice.toml
+      pbem check --view view.json my-orders.toml
+    """
+    from pbem.game import check as game_check
+    from pbem.game import checking
+
+    if view_file is not None:
+        paths = ((directory,) if directory else ()) + files
+        if not paths:
+            raise click.UsageError("give at least one order file to check")
+        results = checking.check_with_view(view_file, [Path(p) for p in paths])
+    else:
+        if directory is None:
+            raise click.UsageError(
+                "give a game directory (and order files, or none for its orders/)"
+            )
+        results = game_check.check_files(directory, list(files))[1]
+    lines, ok = checking.check_lines(results)
+    for line in lines:
+        echo(line)
+    if not ok:
+        raise SystemExit(1)
+
+
+@click.command(short_help="Resolve the pending turn and write the reports.")
+@click.argument("directory", type=GAME_DIR)
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@NOW
+@click.option("--force", is_flag=True, help="Let the autopilot play even for most players.")
+@reports_errors
+def resolve(directory: Path, files: tuple[Path, ...], now: str | None, force: bool) -> None:
+    """Resolve the pending turn from FILES, or from DIRECTORY/orders/ when none are given.
+
+    Before the deadline (or in a game without deadlines) it refuses, changing nothing, while
+    an awaited player has no valid orders; after it, the autopilot plays for them. It refuses
+    when that would be more than half of the players, unless --force.
+
+    \b
+    Examples:
+      pbem resolve games/spring-2027
+      pbem resolve games/spring-2027 --now 2026-12-03T20:05+01:00 --force
+    """
+    from pbem.game import processor
+
+    outcome = processor.resolve_game(directory, list(files) or None, instant(now), force)
+    if outcome.recovered:
+        echo(f"Completed {processor.played(outcome).words()}, interrupted earlier.")
+    for s in outcome.rejected:
+        for message in s.messages():
+            echo(f"rejected: {message}")
+    echo(processor.summary(outcome))
+
+
+@click.command(short_help="Move the pending turn's deadline, with a reason.")
+@click.argument("directory", type=GAME_DIR)
+@click.option("--extend", metavar="DURATION", help="Move the deadline later by 24h, 2d, ...")
+@click.option("--set", "set_to", metavar="ISO-TIME", help="Set it: 2026-12-03T20:00+01:00.")
+@click.option("--why", required=True, help="The reason, recorded in the history.")
+@NOW
+@reports_errors
+def deadline(
+    directory: Path, extend: str | None, set_to: str | None, why: str, now: str | None
+) -> None:
+    """Move the pending turn's deadline, recording when and why in the history.
+
+    \b
+    Examples:
+      pbem deadline games/rome --extend 24h --why "alice is on holiday"
+      pbem deadline games/rome --set 2026-12-03T20:00+01:00 --why "server down"
+    """
+    from pbem.game import clock, deadlines
+
+    game, change = deadlines.change_deadline(directory, instant(now), why, extend, set_to)
+    assert game.deadline is not None and game.schedule is not None
+    echo(
+        f"Turn {game.state.turn} is now due by {clock.describe(game.deadline, game.schedule.zone)}"
+        f" (change {change.number} of this turn, recorded in the history)."
+    )
+
+
+@click.command(name="undo", short_help="Take back the last resolution.")
+@click.argument("directory", type=GAME_DIR)
+@click.option("--why", default="", help="The reason, shown in every later report.")
+@NOW
+@reports_errors
+def undo_command(directory: Path, why: str, now: str | None) -> None:
+    """Take back the last resolution; its files are kept in history/undone/.
+
+    The order files go back into orders/; resolving again uses the same key, so the same
+    dice. Run it again to take back the one before. After a crash, run it again to finish.
+
+    \b
+    Example:
+      pbem undo games/spring-2027 --why "bob's orders were in the spam folder"
+    """
+    from pbem.game import undo
+
+    record, finished = undo.undo_last(directory, instant(now), why)
+    echo(undo.taken_back(directory, record, finished))

@@ -1,0 +1,66 @@
+"""Checking order files against a game directory, changing nothing: what `pbem check` does,
+and what resolve and the mail do with each file they take.
+
+It loads only what a check needs (the game, the rules, the forecast): none of the resolving,
+the reports or the mail.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Sequence
+from pathlib import Path
+
+from pbem.core.orders import Orders, between_cuts
+from pbem.core.problems import check_text
+from pbem.errors import PbemError, Problem
+from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates
+from pbem.game.store import Game, order_files, read_game
+from pbem.present.i18n import language, moderator_language
+
+
+def check_submission(
+    game: Game, path: Path, text: str | None = None, language: str | None = None
+) -> Submission:
+    """Parse, authenticate and validate one order file against the pending turn: every
+    problem at once (`pbem.core.problems.check_text`), told in `language` (None: the
+    moderator's, PBEM_LANG)."""
+    told = {"language": language or moderator_language(), "board": game.state.board.name}
+    if text is None:
+        read = read_order_text(path)
+        if isinstance(read, Problem):
+            return Submission(path, "", None, (read,), **told)
+        text = read
+    text = between_cuts(text)
+
+    def secret(orders: Orders) -> Problem | None:
+        reg = game.registration(orders.player)
+        if reg is None or hmac.compare_digest(
+            orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
+        ):
+            return None
+        from pbem.present.secret_check import wrong_secret  # only for a wrong secret
+
+        return wrong_secret(orders)
+
+    orders, problems = check_text(game.state, text, secret)
+    return Submission(path, text, orders, problems, **told)
+
+
+def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:
+    """Check order files without changing anything, as resolve would (DIRECTORY/orders/ when
+    no file is given, two valid files of one player refused); a valid file comes with its
+    forecast."""
+    game = read_game(directory)
+    files = list(paths) if paths else order_files(directory)
+    if not files:
+        raise PbemError(
+            f"no order files to check: {directory / 'orders'} holds none; give the files, or "
+            "put them there"
+        )
+    checked = with_duplicates([check_submission(game, p) for p in files])
+    board = game.state.board.name
+    return game, [
+        (s, forecast(game.state, s.orders, language(s.language, board)) if s.accepted else [])
+        for s in checked
+    ]
