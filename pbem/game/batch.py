@@ -133,6 +133,10 @@ def resolve_due(
 
     if jobs <= 1 or len(tasks) <= 1:
         return show(_run_one(t) for t in tasks)
+    if not dry_run:  # the workers are forked with the reports' templates loaded
+        from pbem.present import report
+
+        report.preload()
     with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
         return show(pool.imap_unordered(_run_one, tasks, chunksize=1))
 

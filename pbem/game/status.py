@@ -193,15 +193,16 @@ def status_of(directory: Path, now: datetime, root: Root | None = None) -> GameS
 
 
 def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
-    name = game_name(directory)
     duplicate = root.duplicate_reason(directory) if root is not None else None
     locked = held_by_another(directory)
+    name: str | None = None
     try:
         game = read_game(directory)
         name = game.name
         count = processor.checked_history(game)
     except PbemError as err:
-        return GameStatus(name, directory, State.DAMAGED, str(err))
+        named = name if name is not None else game_name(directory)
+        return GameStatus(named, directory, State.DAMAGED, str(err))
     state = game.state
     r = state.resolution
     last = _resolved_at(directory, r - 1)

@@ -674,7 +674,7 @@ def history_count(directory: Path) -> int:
     except OSError:
         return 0
     count = 0
-    while history_path(directory, count).name in names:
+    while f"{count:04d}.toml" in names:  # history_path(directory, count).name
         count += 1
     return count
 

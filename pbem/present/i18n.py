@@ -78,11 +78,24 @@ def builtin_catalogue(code: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(io.BytesIO(mo.read_bytes()))
 
 
+def own_catalogues(game_dir: Path | None) -> Path | None:
+    """`game_dir` when it has catalogues of its own (a locale/ folder), else None: the games
+    without share the built-in catalogues and everything made from them."""
+    if game_dir is not None and (game_dir / "locale").is_dir():
+        return game_dir
+    return None
+
+
 @functools.lru_cache(maxsize=64)
 def translations(code: str, game_dir: Path | None = None) -> gettext.NullTranslations:
     """The catalogue of language `code`: the game's own (if it has one) before the built-in."""
+    return _translations(code, own_catalogues(game_dir))
+
+
+@functools.lru_cache(maxsize=64)
+def _translations(code: str, game_dir: Path | None) -> gettext.NullTranslations:
     builtin = builtin_catalogue(code)
-    if game_dir is None or not (game_dir / "locale").is_dir():
+    if game_dir is None:
         return builtin
     own = gettext.translation(DOMAIN, str(game_dir / "locale"), [code], fallback=True)
     if isinstance(own, gettext.GNUTranslations):
@@ -137,11 +150,7 @@ class Language:
     def number(self, n: int) -> str:
         """`n` with this language's digit grouping (plain digits where Babel is not installed,
         as in the player's kit, which only checks orders)."""
-        try:
-            from babel.numbers import format_decimal
-        except ImportError:  # pragma: no cover - the kit
-            return str(n)
-        return str(format_decimal(n, locale=self.code))
+        return _number(self.code, n)
 
     def when(self, moment: datetime) -> str:
         """A date and time (with its zone's offset) the way this language writes them."""
@@ -191,9 +200,24 @@ class Language:
         return f"{source}: {message}"
 
 
+@functools.lru_cache(maxsize=4096, typed=True)
+def _number(code: str, n: int) -> str:
+    """`n` as language `code` writes it, worked out once (a report writes hundreds)."""
+    try:
+        from babel.numbers import format_decimal
+    except ImportError:  # pragma: no cover - the kit
+        return str(n)
+    return str(format_decimal(n, locale=code))
+
+
 @functools.lru_cache(maxsize=64)
 def language(code: str = DEFAULT, board: str = "classic", game_dir: Path | None = None) -> Language:
     """The Language for `code` (checked), with the names of `board`."""
+    return _language(code, board, own_catalogues(game_dir))
+
+
+@functools.lru_cache(maxsize=64)
+def _language(code: str, board: str, game_dir: Path | None) -> Language:
     check_language(code)
     return Language(code, translations(code, game_dir), board_names(board, code))
 
@@ -231,6 +255,8 @@ def place(name: str) -> str:
 def display_width(text: str) -> int:
     """Columns `text` takes on a terminal: combining marks and format characters take none,
     wide (East Asian) characters two, the rest one."""
+    if text.isascii():  # every ASCII character takes one column
+        return len(text)
     width = 0
     for ch in text:
         if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -22,7 +22,6 @@ from pbem.core.events import (
     Event,
 )
 from pbem.core.orders import Orders
-from pbem.core.state import Phase
 from pbem.errors import PbemError
 from pbem.game.store import Game
 from pbem.present import i18n
@@ -45,6 +44,7 @@ from pbem.terminal import printable, quoted
 
 if TYPE_CHECKING:  # Jinja2 is loaded when a report is rendered, not by every command
     import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 __all__ = [
     "MODERATOR",
@@ -96,7 +96,20 @@ def environment(game_dir: Path | None = None, language: str = i18n.DEFAULT) -> j
     `{% trans %}`, newstyle: placeholders as `%(name)s`), from the game's own catalogue (its
     `locale/` folder) before the built-in one (docs/languages.md)."""
     own = game_dir / "templates" if game_dir is not None else None
-    return _environment(own if own is not None and own.is_dir() else None, game_dir, language)
+    return _environment(
+        own if own is not None and own.is_dir() else None, i18n.own_catalogues(game_dir), language
+    )
+
+
+def preload() -> None:
+    """Load Jinja2, the built-in templates (compiled) and the number formats into the shared
+    environments of the players' default language and the moderator's: done before worker
+    processes are forked, each of them finds them loaded instead of loading its own."""
+    for code in dict.fromkeys((i18n.DEFAULT, i18n.moderator_language())):
+        env = environment(None, code)
+        for name in env.list_templates(filter_func=lambda n: n.endswith(".j2")):
+            env.get_template(name)
+        i18n.language(code).number(1000)
 
 
 def _printable_value(value: Any, markup: type[str]) -> Any:
@@ -107,19 +120,35 @@ def _printable_value(value: Any, markup: type[str]) -> Any:
     return value
 
 
+def _finalize(markup: type[str]) -> Callable[[Any], Any]:
+    """`_printable_value` as the environment's `finalize`, quicker for the commonest values
+    (every value a report prints goes through it)."""
+
+    def finalize(value: Any) -> Any:
+        kind = type(value)
+        if kind is str:  # printable text has nothing `printable` would escape
+            return value if value.isprintable() else printable(value, lines=True)
+        if kind is int:
+            return value
+        return _printable_value(value, markup)
+
+    return finalize
+
+
 @functools.lru_cache(maxsize=32)
 def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinja2.Environment:
+    """The environment of the games with templates `own` and catalogues in `game_dir`/locale
+    (None: the built-in ones): one for every game that has neither."""
     import jinja2
     import markupsafe
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     loaders: list[jinja2.BaseLoader] = []
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    env = ImmutableSandboxedEnvironment(
+    env = _sandbox()(
         loader=jinja2.ChoiceLoader(loaders),
-        finalize=functools.partial(_printable_value, markup=markupsafe.Markup),
+        finalize=_finalize(markupsafe.Markup),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(
             ["html", "htm", "xml", "svg", "html.j2", "htm.j2", "xml.j2", "svg.j2"]
@@ -139,6 +168,61 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.globals["wrap"] = i18n.wrap
     env.globals["width"] = i18n.display_width
     return env
+
+
+@functools.cache
+def _sandbox() -> type[ImmutableSandboxedEnvironment]:
+    """Jinja2's immutable sandbox, its verdict on an attribute remembered by the type of the
+    object and the attribute's name, the only things the verdict depends on (a report reads
+    a thousand attributes, of a dozen kinds)."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class Sandbox(ImmutableSandboxedEnvironment):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.verdicts: dict[tuple[type[Any], str], bool] = {}
+            self.rendered: dict[object, str] = {}
+            """Pieces of reports that are the same in many, rendered once (`_board_svg`)."""
+
+        def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+            key = (type(obj), attr)
+            verdict = self.verdicts.get(key)
+            if verdict is None:
+                verdict = self.verdicts[key] = super().is_safe_attribute(obj, attr, value)
+            return verdict
+
+        def getattr(self, obj: Any, attribute: str) -> Any:
+            """The sandbox's `getattr`, with shortcuts that give the same answers: a name that
+            is no attribute of a plain dict is a key; a plain value (no method) needs only the
+            verdict on its attribute."""
+            kind = type(obj)
+            if kind is dict and attribute not in _DICT_ATTRIBUTES:
+                try:
+                    return obj[attribute]
+                except KeyError:
+                    return self.undefined(obj=obj, name=attribute)
+            try:
+                value = getattr(obj, attribute)
+            except AttributeError:
+                try:
+                    return obj[attribute]
+                except (TypeError, LookupError):
+                    return self.undefined(obj=obj, name=attribute)
+            if type(value) not in _PLAIN_VALUES:
+                wrapped = self.wrap_str_format(value)
+                if wrapped is not None:
+                    return wrapped
+            if self.is_safe_attribute(obj, attribute, value):
+                return value
+            return self.unsafe_undefined(obj, attribute)
+
+    return Sandbox
+
+
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+"""Every attribute a plain dict has (its methods): any other name read from a dict is a key."""
+_PLAIN_VALUES = frozenset({str, int, float, bool, type(None), tuple, list, dict})
+"""Values that are never a bound `str.format`, which the sandbox wraps."""
 
 
 def columns(text: str, indent: str | int = "", more: str | int | None = None) -> str:
@@ -165,23 +249,72 @@ def render(
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview, with
     `forecasts`, what the orders carried out were forecast to do."""
-    name = "moderator" if player is None else "report"
-    lang = player_language(game, player)
+    where = game.path.resolve()
+    lang = player_language(game, player, where)
+    context = _context(game, lang, resolution, events, player, rejected, orders, now, undone, stats)
+    return _render(lang, where, player, kind, context, forecasts)
+
+
+def _context(
+    game: Game,
+    lang: i18n.Language,
+    resolution: int,
+    events: Sequence[Event],
+    player: str | None,
+    rejected: Sequence[str] = (),
+    orders: Sequence[Orders] = (),
+    now: datetime | None = None,
+    undone: Sequence[str] = (),
+    stats: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The context of `player`'s reports (both kinds), in their language `lang`."""
     with i18n.speaking(lang):
         context = report_context(
             game, resolution, events, player, rejected, orders, now, undone, stats
         )
-        context["lang"] = lang.code
-        context["forecasts"] = list(forecasts) if player is None else []
+    context["lang"] = lang.code
+    return context
+
+
+def _render(
+    lang: i18n.Language,
+    where: Path,
+    player: str | None,
+    kind: str,
+    context: Mapping[str, Any],
+    forecasts: Sequence[str] = (),
+) -> str:
+    """One of `player`'s reports from their context (`_context`), for the game at `where`."""
+    name = "moderator" if player is None else "report"
+    env = environment(where, lang.code)
+    with i18n.speaking(lang):
+        if kind == "html":
+            context = {**context, "map": {**context["map"], "board_svg": _board_svg(env, context)}}
         return render_template(
-            environment(game.path.resolve(), lang.code), f"{name}.{kind}.j2", context
+            env,
+            f"{name}.{kind}.j2",
+            {**context, "forecasts": list(forecasts) if player is None else []},
         )
 
 
-def player_language(game: Game, player: str | None) -> i18n.Language:
-    """The language `player` reads (None: the moderator's, PBEM_LANG)."""
+def _board_svg(env: jinja2.Environment, context: Mapping[str, Any]) -> Any:
+    """The map's continents and borders (map_board.html.j2), rendered once for every report
+    with the same shapes in this environment (its templates and language)."""
+    import markupsafe
+
+    shapes = context["map"]
+    key = (tuple(shapes["continents"]), tuple(shapes["lines"]), tuple(shapes["edge_labels"]))
+    kept: dict[object, str] = getattr(env, "rendered", {})
+    if key not in kept:
+        kept[key] = render_template(env, "map_board.html.j2", {"map": shapes})
+    return markupsafe.Markup(kept[key])
+
+
+def player_language(game: Game, player: str | None, where: Path | None = None) -> i18n.Language:
+    """The language `player` reads (None: the moderator's, PBEM_LANG); `where` is the game's
+    folder, resolved."""
     code = i18n.moderator_language() if player is None else game.language_of(player)
-    return i18n.language(code, game.state.board.name, game.path.resolve())
+    return i18n.language(code, game.state.board.name, where or game.path.resolve())
 
 
 def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
@@ -227,16 +360,31 @@ def view_file(
     game so far (public, for `pbem stats --view`) and the hash of the player's own secret, as
     sent with a report."""
     view = game_view(game.state, player, game.commitment, deadline_iso(game))
-    view["dice"] = dice_section(game, resolution, events)
+    return _view_file(
+        game,
+        player,
+        view,
+        dice_section(game, resolution, events),
+        stats if stats is not None else _stats(game, resolution, events),
+    )
+
+
+def _view_file(
+    game: Game,
+    player: str,
+    view: Mapping[str, Any],
+    dice: Mapping[str, Any],
+    stats: Mapping[str, Any],
+) -> str:
+    """The view file from the player's view and the resolution's dice check and story."""
+    out = {**view, "dice": dice}
     if game.language_of(player) != i18n.DEFAULT:
-        view["language"] = game.language_of(player)
+        out["language"] = game.language_of(player)
     reg = game.registration(player)
     if reg is not None:
-        view["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
-    view["stats"] = without_battles(
-        stats if stats is not None else _stats(game, resolution, events)
-    )
-    return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
+        out["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
+    out["stats"] = without_battles(stats)
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_reports(
@@ -260,24 +408,21 @@ def render_reports(
     file alone (to attach)."""
     files: dict[str, str] = {}
     stats = _stats(game, resolution, events)
+    where = game.path.resolve()
     for p in game.state.players:
-        files[f"{p.name}.txt"] = render(
-            game, resolution, events, p.name, "txt", (), orders, now, undone, stats
+        lang = player_language(game, p.name, where)
+        context = _context(game, lang, resolution, events, p.name, (), orders, now, undone, stats)
+        for kind in ("txt", "html"):
+            files[f"{p.name}.{kind}"] = _render(lang, where, p.name, kind, context)
+        files[f"{p.name}.view.json"] = _view_file(
+            game, p.name, context["view"], context["dice"], stats
         )
-        files[f"{p.name}.html"] = render(
-            game, resolution, events, p.name, "html", (), orders, now, undone, stats
-        )
-        files[f"{p.name}.view.json"] = view_file(game, resolution, events, p.name, stats)
-        reg = game.registration(p.name)
-        if p.alive and game.state.phase is not Phase.OVER and p.name in game.state.awaiting():
-            with i18n.speaking(player_language(game, p.name)):
-                files[f"{p.name}.orders.toml"] = order_skeleton(
-                    game.state, p.name, reg.secret if reg else ""
-                )
+        if context["skeleton"] is not None:  # the players the next turn awaits
+            files[f"{p.name}.orders.toml"] = context["skeleton"]
+    lang = player_language(game, None, where)
+    context = _context(game, lang, resolution, events, None, rejected, orders, now, undone, stats)
     for kind in ("txt", "html"):
-        files[f"{MODERATOR}.{kind}"] = render(
-            game, resolution, events, None, kind, rejected, orders, now, undone, stats, forecasts
-        )
+        files[f"{MODERATOR}.{kind}"] = _render(lang, where, None, kind, context, forecasts)
     return files
 
 

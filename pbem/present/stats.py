@@ -10,6 +10,7 @@ resolution: `game_stats` takes them and returns plain values (JSON as the view f
 from __future__ import annotations
 
 import functools
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -50,14 +51,19 @@ def _recorded(path: Path, stamp: tuple[int, int]) -> tuple[int, tuple[Event, ...
 
 
 def recorded_resolutions(directory: Path, before: int) -> list[Resolution]:
-    """Resolutions 0 to `before` - 1 as the history keeps them (read once per file version)."""
+    """Resolutions 0 to `before` - 1 as the history keeps them (read once per file version;
+    a file is looked at with one system call, however long the game)."""
     out: list[Resolution] = []
+    folder = (directory / "history").resolve()
     for r in range(before):
-        path = directory / "history" / f"{r:04d}.toml"
-        if not path.is_file():
+        path = folder / f"{r:04d}.toml"
+        try:
+            info = path.stat()
+        except OSError:
             break
-        info = path.stat()
-        turn, events = _recorded(path.resolve(), (info.st_mtime_ns, info.st_size))
+        if not stat.S_ISREG(info.st_mode):
+            break
+        turn, events = _recorded(path, (info.st_mtime_ns, info.st_size))
         out.append((r, turn, events))
     return out
 

@@ -170,6 +170,57 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
     board = state.board
     colours = player_colours(state)
     taken_set = set(taken)
+    lang = i18n.current()
+    continents, lines, edge_labels = _board_shapes(board, lang.code, lang.names)
+    territories = []
+    for name, t in board.territories.items():
+        owner = state.owner(name)
+        fill, ink = colours.get(owner, NEUTRAL_COLOUR)
+        x, y = t.position
+        territories.append(
+            MapTerritory(
+                name=name,
+                x=x,
+                y=y,
+                r=TERRITORY_RADIUS,
+                fill=fill,
+                ink=ink,
+                owner=owner,
+                armies=state.armies(name),
+                mine=viewer is not None and owner == viewer,
+                taken=name in taken_set,
+                label=_label_lines(lang.place(name)),
+                label_y=y + TERRITORY_RADIUS + 11,
+            )
+        )
+    return {
+        "width": board.width,
+        "height": board.height,
+        "continents": list(continents),
+        "lines": list(lines),
+        "edge_labels": list(edge_labels),
+        "territories": territories,
+    }
+
+
+_Shapes = tuple[tuple[MapContinent, ...], tuple[MapLine, ...], tuple[MapText, ...]]
+
+
+def _board_shapes(board: Board, code: str, names: i18n.Names) -> _Shapes:
+    """The shapes that depend on the board and the language alone (continents, borders, the
+    names at the map's edges), made once for each pair."""
+    key = (board, code)
+    found = _SHAPES.get(key)
+    if found is None or found[0] is not names:
+        found = _SHAPES[key] = (names, _make_board_shapes(board))
+    return found[1]
+
+
+_SHAPES: dict[tuple[Board, str], tuple[i18n.Names, _Shapes]] = {}
+"""The board's shapes by board and language, with the names they were made with."""
+
+
+def _make_board_shapes(board: Board) -> _Shapes:
     wrapped = {frozenset(pair) for pair in board.wraps}
     lines: list[MapLine] = []
     for a, b in board.borders():
@@ -195,27 +246,6 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
                 y,
             )
         )
-    territories = []
-    for name, t in board.territories.items():
-        owner = state.owner(name)
-        fill, ink = colours.get(owner, NEUTRAL_COLOUR)
-        x, y = t.position
-        territories.append(
-            MapTerritory(
-                name=name,
-                x=x,
-                y=y,
-                r=TERRITORY_RADIUS,
-                fill=fill,
-                ink=ink,
-                owner=owner,
-                armies=state.armies(name),
-                mine=viewer is not None and owner == viewer,
-                taken=name in taken_set,
-                label=_label_lines(place(name)),
-                label_y=y + TERRITORY_RADIUS + 11,
-            )
-        )
     edge_labels = []
     for pair in sorted(wrapped, key=sorted):
         a, b = sorted(pair, key=lambda n: board.territories[n].position)
@@ -224,11 +254,4 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
             MapText(f"← {place(b)}", 4, edge[0].y2 - 22, "start"),
             MapText(f"{place(a)} →", board.width - 4, edge[1].y2 - 22, "end"),
         ]
-    return {
-        "width": board.width,
-        "height": board.height,
-        "continents": continents,
-        "lines": lines,
-        "edge_labels": edge_labels,
-        "territories": territories,
-    }
+    return tuple(continents), tuple(lines), tuple(edge_labels)

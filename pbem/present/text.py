@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Iterable, Sequence
 
@@ -30,16 +31,25 @@ def dice_faces(values: Iterable[int]) -> str:
 def wrap(text: str, indent: str = "", more: str | None = None, width: int = WIDTH) -> list[str]:
     """`text` as lines of at most `width`, the first indented by `indent`, the rest by `more`
     (default: `indent`); words longer than a line are split only if they must be."""
-    rest = indent if more is None else more
+    return list(_wrapped(text, indent, indent if more is None else more, width))
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _wrapped(text: str, indent: str, rest: str, width: int) -> tuple[str, ...]:
+    """`wrap`, worked out once for each paragraph (every player's report tells most of the
+    same events)."""
     if display_width(text) != len(text):  # combining marks or wide characters: by columns
-        return _wrap_columns(text, indent, rest, width) or [indent.rstrip()]
-    return textwrap.wrap(
-        text,
-        width=width,
-        initial_indent=indent,
-        subsequent_indent=rest,
-        break_on_hyphens=False,
-    ) or [indent.rstrip()]
+        return tuple(_wrap_columns(text, indent, rest, width) or [indent.rstrip()])
+    return tuple(
+        textwrap.wrap(
+            text,
+            width=width,
+            initial_indent=indent,
+            subsequent_indent=rest,
+            break_on_hyphens=False,
+        )
+        or [indent.rstrip()]
+    )
 
 
 def _wrap_columns(text: str, indent: str, more: str, width: int) -> list[str]:

@@ -1,0 +1,298 @@
+"""The shortcuts that make reports quick give the same answers as the long way round."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import unicodedata
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+from conftest import new_game, write_skeletons
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from pbem.core.state import Options
+from pbem.game import batch, processor
+from pbem.game.store import history_count, read_game, report_dir
+from pbem.present import i18n, report, stats, svgmap
+
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Shape:
+    x: int
+    label: str
+    parts: tuple[str, ...]
+    _hidden: str = "secret"
+
+    def area(self) -> int:
+        return self.x * self.x
+
+
+SUBJECTS: list[Any] = [
+    {"name": "alice", "items": 3},
+    {},
+    OrderedDict(name="bob"),
+    Shape(3, "Alaska", ("North", "Africa")),
+    "a {0} string",
+    [1, 2],
+    (1, 2),
+    7,
+    None,
+    report.columns,
+]
+ATTRIBUTES = [
+    "name",
+    "items",
+    "keys",
+    "get",
+    "clear",
+    "update",
+    "pop",
+    "append",
+    "x",
+    "label",
+    "parts",
+    "_hidden",
+    "area",
+    "format",
+    "format_map",
+    "upper",
+    "__class__",
+    "__dict__",
+    "__globals__",
+    "mro",
+    "real",
+    "missing",
+]
+
+
+def outcome(env: jinja2.Environment, obj: Any, attribute: str) -> Any:
+    """What a template reading `obj.attribute` gets, in a form two environments can compare."""
+    value = env.getattr(obj, attribute)
+    if isinstance(value, jinja2.Undefined):
+        return ("undefined", type(value).__name__, value._undefined_hint)
+    if callable(value) and attribute in ("format", "format_map"):
+        args = ({"0": "x"},) if attribute == "format_map" else ("x",)
+        try:
+            return ("formatted", value(*args))
+        except Exception as err:  # noqa: BLE001 - the same error either way
+            return ("refused", type(err).__name__)
+    return ("value", value)
+
+
+@pytest.mark.parametrize("attribute", ATTRIBUTES)
+def test_the_sandbox_shortcuts_answer_as_the_jinja2_sandbox_does(attribute: str) -> None:
+    ours = report.environment(None)
+    stock = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined)
+    for obj in SUBJECTS:
+        assert outcome(ours, obj, attribute) == outcome(stock, obj, attribute), (obj, attribute)
+
+
+def test_the_sandbox_still_refuses_what_changes_a_value() -> None:
+    env = report.environment(None)
+    with pytest.raises(jinja2.exceptions.SecurityError):
+        env.from_string("{{ d.clear() }}").render(d={"a": 1})
+    with pytest.raises(jinja2.exceptions.SecurityError):
+        env.from_string("{{ s._hidden }}").render(s=Shape(1, "a", ()))
+
+
+def test_ascii_text_is_as_wide_as_it_is_long() -> None:
+    def long_way(text: str) -> int:
+        width = 0
+        for ch in text:
+            if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+                continue
+            width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+        return width
+
+    every_ascii = "".join(chr(i) for i in range(128))
+    for text in (every_ascii, "Kamchatka", "", "\t\n", "Ürdün", "ગુજરાત", "日本"):
+        assert i18n.display_width(text) == long_way(text)
+
+
+def test_a_number_is_written_the_same_from_the_cache() -> None:
+    from babel.numbers import format_decimal
+
+    for code in i18n.LANGUAGES:
+        for n in (0, 7, 1234, 1234567, -4500):
+            assert i18n.language(code).number(n) == str(format_decimal(n, locale=code))
+
+
+def test_games_without_their_own_templates_or_catalogues_share_one_environment(
+    tmp_path: Path,
+) -> None:
+    first, second = new_game(tmp_path / "a" / "one"), new_game(tmp_path / "b" / "two")
+    assert report.environment(first.resolve()) is report.environment(second.resolve())
+    (second / "templates").mkdir()
+    assert report.environment(first.resolve()) is not report.environment(second.resolve())
+
+
+def test_a_game_with_its_own_catalogue_keeps_its_own_environment(tmp_path: Path) -> None:
+    first, second = new_game(tmp_path / "a" / "one"), new_game(tmp_path / "b" / "two")
+    (second / "locale" / "it" / "LC_MESSAGES").mkdir(parents=True)
+    assert i18n.own_catalogues(first.resolve()) is None
+    assert i18n.own_catalogues(second.resolve()) == second.resolve()
+    shared = report.environment(first.resolve(), "it")
+    assert report.environment(second.resolve(), "it") is not shared
+
+
+def test_the_map_shapes_of_a_board_are_made_once_per_language(tmp_path: Path) -> None:
+    directory = tmp_path / "game"
+    processor.new_game(
+        directory,
+        processor.parse_player_list(["ann:it", "bob"]),
+        Options(),
+        seed=bytes(32),
+        languages={"ann": "it"},
+    )
+    state = read_game(directory).state
+    with i18n.speaking(i18n.language("it", state.board.name)):
+        italian = svgmap.map_shapes(state, "ann")
+        again = svgmap.map_shapes(state, "bob")
+    english = svgmap.map_shapes(state, "ann")
+    assert italian["lines"] == again["lines"] and italian["lines"] is not again["lines"]
+    assert italian["continents"][0] is again["continents"][0]
+    assert italian["continents"] != english["continents"]  # the names differ
+    assert [c.label for c in english["continents"]][0].startswith("North America")
+
+
+def test_each_player_gets_their_own_map_from_the_shared_shapes(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    state = read_game(directory).state
+    mine = {t.name for t in svgmap.map_shapes(state, "alice")["territories"] if t.mine}
+    assert mine == set(state.owned("alice"))
+    assert not any(t.mine for t in svgmap.map_shapes(state, None)["territories"])
+
+
+def test_preloading_puts_every_builtin_template_in_the_shared_environment() -> None:
+    report.preload()
+    env = report.environment(None)
+    loaded = {name for _, name in env.cache} if env.cache is not None else set()
+    assert {"report.html.j2", "report.txt.j2", "moderator.html.j2", "macros.html.j2"} <= loaded
+
+
+def _root_of_games(root: Path, count: int) -> list[Path]:
+    games = []
+    for i in range(count):
+        directory = root / f"g{i}"
+        processor.new_game(
+            directory,
+            processor.parse_player_list(["ann", "bob", "cy"]),
+            Options(),
+            seed=bytes([i]) * 32,
+            name=f"g{i}",
+        )
+        write_skeletons(directory)
+        games.append(directory)
+    return games
+
+
+def test_two_jobs_fork_their_workers_with_the_templates_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = _root_of_games(tmp_path / "games", 2)
+    calls: list[int] = []
+    real = report.preload
+    monkeypatch.setattr(report, "preload", lambda: calls.append(os.getpid()) or real())
+    runs = batch.resolve_due(games, NOW, jobs=2)
+    assert [r.result for r in runs] == [batch.Result.RESOLVED] * 2
+    assert calls == [os.getpid()]  # in this process, before the workers were forked
+    batch.resolve_due(games, NOW, jobs=1)
+    assert len(calls) == 1  # one job forks nothing
+
+
+def test_two_jobs_write_every_file_as_one_job_does(tmp_path: Path) -> None:
+    one = _root_of_games(tmp_path / "one", 4)
+    two = [Path(shutil.copytree(g, tmp_path / "two" / g.name)) for g in one]
+    batch.resolve_due(one, NOW, jobs=1)
+    batch.resolve_due(two, NOW, jobs=2)
+    for a, b in zip(one, two, strict=True):
+        files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+        assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+        assert any(f.parts[0] == "reports" and f.name.endswith(".html") for f in files)
+        for f in files:
+            assert (a / f).read_bytes() == (b / f).read_bytes(), f
+
+
+def test_the_history_is_counted_up_to_its_first_gap(tmp_path: Path) -> None:
+    folder = tmp_path / "history"
+    folder.mkdir()
+    assert history_count(tmp_path) == 0
+    for name in ("0000.toml", "0001.toml", "0003.toml", "0002.tmp", "notes.txt"):
+        (folder / name).write_text("")
+    assert history_count(tmp_path) == 2
+
+
+def test_the_story_reads_the_history_up_to_its_first_gap_or_stranger(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    assert [r for r, _, _ in stats.recorded_resolutions(directory, 5)] == [0, 1]
+    moved = directory / "history" / "0001.toml"
+    moved.rename(directory / "aside.toml")
+    moved.mkdir()  # a folder where a file should be is no record
+    assert [r for r, _, _ in stats.recorded_resolutions(directory, 5)] == [0]
+
+
+def test_the_maps_continents_and_borders_are_rendered_once_for_every_report(
+    tmp_path: Path,
+) -> None:
+    directory = new_game(tmp_path / "game", "alice,bob,carol,dave")
+    env = report.environment(directory.resolve())
+    env.rendered.clear()  # type: ignore[attr-defined]
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    assert len(env.rendered) == 1  # type: ignore[attr-defined]
+    folder = report_dir(directory, 1)
+    for name in ("alice.html", "dave.html", "_moderator.html"):
+        html = (folder / name).read_text()
+        assert html.count('<g class="continents">') == 1
+        assert html.count("<line x1=") > 80  # every border of the classic board
+
+
+def test_a_game_can_draw_the_maps_board_its_own_way(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    (directory / "templates").mkdir()
+    (directory / "templates" / "map_board.html.j2").write_text(
+        '  <g class="mine">{{ map.continents|length }} continents</g>'
+    )
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    html = (report_dir(directory, 1) / "alice.html").read_text()
+    assert '  <g class="mine">6 continents</g>\n  <g class="territories"' in html
+    assert '<g class="continents">' not in html
+
+
+def test_text_that_python_calls_printable_needs_no_escape() -> None:
+    from pbem.terminal import printable
+
+    for code in range(0x110000):
+        ch = chr(code)
+        if ch.isprintable():
+            assert printable(ch, lines=True) == ch, hex(code)
+    for ch in ("\x1b", "\u202e", "\u2028", "\t", "\n", "\x85"):
+        assert not ch.isprintable()
+
+
+def test_a_context_without_the_rendered_board_draws_the_same_map(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    game = read_game(directory)
+    context = report.report_context(game, 1, (), "alice")
+    assert "board_svg" not in context["map"]
+    html = report.environment(directory.resolve()).get_template("report.html.j2").render(context)
+    written = (report_dir(directory, 1) / "alice.html").read_text()
+
+    def svg(page: str) -> str:
+        return page.split('<div class="map">')[1].split("</svg>")[0]
+
+    assert svg(html) == svg(written)
+    assert '<g class="continents">' in svg(html)
