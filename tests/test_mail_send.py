@@ -449,6 +449,15 @@ def test_a_refusal_500_at_data_is_for_good(game_dir: Path, server: Server) -> No
     assert folder(game_dir, "failed") == ["r0000-deal-bob.eml", "r0000-deal-bob.eml.reason.txt"]
 
 
+def test_a_refusal_500_of_an_address_is_for_good(game_dir: Path, server: Server) -> None:
+    server.recorder.refuse = {"bob@example.org": "500 5.5.2 syntax error"}
+    first = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    assert [line.split(";")[0] for line in first.failed] == [
+        "r0000-deal-bob.eml: bob@example.org refused: 500 5.5.2 syntax error"
+    ]
+    assert folder(game_dir, "failed") == ["r0000-deal-bob.eml", "r0000-deal-bob.eml.reason.txt"]
+
+
 def test_a_reply_code_beyond_5xx_at_data_is_not_taken_as_for_good(
     game_dir: Path, server: Server
 ) -> None:
