@@ -125,6 +125,9 @@ TESTS: dict[str, list[str]] = {
         "tests/test_report.py",
         "tests/test_example.py",
         "tests/test_verify.py",
+        "tests/test_report_speed.py",
+        "tests/test_game_directory.py",
+        "tests/test_languages.py",
     ],
 }
 """The test files run against each module's mutants: those that exercise it."""

@@ -417,6 +417,27 @@ def test_a_broken_game_template_is_found_before_the_history_is_written(
     run("resolve", playing_dir)
 
 
+def test_a_template_error_names_the_innermost_template_and_line(playing_dir: Path) -> None:
+    (playing_dir / "templates").mkdir()
+    (playing_dir / "templates" / "report.txt.j2").write_text('first\n{% include "part.j2" %}\n')
+    (playing_dir / "templates" / "part.j2").write_text("\n\n\n{{ 1 // 0 }}\n")
+    write_skeletons(playing_dir)
+    out = run("resolve", playing_dir, code=1)
+    assert "part.j2 line 4: ZeroDivisionError" in out, out
+    assert "report.txt.j2 line" not in out
+
+
+def test_a_long_template_error_is_cut_short(playing_dir: Path) -> None:
+    name = "n" * 400
+    (playing_dir / "templates").mkdir()
+    (playing_dir / "templates" / "report.txt.j2").write_text(f"{{{{ {name}.x }}}}\n")
+    write_skeletons(playing_dir)
+    out = run("resolve", playing_dir, code=1)
+    assert "UndefinedError" in out and "n" * 150 in out, out
+    assert "n" * 200 not in out
+    assert "fix the template and run the command again" in out
+
+
 def test_a_game_template_cannot_reach_python_internals(playing_dir: Path) -> None:
     (playing_dir / "templates").mkdir()
     (playing_dir / "templates" / "report.txt.j2").write_text(
