@@ -18,7 +18,7 @@ from conftest import SEED, snapshot, write_skeletons
 
 from pbem.cli import main
 from pbem.core.state import Holding, Options
-from pbem.errors import GameFileError, LockedError
+from pbem.errors import DiskError, GameFileError, LockedError
 from pbem.game import processor, store
 from pbem.game.store import Game, inconsistency, read_game
 
@@ -102,6 +102,15 @@ def test_the_lock_needs_a_game_directory_unless_creating_one(tmp_path: Path) -> 
         assert (tmp_path / store.LOCK_FILE).exists()
 
 
+def test_a_lock_file_that_cannot_be_opened_is_named_not_a_traceback(playing_dir: Path) -> None:
+    lock = playing_dir / store.LOCK_FILE
+    lock.unlink()
+    lock.symlink_to(playing_dir / "elsewhere")
+    refused = "is a symbolic link .* not pbem's lock file: remove the link"
+    with pytest.raises(DiskError, match=refused), store.locked(playing_dir):
+        pass
+
+
 # --- writes that survive a crash ---------------------------------------------------------------
 
 
@@ -155,6 +164,11 @@ def test_the_game_file_and_history_are_synced_when_a_turn_is_resolved(
 def test_a_str_is_written_as_utf8_into_a_new_folder(tmp_path: Path) -> None:
     store.atomic_write(tmp_path / "new" / "deeper" / "a.txt", "Kamtchatka — ✓\n")
     assert (tmp_path / "new" / "deeper" / "a.txt").read_bytes() == "Kamtchatka — ✓\n".encode()
+
+
+def test_writing_no_files_writes_nothing_and_succeeds(tmp_path: Path) -> None:
+    assert store.write_files(tmp_path / "reports", {}) == ()
+    assert not (tmp_path / "reports").exists()
 
 
 # --- the game file's checks --------------------------------------------------------------------
@@ -404,3 +418,61 @@ def test_a_game_file_that_does_not_say_where_traded_cards_go_is_refused(
     path.write_text(text.replace(line, 'traded_cards = "burnt"'))
     with pytest.raises(GameFileError, match="\\('burnt' is not a rule\\)"):
         read_game(playing_dir)
+
+
+def test_a_game_file_that_does_not_say_yes_or_no_to_missions_is_refused(
+    playing_dir: Path,
+) -> None:
+    path = playing_dir / "game.toml"
+    text = path.read_text()
+    assert "missions = false\n" in text
+    for wrong in ('missions = "no"\n', "missions = 0\n", ""):
+        path.write_text(text.replace("missions = false\n", wrong, 1))
+        with pytest.raises(GameFileError, match="whether the game plays secret missions; write"):
+            read_game(playing_dir)
+
+
+GAME_FILE_LIMIT = 16 * 1024 * 1024  # as docs/game-file.md says
+
+
+def test_a_game_file_of_16_mib_is_read_and_one_byte_more_is_refused(playing_dir: Path) -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "game-file.md").read_text()
+    assert "at most 16 MiB" in doc
+    before = read_game(playing_dir)
+    path = playing_dir / "game.toml"
+    text = path.read_bytes()
+    padded = text + b"#" * (GAME_FILE_LIMIT - len(text) - 1) + b"\n"
+    path.write_bytes(padded)
+    assert read_game(playing_dir).state == before.state
+    path.write_bytes(padded + b"\n")
+    with pytest.raises(
+        GameFileError, match=f"this file is {GAME_FILE_LIMIT + 1} bytes; at most 16384 KiB"
+    ):
+        read_game(playing_dir)
+
+
+# --- change files and history files read from elsewhere ----------------------------------------
+
+
+def test_change_files_come_in_the_order_made_and_by_resolution(tmp_path: Path) -> None:
+    names = ["0003-10.toml", "0003-2.toml", "0012-1.toml", "0003-1.toml", "0004-1.toml"]
+    for name in names + ["0003-x.toml", "notes.txt", "003-1.toml"]:
+        (tmp_path / name).write_text("")
+    order = ["0003-1.toml", "0003-2.toml", "0003-10.toml", "0004-1.toml", "0012-1.toml"]
+    assert [p.name for p in store.change_files(tmp_path)] == order
+    assert [p.name for p in store.change_files(tmp_path, 3)] == order[:3]
+    assert store.change_files(tmp_path, 5) == []
+    assert store.change_files(tmp_path / "none") == []
+
+
+def test_a_history_file_read_from_elsewhere_is_the_whole_record(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    write_skeletons(playing_dir)
+    processor.resolve_game(playing_dir)
+    record = store.read_history(playing_dir, 2)
+    assert record.events and record.rolls()
+    moved = tmp_path / "kept.toml"
+    moved.write_bytes(store.history_path(playing_dir, 2).read_bytes())
+    assert store.read_history_file(moved) == record
+    assert store.read_history_file(moved, events=False) == replace(record, events=())
