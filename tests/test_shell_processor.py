@@ -466,3 +466,22 @@ def test_the_overview_does_not_forecast_a_plan_naming_too_many_armies(playing_di
     outcome = processor.resolve_game(playing_dir)
     overview = (outcome.reports[0].parent / "_moderator.txt").read_text(encoding="utf-8")
     assert f"{me}: a plan too large to forecast here (pbem check forecasts it)" in overview
+
+
+def test_a_turn_is_ready_with_one_valid_file_from_every_awaited_player(game_dir: Path) -> None:
+    game = read_game(game_dir)
+    waiting = processor.readiness(game)
+    assert not waiting.ready and waiting.missing == tuple(game.state.awaiting())
+    assert waiting.problems == [f"no valid orders from {n} for turn 0" for n in waiting.missing]
+    paths = write_skeletons(game_dir)
+    found = processor.readiness(game)
+    assert found.ready and found.problems == [] and len(found.used) == len(paths)
+    first = paths[0]
+    twice = first.with_name(f"{first.stem}-again.toml")
+    twice.write_text(first.read_text(encoding="utf-8"))
+    doubled = processor.readiness(game)
+    assert not doubled.ready and doubled.missing == ()
+    assert doubled.problems == [
+        f"{first.stem} has 2 valid order files ({twice.name}, {first.name}): resolve takes none "
+        "of them; keep one"
+    ]
