@@ -296,3 +296,15 @@ def test_a_context_without_the_rendered_board_draws_the_same_map(tmp_path: Path)
 
     assert svg(html) == svg(written)
     assert '<g class="continents">' in svg(html)
+
+
+def test_preload_compiles_every_builtin_template_before_workers_are_forked() -> None:
+    env = report.environment(None, i18n.DEFAULT)
+    assert env.cache is not None
+    env.cache.clear()  # as a new process finds it
+    report.preload()
+    assert report.environment(None, i18n.DEFAULT) is env
+    names = set(env.list_templates(filter_func=lambda n: n.endswith(".j2")))
+    assert names
+    compiled = {key[1] for key in env.cache.keys()}  # noqa: SIM118 - an LRU cache, not a dict
+    assert names <= compiled

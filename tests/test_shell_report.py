@@ -30,7 +30,7 @@ from pbem.core.events import (
 from pbem.core.orders import parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.game import processor
-from pbem.game.store import Game, read_game
+from pbem.game.store import Game, read_game, read_history, report_dir
 from pbem.present import context, report, skeleton, story, svgmap
 from pbem.present.plan import forecast_with_warnings
 
@@ -97,6 +97,14 @@ def game(playing_dir: Path, tmp_path: Path) -> Game:
     write_skeletons(playing_dir)
     processor.resolve_game(playing_dir)
     return replace(read_game(playing_dir), path=Path(shutil.copytree(playing_dir, tmp_path / "c")))
+
+
+def test_a_view_file_built_alone_is_the_one_sent_with_the_report(game: Game) -> None:
+    r = game.state.resolution - 1
+    events = read_history(game.path, r).events
+    for p in game.state.players:
+        sent = (report_dir(game.path, r) / f"{p.name}.view.json").read_text(encoding="utf-8")
+        assert report.view_file(game, r, events, p.name) == sent
 
 
 def _eliminate(game: Game, out: str, by: str) -> Game:
