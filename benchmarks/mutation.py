@@ -188,8 +188,16 @@ SKIPPED += [
     (
         "pbem/game/processor.py",
         'lines.append(f"Reports: {outcome.reports[0].parent}")',
-        ("0 -> 1",),
+        ("0 -> 1", "0 -> -1"),
         "every report of a resolution is written in the same folder",
+    ),
+    (
+        "pbem/game/processor.py",
+        "doubled.append(with_duplicates(mine)[0].problems[0].message)",
+        ("0 -> -1", "0 -> 1 in `with_duplicates(mine)[0]`"),
+        "with_duplicates gives each of a player's valid files (two or more here) the one same "
+        "problem, naming them all: the second's and the last's are the first's, and its only "
+        "problem is its last (problems[1] would fail)",
     ),
     (
         "pbem/game/processor.py",
@@ -415,7 +423,8 @@ SKIPPED += [
     )
 ]
 """Equivalent mutants, that cannot change what pbem does: (file, the line as written, changes,
-why). They are listed, not run."""
+why). They are listed, not run. A change may name the expression it is made in (`"0 -> 1 in
+`x[0]`"`), where the same change elsewhere on the line is not equivalent."""
 SKIP = {(file, line, change): why for file, line, changes, why in SKIPPED for change in changes}
 
 
@@ -462,6 +471,8 @@ class Mutant:
     source: str
     """The mutated line as `ast.unparse` writes it (the skip list's key)."""
     change: str
+    within: str = ""
+    """The expression the changed node is part of (for a skip that names it)."""
 
     def label(self) -> str:
         return f"{self.file}:{self.line}: {self.change}  [{self.source}]"
@@ -551,7 +562,8 @@ def mutants(file: str) -> list[Mutant]:
         for kind, variant, change in _changes(node, parent):
             line = getattr(node, "lineno", 0)
             source = _line_text(lines, node)
-            out.append(Mutant(file, index, kind, variant, line, source, change))
+            within = _short(parent, 200) if isinstance(parent, ast.expr) else ""
+            out.append(Mutant(file, index, kind, variant, line, source, change, within))
     return out
 
 
@@ -621,7 +633,9 @@ def apply(mutant: Mutant, text: str) -> str:
 
 def _skip_reason(mutant: Mutant) -> str | None:
     for (file, line, change), reason in SKIP.items():
-        if (file, line, change) == (mutant.file, mutant.source, mutant.change):
+        if (file, line) != (mutant.file, mutant.source):
+            continue
+        if change in (mutant.change, f"{mutant.change} in `{mutant.within}`"):
             return reason
     return None
 

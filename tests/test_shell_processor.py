@@ -11,12 +11,12 @@ import pytest
 from conftest import SEED, attacking, force_state, skeleton, write_skeletons
 from helpers import make_state, orders
 
-from pbem.core import odds
+from pbem.core import missions, odds
 from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import read_game, report_dir
+from pbem.game.store import game_files, read_game, report_dir
 from pbem.present.plan import percent
 from pbem.present.view import game_view
 
@@ -401,3 +401,87 @@ def test_a_forced_trade_not_written_is_made_by_pbem_and_reported(playing_dir: Pa
         before.state, record.orders, before.randomness(outcome.resolution), again
     )
     assert events == record.events
+
+
+# --- player lists and new games, at their edges ------------------------------------------------
+
+
+def test_a_player_list_gives_the_languages_written_after_a_colon() -> None:
+    given = ["ann=ann@x.org:it", "bob", "cid:nl", "dee=dee@x.org"]
+    assert processor.parse_player_languages(given) == {"ann": "it", "cid": "nl"}
+    assert processor.parse_player_list(given) == [
+        ("ann", "ann@x.org"),
+        ("bob", ""),
+        ("cid", ""),
+        ("dee", "dee@x.org"),
+    ]
+
+
+@pytest.mark.parametrize("count", [missions.MIN_PLAYERS, missions.MAX_PLAYERS])
+def test_secret_missions_take_three_to_six_players_both_included(
+    tmp_path: Path, count: int
+) -> None:
+    players = processor.parse_player_list([f"p{n}" for n in range(count)])
+    outcome = processor.new_game(tmp_path / "g", players, Options(missions=True), seed=SEED)
+    assert len(outcome.state.players) == count
+    assert read_game(tmp_path / "g").state.options.missions
+
+
+def test_secret_missions_with_two_players_are_refused(tmp_path: Path) -> None:
+    players = processor.parse_player_list(["a", "b"])
+    with pytest.raises(PbemError, match="played by 3 to 6 players, not 2"):
+        processor.new_game(tmp_path / "g", players, Options(missions=True), seed=SEED)
+    assert not (tmp_path / "g").exists()
+
+
+def test_a_new_game_that_fails_part_way_leaves_nothing_and_can_be_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    players = processor.parse_player_list(["a", "b"])
+    directory = tmp_path / "g"
+
+    def full(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(processor, "write_game", full)
+    with pytest.raises(OSError, match="No space left"):
+        processor.new_game(directory, players, Options(), seed=SEED)
+    assert game_files(directory) == []
+    assert [p.name for p in directory.rglob("*") if p.is_file()] == [".lock"]
+    monkeypatch.undo()
+    outcome = processor.new_game(directory, players, Options(), seed=SEED)
+    assert outcome.reports and all(p.exists() for p in outcome.reports)
+
+
+def test_the_overview_does_not_forecast_a_plan_naming_too_many_armies(playing_dir: Path) -> None:
+    game = read_game(playing_dir)
+    state = game.state
+    me = state.current_player.name
+    text = attacking(skeleton(playing_dir, me))
+    (attack,) = parse_orders(text, state.board).attack
+    territories = dict(state.territories)
+    territories[attack.source] = Holding(me, processor.OVERVIEW_ARMIES + 50)
+    force_state(playing_dir, replace(state, territories=territories))
+    (playing_dir / "orders" / f"{me}.toml").write_text(attacking(skeleton(playing_dir, me)))
+    outcome = processor.resolve_game(playing_dir)
+    overview = (outcome.reports[0].parent / "_moderator.txt").read_text(encoding="utf-8")
+    assert f"{me}: a plan too large to forecast here (pbem check forecasts it)" in overview
+
+
+def test_a_turn_is_ready_with_one_valid_file_from_every_awaited_player(game_dir: Path) -> None:
+    game = read_game(game_dir)
+    waiting = processor.readiness(game)
+    assert not waiting.ready and waiting.missing == tuple(game.state.awaiting())
+    assert waiting.problems == [f"no valid orders from {n} for turn 0" for n in waiting.missing]
+    paths = write_skeletons(game_dir)
+    found = processor.readiness(game)
+    assert found.ready and found.problems == [] and len(found.used) == len(paths)
+    first = paths[0]
+    twice = first.with_name(f"{first.stem}-again.toml")
+    twice.write_text(first.read_text(encoding="utf-8"))
+    doubled = processor.readiness(game)
+    assert not doubled.ready and doubled.missing == ()
+    assert doubled.problems == [
+        f"{first.stem} has 2 valid order files ({twice.name}, {first.name}): resolve takes none "
+        "of them; keep one"
+    ]

@@ -143,6 +143,23 @@ def test_an_interrupted_resolution_is_completed_with_its_orders_archived(
     assert not list((played / "orders").glob("*.toml"))
 
 
+def test_an_interrupted_resolution_with_another_games_key_is_not_completed(
+    played: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = _interrupted(played, monkeypatch)
+    data = _history(played, r)
+    data["key"] = "0" * len(data["key"])
+    _rewrite_history(played, r, data)
+    before = snapshot(played)
+    with pytest.raises(GameFileError) as err:
+        processor.resolve_game(played)
+    assert str(err.value) == (
+        f"history/{r:04d}.toml belongs to another game: its key is not this game's key for "
+        f"resolution {r}; move it away and run the command again"
+    )
+    assert snapshot(played) == before
+
+
 # --- audit -------------------------------------------------------------------------------------
 
 
