@@ -500,6 +500,23 @@ def test_a_message_from_the_future_counts_as_read_now(game_dir: Path) -> None:
     assert "dated" not in accepted[f"{r}/bob"]
 
 
+def test_a_message_dated_the_moment_it_is_read_is_not_from_the_future(game_dir: Path) -> None:
+    raw = raw_message(headers("alice@example.org"), ready_orders(game_dir, "alice"))
+    [incoming] = fetch_raw(game_dir, raw, now=T0).incoming
+    assert incoming.verdict is mail.Verdict.ACCEPTED
+    assert incoming.reasons == ()
+
+
+def test_an_auto_reply_is_recorded_with_who_sent_it(game_dir: Path) -> None:
+    raw = raw_message(
+        [*headers("bob@example.org"), ("Auto-Submitted", "auto-replied")], "I am away\n"
+    )
+    [incoming] = fetch_raw(game_dir, raw, now=T0).incoming
+    assert incoming.verdict is mail.Verdict.UNANSWERED
+    assert incoming.sender == "bob@example.org"
+    assert "bob@example.org" in incoming.describe()
+
+
 def _saved(directory: Path, raw: bytes, name: str = "future.eml") -> Path:
     path = directory.parent / name
     path.write_bytes(raw)
