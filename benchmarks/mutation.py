@@ -129,6 +129,16 @@ TESTS: dict[str, list[str]] = {
         "tests/test_game_directory.py",
         "tests/test_languages.py",
     ],
+    "pbem/core/order_text.py": [
+        "tests/test_orders.py",
+        "tests/test_shell_processor.py",
+    ],
+    "pbem/core/battle.py": [
+        "tests/test_engine.py",
+        "tests/test_dice.py",
+        "tests/test_old_games.py",
+        "tests/test_odds.py",
+    ],
 }
 """The test files run against each module's mutants: those that exercise it."""
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from pbem.core import rules
 from pbem.core.board import WILD
 from pbem.core.events import Traded
+from pbem.core.order_text import key_lines, read_plain
 from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import FortifyMode, GameState, Options, Phase
 from pbem.errors import OrderError, Problem
@@ -580,12 +581,10 @@ def test_plain_files_are_read_in_one_pass_as_the_toml_parser_reads_them(
     the same data and key lines; any other file is left to it (and to its error messages)."""
     import tomllib
 
-    from pbem.core import orders as module
-
-    read = module._read_plain(text)
+    read = read_plain(text)
     assert (read is not None) == plain
     if read is not None:
-        assert read == (tomllib.loads(text), module._locate(text))
+        assert read == (tomllib.loads(text), key_lines(text))
 
 
 @settings(max_examples=300, deadline=None)
@@ -616,13 +615,11 @@ def test_plain_files_are_read_in_one_pass_as_the_toml_parser_reads_them(
 def test_any_plain_file_reads_as_the_toml_parser_reads_it(lines: list[str]) -> None:
     import tomllib
 
-    from pbem.core import orders as module
-
     text = "\n".join(lines)
-    read = module._read_plain(text)
+    read = read_plain(text)
     try:
         expected = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         assert read is None
         return
-    assert read is None or read == (expected, module._locate(text))
+    assert read is None or read == (expected, key_lines(text))
