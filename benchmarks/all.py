@@ -52,7 +52,7 @@ from pbem.core.engine import Randomness, new_game, resolve  # noqa: E402
 from pbem.core.events import Event, Rolled  # noqa: E402
 from pbem.core.orders import Attack, Orders  # noqa: E402
 from pbem.core.state import Holding, Options, Phase, SetupMode, state_digest  # noqa: E402
-from pbem.game import audit, processor, store  # noqa: E402
+from pbem.game import audit, history, processor, store  # noqa: E402
 from pbem.game.replay import replay_orders  # noqa: E402
 
 # The groups of rows, in the order they are measured (--only picks some).
@@ -176,11 +176,11 @@ def _long_game(directory: Path, resolutions: int) -> None:
                 for a in orders.attack[:1]
             )
             orders = replace(orders, secret=secrets[name], attack=attack, fortify=None)
-            records.append(store.OrderRecord(name, f"{name}.toml", orders.to_toml()))
+            records.append(history.OrderRecord(name, f"{name}.toml", orders.to_toml()))
         after, events = replay_orders(state, records, game.randomness(r))
-        store.write_history(
+        history.write_history(
             directory,
-            store.HistoryRecord(
+            history.HistoryRecord(
                 resolution=r,
                 turn=state.turn,
                 players=tuple(state.awaiting()),

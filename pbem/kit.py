@@ -72,7 +72,7 @@ def _copy_tomli(staging: Path) -> None:
 
 def write_kit(directory: Path) -> Path:
     """Write the kit into `directory` (created if need be); its path."""
-    from pbem.game.store import atomic_write
+    from pbem.game.disk import atomic_write
 
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / KIT_NAME

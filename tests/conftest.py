@@ -10,7 +10,9 @@ import tomli_w
 
 from pbem.core.state import GameState, Options, state_digest
 from pbem.game import processor
-from pbem.game.store import _load_toml, atomic_write, history_path, read_game, write_game
+from pbem.game.disk import atomic_write
+from pbem.game.history import history_path
+from pbem.game.store import _load_toml, read_game, write_game
 from pbem.present import report
 
 SEED = bytes(range(32))

@@ -22,16 +22,11 @@ from test_old_games import play_to_the_end
 from pbem.cli import main
 from pbem.core.state import Options, SetupMode
 from pbem.game import clock, deadlines, processor
+from pbem.game.disk import GAME_FILE, LOCK_FILE
+from pbem.game.history import history_count, history_path, read_history
 from pbem.game.root import find_games
 from pbem.game.status import State, root_status
-from pbem.game.store import (
-    GAME_FILE,
-    LOCK_FILE,
-    history_count,
-    history_path,
-    read_game,
-    read_history,
-)
+from pbem.game.store import read_game
 
 NOW = "2027-03-01T12:00:00+00:00"
 STARTED = "2027-02-25T12:00:00+00:00"

@@ -429,7 +429,7 @@ def test_a_game_whose_settings_are_damaged_is_not_sent_and_the_rest_are(
 
 
 def test_a_fetch_that_fails_for_one_game_fails_the_run(root: Path, tmp_path: Path) -> None:
-    from pbem.game.store import locked
+    from pbem.game.disk import locked
 
     box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[1:2])  # ann's orders for duel
     run("config", root, f"maildir={box}")

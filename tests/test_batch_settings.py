@@ -12,8 +12,9 @@ from conftest import write_skeletons
 from pbem.cli import main
 from pbem.errors import PbemError
 from pbem.game import processor, settings
+from pbem.game.disk import GAME_FILE
 from pbem.game.settings import Security, Server, in_force
-from pbem.game.store import GAME_FILE, read_game
+from pbem.game.store import read_game
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -15,7 +15,8 @@ from conftest import SEED, skeleton, snapshot
 
 from pbem.cli import main
 from pbem.core.board import load_board
-from pbem.game.store import read_game, report_dir
+from pbem.game.history import report_dir
+from pbem.game.store import read_game
 
 
 def run(*args: str, code: int = 0) -> str:

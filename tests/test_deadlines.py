@@ -16,8 +16,9 @@ from conftest import SEED, skeleton, snapshot
 from pbem.cli import main
 from pbem.core.state import NEUTRAL, Phase
 from pbem.game import clock
+from pbem.game.history import read_history, report_dir
 from pbem.game.processor import audit_game
-from pbem.game.store import read_game, read_history, report_dir
+from pbem.game.store import read_game
 
 if sys.version_info >= (3, 11):
     import tomllib

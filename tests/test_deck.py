@@ -41,16 +41,8 @@ from pbem.core.state import (
 )
 from pbem.errors import GameFileError
 from pbem.game import processor
-from pbem.game.store import (
-    FORMAT,
-    Game,
-    game_document,
-    history_count,
-    read_game,
-    read_history,
-    report_dir,
-    write_game,
-)
+from pbem.game.history import history_count, read_history, report_dir
+from pbem.game.store import FORMAT, Game, game_document, read_game, write_game
 from pbem.present import report
 from pbem.present.report import narrate
 from pbem.present.view import game_view

@@ -23,7 +23,8 @@ from pbem.core.orders import REST, Orders, parse_orders
 from pbem.core.state import NEUTRAL, Options, Phase, SetupMode, TwoPlayer
 from pbem.errors import OrderError
 from pbem.game import processor
-from pbem.game.store import read_game, read_history, report_dir
+from pbem.game.history import read_history, report_dir
+from pbem.game.store import read_game
 from pbem.present import report
 
 DRAFT = Options(setup=SetupMode.DRAFT)

@@ -11,7 +11,8 @@ from conftest import snapshot
 
 from pbem.cli import main
 from pbem.game import processor
-from pbem.game.store import read_game, report_dir
+from pbem.game.history import report_dir
+from pbem.game.store import read_game
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 

@@ -19,9 +19,10 @@ from jinja2.sandbox import SandboxedEnvironment
 from pbem.cli import main
 from pbem.core.state import SetupMode
 from pbem.errors import DiskError, GameFileError, LockedError, PbemError
-from pbem.game import processor, store
+from pbem.game import disk, processor
+from pbem.game.history import read_history, report_dir
 from pbem.game.safety import disk_error
-from pbem.game.store import read_game, read_history, report_dir
+from pbem.game.store import read_game
 from pbem.present import report
 
 NOW = "2026-12-03T20:00+01:00"
@@ -232,14 +233,14 @@ def test_new_accepts_a_directory_with_an_empty_orders_folder_and_other_files(
 def test_new_takes_the_lock_before_it_looks(tmp_path: Path) -> None:
     directory = tmp_path / "g"
     directory.mkdir()
-    fd = os.open(directory / store.LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    fd = os.open(directory / disk.LOCK_FILE, os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
         with pytest.raises(LockedError):
             new_game(directory)
     finally:
         os.close(fd)
-    assert sorted(p.name for p in directory.iterdir()) == [store.LOCK_FILE]
+    assert sorted(p.name for p in directory.iterdir()) == [disk.LOCK_FILE]
 
 
 # --- Point 7: faults get a sentence -------------------------------------------------------
@@ -256,7 +257,7 @@ def _fail_write_number(monkeypatch: pytest.MonkeyPatch, n: int, code: int) -> No
             raise OSError(code, os.strerror(code))
         real(fd)
 
-    monkeypatch.setattr(store.os, "fsync", fsync)
+    monkeypatch.setattr(disk.os, "fsync", fsync)
 
 
 FAULTS = {
@@ -307,29 +308,29 @@ def test_a_disk_fault_during_new_leaves_the_directory_as_it_was(
 
 
 def test_a_lock_that_is_a_directory_is_named(playing_dir: Path) -> None:
-    (playing_dir / store.LOCK_FILE).unlink()
-    (playing_dir / store.LOCK_FILE).mkdir()
+    (playing_dir / disk.LOCK_FILE).unlink()
+    (playing_dir / disk.LOCK_FILE).mkdir()
     before = snapshot(playing_dir)
     out = run("resolve", playing_dir, code=1)
-    assert f"{playing_dir / store.LOCK_FILE} is a directory, not pbem's lock file: remove it" in out
+    assert f"{playing_dir / disk.LOCK_FILE} is a directory, not pbem's lock file: remove it" in out
     assert snapshot(playing_dir) == before
-    (playing_dir / store.LOCK_FILE).rmdir()
+    (playing_dir / disk.LOCK_FILE).rmdir()
     write_skeletons(playing_dir)
     run("resolve", playing_dir)
 
 
 def test_a_lock_that_is_a_dangling_link_is_named_and_not_followed(playing_dir: Path) -> None:
-    (playing_dir / store.LOCK_FILE).unlink()
+    (playing_dir / disk.LOCK_FILE).unlink()
     target = playing_dir.parent / "elsewhere.lock"
-    (playing_dir / store.LOCK_FILE).symlink_to(target)
+    (playing_dir / disk.LOCK_FILE).symlink_to(target)
     write_skeletons(playing_dir)
     before = snapshot(playing_dir.parent)
     out = run("resolve", playing_dir, code=1)
-    assert f"{playing_dir / store.LOCK_FILE} is a symbolic link (to {target})" in out
+    assert f"{playing_dir / disk.LOCK_FILE} is a symbolic link (to {target})" in out
     assert "remove the link" in out
     assert not target.exists()
     assert snapshot(playing_dir.parent) == before
-    (playing_dir / store.LOCK_FILE).unlink()
+    (playing_dir / disk.LOCK_FILE).unlink()
     write_skeletons(playing_dir)
     run("resolve", playing_dir)
 
@@ -480,7 +481,7 @@ def test_a_directory_pbem_may_not_write_in_is_named(
     def refuse(*_: object, **kwargs: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", str(kwargs["dir"]))
 
-    monkeypatch.setattr(store.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(disk.tempfile, "mkstemp", refuse)
     out = run("resolve", playing_dir, code=1)
     assert f"cannot write {playing_dir / 'history' / '0002.toml'}: permission denied" in out
     assert snapshot(playing_dir) == before

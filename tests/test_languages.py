@@ -28,7 +28,9 @@ from pbem.core.board import load_board
 from pbem.core.state import Options, state_digest
 from pbem.errors import PbemError
 from pbem.game import players, processor
-from pbem.game.store import GAME_FILE, _load_toml, read_game, report_dir, write_game
+from pbem.game.disk import GAME_FILE
+from pbem.game.history import report_dir
+from pbem.game.store import _load_toml, read_game, write_game
 from pbem.kit import KIT_NAME
 from pbem.mail.reports import report_subject
 from pbem.present import i18n, report

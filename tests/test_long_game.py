@@ -20,7 +20,8 @@ from pbem.cli import main
 from pbem.core import odds, rules
 from pbem.core.luck import expected_losses
 from pbem.core.state import Options, SetupMode
-from pbem.game.store import read_game, report_dir
+from pbem.game.history import report_dir
+from pbem.game.store import read_game
 from pbem.present.aids import decision_aids
 
 WIDTH = 78

@@ -32,7 +32,8 @@ from pbem.cli import main
 from pbem.core.state import Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import read_game, report_dir
+from pbem.game.history import report_dir
+from pbem.game.store import read_game
 from pbem.mail import fetch as fetching
 from pbem.mail.message import orders_from_body, read_letter
 from pbem.present import report

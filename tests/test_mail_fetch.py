@@ -36,7 +36,7 @@ from test_mail import (
 
 from pbem import mail
 from pbem.game import processor
-from pbem.game.store import read_history
+from pbem.game.history import read_history
 from pbem.mail.message import read_letter
 
 ALICE, BOB, CAROL = (address for _, address in PLAYERS)

@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from pbem.cli import main
-from pbem.game.store import _load_toml, report_dir
+from pbem.game.history import report_dir
+from pbem.game.store import _load_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "games" / "example"

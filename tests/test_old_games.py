@@ -14,7 +14,8 @@ import shutil
 from pathlib import Path
 
 from pbem.game import processor
-from pbem.game.store import history_count, read_game, read_history
+from pbem.game.history import history_count, read_history
+from pbem.game.store import read_game
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "format1-example"
 

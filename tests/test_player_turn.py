@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from conftest import SEED, skeleton, snapshot
 
 from pbem.cli import main
-from pbem.game.store import read_game, report_dir
+from pbem.game.history import report_dir
+from pbem.game.store import read_game
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "games" / "example"

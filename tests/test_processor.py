@@ -16,8 +16,9 @@ from conftest import new_game, skeleton, snapshot, write_skeletons
 
 from pbem.core.state import Phase
 from pbem.errors import AuditError, DiskError, LockedError, PbemError
-from pbem.game import processor, store
-from pbem.game.store import read_game, read_history, report_dir
+from pbem.game import disk, processor, store
+from pbem.game.history import read_history, report_dir
+from pbem.game.store import read_game
 
 
 def test_new_game_writes_game_file_setup_history_and_first_reports(game_dir: Path) -> None:
@@ -153,7 +154,7 @@ def test_two_valid_files_from_one_player_are_refused(game_dir: Path) -> None:
 
 
 def test_second_run_on_a_locked_game_fails_at_once(playing_dir: Path) -> None:
-    fd = os.open(playing_dir / store.LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    fd = os.open(playing_dir / disk.LOCK_FILE, os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
         with pytest.raises(LockedError, match="another run"):
@@ -208,7 +209,7 @@ def test_crash_in_the_middle_of_a_write_leaves_the_old_file(
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(DiskError, match="game.toml"):
-        store.atomic_write(playing_dir / "game.toml", b"half")
+        disk.atomic_write(playing_dir / "game.toml", b"half")
     assert (playing_dir / "game.toml").read_bytes() == before
     assert not [p for p in playing_dir.iterdir() if p.name.endswith(".tmp")]
 

@@ -18,7 +18,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core.state import Options
 from pbem.game import batch, processor
-from pbem.game.store import history_count, read_game, report_dir
+from pbem.game.history import history_count, report_dir
+from pbem.game.store import read_game
 from pbem.present import i18n, report, stats, svgmap
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)

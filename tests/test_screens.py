@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import screens
 
-from pbem.game.store import read_game, report_dir
+from pbem.game.history import report_dir
+from pbem.game.store import read_game
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 CHROMIUM = screens.chromium()

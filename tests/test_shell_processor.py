@@ -16,7 +16,8 @@ from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.store import game_files, read_game, report_dir
+from pbem.game.history import game_files, report_dir
+from pbem.game.store import read_game
 from pbem.present.plan import percent
 from pbem.present.view import game_view
 
@@ -362,7 +363,7 @@ def test_the_forecast_says_a_fortification_asking_too_much_is_cut() -> None:
 
 def test_a_forced_trade_not_written_is_made_by_pbem_and_reported(playing_dir: Path) -> None:
     from pbem.core.events import Traded
-    from pbem.game.store import read_history
+    from pbem.game.history import read_history
 
     game = read_game(playing_dir)
     state = game.state

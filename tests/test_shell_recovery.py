@@ -12,8 +12,9 @@ import tomli_w
 from conftest import new_game, snapshot, write_skeletons
 
 from pbem.errors import AuditError, GameFileError, PbemError
-from pbem.game import processor, store
-from pbem.game.store import read_game, read_history, report_dir
+from pbem.game import history, processor, store
+from pbem.game.history import read_history, report_dir
+from pbem.game.store import read_game
 
 
 class Crash(Exception):
@@ -27,11 +28,11 @@ def _play(directory: Path, turns: int) -> None:
 
 
 def _history(directory: Path, r: int) -> dict[str, Any]:
-    return store._load_toml(store.history_path(directory, r))
+    return store._load_toml(history.history_path(directory, r))
 
 
 def _rewrite_history(directory: Path, r: int, data: dict[str, Any]) -> None:
-    store.history_path(directory, r).write_text(tomli_w.dumps(data, multiline_strings=True))
+    history.history_path(directory, r).write_text(tomli_w.dumps(data, multiline_strings=True))
 
 
 def _interrupted(directory: Path, monkeypatch: pytest.MonkeyPatch) -> int:
@@ -70,7 +71,7 @@ def test_a_history_two_files_ahead_of_the_game_file_is_refused(
     _play(further, 2)
     r = read_game(played).state.resolution
     for n in (r, r + 1):
-        shutil.copy(store.history_path(further, n), store.history_path(played, n))
+        shutil.copy(history.history_path(further, n), history.history_path(played, n))
     before = snapshot(played)
     write_skeletons(played)
     with pytest.raises(GameFileError) as err:
@@ -90,14 +91,14 @@ def test_a_history_one_file_ahead_is_completed_not_resolved_again(
     further = Path(shutil.copytree(played, tmp_path / "further"))
     _play(further, 1)
     r = read_game(played).state.resolution
-    shutil.copy(store.history_path(further, r), store.history_path(played, r))
+    shutil.copy(history.history_path(further, r), history.history_path(played, r))
     outcome = processor.resolve_game(played)  # no order file is needed: they are in the history
     assert outcome.recovered and outcome.resolution == r
     assert (played / "game.toml").read_bytes() == (further / "game.toml").read_bytes()
 
 
 def test_a_history_with_a_gap_is_refused(played: Path) -> None:
-    store.history_path(played, 2).unlink()
+    history.history_path(played, 2).unlink()
     with pytest.raises(GameFileError, match="history/0002.toml is missing, but game.toml is at"):
         processor.resolve_game(played)
 
@@ -164,7 +165,7 @@ def test_an_interrupted_resolution_with_another_games_key_is_not_completed(
 
 
 def _battle_resolution(directory: Path) -> int:
-    for r in range(2, store.history_count(directory)):
+    for r in range(2, history.history_count(directory)):
         if any(e["type"] == "rolled" for e in _history(directory, r)["events"]):
             return r
     raise AssertionError("no battle in the game")
@@ -308,8 +309,8 @@ def test_audit_checks_the_setup_and_the_keys(played: Path) -> None:
     _rewrite_history(played, 0, setup)
     with pytest.raises(AuditError, match=r"history/0000.toml has no \[setup\] section"):
         processor.audit_game(played)
-    for r in range(store.history_count(played)):
-        store.history_path(played, r).unlink()
+    for r in range(history.history_count(played)):
+        history.history_path(played, r).unlink()
     with pytest.raises(AuditError, match="the history is empty"):
         processor.audit_game(played)
 
@@ -331,7 +332,7 @@ def test_audit_counts_resolutions_and_rolls(played: Path) -> None:
 
 
 def test_audit_catches_a_game_file_ahead_of_its_history(played: Path) -> None:
-    store.history_path(played, 3).unlink()
+    history.history_path(played, 3).unlink()
     with pytest.raises(AuditError, match="game.toml differs from the state the history replays"):
         processor.audit_game(played)
 

@@ -30,7 +30,8 @@ from pbem.core.events import (
 from pbem.core.orders import parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.game import processor
-from pbem.game.store import Game, read_game, read_history, report_dir
+from pbem.game.history import read_history, report_dir
+from pbem.game.store import Game, read_game
 from pbem.present import context, report, skeleton, story, svgmap
 from pbem.present.plan import forecast_with_warnings
 

@@ -19,15 +19,15 @@ from conftest import SEED, snapshot, write_skeletons
 from pbem.cli import main
 from pbem.core.state import Holding, Options
 from pbem.errors import DiskError, GameFileError, LockedError
-from pbem.game import processor, store
+from pbem.game import disk, history, processor, store
 from pbem.game.store import Game, inconsistency, read_game
 
 HOLD_THE_LOCK = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from pbem.game import store
-    with store.locked(Path(sys.argv[1])):
+    from pbem.game import disk
+    with disk.locked(Path(sys.argv[1])):
         print("held", flush=True)
         sys.stdin.readline()
     """
@@ -77,16 +77,16 @@ def test_the_lock_is_free_again_when_the_other_process_ends(
 
 
 def test_two_holders_in_one_process_exclude_each_other(playing_dir: Path) -> None:
-    with store.locked(playing_dir), pytest.raises(LockedError), store.locked(playing_dir):
+    with disk.locked(playing_dir), pytest.raises(LockedError), disk.locked(playing_dir):
         pass  # pragma: no cover - the second lock is refused
 
 
 def test_the_lock_is_released_when_a_run_ends_or_fails(playing_dir: Path) -> None:
-    with store.locked(playing_dir):
+    with disk.locked(playing_dir):
         pass
-    with pytest.raises(ZeroDivisionError), store.locked(playing_dir):
+    with pytest.raises(ZeroDivisionError), disk.locked(playing_dir):
         1 // 0  # noqa: B018
-    with store.locked(playing_dir):  # not left held by either
+    with disk.locked(playing_dir):  # not left held by either
         pass
     with pytest.raises(processor.NotReady):
         processor.resolve_game(playing_dir)  # fails (no orders) and lets go of the lock
@@ -95,19 +95,19 @@ def test_the_lock_is_released_when_a_run_ends_or_fails(playing_dir: Path) -> Non
 
 
 def test_the_lock_needs_a_game_directory_unless_creating_one(tmp_path: Path) -> None:
-    with pytest.raises(GameFileError, match="not a game directory"), store.locked(tmp_path):
+    with pytest.raises(GameFileError, match="not a game directory"), disk.locked(tmp_path):
         pass  # pragma: no cover
-    assert not (tmp_path / store.LOCK_FILE).exists()
-    with store.locked(tmp_path, creating=True):
-        assert (tmp_path / store.LOCK_FILE).exists()
+    assert not (tmp_path / disk.LOCK_FILE).exists()
+    with disk.locked(tmp_path, creating=True):
+        assert (tmp_path / disk.LOCK_FILE).exists()
 
 
 def test_a_lock_file_that_cannot_be_opened_is_named_not_a_traceback(playing_dir: Path) -> None:
-    lock = playing_dir / store.LOCK_FILE
+    lock = playing_dir / disk.LOCK_FILE
     lock.unlink()
     lock.symlink_to(playing_dir / "elsewhere")
     refused = "is a symbolic link .* not pbem's lock file: remove the link"
-    with pytest.raises(DiskError, match=refused), store.locked(playing_dir):
+    with pytest.raises(DiskError, match=refused), disk.locked(playing_dir):
         pass
 
 
@@ -130,8 +130,8 @@ def syscalls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, object]]:
         calls.append(("replace", Path(dst).name))
         real_replace(src, dst)
 
-    monkeypatch.setattr(store.os, "fsync", fsync)
-    monkeypatch.setattr(store.os, "replace", replace_)
+    monkeypatch.setattr(disk.os, "fsync", fsync)
+    monkeypatch.setattr(disk.os, "replace", replace_)
     return calls
 
 
@@ -139,7 +139,7 @@ def test_a_file_is_synced_whole_before_its_rename_and_its_folder_after(
     tmp_path: Path, syscalls: list[tuple[str, object]]
 ) -> None:
     data = b"game = 'x'\n" * 100
-    store.atomic_write(tmp_path / "game.toml", data)
+    disk.atomic_write(tmp_path / "game.toml", data)
     folder = os.stat(tmp_path).st_ino
     assert syscalls == [
         ("fsync", ("file", len(data))),
@@ -162,12 +162,12 @@ def test_the_game_file_and_history_are_synced_when_a_turn_is_resolved(
 
 
 def test_a_str_is_written_as_utf8_into_a_new_folder(tmp_path: Path) -> None:
-    store.atomic_write(tmp_path / "new" / "deeper" / "a.txt", "Kamtchatka — ✓\n")
+    disk.atomic_write(tmp_path / "new" / "deeper" / "a.txt", "Kamtchatka — ✓\n")
     assert (tmp_path / "new" / "deeper" / "a.txt").read_bytes() == "Kamtchatka — ✓\n".encode()
 
 
 def test_writing_no_files_writes_nothing_and_succeeds(tmp_path: Path) -> None:
-    assert store.write_files(tmp_path / "reports", {}) == ()
+    assert disk.write_files(tmp_path / "reports", {}) == ()
     assert not (tmp_path / "reports").exists()
 
 
@@ -356,7 +356,7 @@ def test_an_order_file_outside_orders_is_used_but_never_moved(
 
 
 def test_archiving_skips_a_file_already_gone(game_dir: Path) -> None:
-    store.archive_orders(game_dir, 1, [game_dir / "orders" / "gone.toml"])
+    history.archive_orders(game_dir, 1, [game_dir / "orders" / "gone.toml"])
     assert not (game_dir / "orders" / "done").exists()
 
 
@@ -364,38 +364,38 @@ def test_order_files_are_the_toml_files_of_orders_by_name(game_dir: Path) -> Non
     orders = game_dir / "orders"
     for name in ("b.toml", "a.toml", "notes.txt"):
         (orders / name).write_text("")
-    assert [p.name for p in store.order_files(game_dir)] == ["a.toml", "b.toml"]
+    assert [p.name for p in history.order_files(game_dir)] == ["a.toml", "b.toml"]
     (orders / "a.toml").unlink()
     (orders / "b.toml").unlink()
     (orders / "notes.txt").unlink()
     orders.rmdir()
-    assert store.order_files(game_dir) == []
+    assert history.order_files(game_dir) == []
 
 
 def test_the_history_is_counted_up_to_its_first_gap(playing_dir: Path) -> None:
-    assert store.history_count(playing_dir) == 2
+    assert history.history_count(playing_dir) == 2
     (playing_dir / "history" / "0003.toml").write_text("")
-    assert store.history_count(playing_dir) == 2
-    record = store.read_history(playing_dir, 1)
+    assert history.history_count(playing_dir) == 2
+    record = history.read_history(playing_dir, 1)
     assert (record.resolution, record.turn, record.setup) == (1, 0, None)
-    assert store.read_history(playing_dir, 0).setup is not None
+    assert history.read_history(playing_dir, 0).setup is not None
 
 
 def test_a_missing_or_unreadable_history_file_is_named(playing_dir: Path) -> None:
     with pytest.raises(GameFileError, match=r"history/0005.toml does not exist"):
-        store.read_history(playing_dir, 5)
-    path = store.history_path(playing_dir, 1)
+        history.read_history(playing_dir, 5)
+    path = history.history_path(playing_dir, 1)
     path.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(GameFileError, match=r"cannot read .*history/0001.toml"):
-        store.read_history(playing_dir, 1)
+        history.read_history(playing_dir, 1)
     path.write_text('resolution = 1\nturn = "one"\n')
     with pytest.raises(GameFileError, match=r"history/0001.toml is damaged or incomplete"):
-        store.read_history(playing_dir, 1)
+        history.read_history(playing_dir, 1)
 
 
 def test_what_the_store_hands_out_cannot_be_changed_in_place(playing_dir: Path) -> None:
     game = read_game(playing_dir)
-    record = store.read_history(playing_dir, 1)
+    record = history.read_history(playing_dir, 1)
     for thing, field in (
         (game, "seed"),
         (game.registrations[0], "secret"),
@@ -459,10 +459,10 @@ def test_change_files_come_in_the_order_made_and_by_resolution(tmp_path: Path) -
     for name in names + ["0003-x.toml", "notes.txt", "003-1.toml"]:
         (tmp_path / name).write_text("")
     order = ["0003-1.toml", "0003-2.toml", "0003-10.toml", "0004-1.toml", "0012-1.toml"]
-    assert [p.name for p in store.change_files(tmp_path)] == order
-    assert [p.name for p in store.change_files(tmp_path, 3)] == order[:3]
-    assert store.change_files(tmp_path, 5) == []
-    assert store.change_files(tmp_path / "none") == []
+    assert [p.name for p in history.change_files(tmp_path)] == order
+    assert [p.name for p in history.change_files(tmp_path, 3)] == order[:3]
+    assert history.change_files(tmp_path, 5) == []
+    assert history.change_files(tmp_path / "none") == []
 
 
 def test_a_history_file_read_from_elsewhere_is_the_whole_record(
@@ -470,9 +470,9 @@ def test_a_history_file_read_from_elsewhere_is_the_whole_record(
 ) -> None:
     write_skeletons(playing_dir)
     processor.resolve_game(playing_dir)
-    record = store.read_history(playing_dir, 2)
+    record = history.read_history(playing_dir, 2)
     assert record.events and record.rolls()
     moved = tmp_path / "kept.toml"
-    moved.write_bytes(store.history_path(playing_dir, 2).read_bytes())
-    assert store.read_history_file(moved) == record
-    assert store.read_history_file(moved, events=False) == replace(record, events=())
+    moved.write_bytes(history.history_path(playing_dir, 2).read_bytes())
+    assert history.read_history_file(moved) == record
+    assert history.read_history_file(moved, events=False) == replace(record, events=())

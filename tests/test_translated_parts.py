@@ -15,7 +15,8 @@ from pbem.core import missions
 from pbem.core.board import load_board
 from pbem.core.orders import parse_orders
 from pbem.errors import OrderError
-from pbem.game.store import read_game, report_dir
+from pbem.game.history import report_dir
+from pbem.game.store import read_game
 from pbem.present import i18n, reasons, stats
 from pbem.present import missions as mission_view
 from pbem.present.i18n import language, speaking
@@ -163,11 +164,7 @@ def test_mission_progress_is_told_in_each_language(babel: Path, code: str) -> No
 def test_stats_from_a_view_file_speak_its_players_language(babel: Path) -> None:  # noqa: F811
     folder = report_dir(babel, RESOLUTIONS - 1)
     _numbers, lines = stats.view_stats(folder / "dan.view.json")
-    assert lines[0].startswith(
-        language("it")._("The game so far: %(turns)s.", turns="")[
-            :10
-        ]
-    )
+    assert lines[0].startswith(language("it")._("The game so far: %(turns)s.", turns="")[:10])
     assert english_in("\n".join(lines)) == []
     _numbers, lines = stats.view_stats(folder / "ann.view.json")
     assert lines[0].startswith("The game so far")

@@ -16,7 +16,8 @@ from pbem.core.dice import Stream
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, store, undo
 from pbem.game.clock import parse_instant
-from pbem.game.store import HistoryRecord, read_game, read_history, read_history_file, report_dir
+from pbem.game.history import HistoryRecord, read_history, read_history_file, report_dir
+from pbem.game.store import read_game
 
 NOW = parse_instant("2026-12-01T09:00Z")
 WHY = "bob's orders were in the spam folder"

@@ -12,7 +12,8 @@ from conftest import attacking, new_game, skeleton, write_skeletons
 
 from pbem.cli import main
 from pbem.game import processor
-from pbem.game.store import read_game, read_history, report_dir
+from pbem.game.history import read_history, report_dir
+from pbem.game.store import read_game
 from pbem.present import verify
 
 RESOLUTIONS = 7

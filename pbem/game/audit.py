@@ -21,16 +21,15 @@ from pbem.core.orders import Orders
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
 from pbem.game import clock
-from pbem.game.store import (
-    Game,
+from pbem.game.history import (
     HistoryRecord,
     history_count,
     history_path,
     played_in,
-    read_game,
     read_history,
     read_history_file,
 )
+from pbem.game.store import Game, read_game
 from pbem.present.text import plural
 from pbem.terminal import quoted
 

@@ -15,7 +15,8 @@ from pbem.core.orders import Orders, between_cuts
 from pbem.core.problems import check_text
 from pbem.errors import PbemError, Problem
 from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates
-from pbem.game.store import Game, order_files, read_game
+from pbem.game.history import order_files
+from pbem.game.store import Game, read_game
 from pbem.present.i18n import language, moderator_language
 
 

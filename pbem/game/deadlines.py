@@ -18,20 +18,16 @@ import tomli_w
 from pbem.core.autopilot import AUTOPILOT_FILE, autopilot_text
 from pbem.errors import GameFileError, PbemError
 from pbem.game import clock
-from pbem.game.store import (
+from pbem.game.disk import atomic_write, locked
+from pbem.game.history import (
     HISTORY,
-    Game,
     HistoryRecord,
     OrderRecord,
-    _load_toml,
-    atomic_write,
     change_files,
     history_count,
-    locked,
-    read_game,
     read_history,
-    write_game,
 )
+from pbem.game.store import Game, _load_toml, read_game, write_game
 from pbem.game.undo import check_not_interrupted
 
 DEADLINES = "deadlines"

@@ -25,17 +25,9 @@ import tomli_w
 
 from pbem.errors import GameFileError, PbemError
 from pbem.game import clock
-from pbem.game.store import (
-    HISTORY,
-    Game,
-    Registration,
-    _load_toml,
-    atomic_write,
-    change_files,
-    locked,
-    read_game,
-    write_game,
-)
+from pbem.game.disk import atomic_write, locked
+from pbem.game.history import HISTORY, change_files
+from pbem.game.store import Game, Registration, _load_toml, read_game, write_game
 from pbem.game.undo import check_not_interrupted
 from pbem.present.i18n import LANGUAGE_NAMES, LANGUAGES, check_language
 from pbem.terminal import quoted

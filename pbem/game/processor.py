@@ -37,41 +37,40 @@ from pbem.game.checking import Submission as Submission
 from pbem.game.checking import check_with_view as check_with_view
 from pbem.game.checking import forecast as forecast
 from pbem.game.checking import with_duplicates
-from pbem.game.players import EMAIL
-from pbem.game.replay import recorded_orders, replay_orders
-from pbem.game.root import refuse_duplicate
-from pbem.game.safety import disk_error
-from pbem.game.store import (
-    GAME_FILE,
+from pbem.game.disk import GAME_FILE, atomic_write, locked, write_files
+from pbem.game.history import (
     HISTORY,
-    PLAYER_NAME_RULE,
     REPORTS,
-    Game,
     HistoryRecord,
     OrderRecord,
-    Registration,
     archive_orders,
-    atomic_write,
     done_dir,
     drafted,
     game_files,
     history_count,
     history_path,
-    locked,
     make_orders_folder,
     new_report_dir,
     order_files,
     played_in,
-    player_name,
-    read_game,
     read_history,
     read_history_file,
     recorded_order_files,
+    write_history,
+)
+from pbem.game.players import EMAIL
+from pbem.game.replay import recorded_orders, replay_orders
+from pbem.game.root import refuse_duplicate
+from pbem.game.safety import disk_error
+from pbem.game.store import (
+    PLAYER_NAME_RULE,
+    Game,
+    Registration,
+    player_name,
+    read_game,
     same_name,
     valid_player_name,
-    write_files,
     write_game,
-    write_history,
 )
 from pbem.present.i18n import check_language, language, moderator_language
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown

@@ -15,7 +15,8 @@ from pbem.core.events import Event
 from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import GameState, Options
 from pbem.errors import GameFileError
-from pbem.game.store import Game, OrderRecord, history_count, read_history
+from pbem.game.history import OrderRecord, history_count, read_history
+from pbem.game.store import Game
 
 
 def replay_setup(

@@ -16,8 +16,8 @@ from pathlib import Path
 import tomli as tomllib  # the compiled parser the game files are read with (pbem.game.store)
 
 from pbem.errors import PbemError
+from pbem.game.disk import GAME_FILE
 from pbem.game.settings import ROOT_FILE
-from pbem.game.store import GAME_FILE
 
 
 def find_games(root: Path) -> list[Path]:

@@ -207,7 +207,7 @@ def write_root_table(folder: Path, table: Table) -> Path:
     """Replace the `[mail]` table of `folder/pbem.toml`, keeping anything else in it."""
     import tomli_w
 
-    from pbem.game.store import atomic_write
+    from pbem.game.disk import atomic_write
 
     path = folder / ROOT_FILE
     doc = read_root_file(path)
@@ -352,7 +352,8 @@ def configure(directory: Path, assignments: Mapping[str, str]) -> tuple[Path, Se
     folder of games; return the file changed and the settings now in force there."""
     from dataclasses import replace
 
-    from pbem.game.store import GAME_FILE, locked, read_game, write_game
+    from pbem.game.disk import GAME_FILE, locked
+    from pbem.game.store import read_game, write_game
 
     if (directory / GAME_FILE).is_file():
         with locked(directory):

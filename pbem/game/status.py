@@ -17,15 +17,10 @@ from typing import Any
 from pbem.core.state import Phase
 from pbem.errors import PbemError
 from pbem.game import clock, deadlines, processor
+from pbem.game.disk import held_by_another
+from pbem.game.history import history_path, played_in, read_history
 from pbem.game.root import Root, game_name, open_root
-from pbem.game.store import (
-    Game,
-    held_by_another,
-    history_path,
-    played_in,
-    read_game,
-    read_history,
-)
+from pbem.game.store import Game, read_game
 
 
 class State(Enum):

@@ -1,17 +1,10 @@
-"""The game directory on disk: the game file, the history, atomic writes and the lock.
-
-Every write goes to a temporary file that is flushed, synced and renamed over the target, so a
-reader sees the old file or the new one, never half of one.
+"""The game file: the game as stored, read in any format this pbem knows and checked, and
+written (atomically, through pbem.game.disk). The history and a resolution's folders are in
+pbem.game.history.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-import re
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +19,6 @@ from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
     GameState,
     Phase,
-    SetupMode,
     StopAt,
     TradedCards,
     state_from_dict,
@@ -35,34 +27,19 @@ from pbem.core.state import (
 from pbem.core.state import player_name as player_name
 from pbem.core.state import same_name as same_name
 from pbem.core.state import valid_player_name as valid_player_name
-from pbem.errors import GameFileError, LockedError, PbemError
+from pbem.errors import GameFileError, PbemError
 from pbem.game import settings
 from pbem.game.clock import Schedule, iso, parse_instant
-from pbem.game.safety import (
-    ORDER_FILE_LIMIT,
-    FileProblem,
-    disk_error,
-    lock_error,
-    read_bounded,
-    read_text,
-    remove_temporaries,
-)
+from pbem.game.disk import GAME_FILE, atomic_write
+from pbem.game.safety import FileProblem, read_bounded
 from pbem.present.i18n import check_language
 from pbem.terminal import quoted
 
 if TYPE_CHECKING:
     from pbem.core.engine import Randomness
-    from pbem.core.events import Event
-    from pbem.present.numbering import Played
 
-# The engine, the events and the turns' numbering are imported where they are used: checking
-# orders reads a game (and the head of its history) without them.
+# The engine is imported where it is used: checking orders reads a game without it.
 
-GAME_FILE = "game.toml"
-HISTORY = "history"
-ORDERS = "orders"
-REPORTS = "reports"
-LOCK_FILE = ".lock"
 FORMAT = 5
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = (
@@ -79,119 +56,6 @@ PLAYER_STATE_KEYS = (
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
 FILE_LIMIT = 16 * 1024 * 1024
 """The largest game or history file read (a long resolution's history is ~100 KiB)."""
-
-
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write a file so that it is either wholly old or wholly new, even after a crash.
-
-    A write the disk refuses (full, read-only, no permission) raises DiskError naming the path;
-    the temporary file is removed and the old file, if any, is left as it was."""
-    atomic_write_all({path: data})
-
-
-def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
-    """Write several files, each wholly old or wholly new even after a crash (as
-    `atomic_write`). Every file is synced before it replaces its target; the syncs run side by
-    side (the file system commits them together) and each folder is synced once, after all its
-    files: a report folder of twenty files costs one folder sync."""
-    written: list[tuple[Path, str]] = []
-    current: Path | None = None
-    try:
-        for current, data in files.items():
-            raw = data.encode() if isinstance(data, str) else data
-            current.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(
-                prefix=f".{current.name}.", suffix=".tmp", dir=current.parent
-            )
-            written.append((current, tmp))
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(raw)
-        if len(written) > 1:
-            from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
-
-            with ThreadPoolExecutor(min(8, len(written))) as pool:
-                list(pool.map(_sync_file, (tmp for _, tmp in written)))
-        else:
-            for _, tmp in written:
-                _sync_file(tmp)
-        for current, tmp in written:
-            os.replace(tmp, current)
-        for folder in dict.fromkeys(path.parent for path, _ in written):
-            current = folder
-            _sync_dir(folder)
-    except BaseException as err:
-        for _, tmp in written:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        if isinstance(err, OSError) and current is not None:
-            raise disk_error(err, current) from None
-        raise
-
-
-def _sync_file(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_files(folder: Path, files: Mapping[str, str]) -> tuple[Path, ...]:
-    """Write rendered files (name: text) into `folder`, each atomically; the paths written."""
-    paths = {folder / name: text for name, text in files.items()}
-    atomic_write_all(paths)
-    return tuple(paths)
-
-
-def _sync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
-    """Hold the game's lock; a second run on the same game fails at once.
-
-    Once the lock is held, the temporary files a killed run left are removed (not when
-    creating: the directory may be any folder the moderator named)."""
-    if not creating and not (directory / GAME_FILE).is_file():
-        raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
-    path = directory / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    except OSError as err:
-        raise lock_error(err, path) from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise LockedError(
-                f"{directory} is being resolved by another run; wait for it to finish"
-            ) from None
-        if not creating:
-            remove_temporaries(directory)
-        yield
-    finally:
-        os.close(fd)
-
-
-def held_by_another(directory: Path) -> bool:
-    """Whether another run holds the game's lock right now (the lock is not kept)."""
-    path = directory / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
 
 
 @dataclass(frozen=True)
@@ -526,255 +390,3 @@ def write_game(game: Game) -> None:
     import tomli_w  # the writer only when writing
 
     atomic_write(game.path / GAME_FILE, tomli_w.dumps(game_document(game)))
-
-
-_CHANGE_FILE = re.compile(r"^(\d{4})-(\d+)\.toml$")
-
-
-def change_files(folder: Path, resolution: int | None = None) -> list[Path]:
-    """The files of a folder of the moderator's changes, `NNNN-k.toml` (change k while
-    resolution NNNN was pending), in the order made; only those of `resolution` if given."""
-    if not folder.is_dir():
-        return []
-    found: list[tuple[int, int, Path]] = []
-    for path in folder.iterdir():
-        match = _CHANGE_FILE.match(path.name)
-        if match and resolution in (None, int(match.group(1))):
-            found.append((int(match.group(1)), int(match.group(2)), path))
-    return [path for _, _, path in sorted(found)]
-
-
-def history_path(directory: Path, resolution: int) -> Path:
-    return directory / HISTORY / f"{resolution:04d}.toml"
-
-
-@dataclass(frozen=True)
-class OrderRecord:
-    """An order file as it was received."""
-
-    player: str
-    file: str
-    text: str
-    autopilot: bool = False
-
-
-@dataclass(frozen=True)
-class HistoryRecord:
-    """One resolution as the history keeps it."""
-
-    resolution: int
-    turn: int
-    players: tuple[str, ...]
-    key: str
-    orders: tuple[OrderRecord, ...]
-    events: tuple[Event, ...]
-    state_digest: str
-    setup: Mapping[str, Any] | None = None
-    time: str | None = None
-
-    def rolls(self) -> list[dict[str, Any]]:
-        """The battle rolls of this resolution, as the dice list of docs/views.md gives them."""
-        from pbem.core.events import Rolled
-
-        return [
-            {
-                "from": e.source,
-                "to": e.target,
-                "attacker": list(e.attacker),
-                "defender": list(e.defender),
-                "by": e.player,
-                "against": e.defender_name,
-            }
-            for e in self.events
-            if isinstance(e, Rolled)
-        ]
-
-    def first_player_rolls(self) -> list[dict[str, Any]]:
-        """The setup's dice for the first player, in the order rolled."""
-        from pbem.core.events import RolledForFirst
-
-        return [
-            {"player": e.player, "die": e.die} for e in self.events if isinstance(e, RolledForFirst)
-        ]
-
-
-def write_history(directory: Path, record: HistoryRecord) -> None:
-    """Write a resolution's history file; it is never rewritten once there."""
-    path = history_path(directory, record.resolution)
-    doc: dict[str, Any] = {
-        "resolution": record.resolution,
-        "turn": record.turn,
-        "players": list(record.players),
-        "key": record.key,
-        "state": record.state_digest,
-    }
-    if record.time is not None:
-        doc["time"] = record.time
-    if record.setup is not None:
-        doc["setup"] = dict(record.setup)
-    doc["orders"] = [
-        {
-            "player": o.player,
-            "file": o.file,
-            "text": o.text,
-            **({"autopilot": True} if o.autopilot else {}),
-        }
-        for o in record.orders
-    ]
-    doc["events"] = [e.to_dict() for e in record.events]
-    import tomli_w
-
-    atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
-
-
-def read_history(directory: Path, resolution: int, *, events: bool = True) -> HistoryRecord:
-    return read_history_file(history_path(directory, resolution), events=events)
-
-
-def read_history_file(path: Path, *, events: bool = True) -> HistoryRecord:
-    """A history file wherever it is (history/NNNN.toml, or an undone one).
-
-    With `events` false the record's events are left out (an empty tuple), for what needs only
-    its key, state digest and setup: the check of game.toml against the history that every
-    command reading a game makes, which then decodes (and imports) no event."""
-    data = _load_toml(path)
-    try:
-        decoded: tuple[Event, ...] = ()
-        if events:
-            from pbem.core.events import event_from_dict
-
-            decoded = tuple(event_from_dict(e) for e in data.get("events", []))
-        return HistoryRecord(
-            resolution=int(data["resolution"]),
-            turn=int(data["turn"]),
-            players=tuple(data["players"]),
-            key=str(data["key"]),
-            orders=tuple(
-                OrderRecord(
-                    str(o["player"]), str(o["file"]), str(o["text"]), bool(o.get("autopilot"))
-                )
-                for o in data.get("orders", [])
-            ),
-            events=decoded,
-            state_digest=str(data["state"]),
-            setup=data.get("setup"),
-            time=str(data["time"]) if "time" in data else None,
-        )
-    except (KeyError, ValueError, TypeError) as err:
-        raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
-
-
-def history_count(directory: Path) -> int:
-    """How many history files there are, counting 0000, 0001, ... without a gap.
-
-    The folder is listed once (one system call, however long the game) rather than each file
-    looked up in turn."""
-    try:
-        names = set(os.listdir(directory / HISTORY))
-    except OSError:
-        return 0
-    count = 0
-    while f"{count:04d}.toml" in names:  # history_path(directory, count).name
-        count += 1
-    return count
-
-
-def resolution_interrupted(directory: Path, resolution: int) -> bool:
-    """Whether the history of `resolution` is written while game.toml has not moved on yet: a
-    resolve stopped half way, which the next `pbem resolve` completes."""
-    return history_path(directory, resolution).exists()
-
-
-def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list[Path]:
-    """The files in orders/ that still hold exactly the text a resolution recorded for them
-    (a file changed since is not the one used, and stays where it is)."""
-    out: list[Path] = []
-    for record in orders:
-        path = directory / ORDERS / record.file
-        try:
-            if read_text(path, ORDER_FILE_LIMIT) == record.text:
-                out.append(path)
-        except (FileProblem, UnicodeDecodeError):
-            continue
-    return out
-
-
-def report_dir(directory: Path, resolution: int) -> Path:
-    """The folder of a resolution's reports: `reports/0014-turn-13/` as pbem names it from game
-    file format 5 on, or `reports/0014/` as a game of an older format named it before
-    (docs/game-directory.md). When neither is there, the older name (which does not exist)."""
-    folder = directory / REPORTS
-    old = folder / f"{resolution:04d}"
-    if old.is_dir():
-        return old
-    found = sorted(folder.glob(f"{resolution:04d}-*"))
-    return found[0] if found else old
-
-
-def drafted(game: Game) -> bool:
-    """Whether the game was set up by a draft (its resolution 1 is the draft)."""
-    return game.state.options.setup is SetupMode.DRAFT
-
-
-def played_in(game: Game, resolution: int, turn: int) -> Played:
-    """What `resolution` of `game` played, `turn` as its history records it."""
-    from pbem.present.numbering import Played  # (and the events) when a resolution is told
-
-    return Played.of(resolution, turn, draft=resolution == 1 and drafted(game))
-
-
-def new_report_dir(directory: Path, played: Played) -> Path:
-    """Where the reports of a resolution being made go: `reports/0014-turn-13/`."""
-    return directory / REPORTS / played.folder()
-
-
-def order_files(directory: Path) -> list[Path]:
-    """The order files waiting in the game's orders/ folder, by name.
-
-    Every `*.toml` entry is listed, even one that is not a regular file (a FIFO, a device, a
-    folder), so that it is refused by name rather than passed over in silence."""
-    folder = directory / ORDERS
-    if not folder.is_dir():
-        return []
-    return sorted(folder.glob("*.toml"))
-
-
-def archive_orders(directory: Path, resolution: int, files: Sequence[Path]) -> None:
-    """Move used order files out of orders/ into orders/done/NNNN/ (their text is in history)."""
-    done = done_dir(directory, resolution)
-    for path in files:
-        if path.parent.resolve() == (directory / ORDERS).resolve() and path.exists():
-            try:
-                done.mkdir(parents=True, exist_ok=True)
-                os.replace(path, done / path.name)
-            except OSError as err:
-                raise disk_error(err, done / path.name, "move an order file to") from None
-
-
-def make_orders_folder(directory: Path) -> None:
-    """The orders/ folder where order files wait (mail fetch puts them there)."""
-    try:
-        (directory / ORDERS).mkdir(exist_ok=True)
-    except OSError as err:
-        raise disk_error(err, directory / ORDERS, "create") from None
-
-
-def game_files(directory: Path) -> list[str]:
-    """What in `directory` belongs to a game (so that a new game may not go there): the game
-    file, a history or reports folder with anything in it, an orders folder holding files."""
-    found = [GAME_FILE] if (directory / GAME_FILE).exists() else []
-    for folder in (HISTORY, REPORTS):
-        path = directory / folder
-        if path.is_dir() and any(path.iterdir()):
-            found.append(f"{folder}/")
-        elif path.exists() and not path.is_dir():
-            found.append(folder)
-    orders = directory / ORDERS
-    if orders.is_dir() and any(p.is_file() for p in orders.rglob("*")):
-        found.append(f"{ORDERS}/ with files")
-    return found
-
-
-def done_dir(directory: Path, resolution: int) -> Path:
-    """Where the order files a resolution used are kept: orders/done/NNNN/."""
-    return directory / ORDERS / "done" / f"{resolution:04d}"

@@ -23,20 +23,17 @@ import tomli_w
 
 from pbem.errors import GameFileError, PbemError
 from pbem.game import clock
-from pbem.game.store import (
+from pbem.game.disk import atomic_write, locked
+from pbem.game.history import (
     HISTORY,
     ORDERS,
-    _load_toml,
-    atomic_write,
     drafted,
     history_count,
     history_path,
-    locked,
-    read_game,
     read_history_file,
     report_dir,
-    write_game,
 )
+from pbem.game.store import _load_toml, read_game, write_game
 from pbem.present.numbering import Played
 
 UNDONE = "undone"

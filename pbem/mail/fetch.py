@@ -17,14 +17,9 @@ from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, OrderError
 from pbem.game import clock, processor
-from pbem.game.store import (
-    Game,
-    Registration,
-    locked,
-    played_in,
-    read_game,
-    resolution_interrupted,
-)
+from pbem.game.disk import locked
+from pbem.game.history import played_in, resolution_interrupted
+from pbem.game.store import Game, Registration, read_game
 from pbem.mail.answers import Answers
 from pbem.mail.message import Letter, addresses_match, read_letter
 from pbem.mail.records import (

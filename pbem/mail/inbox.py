@@ -22,10 +22,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pbem.errors import GameFileError, PbemError
+from pbem.game.disk import GAME_FILE, locked
 from pbem.game.root import open_root
 from pbem.game.settings import Security, Settings, Value, in_force
 from pbem.game.settings import password as settings_password
-from pbem.game.store import GAME_FILE, locked, read_game
+from pbem.game.store import read_game
 from pbem.mail import route
 from pbem.mail.answers import write_reply
 from pbem.mail.fetch import FetchResult, Verdict, fetch_entries

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import GameFileError, PbemError
-from pbem.game.store import ORDERS, atomic_write
+from pbem.game.disk import atomic_write
+from pbem.game.history import ORDERS
 from pbem.mail.message import LOOP_HEADER
 
 DEFAULT_FROM = "pbem@localhost"

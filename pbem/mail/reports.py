@@ -9,7 +9,8 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
 
-from pbem.game.store import Game, played_in, read_history, report_dir
+from pbem.game.history import played_in, read_history, report_dir
+from pbem.game.store import Game
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
 from pbem.mail.records import domain, outgoing, slug

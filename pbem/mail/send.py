@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
-from pbem.game.store import history_count, locked, played_in, read_game, read_history, report_dir
+from pbem.game.disk import locked
+from pbem.game.history import history_count, played_in, read_history, report_dir
+from pbem.game.store import read_game
 from pbem.kit import kit_bytes
 from pbem.mail.message import LOOP_HEADER
 from pbem.mail.records import (

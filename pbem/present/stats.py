@@ -31,7 +31,8 @@ from pbem.core.events import (
 )
 from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import NEUTRAL
-from pbem.game.store import history_count, read_game, read_history
+from pbem.game.history import history_count, read_history
+from pbem.game.store import read_game
 from pbem.present.i18n import _, current, language, n_, place, speaking
 from pbem.present.story import card_name
 from pbem.present.text import wrap

@@ -1,0 +1,134 @@
+"""Durable writing and the game's lock.
+
+Every write goes to a temporary file that is flushed, synced and renamed over the target, so a
+reader sees the old file or the new one, never half of one. The lock keeps a second run off a
+game directory while one works in it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from pbem.errors import GameFileError, LockedError
+from pbem.game.safety import disk_error, lock_error, remove_temporaries
+
+GAME_FILE = "game.toml"
+LOCK_FILE = ".lock"
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write a file so that it is either wholly old or wholly new, even after a crash.
+
+    A write the disk refuses (full, read-only, no permission) raises DiskError naming the path;
+    the temporary file is removed and the old file, if any, is left as it was."""
+    atomic_write_all({path: data})
+
+
+def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
+    """Write several files, each wholly old or wholly new even after a crash (as
+    `atomic_write`). Every file is synced before it replaces its target; the syncs run side by
+    side (the file system commits them together) and each folder is synced once, after all its
+    files: a report folder of twenty files costs one folder sync."""
+    written: list[tuple[Path, str]] = []
+    current: Path | None = None
+    try:
+        for current, data in files.items():
+            raw = data.encode() if isinstance(data, str) else data
+            current.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{current.name}.", suffix=".tmp", dir=current.parent
+            )
+            written.append((current, tmp))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(raw)
+        if len(written) > 1:
+            from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
+
+            with ThreadPoolExecutor(min(8, len(written))) as pool:
+                list(pool.map(_sync_file, (tmp for _, tmp in written)))
+        else:
+            for _, tmp in written:
+                _sync_file(tmp)
+        for current, tmp in written:
+            os.replace(tmp, current)
+        for folder in dict.fromkeys(path.parent for path, _ in written):
+            current = folder
+            _sync_dir(folder)
+    except BaseException as err:
+        for _, tmp in written:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(err, OSError) and current is not None:
+            raise disk_error(err, current) from None
+        raise
+
+
+def _sync_file(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_files(folder: Path, files: Mapping[str, str]) -> tuple[Path, ...]:
+    """Write rendered files (name: text) into `folder`, each atomically; the paths written."""
+    paths = {folder / name: text for name, text in files.items()}
+    atomic_write_all(paths)
+    return tuple(paths)
+
+
+def _sync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
+    """Hold the game's lock; a second run on the same game fails at once.
+
+    Once the lock is held, the temporary files a killed run left are removed (not when
+    creating: the directory may be any folder the moderator named)."""
+    if not creating and not (directory / GAME_FILE).is_file():
+        raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
+    path = directory / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as err:
+        raise lock_error(err, path) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockedError(
+                f"{directory} is being resolved by another run; wait for it to finish"
+            ) from None
+        if not creating:
+            remove_temporaries(directory)
+        yield
+    finally:
+        os.close(fd)
+
+
+def held_by_another(directory: Path) -> bool:
+    """Whether another run holds the game's lock right now (the lock is not kept)."""
+    path = directory / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
