@@ -50,15 +50,15 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
             from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
 
             with ThreadPoolExecutor(min(8, len(written))) as pool:
-                list(pool.map(_sync_file, (tmp for _, tmp in written)))
+                list(pool.map(_sync, (tmp for _, tmp in written)))
         else:
             for _, tmp in written:
-                _sync_file(tmp)
+                _sync(tmp)
         for current, tmp in written:
             os.replace(tmp, current)
         for folder in dict.fromkeys(path.parent for path, _ in written):
             current = folder
-            _sync_dir(folder)
+            _sync(folder)
     except BaseException as err:
         for _, tmp in written:
             with contextlib.suppress(OSError):
@@ -68,7 +68,8 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
         raise
 
 
-def _sync_file(path: str) -> None:
+def _sync(path: str | Path) -> None:
+    """Sync a file's data, or a folder's entries, to the disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -81,14 +82,6 @@ def write_files(folder: Path, files: Mapping[str, str]) -> tuple[Path, ...]:
     paths = {folder / name: text for name, text in files.items()}
     atomic_write_all(paths)
     return tuple(paths)
-
-
-def _sync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 @contextlib.contextmanager
