@@ -495,3 +495,30 @@ def test_a_drop_is_told_with_the_armies_and_cards_left() -> None:
     )
     assert "1 card goes" in narrate(Dropped("carol", 1, 1, 1, 1), None)
     assert "1 army on 1 territory" in narrate(Dropped("carol", 1, 1, 1, 1), None)
+
+
+def test_a_deadline_change_interrupted_before_the_game_file_is_completed_not_repeated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem.game import deadlines
+
+    d = new(tmp_path / "g", *ROME)
+
+    def stopped(game: object) -> None:
+        raise KeyboardInterrupt  # killed after the change was recorded
+
+    monkeypatch.setattr(deadlines, "write_game", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        deadlines.change_deadline(d, clock.parse_instant(START), "carol is away", extend="24h")
+    monkeypatch.undo()
+    assert (d / "history" / "deadlines" / "0001-1.toml").exists()
+    assert clock.iso(deadline(d)) != "2026-12-04T20:00:00+01:00"  # the game file lags
+    assert "deadline differs" in run("audit", d, code=1)
+    out = run("deadline", d, "--extend", "24h", "--why", "carol is away", "--now", START)
+    assert "was interrupted" in out and "now complete" in out, out
+    assert "Fri 4 Dec 2026, 20:00 CET" in out
+    assert clock.iso(deadline(d)) == "2026-12-04T20:00:00+01:00"  # extended once, not twice
+    assert not (d / "history" / "deadlines" / "0001-2.toml").exists()
+    assert "audit passed" in run("audit", d)
+    out = run("deadline", d, "--extend", "24h", "--why", "longer", "--now", START)
+    assert "Sat 5 Dec 2026, 20:00 CET" in out and "change 2" in out

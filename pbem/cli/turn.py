@@ -242,10 +242,19 @@ def deadline(
     """
     from pbem.game import clock, deadlines
 
-    game, change = deadlines.change_deadline(directory, instant(now), why, extend, set_to)
+    game, change, finished = deadlines.change_deadline(directory, instant(now), why, extend, set_to)
     assert game.deadline is not None and game.schedule is not None
+    due = clock.describe(game.deadline, game.schedule.zone)
+    if finished:
+        echo(
+            f"The last deadline change (change {change.number} of this turn, "
+            f'"{change.why}") was interrupted before the game file followed it; it is now '
+            f"complete: turn {game.state.turn} is due by {due}. Nothing else was changed: run "
+            "the command again to move the deadline further."
+        )
+        return
     echo(
-        f"Turn {game.state.turn} is now due by {clock.describe(game.deadline, game.schedule.zone)}"
+        f"Turn {game.state.turn} is now due by {due}"
         f" (change {change.number} of this turn, recorded in the history)."
     )
 

@@ -119,7 +119,7 @@ def audit_game(directory: Path) -> AuditSummary:
         raise AuditError(
             "game.toml's deadline differs from the one the history gives "
             f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
-            "was interrupted, run it again with --set and that time"
+            "was interrupted, run it again: it completes the change it recorded"
         )
     address = players.address_problem(game)
     if address:

@@ -135,9 +135,13 @@ def change_deadline(
     why: str,
     extend: str | None = None,
     set_to: str | None = None,
-) -> tuple[Game, DeadlineChange]:
+) -> tuple[Game, DeadlineChange, bool]:
     """Move the pending turn's deadline by `extend` (a duration) or to `set_to` (ISO 8601),
-    recording the change with its reason in the history."""
+    recording the change with its reason in the history.
+
+    The change is recorded first, then the game file follows. When an earlier run stopped
+    between the two, this one only brings the game file up to the recorded change and says so
+    (True as the third value): running the same command again never moves the deadline twice."""
     if (extend is None) == (set_to is None):
         raise PbemError("give either --extend DURATION or --set TIME")
     if not why.strip():
@@ -155,6 +159,11 @@ def change_deadline(
         if history_count(directory) != r:
             raise GameFileError("a resolution was interrupted: run 'pbem resolve' first")
         current = pending_deadline(directory, game, r)
+        made = deadline_changes(directory, r)
+        if made and game.deadline != current:
+            finished = replace(game, deadline=current)
+            write_game(finished)
+            return finished, made[-1], True
         if extend is not None:
             if current is None:
                 raise PbemError("this turn has no deadline yet to extend: use --set")
@@ -177,7 +186,7 @@ def change_deadline(
         atomic_write(path, tomli_w.dumps(change.to_dict()))
         moved = replace(game, deadline=new)
         write_game(moved)
-        return moved, change
+        return moved, change, False
 
 
 def missed_orders(
