@@ -161,6 +161,61 @@ def test_the_game_file_and_history_are_synced_when_a_turn_is_resolved(
     assert syscalls.index(("replace", "0002.toml")) < syscalls.index(("replace", "game.toml"))
 
 
+def test_several_files_are_each_synced_before_any_rename_and_their_folder_after(
+    tmp_path: Path, syscalls: list[tuple[str, object]]
+) -> None:
+    files = {"a.txt": "a" * 10, "b.txt": "b" * 20, "c.txt": "c" * 30}
+    disk.write_files(tmp_path, files)
+    first_rename = syscalls.index(("replace", "a.txt"))
+    assert sorted(syscalls[:first_rename]) == [("fsync", ("file", n)) for n in (10, 20, 30)]
+    assert [c for c in syscalls[first_rename:] if c[0] == "replace"] == [
+        ("replace", name) for name in files
+    ]
+    assert syscalls[-1] == ("fsync", ("folder", os.stat(tmp_path).st_ino))
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == files
+
+
+def test_a_folder_without_a_history_counts_no_resolutions(tmp_path: Path) -> None:
+    assert history.history_count(tmp_path) == 0
+    (tmp_path / "history").mkdir()
+    assert history.history_count(tmp_path) == 0
+
+
+def test_an_interrupted_write_is_not_taken_for_a_disk_error_and_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def stopped(src: object, dst: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(disk.os, "replace", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        disk.write_files(tmp_path, {"a.txt": "a", "b.txt": "b"})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_game_without_a_lock_file_is_not_held_by_another(tmp_path: Path) -> None:
+    assert not disk.held_by_another(tmp_path)
+    with disk.locked(tmp_path, creating=True):
+        pass
+    assert not disk.held_by_another(tmp_path)
+
+
+def test_a_history_that_is_a_file_still_marks_a_game_directory(tmp_path: Path) -> None:
+    (tmp_path / "history").write_text("not a folder")
+    assert history.game_files(tmp_path) == ["history"]
+    (tmp_path / "history").unlink()
+    (tmp_path / "history").mkdir()
+    assert history.game_files(tmp_path) == []
+
+
+def test_writing_and_syncing_leave_no_file_open(tmp_path: Path) -> None:
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        disk.write_files(tmp_path, {"a.txt": "a", "b.txt": "b"})
+        disk.atomic_write(tmp_path / "c.txt", "c")
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
 def test_a_str_is_written_as_utf8_into_a_new_folder(tmp_path: Path) -> None:
     disk.atomic_write(tmp_path / "new" / "deeper" / "a.txt", "Kamtchatka — ✓\n")
     assert (tmp_path / "new" / "deeper" / "a.txt").read_bytes() == "Kamtchatka — ✓\n".encode()
