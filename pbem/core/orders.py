@@ -353,23 +353,9 @@ def _orders(data: dict[str, Any], board: Board, lines: dict[str, int]) -> Orders
     fortify = _parse_fortify(reader, data)
     draft = _parse_draft(reader, data.get("draft"))
 
-    if reader.problems:
-        partial = None
-        if len(header) == 4:
-            partial = Orders(
-                game=header["game"],
-                turn=header["turn"],
-                player=header["player"],
-                secret=header["secret"],
-                trade=trade,
-                place=place,
-                attack=attack,
-                fortify=fortify,
-                draft=draft,
-                lines=reader.lines,
-            )
-        raise OrderError(reader.problems, partial=partial, dropped_attack=reader.dropped_attack)
-    return Orders(
+    if reader.problems and len(header) != 4:
+        raise OrderError(reader.problems, partial=None, dropped_attack=reader.dropped_attack)
+    built = Orders(
         game=header["game"],
         turn=header["turn"],
         player=header["player"],
@@ -381,6 +367,9 @@ def _orders(data: dict[str, Any], board: Board, lines: dict[str, int]) -> Orders
         draft=draft,
         lines=reader.lines,
     )
+    if reader.problems:  # what could be read, for the warnings that still apply
+        raise OrderError(reader.problems, partial=built, dropped_attack=reader.dropped_attack)
+    return built
 
 
 def _too_deep(data: Mapping[str, Any]) -> bool:
