@@ -449,10 +449,30 @@ def test_a_game_template_cannot_reach_python_internals(playing_dir: Path) -> Non
         processor.resolve_game(playing_dir)
 
 
-def test_the_builtin_templates_render_in_the_sandbox(playing_dir: Path) -> None:
-    env = report.environment(playing_dir.resolve())
-    assert isinstance(env, SandboxedEnvironment)
+def test_a_games_own_templates_render_in_the_sandbox_the_builtin_ones_alone_need_none(
+    playing_dir: Path,
+) -> None:
+    assert not isinstance(report.environment(playing_dir.resolve()), SandboxedEnvironment)
     assert (report_dir(playing_dir, 1) / "_moderator.html").read_text().startswith("<!")
+    (playing_dir / "templates").mkdir()
+    assert isinstance(report.environment(playing_dir.resolve()), SandboxedEnvironment)
+
+
+def test_the_builtin_templates_write_the_same_reports_in_the_sandbox(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    """A game with a templates/ folder renders pbem's own templates in the sandbox (its own
+    may include them): the same bytes as out of it."""
+    boxed = Path(shutil.copytree(playing_dir, tmp_path / "boxed"))
+    (boxed / "templates").mkdir()
+    for directory in (playing_dir, boxed):
+        write_skeletons(directory)
+        processor.resolve_game(directory)
+    plain, sandboxed = report_dir(playing_dir, 2), report_dir(boxed, 2)
+    names = sorted(p.name for p in plain.iterdir())
+    assert len(names) > 10 and names == sorted(p.name for p in sandboxed.iterdir())
+    for name in names:
+        assert (plain / name).read_bytes() == (sandboxed / name).read_bytes(), name
 
 
 def test_a_disk_error_names_the_path_and_what_to_do() -> None:

@@ -14,6 +14,7 @@ import jinja2
 import pytest
 from conftest import new_game, skeleton, write_skeletons
 
+from pbem import __version__
 from pbem.core import dice, missions, rules
 from pbem.core.events import (
     AttackStopped,
@@ -723,9 +724,13 @@ def test_plurals_one_territory_one_roll_one_message() -> None:
     assert plural(1, "roll") == "1 roll" and plural(0, "roll") == "0 rolls"
 
 
-def _rendered_with_cache(directory: Path, cache: jinja2.BytecodeCache | None) -> dict[str, str]:
+def _rendered_with_cache(
+    directory: Path, cache: jinja2.BytecodeCache | None, own: Path | None = None
+) -> dict[str, str]:
+    """The reports rendered by a fresh environment (not the shared one) with `cache`: the
+    plain one of the built-in templates, or the sandbox of a game with templates in `own`."""
     game = read_game(directory)
-    env = report._environment.__wrapped__(None, None, "en")  # fresh, not the shared one
+    env = report._environment.__wrapped__(own, None, "en")
     env.bytecode_cache = cache
     return {
         f"{name} {player}": report.render_template(
@@ -748,6 +753,25 @@ def test_compiled_templates_kept_between_runs_render_the_same_reports(
     kept = list(folder.iterdir())
     assert kept and all(p.name.startswith("__pbem-") for p in kept)
     assert _rendered_with_cache(playing_dir, template_cache(str(folder))) == plain  # read back
+
+
+def test_templates_compiled_for_the_sandbox_are_kept_apart_from_the_builtin_ones(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    """The sandbox compiles a template to other code than the plain environment (every call
+    and attribute goes through its checks): one cache folder holds both, each read by its own."""
+    from pbem.present.bytecode import template_cache
+
+    folder, own = tmp_path / "cache", tmp_path / "templates"
+    folder.mkdir()
+    own.mkdir()
+    plain = _rendered_with_cache(playing_dir, None)
+    for _ in range(2):  # written, then read back
+        for sandboxed in (True, False):
+            cache = template_cache(str(folder), sandboxed=sandboxed)
+            assert _rendered_with_cache(playing_dir, cache, own if sandboxed else None) == plain
+    names = {p.name.rsplit("_", 1)[0] for p in folder.iterdir()}
+    assert names == {f"__pbem-{__version__}-sandbox", f"__pbem-{__version__}-builtin"}
 
 
 def test_a_damaged_or_missing_template_cache_only_costs_time(

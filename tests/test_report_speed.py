@@ -90,14 +90,15 @@ def outcome(env: jinja2.Environment, obj: Any, attribute: str) -> Any:
 
 @pytest.mark.parametrize("attribute", ATTRIBUTES)
 def test_the_sandbox_shortcuts_answer_as_the_jinja2_sandbox_does(attribute: str) -> None:
-    ours = report.environment(None)
+    ours = report._sandbox()(undefined=jinja2.StrictUndefined)
     stock = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined)
     for obj in SUBJECTS:
         assert outcome(ours, obj, attribute) == outcome(stock, obj, attribute), (obj, attribute)
 
 
-def test_the_sandbox_still_refuses_what_changes_a_value() -> None:
-    env = report.environment(None)
+def test_the_sandbox_still_refuses_what_changes_a_value(tmp_path: Path) -> None:
+    (tmp_path / "templates").mkdir()  # a game with templates of its own
+    env = report.environment(tmp_path)
     with pytest.raises(jinja2.exceptions.SecurityError):
         env.from_string("{{ d.clear() }}").render(d={"a": 1})
     with pytest.raises(jinja2.exceptions.SecurityError):
@@ -309,3 +310,52 @@ def test_preload_compiles_every_builtin_template_before_workers_are_forked() -> 
     assert names
     compiled = {key[1] for key in env.cache.keys()}  # noqa: SIM118 - an LRU cache, not a dict
     assert names <= compiled
+
+
+TERRITORY_LOOP = """{% for t in map.territories %}
+    <g>
+      <title>{{ t.label|join(" ") }}: {{ t.owner }}, {{ ngettext("%(num)s army", "%(num)s armies", t.armies) }}{% if t.taken %}, {{ _("taken this turn") }}{% endif %}</title>
+{% if t.taken %}
+      <circle cx="{{ t.x }}" cy="{{ t.y }}" r="{{ t.r + 6 }}" fill="none" stroke="#1c1c1c" stroke-width="2" stroke-dasharray="4 3"/>
+{% endif %}
+      <circle data-territory="{{ t.name }}" cx="{{ t.x }}" cy="{{ t.y }}" r="{{ t.r }}" fill="{{ t.fill }}"{% if t.mine %} stroke="#1c1c1c" stroke-width="3.5"{% else %} stroke="#ffffff" stroke-width="1.5"{% endif %}/>
+      <text x="{{ t.x }}" y="{{ t.y }}" dy="0.36em" text-anchor="middle" font-size="14" font-weight="700" fill="{{ t.ink }}">{{ t.armies }}</text>
+      <text x="{{ t.x }}" y="{{ t.label_y }}" text-anchor="middle" font-size="10" fill="#2d2d2d" stroke="#ffffff" stroke-opacity="0.75" stroke-width="2.5" paint-order="stroke" stroke-linejoin="round">
+{% for part in t.label %}
+        <tspan x="{{ t.x }}" dy="{{ 0 if loop.first else 11 }}">{{ part }}</tspan>
+{% endfor %}
+      </text>
+    </g>
+{% endfor %}
+"""  # noqa: E501 - the template's own lines
+"""The territories as the reports' template drew them, before they were drawn in Python."""
+
+
+@pytest.mark.parametrize("code", ["en", "sv", "gu"])
+def test_the_territories_drawn_in_python_are_those_the_template_drew(code: str) -> None:
+    odd = ["Alaska", 'Fort "Q" & <co>', "Nord\x1bkap", "\u202eevil", "Ünïcödé"]
+    territories = [
+        svgmap.MapTerritory(
+            name=name,
+            x=10 * i,
+            y=20 + i,
+            r=17,
+            fill="#3a6fb7",
+            ink="#ffffff" if i % 2 else '"><x',
+            owner=["alice", "o'brien & co", "carl\x07"][i % 3],
+            armies=[1, 2, 1000, 0, 5][i],
+            mine=i % 2 == 0,
+            taken=i in (1, 3),
+            label=svgmap._label_lines(name + " Peninsula" * (i % 2)),
+            label_y=48 + i,
+        )
+        for i, name in enumerate(odd)
+    ]
+    assert any(len(t.label) > 1 for t in territories)
+    env = report._environment.__wrapped__(None, None, code)
+    drew = env.from_string(TERRITORY_LOOP).render(map={"territories": territories})
+    svgmap._DRAWN.clear()
+    drawn = svgmap.draw_territories(territories, i18n.translations(code))
+    assert drawn == drew
+    assert svgmap.draw_territories(territories, i18n.translations(code)) == drew  # kept
+    assert "&#34;&gt;&lt;x" in drawn and "\\x1b" in drawn

@@ -18,13 +18,18 @@ if TYPE_CHECKING:
     import jinja2
     from jinja2.bccache import Bucket
 
-PATTERN = f"__pbem-{__version__}_%s.cache"
-"""pbem's own cache files, by version: its templates compile with pbem's own settings."""
+PATTERN = f"__pbem-{__version__}-%s_%%s.cache"
+"""pbem's own cache files, by version and kind of environment: its templates compile with
+pbem's own settings, and to different code in the sandbox (a game's own templates) and out of
+it (the built-in ones alone)."""
 
 
-def template_cache(directory: str | None = None) -> jinja2.BytecodeCache | None:
+def template_cache(
+    directory: str | None = None, sandboxed: bool = True
+) -> jinja2.BytecodeCache | None:
     """The cache of compiled templates (in `directory`, by default Jinja2's private folder for
-    the user), or None when no safe folder for it can be had."""
+    the user) for the sandbox or for the plain environment, or None when no safe folder for it
+    can be had."""
     import jinja2
 
     class QuietCache(jinja2.FileSystemBytecodeCache):
@@ -39,6 +44,6 @@ def template_cache(directory: str | None = None) -> jinja2.BytecodeCache | None:
                 super().dump_bytecode(bucket)
 
     try:
-        return QuietCache(directory, pattern=PATTERN)
+        return QuietCache(directory, pattern=PATTERN % ("sandbox" if sandboxed else "builtin"))
     except (OSError, RuntimeError):  # no private folder to be had
         return None

@@ -37,7 +37,7 @@ from pbem.present.secret_check import secret_hash
 from pbem.present.skeleton import next_turn_of, order_skeleton
 from pbem.present.stats import stats_after, without_battles
 from pbem.present.story import armies_before, narrate, tell
-from pbem.present.svgmap import map_shapes, player_colours
+from pbem.present.svgmap import draw_territories, map_shapes, player_colours
 from pbem.present.text import wrap
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
@@ -146,7 +146,7 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    env = _sandbox()(
+    env = (_sandbox() if own is not None else _builtin())(
         loader=jinja2.ChoiceLoader(loaders),
         finalize=_finalize(markupsafe.Markup),
         undefined=jinja2.StrictUndefined,
@@ -156,11 +156,13 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        bytecode_cache=template_cache(),
+        bytecode_cache=template_cache(sandboxed=own is not None),
         extensions=["jinja2.ext.i18n"],
     )
-    env.install_gettext_translations(  # type: ignore[attr-defined]
-        i18n.translations(language, game_dir), newstyle=True
+    catalogue = i18n.translations(language, game_dir)
+    env.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
+    env.globals["draw_territories"] = lambda territories: markupsafe.Markup(
+        draw_territories(territories, catalogue)
     )
     env.filters["columns"] = columns
     env.filters["pad"] = i18n.pad
@@ -168,6 +170,22 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.globals["wrap"] = i18n.wrap
     env.globals["width"] = i18n.display_width
     return env
+
+
+@functools.cache
+def _builtin() -> type[jinja2.Environment]:
+    """The environment of the built-in templates alone: pbem's own, so they need no sandbox
+    (the sandbox guards against a game's own templates; a value a player wrote is escaped
+    and made printable the same way in both)."""
+    import jinja2
+
+    class Builtin(jinja2.Environment):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.rendered: dict[object, str] = {}
+            """Pieces of reports that are the same in many, rendered once (`_board_svg`)."""
+
+    return Builtin
 
 
 @functools.cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gettext
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +12,7 @@ from pbem.core.board import Board
 from pbem.core.state import NEUTRAL, GameState
 from pbem.present import i18n
 from pbem.present.i18n import place
+from pbem.terminal import printable
 
 PALETTE: tuple[tuple[str, str], ...] = (
     ("#3a6fb7", "#ffffff"),  # blue
@@ -255,3 +257,70 @@ def _make_board_shapes(board: Board) -> _Shapes:
             MapText(f"{place(a)} →", board.width - 4, edge[1].y2 - 22, "end"),
         ]
     return tuple(continents), tuple(lines), tuple(edge_labels)
+
+
+def draw_territories(
+    territories: Sequence[MapTerritory], catalogue: gettext.NullTranslations
+) -> str:
+    """The territories' circles, army counts and names as SVG markup, in the language of
+    `catalogue`: the part of the map that changes with the game and the reader, drawn here
+    rather than by the template, since every page draws it for every territory. Templates
+    call it as `draw_territories(map.territories)` (macros.html.j2, `svg_map`); every value
+    in it is made printable and escaped as the template's own values are."""
+    if len(_DRAWN) > 4096:
+        _DRAWN.clear()
+    out = []
+    for t in territories:
+        key = (t, catalogue)
+        drawn = _DRAWN.get(key)
+        if drawn is None:
+            drawn = _DRAWN[key] = _draw_territory(t, catalogue)
+        out.append(drawn)
+    return "".join(out)
+
+
+_DRAWN: dict[tuple[MapTerritory, object], str] = {}
+"""Territories drawn, by territory and catalogue: the pages of one resolution draw most of
+them alike (only the reader's own outline differs)."""
+
+
+def _draw_territory(t: MapTerritory, catalogue: gettext.NullTranslations) -> str:
+    from markupsafe import Markup, escape
+
+    def text(value: str) -> str:
+        return str(escape(value if value.isprintable() else printable(value, lines=True)))
+
+    def words(message: Markup) -> str:  # a translation, taken as the templates take it
+        return printable(str(message), lines=True)
+
+    armies = words(
+        Markup(catalogue.ngettext("%(num)s army", "%(num)s armies", t.armies)) % {"num": t.armies}
+    )
+    taken = ""
+    if t.taken:
+        taken = ", " + words(Markup(catalogue.gettext("taken this turn")) % {})
+    out = [
+        "    <g>\n"
+        f"      <title>{text(' '.join(t.label))}: {text(t.owner)}, {armies}{taken}</title>\n"
+    ]
+    if t.taken:
+        out.append(
+            f'      <circle cx="{t.x}" cy="{t.y}" r="{t.r + 6}" fill="none" '
+            'stroke="#1c1c1c" stroke-width="2" stroke-dasharray="4 3"/>\n'
+        )
+    outline = (
+        ' stroke="#1c1c1c" stroke-width="3.5"' if t.mine else ' stroke="#ffffff" stroke-width="1.5"'
+    )
+    out.append(
+        f'      <circle data-territory="{text(t.name)}" cx="{t.x}" cy="{t.y}" r="{t.r}" '
+        f'fill="{text(t.fill)}"{outline}/>\n'
+        f'      <text x="{t.x}" y="{t.y}" dy="0.36em" text-anchor="middle" font-size="14" '
+        f'font-weight="700" fill="{text(t.ink)}">{t.armies}</text>\n'
+        f'      <text x="{t.x}" y="{t.label_y}" text-anchor="middle" font-size="10" '
+        'fill="#2d2d2d" stroke="#ffffff" stroke-opacity="0.75" stroke-width="2.5" '
+        'paint-order="stroke" stroke-linejoin="round">\n'
+    )
+    for i, part in enumerate(t.label):
+        out.append(f'        <tspan x="{t.x}" dy="{0 if i == 0 else 11}">{text(part)}</tspan>\n')
+    out.append("      </text>\n    </g>\n")
+    return "".join(out)
