@@ -175,6 +175,40 @@ def test_several_files_are_each_synced_before_any_rename_and_their_folder_after(
     assert {p.name: p.read_text() for p in tmp_path.iterdir()} == files
 
 
+def test_the_threads_that_sync_files_are_made_once_and_kept(tmp_path: Path) -> None:
+    import threading
+
+    disk.write_files(tmp_path / "one", {f"{n}.txt": "x" for n in range(12)})
+    threads = {t.ident for t in threading.enumerate() if t.name.startswith("pbem-sync")}
+    for n in range(5):
+        disk.write_files(tmp_path / f"w{n}", {f"{n}.txt": "x" for n in range(12)})
+    kept = {t.ident for t in threading.enumerate() if t.name.startswith("pbem-sync")}
+    assert threads and threads <= kept and len(kept) <= 8  # the first ones still at work
+
+
+def _write_in_a_forked_process(folder: str) -> None:
+    disk.write_files(Path(folder), {f"{n}.txt": str(n) for n in range(12)})
+
+
+def test_a_process_forked_after_a_write_syncs_with_threads_of_its_own(tmp_path: Path) -> None:
+    """A forked process has none of its parent's threads: with the parent's pool it would wait
+    for ever on its first write of several files."""
+    import multiprocessing
+
+    disk.write_files(tmp_path / "parent", {f"{n}.txt": "x" * n for n in range(40)})
+    child = multiprocessing.get_context("fork").Process(
+        target=_write_in_a_forked_process, args=(str(tmp_path / "child"),)
+    )
+    child.start()
+    child.join(20)
+    if child.is_alive():
+        child.kill()
+    assert child.exitcode == 0
+    assert sorted(p.name for p in (tmp_path / "child").iterdir()) == sorted(
+        f"{n}.txt" for n in range(12)
+    )
+
+
 def test_a_folder_without_a_history_counts_no_resolutions(tmp_path: Path) -> None:
     assert history.history_count(tmp_path) == 0
     (tmp_path / "history").mkdir()

@@ -13,9 +13,13 @@ import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem.errors import GameFileError, LockedError
 from pbem.game.safety import disk_error, lock_error, remove_temporaries
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 GAME_FILE = "game.toml"
 LOCK_FILE = ".lock"
@@ -33,13 +37,16 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
     """Write several files, each wholly old or wholly new even after a crash (as
     `atomic_write`). Every file is synced before it replaces its target; the syncs run side by
     side (the file system commits them together) and each folder is synced once, after all its
-    files: a report folder of twenty files costs one folder sync."""
+    files: a report folder of twenty files costs one folder sync. The threads that run the
+    syncs are made once in a process and kept."""
     written: list[tuple[Path, str]] = []
     current: Path | None = None
     try:
+        for folder in dict.fromkeys(path.parent for path in files):
+            current = folder
+            folder.mkdir(parents=True, exist_ok=True)
         for current, data in files.items():
             raw = data.encode() if isinstance(data, str) else data
-            current.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(
                 prefix=f".{current.name}.", suffix=".tmp", dir=current.parent
             )
@@ -47,10 +54,7 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(raw)
         if len(written) > 1:
-            from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
-
-            with ThreadPoolExecutor(min(8, len(written))) as pool:
-                list(pool.map(_sync, (tmp for _, tmp in written)))
+            list(_syncing().map(_sync, (tmp for _, tmp in written)))
         else:
             for _, tmp in written:
                 _sync(tmp)
@@ -66,6 +70,20 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
         if isinstance(err, OSError) and current is not None:
             raise disk_error(err, current) from None
         raise
+
+
+_SYNCING: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _syncing() -> ThreadPoolExecutor:
+    """The threads that sync files side by side: made once in each process (a process forked
+    from one that had them has none of its threads) and kept for its later writes."""
+    global _SYNCING
+    if _SYNCING is None or _SYNCING[0] != os.getpid():
+        from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
+
+        _SYNCING = (os.getpid(), ThreadPoolExecutor(8, thread_name_prefix="pbem-sync"))
+    return _SYNCING[1]
 
 
 def _sync(path: str | Path) -> None:
