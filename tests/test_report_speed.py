@@ -359,3 +359,35 @@ def test_the_territories_drawn_in_python_are_those_the_template_drew(code: str) 
     assert drawn == drew
     assert svgmap.draw_territories(territories, i18n.translations(code)) == drew  # kept
     assert "&#34;&gt;&lt;x" in drawn and "\\x1b" in drawn
+
+
+def test_the_finalize_shortcuts_print_every_value_as_the_long_way_does() -> None:
+    from markupsafe import Markup
+
+    env = report.environment(None)
+    assert env.finalize is not None
+    values: list[Any] = ["plain", "a\x1bb", "two\nlines", Markup("<b>bold</b>"), 7, 2.5, None]
+    values += [Markup("<b>\x1b[2J</b>"), Markup("row\n"), ["x\x07"], True]
+    for value in values:
+        short = env.finalize(value)
+        long = report._printable_value(value, Markup)
+        assert short == long and type(short) is type(long), repr(value)
+    assert env.finalize(Markup("<b>\x1b</b>")) == Markup("<b>\\x1b</b>")
+
+
+def test_a_games_own_template_changed_between_two_resolutions_of_one_run_is_read_again(
+    tmp_path: Path,
+) -> None:
+    """pbem's own templates are read once in a process; a game's own are looked at again
+    (a long `pbem run` may meet a template the moderator just edited)."""
+    assert not report.environment(None).auto_reload
+    directory = new_game(tmp_path / "game")
+    (directory / "templates").mkdir()
+    mine = directory / "templates" / "report.txt.j2"
+    for word in ("first", "second"):
+        mine.write_text(f"{word} {{{{ player }}}}\n")
+        os.utime(mine, (1_000_000 + len(word), 1_000_000 + len(word)))
+        write_skeletons(directory)
+        processor.resolve_game(directory)
+        folder = report_dir(directory, history_count(directory) - 1)
+        assert (folder / "alice.txt").read_text() == f"{word} alice\n"

@@ -128,7 +128,7 @@ def _finalize(markup: type[str]) -> Callable[[Any], Any]:
         kind = type(value)
         if kind is str:  # printable text has nothing `printable` would escape
             return value if value.isprintable() else printable(value, lines=True)
-        if kind is int:
+        if kind is int or (kind is markup and value.isprintable()):
             return value
         return _printable_value(value, markup)
 
@@ -157,6 +157,7 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
         lstrip_blocks=True,
         keep_trailing_newline=True,
         bytecode_cache=template_cache(sandboxed=own is not None),
+        auto_reload=own is not None,  # pbem's own templates do not change while it runs
         extensions=["jinja2.ext.i18n"],
     )
     catalogue = i18n.translations(language, game_dir)
