@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import jinja2
 import pytest
 from conftest import new_game, write_skeletons
+from hypothesis import given
+from hypothesis import strategies as st
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.core.state import Options
 from pbem.game import batch, processor
 from pbem.game.history import history_count, report_dir
 from pbem.game.store import read_game
-from pbem.present import i18n, report, stats, svgmap
+from pbem.present import i18n, json_text, report, stats, svgmap
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
@@ -391,3 +395,59 @@ def test_a_games_own_template_changed_between_two_resolutions_of_one_run_is_read
         processor.resolve_game(directory)
         folder = report_dir(directory, history_count(directory) - 1)
         assert (folder / "alice.txt").read_text() == f"{word} alice\n"
+
+
+JSON_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+JSON_VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@given(JSON_VALUES)
+def test_indented_json_is_what_the_standard_library_writes(value: Any) -> None:
+    assert json_text.indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{1: "a"}, {"x": float("nan")}, [float("-inf")], {"n": Decimal("1.5")}, OrderedDict(a=[])],
+    ids=["int key", "nan", "infinity", "decimal", "dict subclass"],
+)
+def test_indented_json_leaves_what_it_does_not_know_to_the_standard_library(value: Any) -> None:
+    try:
+        expected = json.dumps(value, indent=2, ensure_ascii=False)
+    except TypeError as err:
+        with pytest.raises(TypeError, match=str(err)):
+            json_text.indented_json(value)
+    else:
+        assert json_text.indented_json(value) == expected
+
+
+def test_a_view_file_is_written_without_the_standard_librarys_encoder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = new_game(tmp_path / "game", "alice,bob,carol,dave")
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    written = (report_dir(directory, 1) / "bob.view.json").read_text()
+    assert written == json.dumps(json.loads(written), indent=2, ensure_ascii=False) + "\n"
+
+    def refused(*args: object, **kwargs: object) -> str:
+        raise AssertionError("the slow way")
+
+    monkeypatch.setattr(json_text, "_standard", refused)
+    game = read_game(directory)
+    events = processor.read_history(directory, 1).events
+    assert report.view_file(game, 1, events, "bob") == written

@@ -10,7 +10,6 @@ the player's view of the state, so that nothing secret can reach a template by a
 from __future__ import annotations
 
 import functools
-import json
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -33,6 +32,7 @@ from pbem.present.context import (
     piles_context,
     report_context,
 )
+from pbem.present.json_text import indented_json
 from pbem.present.secret_check import secret_hash
 from pbem.present.skeleton import next_turn_of, order_skeleton
 from pbem.present.stats import stats_after, without_battles
@@ -403,7 +403,7 @@ def _view_file(
     if reg is not None:
         out["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
     out["stats"] = without_battles(stats)
-    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+    return indented_json(out) + "\n"
 
 
 def render_reports(
