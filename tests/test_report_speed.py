@@ -451,3 +451,35 @@ def test_a_view_file_is_written_without_the_standard_librarys_encoder(
     game = read_game(directory)
     events = processor.read_history(directory, 1).events
     assert report.view_file(game, 1, events, "bob") == written
+
+
+TRANSLATED = [
+    '{{ _("Player") }}',
+    '{{ _("held by %(player)s", player=name) }}',
+    '{{ ngettext("%(num)s army", "%(num)s armies", n) }}',
+    '{{ ngettext("%(num)s turn", "%(num)s turns", 1) }}|{{ gettext("you") }}',
+    '{{ _("100%% sure: %(x)s", x=name) }}',
+    '{% autoescape false %}{{ _("held by %(player)s", player=name) }}{% endautoescape %}',
+    '{{ _("%(what)s over time", what=name|upper) }}',
+    "{% trans %}Nothing happened.{% endtrans %}",
+    "{% trans count=n %}{{ count }} roll{% pluralize %}{{ count }} rolls{% endtrans %}",
+]
+
+
+@pytest.mark.parametrize("code", ["en", "sv", "gu", "id"])
+@pytest.mark.parametrize("autoescape", [True, False])
+def test_the_templates_translations_are_those_of_jinja2s_i18n_extension(
+    code: str, autoescape: bool
+) -> None:
+    catalogue = i18n.translations(code)
+    stock = jinja2.Environment(extensions=["jinja2.ext.i18n"], autoescape=autoescape)
+    stock.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
+    ours = jinja2.Environment(extensions=["jinja2.ext.i18n"], autoescape=autoescape)
+    ours.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
+    ours.globals.update(report._translators(catalogue))
+    for source in TRANSLATED:
+        for n in (0, 1, 2, 1000):
+            values = {"name": "<o'brien & co>", "n": n}
+            expected = stock.from_string(source).render(values)
+            assert ours.from_string(source).render(values) == expected, (source, n)
+    assert report.environment(None, code).globals["ngettext"].__name__ == "counted"

@@ -10,6 +10,7 @@ the player's view of the state, so that nothing secret can reach a template by a
 from __future__ import annotations
 
 import functools
+import gettext
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -162,6 +163,7 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     )
     catalogue = i18n.translations(language, game_dir)
     env.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
+    env.globals.update(_translators(catalogue))
     env.globals["draw_territories"] = lambda territories: markupsafe.Markup(
         draw_territories(territories, catalogue)
     )
@@ -171,6 +173,32 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.globals["wrap"] = i18n.wrap
     env.globals["width"] = i18n.display_width
     return env
+
+
+def _translators(catalogue: gettext.NullTranslations) -> dict[str, Callable[..., str]]:
+    """`_`, `gettext` and `ngettext` for templates, as Jinja2's i18n extension makes them
+    (newstyle: where the template escapes HTML the translation is markup, and its %(name)s
+    placeholders are filled with escaped values; `%(num)s` is the number), but called
+    directly: the extension's go through three calls of the template's context each, and a
+    report prints a hundred translations a page."""
+    from jinja2 import pass_eval_context
+    from jinja2.nodes import EvalContext
+    from markupsafe import Markup
+
+    @pass_eval_context
+    def translated(context: EvalContext, message: str, /, **values: Any) -> str:
+        text = catalogue.gettext(message)
+        return (Markup(text) if context.autoescape else text) % values
+
+    @pass_eval_context
+    def counted(
+        context: EvalContext, singular: str, plural: str, num: int, /, **values: Any
+    ) -> str:
+        values.setdefault("num", num)
+        text = catalogue.ngettext(singular, plural, num)
+        return (Markup(text) if context.autoescape else text) % values
+
+    return {"_": translated, "gettext": translated, "ngettext": counted}
 
 
 @functools.cache
