@@ -6,6 +6,7 @@ import gettext
 import json
 import re
 import shutil
+import subprocess
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -156,6 +157,38 @@ def test_numbers_and_dates_are_written_the_languages_way() -> None:
     assert i18n.language("sv").number(12345) == "12\xa0345"
     assert i18n.language("nl").number(12345) == "12.345"
     assert "ડિસેમ્બર" in i18n.language("gu").when(moment)
+
+
+@pytest.mark.parametrize("code", i18n.LANGUAGES)
+def test_every_language_writes_the_numbers_below_a_thousand_as_python_does(code: str) -> None:
+    """Babel is skipped for them (i18n._number): a language that writes them otherwise (other
+    digits, say) must take that shortcut away."""
+    from babel.numbers import format_decimal
+
+    i18n._number.cache_clear()
+    for n in range(1000):
+        assert format_decimal(n, locale=code) == str(n) == i18n.language(code).number(n)
+    assert i18n.language(code).number(1000) == format_decimal(1000, locale=code)
+    assert i18n.language(code).number(-5) == format_decimal(-5, locale=code)
+
+
+def test_a_report_of_small_numbers_loads_no_number_formats(tmp_path: Path) -> None:
+    """Babel's locale data is a fifth of a resolution's time to load: a report whose numbers
+    are all below a thousand does without."""
+    from conftest import new_game, write_skeletons
+
+    directory = new_game(tmp_path / "game")
+    write_skeletons(directory)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pbem.game import processor\n"
+        f"processor.resolve_game(Path({str(directory)!r}))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('babel')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert (report_dir(directory, 1) / "alice.html").exists()
 
 
 def test_an_unknown_language_is_refused_naming_the_known_ones() -> None:
