@@ -77,3 +77,13 @@ def test_check_loads_the_turn_commands_only(playing_dir: Path) -> None:
     others = {"pbem.cli.look", "pbem.cli.tools", "pbem.cli.mail", "pbem.cli.games"}
     assert others & modules == set()
     assert {"pbem.game.processor", "pbem.core.engine", "pbem.core.events"} & modules == set()
+
+
+def test_commands_that_write_nothing_load_no_threads(playing_dir: Path) -> None:
+    """The threads that sync written files (and the logging they bring) are loaded by the
+    first write of several files, not by a command that writes none."""
+    files = [str(p) for p in write_skeletons(playing_dir)]
+    for args in (("check", str(playing_dir), *files), ("status", str(playing_dir))):
+        modules = loaded(*args)
+        assert "pbem.game.disk" in modules, args  # so the test can fail
+        assert {"concurrent.futures", "logging"} & modules == set(), args

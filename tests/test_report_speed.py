@@ -435,6 +435,15 @@ def test_indented_json_leaves_what_it_does_not_know_to_the_standard_library(valu
         assert json_text.indented_json(value) == expected
 
 
+def test_indented_json_writes_every_json_value_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*args: object, **kwargs: object) -> str:
+        raise AssertionError("the slow way")
+
+    monkeypatch.setattr(json_text, "_standard", refused)
+    value = {"flags": [True, False, None], "n": -3, "x": 2.5, "s": 'é\n"', "t": (), "d": {}}
+    assert json_text.indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
 def test_a_view_file_is_written_without_the_standard_librarys_encoder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -483,3 +492,78 @@ def test_the_templates_translations_are_those_of_jinja2s_i18n_extension(
             expected = stock.from_string(source).render(values)
             assert ours.from_string(source).render(values) == expected, (source, n)
     assert report.environment(None, code).globals["ngettext"].__name__ == "counted"
+
+
+def test_preload_loads_the_number_formats_before_workers_are_forked() -> None:
+    """Numbers from a thousand up are Babel's: its locale data is loaded once, before the
+    fork, not by every worker."""
+    i18n._number.cache_clear()
+    report.preload()
+    assert ("en", 1000) in {key[:2] for key in _cached_numbers()}
+
+
+def _cached_numbers() -> list[tuple[object, ...]]:
+    """The (language, number) pairs `i18n._number` has worked out, through a probe of its
+    cache: a hit on a pair asked before leaves the count of misses as it was."""
+    seen = []
+    for key in [("en", 1000), ("en", 1001)]:
+        misses = i18n._number.cache_info().misses
+        i18n._number(*key)
+        if i18n._number.cache_info().misses == misses:
+            seen.append(key)
+    return seen
+
+
+def test_the_map_board_is_drawn_once_a_resolution_not_again_in_each_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = new_game(tmp_path / "game", "alice,bob,carol,dave")
+    env = report.environment(directory.resolve())
+    env.rendered.clear()  # type: ignore[attr-defined]
+    asked: list[str] = []
+    real = env.get_template
+
+    def get_template(name: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(str(name))
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(env, "get_template", get_template)
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    assert asked.count("report.html.j2") == 4  # so the test can fail
+    assert asked.count("map_board.html.j2") == 1
+
+
+def test_a_games_own_template_may_translate_with_trans_blocks(tmp_path: Path) -> None:
+    directory = new_game(tmp_path / "game")
+    (directory / "templates").mkdir()
+    (directory / "templates" / "report.txt.j2").write_text(
+        "{% trans who=player %}Hello {{ who }}{% endtrans %}|"
+        '{% trans %}Nothing happened.{% endtrans %}|{{ _("you") }}\n'
+    )
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    assert (report_dir(directory, 1) / "alice.txt").read_text() == (
+        "Hello alice|Nothing happened.|you\n"
+    )
+
+
+def test_a_players_language_is_found_with_the_games_own_catalogue(tmp_path: Path) -> None:
+    from babel.messages.catalog import Catalog
+    from babel.messages.mofile import write_mo
+
+    directory = new_game(tmp_path / "game")
+    folder = directory / "locale" / "en" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    own = Catalog(locale="en")
+    own.add("The board", "The battlefield")
+    with (folder / "pbem.mo").open("wb") as f:
+        write_mo(f, own)
+    game = read_game(directory)
+    i18n.language.cache_clear()  # the deal's reports were rendered before the catalogue was
+    try:
+        lang = report.player_language(game, "alice")  # the game's folder found from the game
+        assert lang._("The board") == "The battlefield"
+        assert lang == report.player_language(game, "alice", directory.resolve())
+    finally:
+        i18n.language.cache_clear()
