@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 import pytest
 
-from pbem.core.board import load_board
+from pbem.core.board import Board, _parse, load_board
 from pbem.present import i18n, svgmap
 
 SHAPES = {
@@ -62,3 +62,52 @@ def test_a_long_territory_name_is_split_where_its_two_lines_are_most_alike() -> 
     assert svgmap._label_lines("Great Britain") == ("Great Britain",)  # short enough
     assert svgmap._label_lines("Kamtschatkahalvön") == ("Kamtschatkahalvön",)  # one word
     assert svgmap._label_lines("a bb ccccccccccccc") == ("a bb", "ccccccccccccc")
+
+
+def _board(spots: dict[str, tuple[str, tuple[int, int]]]) -> Board:
+    """A board 600 by 300 of these territories (name: continent, position), all neighbours."""
+    territories = {
+        name: {
+            "continent": continent,
+            "card": "infantry",
+            "neighbours": [other for other in spots if other != name],
+            "position": list(position),
+        }
+        for name, (continent, position) in spots.items()
+    }
+    continents = {continent: {"bonus": 1} for continent, _ in spots.values()}
+    data = {"name": "test", "wild_cards": 0, "width": 600, "height": 300}
+    return _parse({**data, "territories": territories, "continents": continents}, "test")
+
+
+def test_a_continents_name_goes_beside_it_when_above_and_below_are_off_the_map() -> None:
+    board = _board(
+        {
+            "W1": ("West", (40, 20)),
+            "W2": ("West", (40, 280)),
+            "E1": ("East", (560, 20)),
+            "E2": ("East", (560, 280)),
+            "M1": ("Middle", (300, 20)),
+            "M2": ("Middle", (300, 290)),
+        }
+    )
+    # Left of West is off the map: to its right. East: to its left. The middle: left first.
+    assert svgmap._label_place(board, "West", 8) == (40 + 31 + 8 * 3.8, 150.0)
+    assert svgmap._label_place(board, "East", 8) == (560 - 31 - 8 * 3.8, 150.0)
+    assert svgmap._label_place(board, "Middle", 8) == (300 - 31 - 8 * 3.8, 155.0)
+
+
+def test_a_continents_name_with_no_clear_side_goes_above_it() -> None:
+    board = _board({"A": ("Everywhere", (20, 20)), "B": ("Everywhere", (580, 280))})
+    assert svgmap._label_place(board, "Everywhere", 6) == (300.0, 20 - 31 + 2)
+
+
+def test_the_outline_of_a_continent_keeps_a_corner_one_step_off_the_line() -> None:
+    points = [(4, 5), (3, 5), (6, 3), (3, 5), (6, 4)]
+    assert svgmap._hull(points) == [(3, 5), (6, 3), (6, 4), (4, 5)]
+    assert svgmap._hull([(0, 0), (10, 0), (10, 10), (0, 10), (5, 5)]) == [
+        (0, 0),
+        (10, 0),
+        (10, 10),
+        (0, 10),
+    ]
