@@ -567,3 +567,23 @@ def test_a_players_language_is_found_with_the_games_own_catalogue(tmp_path: Path
         assert lang == report.player_language(game, "alice", directory.resolve())
     finally:
         i18n.language.cache_clear()
+
+
+def test_a_games_own_template_may_redefine_gettext_as_jinja2_allows(tmp_path: Path) -> None:
+    """The direct translations serve pbem's own templates alone: in a game's own, `_` calls
+    whatever `gettext` the template has, as Jinja2's i18n extension does."""
+    directory = new_game(tmp_path / "game")
+    (directory / "templates").mkdir()
+    (directory / "templates" / "report.txt.j2").write_text(
+        '{% macro gettext(s) %}mine: {{ s }}{% endmacro %}{{ _("Player") }}\n'
+    )
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    assert (report_dir(directory, 1) / "alice.txt").read_text() == "mine: Player\n"
+
+
+def test_a_json_value_inside_itself_is_refused_as_the_standard_library_refuses_it() -> None:
+    looped: list[Any] = [1]
+    looped.append(looped)
+    with pytest.raises(ValueError, match="Circular reference"):
+        json_text.indented_json({"a": looped})

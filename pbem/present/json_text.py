@@ -24,7 +24,7 @@ def indented_json(value: Any) -> str:
     out: list[str] = []
     try:
         _write(value, "\n", out)
-    except _Unusual:
+    except (_Unusual, RecursionError):  # (a value inside itself: json.dumps says so)
         return _standard(value)
     return "".join(out)
 

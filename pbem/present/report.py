@@ -88,13 +88,15 @@ def builtin_templates() -> Path:
 def environment(game_dir: Path | None = None, language: str = i18n.DEFAULT) -> jinja2.Environment:
     """The Jinja2 environment for a game: its own templates/ folder first, then the built-in.
 
-    Sandboxed (Jinja2's immutable sandbox): a game's own template can format what it is given
-    but reach nothing else (no attribute that leads to Python's internals, no method that
-    changes a value). Every value a template prints
-    goes through `printable`, so a control character a player wrote is shown escaped.
+    A game with templates of its own renders in Jinja2's immutable sandbox: its template can
+    format what it is given but reach nothing else (no attribute that leads to Python's
+    internals, no method that changes a value). A game without renders pbem's own templates
+    alone, outside it. Every value a template prints goes through `printable`, so a control
+    character a player wrote is shown escaped.
 
     Templates speak `language` through Jinja2's i18n extension (`_()`, `ngettext()`,
-    `{% trans %}`, newstyle: placeholders as `%(name)s`), from the game's own catalogue (its
+    `{% trans %}`, newstyle: placeholders as `%(name)s`; for pbem's own templates alone the
+    same translations called directly, `_translators`), from the game's own catalogue (its
     `locale/` folder) before the built-in one (docs/languages.md)."""
     own = game_dir / "templates" if game_dir is not None else None
     return _environment(
@@ -163,7 +165,8 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     )
     catalogue = i18n.translations(language, game_dir)
     env.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
-    env.globals.update(_translators(catalogue))
+    if own is None:  # a game's own templates keep the extension's (which they may redefine)
+        env.globals.update(_translators(catalogue))
     env.globals["draw_territories"] = lambda territories: markupsafe.Markup(
         draw_territories(territories, catalogue)
     )
