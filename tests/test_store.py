@@ -209,6 +209,28 @@ def test_a_process_forked_after_a_write_syncs_with_threads_of_its_own(tmp_path: 
     )
 
 
+def test_a_folder_made_for_the_files_is_synced_in_its_parent_after_them(
+    tmp_path: Path, syscalls: list[tuple[str, object]]
+) -> None:
+    """A new report folder's entry is synced too: else a crash could keep the game file that
+    moved on and lose the folder of the reports it made."""
+    (tmp_path / "reports").mkdir()
+    folder = tmp_path / "reports" / "0002-turn-1" / "deeper"
+    disk.write_files(folder, {"a.txt": "a", "b.txt": "bb"})
+    inode = {p: os.stat(p).st_ino for p in (folder, folder.parent, folder.parent.parent)}
+    folders = [what for call, what in syscalls if call == "fsync" and what[0] == "folder"]
+    assert folders == [
+        ("folder", inode[folder]),
+        ("folder", inode[folder.parent]),
+        ("folder", inode[tmp_path / "reports"]),
+    ]
+    last_rename = max(i for i, (call, _) in enumerate(syscalls) if call == "replace")
+    assert syscalls.index(("fsync", folders[0])) > last_rename  # after every file is in place
+    syscalls.clear()
+    disk.write_files(folder, {"c.txt": "c"})  # the folder is there now: only it is synced
+    assert [w for c, w in syscalls if c == "fsync" and w[0] == "folder"] == [folders[0]]
+
+
 def test_a_folder_without_a_history_counts_no_resolutions(tmp_path: Path) -> None:
     assert history.history_count(tmp_path) == 0
     (tmp_path / "history").mkdir()

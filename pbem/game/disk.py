@@ -37,13 +37,19 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
     """Write several files, each wholly old or wholly new even after a crash (as
     `atomic_write`). Every file is synced before it replaces its target; the syncs run side by
     side (the file system commits them together) and each folder is synced once, after all its
-    files: a report folder of twenty files costs one folder sync. The threads that run the
-    syncs are made once in a process and kept."""
+    files: a report folder of twenty files costs one folder sync. A folder made for the files is
+    synced in its parent after them, so that it is not lost while the files in it are kept. The
+    threads that run the syncs are made once in a process and kept."""
     written: list[tuple[Path, str]] = []
+    made: list[Path] = []  # the folders made here, each to be synced in its parent
     current: Path | None = None
     try:
         for folder in dict.fromkeys(path.parent for path in files):
             current = folder
+            missing = folder
+            while not missing.exists() and missing.parent != missing:
+                made.append(missing)
+                missing = missing.parent
             folder.mkdir(parents=True, exist_ok=True)
         for current, data in files.items():
             raw = data.encode() if isinstance(data, str) else data
@@ -60,7 +66,8 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
                 _sync(tmp)
         for current, tmp in written:
             os.replace(tmp, current)
-        for folder in dict.fromkeys(path.parent for path, _ in written):
+        synced = [path.parent for path, _ in written] + [folder.parent for folder in made]
+        for folder in dict.fromkeys(synced):
             current = folder
             _sync(folder)
     except BaseException as err:
