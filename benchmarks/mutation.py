@@ -202,7 +202,7 @@ SKIPPED += [
     (
         "pbem/game/disk.py",
         "if len(written) > 1:",
-        ("`>` -> `>=`", "1 -> 0", "1 -> 2"),
+        ("`>` -> `>=`", "`>` -> `<=`", "1 -> 0", "1 -> 2"),
         "files synced by a pool of threads or one by one: the same syncs, before any rename",
     ),
     (
