@@ -263,15 +263,23 @@ def test_the_maps_continents_and_borders_are_rendered_once_for_every_report(
         assert html.count("<line x1=") > 80  # every border of the classic board
 
 
-def test_a_game_can_draw_the_maps_board_its_own_way(tmp_path: Path) -> None:
+def _resolved_with_own(tmp_path: Path, template: str, source: str, report_file: str) -> str:
+    """`report_file` of a game's first resolution, the game having its own `template`."""
     directory = new_game(tmp_path / "game")
     (directory / "templates").mkdir()
-    (directory / "templates" / "map_board.html.j2").write_text(
-        '  <g class="mine">{{ map.continents|length }} continents</g>'
-    )
+    (directory / "templates" / template).write_text(source)
     write_skeletons(directory)
     processor.resolve_game(directory)
-    html = (report_dir(directory, 1) / "alice.html").read_text()
+    return (report_dir(directory, 1) / report_file).read_text()
+
+
+def test_a_game_can_draw_the_maps_board_its_own_way(tmp_path: Path) -> None:
+    html = _resolved_with_own(
+        tmp_path,
+        "map_board.html.j2",
+        '  <g class="mine">{{ map.continents|length }} continents</g>',
+        "alice.html",
+    )
     assert '  <g class="mine">6 continents</g>\n  <g class="territories"' in html
     assert '<g class="continents">' not in html
 
@@ -535,17 +543,12 @@ def test_the_map_board_is_drawn_once_a_resolution_not_again_in_each_page(
 
 
 def test_a_games_own_template_may_translate_with_trans_blocks(tmp_path: Path) -> None:
-    directory = new_game(tmp_path / "game")
-    (directory / "templates").mkdir()
-    (directory / "templates" / "report.txt.j2").write_text(
+    source = (
         "{% trans who=player %}Hello {{ who }}{% endtrans %}|"
         '{% trans %}Nothing happened.{% endtrans %}|{{ _("you") }}\n'
     )
-    write_skeletons(directory)
-    processor.resolve_game(directory)
-    assert (report_dir(directory, 1) / "alice.txt").read_text() == (
-        "Hello alice|Nothing happened.|you\n"
-    )
+    text = _resolved_with_own(tmp_path, "report.txt.j2", source, "alice.txt")
+    assert text == "Hello alice|Nothing happened.|you\n"
 
 
 def test_a_players_language_is_found_with_the_games_own_catalogue(tmp_path: Path) -> None:
@@ -572,14 +575,8 @@ def test_a_players_language_is_found_with_the_games_own_catalogue(tmp_path: Path
 def test_a_games_own_template_may_redefine_gettext_as_jinja2_allows(tmp_path: Path) -> None:
     """The direct translations serve pbem's own templates alone: in a game's own, `_` calls
     whatever `gettext` the template has, as Jinja2's i18n extension does."""
-    directory = new_game(tmp_path / "game")
-    (directory / "templates").mkdir()
-    (directory / "templates" / "report.txt.j2").write_text(
-        '{% macro gettext(s) %}mine: {{ s }}{% endmacro %}{{ _("Player") }}\n'
-    )
-    write_skeletons(directory)
-    processor.resolve_game(directory)
-    assert (report_dir(directory, 1) / "alice.txt").read_text() == "mine: Player\n"
+    source = '{% macro gettext(s) %}mine: {{ s }}{% endmacro %}{{ _("Player") }}\n'
+    assert _resolved_with_own(tmp_path, "report.txt.j2", source, "alice.txt") == "mine: Player\n"
 
 
 def test_a_json_value_inside_itself_is_refused_as_the_standard_library_refuses_it() -> None:

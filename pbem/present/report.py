@@ -149,7 +149,9 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     if own is not None:
         loaders.append(jinja2.FileSystemLoader(str(own)))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
-    env = (_sandbox() if own is not None else _builtin())(
+    # pbem's own templates alone need no sandbox: it guards against a game's own (a value a
+    # player wrote is escaped and made printable the same way in both).
+    env = (_sandbox() if own is not None else jinja2.Environment)(
         loader=jinja2.ChoiceLoader(loaders),
         finalize=_finalize(markupsafe.Markup),
         undefined=jinja2.StrictUndefined,
@@ -170,6 +172,7 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.globals["draw_territories"] = lambda territories: markupsafe.Markup(
         draw_territories(territories, catalogue)
     )
+    env.rendered = {}  # type: ignore[attr-defined]  # pieces the same in many reports (_board_svg)
     env.filters["columns"] = columns
     env.filters["pad"] = i18n.pad
     env.filters["number"] = lambda n: i18n.language(language).number(n)
@@ -205,22 +208,6 @@ def _translators(catalogue: gettext.NullTranslations) -> dict[str, Callable[...,
 
 
 @functools.cache
-def _builtin() -> type[jinja2.Environment]:
-    """The environment of the built-in templates alone: pbem's own, so they need no sandbox
-    (the sandbox guards against a game's own templates; a value a player wrote is escaped
-    and made printable the same way in both)."""
-    import jinja2
-
-    class Builtin(jinja2.Environment):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.rendered: dict[object, str] = {}
-            """Pieces of reports that are the same in many, rendered once (`_board_svg`)."""
-
-    return Builtin
-
-
-@functools.cache
 def _sandbox() -> type[ImmutableSandboxedEnvironment]:
     """Jinja2's immutable sandbox, its verdict on an attribute remembered by the type of the
     object and the attribute's name, the only things the verdict depends on (a report reads
@@ -231,8 +218,6 @@ def _sandbox() -> type[ImmutableSandboxedEnvironment]:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.verdicts: dict[tuple[type[Any], str], bool] = {}
-            self.rendered: dict[object, str] = {}
-            """Pieces of reports that are the same in many, rendered once (`_board_svg`)."""
 
         def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
             key = (type(obj), attr)
