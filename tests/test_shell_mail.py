@@ -17,7 +17,7 @@ from pbem.core.state import Options
 from pbem.errors import GameFileError, PbemError
 from pbem.game import processor
 from pbem.game.store import read_game
-from pbem.mail import message, records, send, sources
+from pbem.mail import machine, message, records, send, sources
 from pbem.present import report
 
 GAME = "summer-2027"
@@ -449,8 +449,8 @@ def test_a_file_that_cannot_be_read_is_rejected_under_its_name(
 
 
 def test_the_first_of_repeated_machine_headers_counts() -> None:
-    assert message.automatic({"auto-submitted": ["no", "auto-replied"]}) is None
-    assert message.automatic({"auto-submitted": ["auto-replied", "no"]}) is not None
+    assert machine.automatic({"auto-submitted": ["no", "auto-replied"]}) is None
+    assert machine.automatic({"auto-submitted": ["auto-replied", "no"]}) is not None
 
 
 def test_a_reused_message_id_with_other_content_is_read_once(game_dir: Path) -> None:

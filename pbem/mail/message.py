@@ -28,8 +28,8 @@ from typing import cast
 from pbem.core.orders import between_cuts
 from pbem.errors import PbemError
 from pbem.game.safety import ORDER_FILE_LIMIT
+from pbem.mail.machine import automatic
 
-LOOP_HEADER = "X-Pbem-Loop"
 MAX_ORDERS_BYTES = ORDER_FILE_LIMIT
 """The largest order file taken, attached or in a message's text."""
 MAX_DEPTH = 20
@@ -164,30 +164,6 @@ def _digest(headers: Mapping[str, list[str]], raw: bytes) -> str:
         digest.update(" ".join(headers.get(name, [])).strip().encode() + b"\0")
     digest.update(body.rstrip())
     return digest.hexdigest()
-
-
-def automatic(headers: Mapping[str, list[str]]) -> str | None:
-    """Why a message was sent by a machine (and must not be answered), or None."""
-
-    def first(name: str) -> str | None:
-        values = headers.get(name.lower())
-        return values[0].strip() if values else None
-
-    if first(LOOP_HEADER) is not None:
-        return f"it carries pbem's own {LOOP_HEADER} header"
-    submitted = (first("Auto-Submitted") or "").split(";")[0].strip().lower()
-    if submitted and submitted != "no":
-        return f"it is an automatic message (Auto-Submitted: {submitted[:40]})"
-    precedence = (first("Precedence") or "").lower()
-    if precedence in ("bulk", "junk", "list"):
-        return f"it is an automatic message (Precedence: {precedence})"
-    for header in ("X-Autoreply", "X-Autorespond"):
-        if first(header) is not None:
-            return f"it is an automatic reply ({header})"
-    return_path = first("Return-Path")
-    if return_path is not None and return_path in ("", "<>"):
-        return "it has an empty Return-Path (a bounce or notification)"
-    return None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import Any
 from pbem.errors import GameFileError, PbemError
 from pbem.game.disk import atomic_write
 from pbem.game.history import ORDERS
-from pbem.mail.message import LOOP_HEADER
+from pbem.mail.machine import LOOP_HEADER
 
 DEFAULT_FROM = "pbem@localhost"
 MAIL = "mail"

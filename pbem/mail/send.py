@@ -30,7 +30,7 @@ from pbem.game.disk import locked
 from pbem.game.history import history_count, played_in, read_history, report_dir
 from pbem.game.store import read_game
 from pbem.kit import kit_bytes
-from pbem.mail.message import LOOP_HEADER
+from pbem.mail.machine import LOOP_HEADER
 from pbem.mail.records import (
     DEFAULT_FROM,
     FAILED_FOLDER,
