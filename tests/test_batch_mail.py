@@ -99,6 +99,7 @@ def check_routed(root: Path, output: str) -> None:
         ("games", CY),  # for no game: cy plays in duel and league
         ("league", BEN),  # accepted
         ("league", DEE),  # rejected: no orders in the reply
+        ("league", MODERATOR),  # the moderator's summary: dee's question, passed on
     ]
     (for_none,) = [m for k, m in answers.items() if k.startswith("games/")]
     assert "At this address you play in: duel, league" in for_none.get_content()
@@ -274,9 +275,11 @@ def test_answers_go_out_in_the_order_the_messages_came_in(
     ]  # fmt: skip
     run("mail", "fetch", root, "--maildir", into_maildir(tmp_path / "M", mail_in))
     run("mail", "send", root / "league", "--smtp", server.spec)
-    assert [str(m["In-Reply-To"]) for m in server.recorder.messages()] == [
-        f"<q{n}@t>" for n in range(5)
-    ]
+    sent = server.recorder.messages()
+    assert [str(m["In-Reply-To"]) for m in sent[:5]] == [f"<q{n}@t>" for n in range(5)]
+    # then the moderator's summary, which lists the five questions
+    assert len(sent) == 6 and sent[5]["To"] == MODERATOR
+    assert all(f"question {n}" in sent[5].get_content() for n in range(5))
 
 
 def test_run_fetches_resolves_and_sends(root: Path, tmp_path: Path, server: Server) -> None:

@@ -396,7 +396,7 @@ def test_a_mailbox_of_every_kind_of_message(game_dir: Path, kind: str) -> None:
     assert "sent from mallory@evil.example carried orders for you (carol)" in forged
     assert "mallory@evil.example is not the address registered for carol" in incoming.reasons[0]
     _, html_only = reply_to(d, result, "<html@t>")
-    assert "HTML only" in html_only and "accepted earlier stand" in html_only
+    assert "not valid TOML" in html_only and "accepted earlier stand" in html_only
     _, ignored = reply_to(d, result, "<b1@t>")
     assert "before the orders already accepted" in ignored
     incoming, replaced = reply_to(d, result, "<a2@t>")
@@ -458,10 +458,25 @@ def test_the_whole_report_sent_back_in_a_mail_is_read_between_the_cut_lines(
     game_dir: Path,
 ) -> None:
     report = (report_dir(game_dir, 0) / "alice.txt").read_text()
-    result = fetch(game_dir, [message("alice@example.org", report, mid="<whole@t>")])
+    mine = owned(game_dir, "alice", 1)
+    edited = report.replace(orders_for(game_dir, "alice"), orders_for(game_dir, "alice", mine))
+    assert edited != report
+    result = fetch(game_dir, [message("alice@example.org", edited, mid="<whole@t>")])
     incoming, body = reply_to(game_dir, result, "<whole@t>")
     assert incoming.verdict is mail.Verdict.ACCEPTED, incoming.reasons
-    assert "What they will do:\n  place " in body
+    assert "What they will do:\n  place " in body and mine in body
+    assert f'territory = "{mine}"' in (game_dir / "orders" / "alice.toml").read_text()
+
+
+def test_the_whole_report_sent_back_unchanged_is_not_taken_for_orders(game_dir: Path) -> None:
+    report = (report_dir(game_dir, 0) / "alice.txt").read_text()
+    result = fetch(game_dir, [message("alice@example.org", report, mid="<whole@t>")])
+    incoming, body = reply_to(game_dir, result, "<whole@t>")
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert "the only orders in your message are the ready order file of your report" in body
+    assert "alice.orders.toml" in body and "between the cut lines" in body
+    assert "passed to the moderator" in body
+    assert not (game_dir / "orders" / "alice.toml").exists()
 
 
 def test_a_wrong_secret_is_rejected(game_dir: Path) -> None:
@@ -501,11 +516,31 @@ def test_an_oversized_attachment_is_rejected(game_dir: Path) -> None:
     assert "at most 64 KiB" in result.incoming[0].reasons[0]
 
 
-def test_two_attached_order_files_are_rejected(game_dir: Path) -> None:
-    msg = message("bob@example.org", "both", attach=orders_for(game_dir, "bob"))
+def test_two_different_attached_order_files_are_refused_naming_both(game_dir: Path) -> None:
+    one = orders_for(game_dir, "bob", owned(game_dir, "bob", 1))
+    msg = message("bob@example.org", "both", attach=one, filename="mine.toml")
     msg.add_attachment(b"x = 1", maintype="text", subtype="plain", filename="other.toml")
     result = fetch(game_dir, [msg])
-    assert "2 order files are attached" in result.incoming[0].reasons[0]
+    incoming, body = reply_to(game_dir, result, result.incoming[0].message_id)
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert "two different sets of orders" in body
+    assert "in the attached file mine.toml" in body and "in the attached file other.toml" in body
+    assert "Set 1 of the orders" in body and "Set 2 of the orders" in body
+    assert not (game_dir / "orders" / "bob.toml").exists()
+
+
+def test_the_ready_file_attached_beside_other_orders_never_wins(game_dir: Path) -> None:
+    mine = owned(game_dir, "bob", 2)
+    msg = message("bob@example.org", "both", attach=orders_for(game_dir, "bob", mine))
+    msg.add_attachment(
+        orders_for(game_dir, "bob").encode(),
+        maintype="text",
+        subtype="plain",
+        filename="bob.orders.toml",
+    )
+    result = fetch(game_dir, [msg])
+    assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
+    assert f'territory = "{mine}"' in (game_dir / "orders" / "bob.toml").read_text()
 
 
 def test_a_report_attached_to_a_reply_is_not_read_for_orders(game_dir: Path) -> None:

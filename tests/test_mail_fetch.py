@@ -149,7 +149,7 @@ def test_mime_nested_a_thousand_deep_is_refused_with_the_reason(d: Path) -> None
     assert incoming.verdict is V.REJECTED and "nested too deep" in incoming.reasons[0]
     assert outbox(d)[incoming.reply or ""]["To"] == ALICE
     (incoming,) = fetch(d, [nested(ALICE, 30, mid="<deep30@t>")]).incoming
-    assert "nested more than 20 levels deep" in incoming.reasons[0]
+    assert "nested too deep to read (more than 20 levels)" in incoming.reasons[0]
 
 
 def test_orders_that_cannot_be_parsed_are_refused(d: Path) -> None:
@@ -455,7 +455,7 @@ def test_a_message_whose_parts_trip_the_reader_is_refused_not_raised(
     def trips(msg: object) -> None:
         raise LookupError("unforeseen")
 
-    monkeypatch.setattr(mail.message, "_leaves", trips)
+    monkeypatch.setattr(mail.message.found_in, "read", trips)
     letter = read_letter(message(ALICE, orders_for(d, "alice")).as_bytes())
     assert letter.orders is None
     assert letter.problem == "pbem cannot read its MIME structure (LookupError: unforeseen)"

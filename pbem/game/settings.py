@@ -58,6 +58,11 @@ KEYS: dict[str, Key] = {
         Key("from", "address", "the moderator's address, which pbem mails from"),
         Key("reply_to", "address", "where players' replies go (default: the from address)"),
         Key("bcc", "address", "an address that gets a copy of every report"),
+        Key(
+            "moderator",
+            "address",
+            "the moderator's own address, for summaries and players' questions (default: from)",
+        ),
         Key("smtp_host", "host", "the SMTP server that sends the mail"),
         Key("smtp_port", "port", "its port (default 465 with ssl, 587 with starttls, else 25)"),
         Key("smtp_security", "security", "none, starttls or ssl (default none)"),
@@ -268,6 +273,12 @@ class Settings:
     @property
     def bcc(self) -> str | None:
         return self.text("bcc")
+
+    @property
+    def moderator(self) -> str:
+        """Where the moderator reads what pbem could not answer alone (summaries, players'
+        questions): their own address, so that it does not land in the mailbox pbem reads."""
+        return self.text("moderator") or self.sender
 
     def server(self, kind: str) -> Server | None:
         """The SMTP (`kind="smtp"`) or IMAP (`kind="imap"`) server, or None when unset."""

@@ -25,6 +25,9 @@ from pbem.mail.records import (
 )
 from pbem.terminal import printable
 
+MAX_WORDS = 4000
+"""The most of a player's own words listed in the moderator's summary."""
+
 
 def write_reply(
     folder: Path, key: str, letter: Letter, out: EmailMessage, body: str, where: str, sender: str
@@ -50,6 +53,8 @@ class Answers:
     seen: dict[str, Any]
     sender: str
     now: datetime
+    moderator: str = ""
+    """Where the summary goes (the `moderator` setting; default: `sender`)."""
 
     @property
     def path(self) -> Path:
@@ -88,12 +93,26 @@ class Answers:
         )
         return f"{MAIL}/{REJECTED}/{digest}." + ("eml" if raw is not None else "txt")
 
-    def summarise(self, key: str, frm: str, subject: str, what: str, kept: str) -> None:
-        """Add a message to the moderator's summary (kept in seen.json until it is written)."""
+    def summarise(
+        self, key: str, frm: str, subject: str, what: str, kept: str, words: str = ""
+    ) -> None:
+        """Add a message to the moderator's summary (kept in seen.json until it is written);
+        `words`: what a player wrote, listed in full (up to MAX_WORDS characters)."""
         line = f"{printable(key)} from {printable(frm) or '(unreadable sender)'}"
         if subject:
             line += f', "{printable(subject[:100])}"'
-        self.seen.setdefault("to_tell", []).append(f"{line}\n  {printable(what)}\n  {kept}")
+        item = f"{line}\n  {printable(what)}"
+        if kept:
+            item += f"\n  {kept}"
+        text = words.strip("\n")
+        if text.strip():
+            cut = text[:MAX_WORDS]
+            item += "\n  Their message:\n" + "".join(
+                f"  | {printable(row)}\n" for row in cut.split("\n")
+            ).rstrip("\n")
+            if len(text) > MAX_WORDS:
+                item += f"\n  | ... ({len(text) - MAX_WORDS} more characters, in {kept or 'it'})"
+        self.seen.setdefault("to_tell", []).append(item)
 
     def tell_moderator(self) -> str | None:
         """One message to the moderator about every message not answered or sent in another
@@ -105,18 +124,19 @@ class Answers:
         n = len(items)
         out = outgoing(
             self.sender,
-            self.sender,
-            f"[{self.game.name}] {n} message{'s' if n > 1 else ''} not from a player's address",
+            self.moderator or self.sender,
+            f"[{self.game.name}] {n} message{'s' if n > 1 else ''} for the moderator",
             self.game.name,
             "auto-generated",
             self.now,
         )
         out["Message-ID"] = f"<pbem.{slug(self.game.name)}.note.{digest}@{domain(self.sender)}>"
         out.set_content(
-            f"pbem read {n} message{'s' if n > 1 else ''} for {self.game.name} that no player "
-            "was answered for, or that carried a player's orders from another address. "
-            "Each is kept in the game's mail/rejected/ folder with the reason.\n\n"
-            + "".join(f"- {item}\n\n" for item in items)
+            f"pbem read {n} message{'s' if n > 1 else ''} for {self.game.name} that need a "
+            "person: messages from players that hold no orders (a question, a request), and "
+            "messages no player was answered for or that carried a player's orders from "
+            "another address. Each rejected one is kept in the game's mail/rejected/ folder "
+            "with the reason.\n\n" + "".join(f"- {item}\n\n" for item in items)
         )
         name = f"note-{digest}.eml"
         write_eml(self.path, name, out)

@@ -21,6 +21,7 @@ from pbem.game.disk import locked
 from pbem.game.history import played_in, resolution_interrupted
 from pbem.game.store import Game, Registration, read_game
 from pbem.mail.answers import Answers
+from pbem.mail.found import Choice, Found, normal
 from pbem.mail.message import Letter, addresses_match, read_letter
 from pbem.mail.records import (
     DEFAULT_FROM,
@@ -32,8 +33,11 @@ from pbem.mail.records import (
     save,
     seen_state,
     store_orders,
+    write_eml,
 )
+from pbem.mail.reports import ready_files, resent_report
 from pbem.mail.sources import Entry, Sources, read_entries
+from pbem.mail.told import found_notes, why_none
 from pbem.present import i18n
 from pbem.present.text import plural
 from pbem.terminal import printable
@@ -56,6 +60,8 @@ class Verdict(Enum):
     UNANSWERED = "not answered"
     """Sent by a machine (auto-reply, bounce, our own mail): nothing is done."""
     DUPLICATE = "already processed"
+    RESENT = "report resent"
+    """A player asked for their latest report again: it is in the outbox."""
     HELD = "held"
     """Not read this time (a resolution is interrupted, or its orders cannot be stored): the
     next fetch reads it again."""
@@ -120,11 +126,13 @@ def fetch_orders(
     sources: Sources,
     sender: str = DEFAULT_FROM,
     now: datetime | None = None,
+    moderator: str | None = None,
 ) -> FetchResult:
     """Read the mailboxes, store each accepted order file in DIR/orders/<player>.toml and
     answer the game's players in the outbox. Messages already processed are skipped, so
-    fetching the same mailbox again changes nothing."""
-    return fetch_entries(directory, read_entries(sources), sender, now)
+    fetching the same mailbox again changes nothing. `moderator`: where the summary and the
+    players' questions go (default: `sender`)."""
+    return fetch_entries(directory, read_entries(sources), sender, now, moderator)
 
 
 def fetch_entries(
@@ -132,13 +140,14 @@ def fetch_entries(
     entries: Sequence[Entry],
     sender: str = DEFAULT_FROM,
     now: datetime | None = None,
+    moderator: str | None = None,
 ) -> FetchResult:
     """`fetch_orders` for messages already read (from any mailbox, IMAP too); the outcomes
     come in the order of `entries`."""
     read_at = now or datetime.now(timezone.utc)
     with locked(directory):
         game = read_game(directory)
-        fetcher = _Fetcher(game, seen_state(directory), sender, read_at)
+        fetcher = _Fetcher(game, seen_state(directory), sender, read_at, moderator or sender)
         held = resolution_interrupted(directory, game.state.resolution)
         results = [fetcher.take(entry, held) for entry in entries]
         note = fetcher.out.tell_moderator()
@@ -153,9 +162,11 @@ class _Fetcher:
     seen: dict[str, Any]
     sender: str
     now: datetime
+    moderator: str
 
     def __post_init__(self) -> None:
-        self.out = Answers(self.game, self.seen, self.sender, self.now)
+        self.out = Answers(self.game, self.seen, self.sender, self.now, self.moderator)
+        self._ready: dict[str, tuple[str, dict[str, Any] | None]] | None = None
 
     @property
     def path(self) -> Path:
@@ -248,16 +259,17 @@ class _Fetcher:
         if letter.sender is None:
             return self.reject(letter, raw, [letter.sender_problem or "no sender"], to=None)
         me = self.registered(letter.sender)
-        if letter.orders is None:
-            return self.reject(letter, raw, [letter.problem or "no orders found"], to=me)
-        text, state = letter.orders, self.game.state
+        choice = letter.choice(self.ready)
+        if choice.found is None:
+            return self.no_orders(letter, raw, choice, me)
+        text, state = choice.found.text, self.game.state
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
             if err.partial is None:
                 told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
                 problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
-                return self.reject(letter, raw, problems, to=me, text=text)
+                return self.reject(letter, raw, problems, to=me, shown=text, choice=choice)
             orders = err.partial  # every problem is listed by check_submission below
         except RecursionError:
             reason = "the orders are nested too deep to read: send the plain order file"
@@ -282,16 +294,33 @@ class _Fetcher:
             self.game, ORDER_FILE, text, self.game.language_of(me.name)
         )
         if not submission.accepted:
-            return self.reject(letter, raw, submission.messages(), to=me, text=text)
+            return self.reject(letter, raw, submission.messages(), to=me, shown=text, choice=choice)
         if letter.date is None:
             reason = "the message has no valid Date header: send it again"
             return self.reject(letter, raw, [reason], to=me)
-        return self.accept(letter, me, submission)
+        return self.accept(letter, me, submission, choice)
+
+    def ready(self, found: Found) -> str | None:
+        """The name of the ready order file pbem mailed that `found` is (the same orders as
+        data, or the same text), or None: every report's files, and the file each awaited
+        player's report is given now. Read once a fetch, when first asked."""
+        if self._ready is None:
+            self._ready = ready_files(self.game)
+        data = found.data()
+        same = normal(found.text)
+        for name, (text, ready_data) in self._ready.items():
+            if (data is not None and data == ready_data) or same == text:
+                return name.rsplit("/", 1)[-1]
+        return None
 
     def accept(
-        self, letter: Letter, me: Registration, submission: processor.Submission
+        self,
+        letter: Letter,
+        me: Registration,
+        submission: processor.Submission,
+        choice: Choice,
     ) -> Incoming:
-        assert letter.date is not None and letter.orders is not None
+        assert letter.date is not None and choice.found is not None
         mid, frm, state = letter.message_id, letter.sender or "", self.game.state
         when = min(letter.date, self.now)
         future = (
@@ -322,7 +351,7 @@ class _Fetcher:
             body += "\n"
             reply = self.out.answer(letter, me, _("not used: older orders"), body)
             return Incoming(mid, frm, Verdict.IGNORED, me.name, (reason,), reply)
-        replaced = store_orders(self.path, me.name, letter.orders)
+        replaced = store_orders(self.path, me.name, choice.found.text)
         self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
         if future is not None:
             self.seen["accepted"][key]["dated"] = letter.date.isoformat()
@@ -334,6 +363,8 @@ class _Fetcher:
             game=self.game.name,
         )
         body += "\n"
+        notes = found_notes(choice, self.speaking(me))
+        body += "".join(f"{note}\n" for note in notes)
         if future is not None:
             body += _("Note: %(note)s.", note=future) + "\n"
         if previous is not None:
@@ -347,13 +378,49 @@ class _Fetcher:
         body += "\n"
         subject = _("accepted: your orders for turn %(turn)s", turn=state.turn)
         reply = self.out.answer(letter, me, subject, body)
-        reasons = []
+        english = i18n.language(i18n.DEFAULT)
+        reasons = list(found_notes(choice, english)[1 if choice.ready else 0 :])
         if replaced:
             since = f" of {previous['date']}" if previous is not None else ""
             reasons.append(f"replaced the orders{since} (kept as {replaced})")
         if future is not None:
             reasons.append(future)
         return Incoming(mid, frm, Verdict.ACCEPTED, me.name, tuple(reasons), reply)
+
+    def no_orders(
+        self, letter: Letter, raw: bytes, choice: Choice, me: Registration | None
+    ) -> Incoming:
+        """A message in which no orders can be taken: two different sets are refused; a
+        player's request for their report is met; anything else a player sent is answered
+        and passed to the moderator, since it may be a question for a person."""
+        if me is None:
+            reason = why_none(choice, i18n.language(i18n.DEFAULT))
+            return self.reject(letter, raw, [reason], to=None)
+        told = self.speaking(me)
+        if choice.ambiguous is not None:
+            sets = [found.text for found in choice.ambiguous]
+            return self.reject(letter, raw, [why_none(choice, told)], to=me, shown=sets)
+        if letter.resend:
+            outcome = self.resend(letter, me)
+            if outcome is not None:
+                return outcome
+        return self.reject(letter, raw, [why_none(choice, told)], to=me, passed=True)
+
+    def resend(self, letter: Letter, me: Registration) -> Incoming | None:
+        """The player's latest report again, as a new message; None when there is none."""
+        key = f"{letter.message_id}\0{letter.digest}"
+        made = resent_report(self.game, me.name, self.sender, self.now, key)
+        if made is None:
+            return None
+        name, msg = made
+        if letter.thread_id is not None:
+            msg["In-Reply-To"] = letter.thread_id
+        write_eml(self.path, name, msg)
+        mid, frm = letter.message_id, letter.sender or ""
+        what = f"{me.name} asked for their latest report again: resent ({OUTBOX}/{name})"
+        self.out.summarise(mid, frm, letter.subject, what, "", letter.reading.own_words)
+        reason = f"asked for the latest report again: {OUTBOX}/{name}"
+        return Incoming(mid, frm, Verdict.RESENT, me.name, (reason,), name)
 
     # -- answering -----------------------------------------------------------------------------
 
@@ -364,11 +431,18 @@ class _Fetcher:
         reasons: Sequence[str],
         *,
         to: Registration | None,
-        text: str | None = None,
+        shown: str | Sequence[str] | None = None,
+        choice: Choice | None = None,
+        passed: bool = False,
     ) -> Incoming:
-        """Refuse a message: kept in mail/rejected/, answered only to a registered sender."""
+        """Refuse a message: kept in mail/rejected/, answered only to a registered sender.
+        `shown`: the orders as read (or the sets of them) to list in the answer; `passed`: the
+        message holds no orders and goes to the moderator (the answer says so)."""
         mid, frm = letter.message_id, letter.sender or ""
         kept = self.out.keep(mid, raw, frm, "\n".join(reasons), letter)
+        if passed and to is not None:
+            what = f"no orders from {to.name}, passed on: {reasons[0]}"
+            self.out.summarise(mid, frm, letter.subject, what, kept, letter.reading.own_words)
         if to is None:
             why = f"not answered: {frm} is not a player's address" if frm else "not answered"
             self.out.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
@@ -380,11 +454,26 @@ class _Fetcher:
             else _("Your message was not accepted:")
         )
         body += "\n\n" + "".join(f"  {printable(r)}\n" for r in reasons)
-        if text is not None:
-            body += "\n" + _("The orders as read from your message:") + "\n\n"
-            body += "".join(
-                f"  {n:3} | {printable(line)}\n" for n, line in enumerate(text.splitlines(), 1)
+        if choice is not None:
+            body += "".join(f"\n{note}\n" for note in found_notes(choice, self.speaking(to)))
+        sets = [shown] if isinstance(shown, str) else list(shown or ())
+        for n, orders in enumerate(sets, 1):
+            heading = (
+                _("The orders as read from your message:")
+                if len(sets) == 1
+                else _("Set %(n)s of the orders as read from your message:", n=n)
             )
+            body += "\n" + heading + "\n\n"
+            body += "".join(
+                f"  {i:3} | {printable(line)}\n" for i, line in enumerate(orders.splitlines(), 1)
+            )
+        if passed:
+            body += "\n" + _(
+                "An order message holds the order file in its text (from the line game = ... "
+                "on), or attached as a .toml file. The order file for this turn is at the end of "
+                "your latest report, ready to edit; answer 'resend' to have that report again."
+            )
+            body += "\n\n" + _("Your message has been passed to the moderator.") + "\n"
         if f"{self.game.state.resolution}/{to.name}" in self.seen["accepted"]:
             body += "\n" + _(
                 "Nothing from this message was used: your orders accepted earlier stand."

@@ -219,9 +219,10 @@ def fetch_game(
     now: datetime | None = None,
 ) -> FetchResult:
     """Fetch one game's mail from any mailbox (IMAP messages marked seen once handled)."""
-    sender = game_settings(directory, flags).sender
+    settings = game_settings(directory, flags)
     with opened(mailbox) as (taken, done):
-        result = fetch_entries(directory, [t.entry for t in taken], sender, now)
+        entries = [t.entry for t in taken]
+        result = fetch_entries(directory, entries, settings.sender, now, settings.moderator)
         for t, incoming in zip(taken, result.incoming, strict=True):
             if incoming.verdict is not Verdict.HELD:
                 done(t)
@@ -264,8 +265,14 @@ def fetch_root(
                 by_game.setdefault(name, []).append((t, key))
         for name, items in by_game.items():
             try:
-                sender = game_settings(names[name], flags).sender
-                result = fetch_entries(names[name], [t.entry for t, _ in items], sender, read_at)
+                settings = game_settings(names[name], flags)
+                result = fetch_entries(
+                    names[name],
+                    [t.entry for t, _ in items],
+                    settings.sender,
+                    read_at,
+                    settings.moderator,
+                )
             except PbemError as err:
                 out.failed.append(
                     f"{name}: {err}; its {len(items)} messages are read again next time"

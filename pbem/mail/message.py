@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import errors as email_errors
@@ -23,31 +23,23 @@ from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
-from typing import cast
 
-from pbem.core.orders import between_cuts
-from pbem.errors import PbemError
+from pbem.errors import Problem
 from pbem.game.safety import ORDER_FILE_LIMIT
+from pbem.mail import found as found_in
+from pbem.mail import quoting, text
+from pbem.mail.found import Reading
 from pbem.mail.machine import automatic
 
 MAX_ORDERS_BYTES = ORDER_FILE_LIMIT
 """The largest order file taken, attached or in a message's text."""
-MAX_DEPTH = 20
-"""How deep MIME parts may nest before a message is refused as unreadable."""
+MAX_DEPTH = found_in.MAX_DEPTH
 
 _PARSER = BytesParser(policy=policy.compat32)
-_GAME_LINE = re.compile(r"^\s*game\s*=")
-_ORIGINAL = re.compile(r"^\s*(-{3,}\s*original message\s*-{3,}|_{10,})\s*$", re.IGNORECASE)
-_TOML_CHARS = re.compile(r"[=\[\]\"'#{}]")
-_TOML_TYPES = ("application/toml", "text/toml", "text/x-toml", "application/x-toml")
 _MESSAGE_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
 _ADDRESS = re.compile(r"^[^@\s<>()\[\]\\,;:\"]+@[^@\s<>()\[\]\\,;:\"]+$")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 _COMMENT = re.compile(r"\([^()]*\)")
-
-
-class NoOrders(PbemError):
-    """A message in which no order file can be found; says why."""
 
 
 @dataclass(frozen=True)
@@ -69,9 +61,47 @@ class Letter:
     references: tuple[str, ...]
     machine: str | None
     """Why it was sent by a machine (and must not be answered), or None."""
-    orders: str | None
-    problem: str | None
-    """Why no orders can be taken from it (none found, unreadable), or None."""
+    reading: Reading
+    """Every order file found in it, where, and what could not be read."""
+    trouble: Problem | None = None
+    """Why the message cannot be read at all (its MIME structure), or None."""
+
+    def choice(
+        self, is_ready: Callable[[found_in.Found], str | None] = lambda f: None
+    ) -> found_in.Choice:
+        """The orders the player meant (`found.choose`), `is_ready` telling the ready files."""
+        if self.trouble is not None:
+            return found_in.Choice(problem=self.trouble)
+        return found_in.choose(self.reading, is_ready)
+
+    @property
+    def orders(self) -> str | None:
+        """The orders the message holds, as far as the message alone tells."""
+        chosen = self.choice()
+        if chosen.found is not None:
+            return chosen.found.text
+        if chosen.ambiguous is not None:
+            return chosen.ambiguous[0].text
+        return chosen.only_ready[0].text if chosen.only_ready else None
+
+    @property
+    def problem(self) -> str | None:
+        """Why no orders can be taken from it (none found, unreadable), or None."""
+        chosen = self.choice()
+        if chosen.problem is not None:
+            return chosen.problem.message
+        if chosen.ambiguous is not None:
+            return "it holds two different sets of orders"
+        return None
+
+    @property
+    def forward(self) -> bool:
+        return self.reading.forward or quoting.forwarded(self.subject)
+
+    @property
+    def resend(self) -> bool:
+        """Whether it asks for the latest report again (and holds no orders)."""
+        return not self.reading.found and asks_for_resend(self.subject, self.reading.own_words)
 
 
 def read_letter(raw: bytes) -> Letter:
@@ -80,16 +110,20 @@ def read_letter(raw: bytes) -> Letter:
     sender, sender_problem = sender_address(headers.get("from", []))
     first = headers.get("message-id", [""])[0].strip()
     match = _MESSAGE_ID.fullmatch(first)
-    orders: str | None = None
-    problem: str | None = None
+    reading = Reading()
+    trouble: Problem | None = None
     try:
-        orders = find_orders(_PARSER.parsebytes(raw))
-    except NoOrders as err:
-        problem = str(err)
+        reading = found_in.read(_PARSER.parsebytes(raw))
     except RecursionError:
-        problem = f"its MIME parts are nested too deep to read (more than {MAX_DEPTH} levels)"
+        trouble = Problem.of(
+            "its MIME parts are nested too deep to read (more than %(depth)s levels)",
+            depth=MAX_DEPTH,
+        )
     except Exception as err:  # noqa: BLE001 (what a stranger sends must never stop a fetch)
-        problem = f"pbem cannot read its MIME structure ({type(err).__name__}: {err})"[:300]
+        trouble = Problem.of(
+            "pbem cannot read its MIME structure (%(error)s)",
+            error=f"{type(err).__name__}: {err}"[:250],
+        )
     return Letter(
         message_id=first[:500] or f"<{hashlib.sha256(raw).hexdigest()[:32]}@pbem.invalid>",
         digest=_digest(headers, raw),
@@ -100,8 +134,8 @@ def read_letter(raw: bytes) -> Letter:
         thread_id=match.group() if match else None,
         references=tuple(_MESSAGE_ID.findall(" ".join(headers.get("references", []))))[-20:],
         machine=automatic(headers),
-        orders=orders,
-        problem=problem,
+        reading=reading,
+        trouble=trouble,
     )
 
 
@@ -171,102 +205,27 @@ def _digest(headers: Mapping[str, list[str]], raw: bytes) -> str:
 
 
 def orders_from_body(body: str) -> str | None:
-    """The TOML in a message's text: from the first `game =` line to the end, leaving out
-    quoted lines (and the "... wrote:" line before them), the signature and anything after
-    an "Original Message" separator, and trailing lines that cannot be TOML ("Thanks, Bob");
-    in a whole report sent back, only what is between pbem's cut lines."""
-    body = between_cuts(body.replace("\r\n", "\n").replace("\r", "\n"))
-    lines = body.replace("\xa0", " ").split("\n")
-    kept: list[str] = []
-    for i, line in enumerate(lines):
-        if line.rstrip() == "--" or _ORIGINAL.match(line):
-            break
-        if line.lstrip().startswith(">") or _attribution(lines, i):
-            continue
-        kept.append(line)
-    start = next((i for i, line in enumerate(kept) if _GAME_LINE.match(line)), None)
-    if start is None:
-        return None
-    kept = kept[start:]
-    while kept and (not kept[-1].strip() or not _TOML_CHARS.search(kept[-1])):
-        kept.pop()
-    return "\n".join(line.rstrip() for line in kept) + "\n"
+    """The TOML a player wrote in a message's text: from the first `game =` line on, leaving
+    out quoted lines (and the "... wrote:" line before them), the signature and the original
+    message below a separator, and trailing lines that cannot be TOML ("Thanks, Bob"); in a
+    whole report sent back, only what is between pbem's cut lines."""
+    own = quoting.split(text.plain_spaces(body)).own
+    found = found_in.orders_in(own)
+    return None if found is None else found[0]
 
 
-def _attribution(lines: Sequence[str], i: int) -> bool:
-    """Whether line i introduces a quote ("On Monday, Bob wrote:" followed by "> ...")."""
-    if not lines[i].rstrip().endswith(":") or _GAME_LINE.match(lines[i]):
-        return False
-    following = next((line for line in lines[i + 1 :] if line.strip()), "")
-    return following.lstrip().startswith(">")
+_RESEND = re.compile(
+    r"\b(resend|re-send|send (it |me |the report |my report )?again|kirim ulang|kirimkan ulang|"
+    r"kirim lagi|skicka igen|skicka om|skicka på nytt|invia di nuovo|inviare di nuovo|"
+    r"reinvia|rimanda|rimandami|opnieuw (ver)?sturen|stuur .{0,20}opnieuw|nogmaals sturen|"
+    r"erneut senden|nochmal (schicken|senden)|renvoyer|renvoie|renvoyez|ફરીથી મોકલો|"
+    r"ફરી મોકલો|ફરી મોકલશો)\b",
+    re.IGNORECASE,
+)
 
 
-def _leaves(msg: Message) -> Iterator[Message]:
-    """The leaf parts of a message in order, not descending into attached messages; refuses
-    parts nested deeper than MAX_DEPTH."""
-    stack: list[tuple[Message, int]] = [(msg, 0)]
-    while stack:
-        part, depth = stack.pop()
-        if not part.is_multipart():
-            yield part
-            continue
-        if part.get_content_maintype() == "message":
-            continue
-        if depth >= MAX_DEPTH:
-            raise NoOrders(f"its MIME parts are nested more than {MAX_DEPTH} levels deep")
-        subparts = [p for p in cast(list[object], part.get_payload()) if isinstance(p, Message)]
-        stack.extend((p, depth + 1) for p in reversed(subparts))
-
-
-def _filename(part: Message) -> str:
-    return str(part.get_filename() or "").strip()
-
-
-def _is_order_file(part: Message) -> bool:
-    return _filename(part).lower().endswith(".toml") or part.get_content_type() in _TOML_TYPES
-
-
-def _decoded(part: Message, what: str) -> str:
-    data = part.get_payload(decode=True)
-    raw = data if isinstance(data, bytes) else b""
-    if len(raw) > MAX_ORDERS_BYTES:
-        raise NoOrders(
-            f"{what} is {len(raw)} bytes; an order file may be at most "
-            f"{MAX_ORDERS_BYTES // 1024} KiB"
-        )
-    charset = str(part.get_content_charset() or "utf-8")
-    try:
-        return raw.decode("utf-8-sig" if charset.lower() in ("utf-8", "utf8") else charset)
-    except (LookupError, UnicodeError, ValueError):
-        raise NoOrders(f"{what} is not text in {charset[:40]}: save it as UTF-8") from None
-
-
-def find_orders(msg: Message) -> str:
-    """The order file in a message: a .toml attachment, or else the TOML in its text."""
-    leaves = list(_leaves(msg))
-    attached = [p for p in leaves if _is_order_file(p)]
-    if len(attached) > 1:
-        names = ", ".join(_filename(p) or "(unnamed)" for p in attached[:5])
-        raise NoOrders(f"{len(attached)} order files are attached ({names}): attach only one")
-    if attached:
-        name = _filename(attached[0]) or "the attached order file"
-        return _decoded(attached[0], f"the attachment {name}")
-    texts = [p for p in leaves if p.get_content_maintype() == "text" and not _attachment(p)]
-    plain = next((p for p in texts if p.get_content_subtype() == "plain"), None)
-    if plain is None:
-        if any(p.get_content_subtype() == "html" for p in texts):
-            raise NoOrders(
-                "the message is HTML only: send it as plain text, or attach the .toml order file"
-            )
-        raise NoOrders("the message has no text and no .toml attachment")
-    orders = orders_from_body(_decoded(plain, "the message's text"))
-    if orders is None:
-        raise NoOrders(
-            "no orders found: put the order file (from 'game = ...' on) in the text of your "
-            "message, or attach it as a .toml file"
-        )
-    return orders
-
-
-def _attachment(part: Message) -> bool:
-    return str(part.get("Content-Disposition", "")).split(";")[0].strip().lower() == "attachment"
+def asks_for_resend(subject: str, words: str) -> bool:
+    """Whether a message asks for the latest report again: "resend" (or its like in the
+    languages pbem speaks, German and French) in its subject or its first line."""
+    first = next((line for line in words.split("\n") if line.strip()), "")
+    return bool(_RESEND.search(subject) or _RESEND.search(first[:300]))

@@ -3,18 +3,22 @@ alternative, the next order file and the view as attachments."""
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
 
-from pbem.game.history import played_in, read_history, report_dir
+from pbem.game.history import REPORTS, played_in, read_history, report_dir
 from pbem.game.store import Game
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
+from pbem.mail.found import normal, toml_data
 from pbem.mail.records import domain, outgoing, slug
 from pbem.present import i18n, report
+
+ORDERS_SUFFIX = ".orders.toml"
 
 
 def report_subject(view: dict[str, Any] | None, player: str, played: str) -> str:
@@ -124,3 +128,59 @@ def _remade(game: Game, resolution: int) -> str:
     """`.a2` for a resolution made again after its first was undone (a new Message-ID)."""
     again = sum(1 for u in undo_records(game.path) if u.resolution == resolution)
     return f".a{again + 1}" if again else ""
+
+
+def ready_files(game: Game) -> dict[str, tuple[str, dict[str, Any] | None]]:
+    """Every ready order file pbem has mailed in the game (each report's `NAME.orders.toml`,
+    and the file each awaited player's report is given now when it has none), by its path in
+    the game: its text without the line-end differences mail makes, and its data."""
+    out: dict[str, tuple[str, dict[str, Any] | None]] = {}
+    folder = game.path / REPORTS
+    if folder.is_dir():
+        for path in sorted(folder.glob(f"*/*{ORDERS_SUFFIX}")):
+            try:
+                if path.is_symlink() or not path.is_file() or path.stat().st_size > 65536:
+                    continue
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeError):
+                continue
+            out[f"{path.parent.name}/{path.name}"] = (normal(text), toml_data(text))
+    state = game.state
+    for reg in game.registrations:
+        if reg.name in state.awaiting() and state.player(reg.name).alive:
+            text = report.order_skeleton(state, reg.name, reg.secret)
+            out.setdefault(f"now/{reg.name}{ORDERS_SUFFIX}", (normal(text), toml_data(text)))
+    return out
+
+
+def latest_report(game: Game, player: str) -> int | None:
+    """The resolution of the latest report the player has, or None."""
+    for resolution in range(game.state.resolution - 1, -1, -1):
+        if (report_dir(game.path, resolution) / f"{player}.txt").is_file():
+            return resolution
+    return None
+
+
+def resent_report(
+    game: Game, player: str, sender: str, now: datetime, key: str
+) -> tuple[str, EmailMessage] | None:
+    """The player's latest report as a new message (its own Message-ID, "resent" in its
+    subject), named for the outbox after `key` (what asked for it); None without a report."""
+    resolution = latest_report(game, player)
+    if resolution is None:
+        return None
+    msg = build_report(game, resolution, player, sender, now=now)
+    if msg is None:
+        return None
+    digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
+    reg = game.registration(player)
+    code = game.language_of(player) if reg is not None else i18n.DEFAULT
+    lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
+    subject = str(msg["Subject"]).removeprefix(f"[{game.name}] ")
+    del msg["Subject"]
+    msg["Subject"] = f"[{game.name}] " + lang._("resent: %(subject)s", subject=subject)
+    del msg["Message-ID"]
+    msg["Message-ID"] = (
+        f"<pbem.{slug(game.name)}.r{resolution:04d}.resent.{digest}.{player}@{domain(sender)}>"
+    )
+    return f"resend-{digest}.eml", msg
