@@ -2442,7 +2442,6 @@ def icloud_vacation() -> Case:
         ("Message-Id", f"<{uuid(name)}@icloud.com>"),
         ("In-Reply-To", A.message_id),
         ("X-Apple-Action", "VACATION"),
-        ("X-Apple-Auto-Reply", "vacation"),
         ("MIME-Version", "1.0"),
         ("Content-Type", "text/plain; charset=utf-8"),
         ("Content-Transfer-Encoding", "7bit"),
@@ -3496,7 +3495,10 @@ def proton_prewrap() -> Case:
 @case
 def proton_br() -> Case:
     name = "proton-html-only-br-lines.eml"
-    inner = br_html(BOB.text.replace("   ", " &nbsp; ")).replace("&amp;nbsp;", "&nbsp;") + "<br>"
+    inner = re.sub(
+        " {2,}", lambda m: " ".join(["&nbsp;"] * (len(m.group()) // 2 + 1)), br_html(BOB.text)
+    )
+    inner += "<br>"
     return accepted(
         name,
         "Proton Mail",
