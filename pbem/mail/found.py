@@ -45,6 +45,12 @@ _TOML_LINE = re.compile(
     |"[^"\n]*"\s*=)""",
     re.VERBOSE,
 )
+# A line that gives an order: what must never be dropped with the text after an order file.
+_ORDER_LINE = re.compile(
+    r"^\s*(\[\[?\s*(place|attack|fortify|draft)\s*\]\]?"
+    r"|(territory|armies|from|to|trade|draft|dice|stop_at|move)\s*=)",
+    re.IGNORECASE,
+)
 _NOT_ORDERS = re.compile(r"\.(json|html?|pyz|zip|png|jpe?g|gif|pdf|docx?|xlsx?|ics|vcf)$", re.I)
 
 
@@ -311,8 +317,9 @@ class _Reader:
         nested = Reading()
         _Reader(nested).message(inner, depth + 1)
         subject = _decoded_header(str(inner.get("Subject", "")))[:100]
-        for found in nested.found:
-            self.out.found.append(replace(found, where=Where.ATTACHED, name=subject))
+        for found in nested.found:  # what that message itself quoted is not passed on
+            if found.where.own:
+                self.out.found.append(replace(found, where=Where.ATTACHED, name=subject))
         self.out.encrypted = self.out.encrypted or nested.encrypted
 
     def body(self) -> None:
@@ -364,8 +371,10 @@ def _rejoined_by(
 def orders_in(body: str) -> tuple[str, bool, frozenset[Fix]] | None:
     """The order file in a text: from the first `game =` line, less the lines after it that
     cannot be TOML (a sign-off: "Let's see how it goes!", "=)", "Sent from my phone"); in a
-    whole report sent back, only what is between pbem's cut lines. With whether cut lines were
-    around it. None when there is no `game =` line."""
+    whole report sent back, only what is between pbem's cut lines. The orders end at the first
+    line that cannot be TOML when no order follows it (a report's text after its order file);
+    when one does, everything is kept, so that a mistake in the middle is told, never dropped
+    with the orders after it. With whether cut lines were around it; None without `game =`."""
     cut = between_cuts(body)
     in_report = cut is not body
     lines = cut.split("\n")
@@ -373,6 +382,9 @@ def orders_in(body: str) -> tuple[str, bool, frozenset[Fix]] | None:
     if start is None:
         return None
     kept = lines[start:]
+    prose = next((i for i, line in enumerate(kept) if not _TOML_LINE.match(line)), None)
+    if prose is not None and not any(_ORDER_LINE.match(line) for line in kept[prose:]):
+        kept = kept[:prose]  # what follows holds no orders: the rest of a report, a sign-off
     while kept and (not kept[-1].strip() or not _TOML_LINE.match(kept[-1])):
         kept.pop()
     return "\n".join(line.rstrip() for line in kept) + "\n", in_report, frozenset()

@@ -100,8 +100,9 @@ class Letter:
 
     @property
     def resend(self) -> bool:
-        """Whether it asks for the latest report again (and holds no orders)."""
-        return not self.reading.found and asks_for_resend(self.subject, self.reading.own_words)
+        """Whether it asks for the latest report again (asked only of a message without
+        orders: orders are the answer to a report)."""
+        return asks_for_resend(self.subject, self.reading.own_words)
 
 
 def read_letter(raw: bytes) -> Letter:
@@ -218,8 +219,8 @@ _RESEND = re.compile(
     r"\b(resend|re-send|send (it |me |the report |my report )?again|kirim ulang|kirimkan ulang|"
     r"kirim lagi|skicka igen|skicka om|skicka på nytt|invia di nuovo|inviare di nuovo|"
     r"reinvia|rimanda|rimandami|opnieuw (ver)?sturen|stuur .{0,20}opnieuw|nogmaals sturen|"
-    r"erneut senden|nochmal (schicken|senden)|renvoyer|renvoie|renvoyez|ફરીથી મોકલો|"
-    r"ફરી મોકલો|ફરી મોકલશો)\b",
+    r"erneut senden|nochmal (schicken|senden)|renvoyer|renvoie|renvoyez)\b"
+    r"|ફરીથી મોકલ|ફરી મોકલ",  # Gujarati: no word boundaries (its vowel signs are not letters)
     re.IGNORECASE,
 )
 

@@ -88,21 +88,19 @@ def split(text: str) -> Parts:
     own: list[str] = []
     quoted: list[str] = []
     forward = False
-    i = 0
-    while i < len(lines):
-        line = lines[i]
+    signed = False  # past the signature: the player's own text has ended
+    for i, line in enumerate(lines):
         start = _original_starts(lines, i)
         if start is not None:
             forward = forward or start
             quoted.extend(_unquoted(rest) for rest in lines[i:])
             break
         if line.rstrip() in ("--", "-- "):
-            break
-        if _QUOTE.match(line):
+            signed = True
+        elif _QUOTE.match(line):
             quoted.append(_unquoted(line))
-        elif not _attribution(lines, i):
+        elif not signed and not _attribution(lines, i):
             own.append(line)
-        i += 1
     return Parts("\n".join(own), "\n".join(quoted), forward)
 
 
