@@ -424,14 +424,17 @@ def _comment_tails_joined(orders: str) -> str:
 # -- choosing -------------------------------------------------------------------------------
 
 
-def choose(reading: Reading, is_ready: Callable[[Found], str | None]) -> Choice:
+def choose(
+    reading: Reading, is_ready: Callable[[Found], str | None], forward: bool = False
+) -> Choice:
     """The orders the player meant, or why none can be taken.
 
     The player's own (the text they wrote, a file they attached) come first; only when there
     are none do orders in the quoted part or in an attached message count. An order file that
     is the ready file pbem mailed (`is_ready` says which, or None) never wins over orders
     the player wrote; played alone, it must have been chosen: attached to a new message, not
-    quoted, not between a report's cut lines, not carried along by a forward."""
+    quoted, not between a report's cut lines, not carried along by a forward (`forward`: the
+    subject says it is one; a forward separator in the text says so too)."""
     written = [f for f in reading.found if is_ready(f) is None]
     for tier in (True, False):
         mine = _distinct([f for f in written if f.where.own is tier])
@@ -441,7 +444,8 @@ def choose(reading: Reading, is_ready: Callable[[Found], str | None]) -> Choice:
             return Choice(ambiguous=(mine[0], mine[1]))
     for f in reading.found:
         which = is_ready(f)
-        if which is not None and f.where.own and not f.in_report and not reading.forward:
+        carried = forward or reading.forward
+        if which is not None and f.where.own and not f.in_report and not carried:
             return Choice(f, ready=which)
     for f in reading.found:
         which = is_ready(f)

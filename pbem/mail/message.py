@@ -72,7 +72,7 @@ class Letter:
         """The orders the player meant (`found.choose`), `is_ready` telling the ready files."""
         if self.trouble is not None:
             return found_in.Choice(problem=self.trouble)
-        return found_in.choose(self.reading, is_ready)
+        return found_in.choose(self.reading, is_ready, self.forward)
 
     @property
     def orders(self) -> str | None:

@@ -54,10 +54,10 @@ _HEADER_OTHER = re.compile(
     re.IGNORECASE,
 )
 _WROTE = re.compile(
-    r"(wrote|writes|schrieb|a écrit|a ecrit|ha scritto|scrisse|schreef|skrev|menulis|"
-    r"escribió|escreveu|લખ્યું|એ લખ્યું)\s*:\s*$",
+    r"(\b(wrote|writes|schrieb|a écrit|a ecrit|ha scritto|scrisse|schreef|skrev|menulis|"
+    r"escribió|escreveu)\b|લખ્યું)[^:]*:\s*$",
     re.IGNORECASE,
-)
+)  # the verb ends the line ("... Bob wrote:"), or comes before the name ("... schrieb Bob:")
 _ON = re.compile(
     r"^\s*(on|am|le|il|op|den|pada|el|em|tanggal|\d)\b", re.IGNORECASE
 )  # how an attribution line begins: "On Mon, ...", "Am 01.03.2027 ...", "Le lun. ...", "Op ..."
