@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomli_w
@@ -91,3 +93,25 @@ def snapshot(directory: Path) -> dict[str, bytes]:
         for p in sorted(directory.rglob("*"))
         if p.is_file() and p.name != ".lock"
     }
+
+
+@pytest.fixture(autouse=True)
+def never_the_ready_file_over_written_orders(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """In every test: no message is accepted with the ready order file pbem mailed when the
+    player wrote other orders in it (the worst misreading: the answer says "accepted" and the
+    turn plays the template). Checked at each acceptance, failed at the end of the test (an
+    error inside the fetch would only reject that message)."""
+    from pbem.mail import fetch
+
+    real = fetch._Fetcher.accept
+    wrong: list[str] = []
+
+    def checked(self: Any, letter: Any, me: Any, submission: Any, choice: Any) -> Any:
+        written = [f for f in letter.reading.found if self.ready(f) is None]
+        if self.ready(choice.found) is not None and written:
+            wrong.append(f"{letter.message_id}: {choice.found.name or choice.found.where.value}")
+        return real(self, letter, me, submission, choice)
+
+    monkeypatch.setattr(fetch._Fetcher, "accept", checked)
+    yield
+    assert not wrong, f"accepted the ready order file over orders the player wrote: {wrong}"

@@ -248,17 +248,24 @@ class _Reader:
         self.files += 1
         if self.files > MAX_FILES:
             return
-        what = name or "the attached order file"
         raw = _payload(part)
         if len(raw) > ORDER_FILE_LIMIT:
             if named:
+                size, limit = len(raw), ORDER_FILE_LIMIT // 1024
                 self.out.troubles.append(
                     Problem.of(
                         "the attachment %(name)s is %(size)s bytes; an order file may be at "
                         "most %(limit)s KiB",
-                        name=what,
-                        size=len(raw),
-                        limit=ORDER_FILE_LIMIT // 1024,
+                        name=name,
+                        size=size,
+                        limit=limit,
+                    )
+                    if name
+                    else Problem.of(
+                        "the attached order file is %(size)s bytes; an order file may be at "
+                        "most %(limit)s KiB",
+                        size=size,
+                        limit=limit,
                     )
                 )
             return
@@ -268,7 +275,12 @@ class _Reader:
                 self.out.troubles.append(
                     Problem.of(
                         "the attachment %(name)s is not text in %(charset)s: save it as UTF-8",
-                        name=what,
+                        name=name,
+                        charset=charset[:40],
+                    )
+                    if name
+                    else Problem.of(
+                        "the attached order file is not text in %(charset)s: save it as UTF-8",
                         charset=charset[:40],
                     )
                 )

@@ -38,7 +38,7 @@ def found_notes(choice: Choice, lang: Language) -> list[str]:
     if choice.ready is not None:
         notes.append(
             _(
-                "These are the ready order file of your report (%(file)s), unchanged.",
+                "These orders are the ready order file of your report (%(file)s), unchanged.",
                 file=printable(choice.ready),
             )
         )
