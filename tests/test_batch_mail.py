@@ -97,12 +97,17 @@ def check_routed(root: Path, output: str) -> None:
         ("friday", ANN),  # told of orders sent in her name
         ("friday", MODERATOR),  # the moderator's summary: the forged message
         ("games", CY),  # for no game: cy plays in duel and league
+        ("games", MODERATOR),  # the root's note to the moderator: cy's message, in full
         ("league", BEN),  # accepted
         ("league", DEE),  # rejected: no orders in the reply
         ("league", MODERATOR),  # the moderator's summary: dee's question, passed on
     ]
-    (for_none,) = [m for k, m in answers.items() if k.startswith("games/")]
+    (for_none,) = [m for k, m in answers.items() if k.startswith("games/reply-")]
     assert "At this address you play in: duel, league" in for_none.get_content()
+    assert "passed to the moderator" in for_none.get_content()
+    (note,) = [m for k, m in answers.items() if k.startswith("games/note-")]
+    assert "<4@t> from cy@example.org (plays in duel, league)" in note.get_content()
+    assert '| game = "tuesday"' in note.get_content()
     assert "'tuesday', which is not run at this address" in for_none.get_content()
     assert (root / "friday" / "orders" / "ann.toml").exists()
     assert (root / "duel" / "orders" / "ann.toml").exists()
@@ -374,7 +379,7 @@ def test_a_damaged_game_is_left_out_of_the_games_an_answer_names(
     box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[4:5])  # cy: duel and league
     (root / "duel" / "game.toml").write_text("damaged")
     run("mail", "fetch", root, "--maildir", box)
-    (answer,) = outbox(root).values()
+    (answer,) = [m for name, m in outbox(root).items() if name.startswith("reply-")]
     assert "At this address you play in: league." in answer.get_content()
 
 
@@ -384,7 +389,7 @@ def test_the_answers_for_no_game_take_the_addresses_in_force_when_sent(
     box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[4:5])
     run("mail", "fetch", root, "--maildir", box)
     queued = run("mail", "send", root)  # no server in the settings: it waits
-    assert "games (messages for no game): 1 message waits in outbox/" in queued
+    assert "games (messages for no game): 2 messages wait in outbox/" in queued  # and the note
     run("config", root, "from=club@club.example", "reply_to=answers@club.example")
     run("mail", "send", root, "--smtp", server.spec)
     (answer,) = [m for m in server.recorder.messages() if "reached no game" in str(m["Subject"])]

@@ -28,7 +28,7 @@ from pbem.game.settings import Security, Settings, Value, in_force
 from pbem.game.settings import password as settings_password
 from pbem.game.store import read_game
 from pbem.mail import route
-from pbem.mail.answers import write_reply
+from pbem.mail.answers import MAX_WORDS, write_reply
 from pbem.mail.fetch import FetchResult, Verdict, fetch_entries
 from pbem.mail.imap import ImapServer, open_folder
 from pbem.mail.message import Letter, read_letter
@@ -38,10 +38,12 @@ from pbem.mail.records import (
     REJECTED,
     SEEN,
     address,
+    domain,
     load,
     outgoing,
     save,
     write,
+    write_eml,
 )
 from pbem.mail.send import SendResult, SmtpServer, deliver_waiting, send_mail, stamp, waiting
 from pbem.mail.sources import Entry, Sources, read_entries
@@ -187,6 +189,8 @@ class RootFetch:
     unrouted: list[Unrouted] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     skipped: int = 0
+    note: str | None = None
+    """The root moderator's note of the players' messages for no game (outbox file name)."""
 
     @property
     def ok(self) -> bool:
@@ -197,6 +201,8 @@ class RootFetch:
         for result in self.games:
             out += result.lines()
         out += [u.describe() for u in self.unrouted]
+        if self.note:
+            out.append(f"moderator told: {OUTBOX}/{self.note}")
         out += [f"failed: {printable(f)}" for f in self.failed]
         routed = sum(len(g.incoming) for g in self.games)
         out.append(
@@ -297,6 +303,7 @@ def fetch_root(
                 }
                 save(root / MAIL / SEEN, seen)
                 done(t)
+            out.note = answers.tell_moderator()
     return out
 
 
@@ -316,6 +323,8 @@ class _RootAnswers:
     games: Mapping[str, Path]
     _players: dict[str, list[str]] | None = None
     _languages: dict[str, str] = field(default_factory=dict)
+    told: list[str] = field(default_factory=list)
+    """The players' messages for the moderator's note."""
 
     def plays_in(self, sender: str) -> list[str]:
         """The games of the root in which `sender` is a player's registered address."""
@@ -370,9 +379,46 @@ class _RootAnswers:
             "report of the game (its subject begins with [%(game)s]).",
             game=games[0],
         )
-        body += "\n\n" + _("Nothing from this message was used.") + "\n"
+        body += "\n\n" + _("Nothing from this message was used.")
+        body += " " + _("Your message has been passed to the moderator.") + "\n"
         reply = self.answer(key, letter, frm, body, _("your message reached no game"))
+        self.told.append(
+            f"{printable(mid)} from {printable(frm)} (plays in {listing})"
+            + (f', "{printable(letter.subject[:100])}"' if letter.subject else "")
+            + f"\n  {printable(why)}"
+            + "".join(
+                f"\n  | {printable(row)}"
+                for row in letter.reading.own_words.strip("\n")[:MAX_WORDS].split("\n")
+            )
+        )
         return Unrouted(mid, frm, (why, f"{frm} plays in {listing}"), reply=reply)
+
+    def tell_moderator(self) -> str | None:
+        """One message to the root's moderator listing the players' messages that reached
+        no game (they may be questions for a person); the name of its outbox file."""
+        if not self.told:
+            return None
+        n = len(self.told)
+        sender = self.settings.sender
+        out = outgoing(
+            sender,
+            self.settings.moderator,
+            f"[{self.root.name}] {n} message{'s' if n > 1 else ''} from players for no game",
+            self.root.name,
+            "auto-generated",
+            self.now,
+        )
+        digest = hashlib.sha256("\n".join(self.told).encode()).hexdigest()[:16]
+        out["Message-ID"] = f"<pbem.root.note.{digest}@{domain(sender)}>"
+        out.set_content(
+            f"pbem read {n} message{'s' if n > 1 else ''} from players that reached no game "
+            "of this folder (no orders naming one, no [game] in the subject). Each player was "
+            "answered with the games they play in. What they wrote:\n\n"
+            + "".join(f"- {item}\n\n" for item in self.told)
+        )
+        name = f"note-{digest}.eml"
+        write_eml(self.root, name, out)
+        return name
 
     def answer(self, key: str, letter: Letter, to: str, body: str, subject: str) -> str:
         sender = self.settings.sender
