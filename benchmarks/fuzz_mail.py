@@ -1,6 +1,6 @@
 """A long fuzz run of `mail fetch`: hostile messages of many kinds against a real game.
 
-Usage: python benchmarks/fuzz_mail.py [COUNT] [--seed N] [--keep DIR]
+Usage: python benchmarks/fuzz_mail.py [COUNT] [--seed N] [--keep DIR] [--batch N]
        (default 3000 messages; prints what it tried and what became of it)
 
 Each message is fetched into a game as an .eml file. A run fails (exit code 1) if any message
@@ -15,13 +15,20 @@ The kinds of message tried:
 - nested: MIME parts nested 0 to 3,000 deep;
 - orders: a valid message whose orders are mangled (lines dropped, doubled, deep arrays,
   huge tables, control characters, other players' names);
-- many: duplicated headers (several From, Message-ID, Date) and very long header values.
+- many: duplicated headers (several From, Message-ID, Date) and very long header values;
+- client: a message of the mail-program corpus (tests/fixtures/mail/clients/) with its bytes
+  flipped, cut, its charset or line ends changed, its quotes deepened or HTML tags strewn in.
+
+Then (`--batch N`, default 2000) N messages of every kind, the corpus among them, are fetched
+at once from one Maildir into a fresh game: each must be read exactly once (one outcome each,
+none held), and a second fetch must find every one already read.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -39,6 +46,8 @@ from pbem.game import processor
 from pbem.game.store import read_game
 from pbem.mail.fetch import parse_time
 from pbem.present import report
+
+CLIENTS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "mail" / "clients"
 
 MODERATOR = "moderator@example.org"
 PLAYERS = [(p, f"{p}@example.org") for p in ("alice", "bob", "carol")]
@@ -58,6 +67,7 @@ class Fuzzer:
         self.orders = {
             r.name: report.order_skeleton(game.state, r.name, r.secret) for r in game.registrations
         }
+        self.corpus = [path.read_bytes() for path in sorted(CLIENTS.glob("*.eml"))]
 
     def valid(self, orders: str | None = None) -> EmailMessage:
         name, address = self.rng.choice(PLAYERS)
@@ -144,6 +154,39 @@ class Fuzzer:
                 lines.insert(at, self.noise(80).decode("utf-8", "replace"))
         return self.valid("\n".join(lines) + "\n").as_bytes()
 
+    def client(self) -> bytes:
+        raw = self.rng.choice(self.corpus)
+        raw = re.sub(
+            rb"(?im)^Message-ID:\s*<", b"Message-ID: <%x." % self.rng.getrandbits(48), raw, count=1
+        )
+        head, sep, body = raw.partition(b"\n\n")
+        change = self.rng.randrange(6)
+        if change == 0 and body:
+            out = bytearray(body)
+            for _ in range(self.rng.randint(1, 12)):
+                out[self.rng.randrange(len(out))] = self.rng.randrange(256)
+            body = bytes(out)
+        elif change == 1:
+            body = body[: self.rng.randrange(len(body) + 1)]
+        elif change == 2:
+            charset = self.rng.choice(
+                [b"x-unknown", b"utf-16", b"klingon", b"", b"utf-7", b"cp037"]
+            )
+            head = re.sub(rb"(?i)charset=\"?[A-Za-z0-9_-]+\"?", b"charset=" + charset, head)
+            body = re.sub(rb"(?i)charset=\"?[A-Za-z0-9_-]+\"?", b"charset=" + charset, body)
+        elif change == 3:
+            body = body.replace(b"\n", self.rng.choice([b"\r\n", b"\r", b"\n\n", b"\n> "]))
+        elif change == 4:
+            body = body.replace(b"\n>", b"\n" + b">" * self.rng.randint(2, 400))
+        else:
+            tags = [b"<pre>", b"</pre>", b"<blockquote>", b"<br>", b"<div class=gmail_quote>",
+                    b"</div>", b"<span style='white-space:pre-wrap'>", b"&nbsp;"]  # fmt: skip
+            pieces = body.split(b" ")
+            for _ in range(self.rng.randint(1, 50)):
+                pieces.insert(self.rng.randrange(len(pieces) + 1), self.rng.choice(tags))
+            body = b" ".join(pieces)
+        return head + sep + body
+
     def many(self) -> bytes:
         raw = self.valid().as_bytes()
         extra = b"".join(
@@ -165,11 +208,13 @@ def main() -> int:
     parser.add_argument("count", nargs="?", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=20270301)
     parser.add_argument("--keep", type=Path, help="save each failing message in this folder")
+    parser.add_argument("--batch", type=int, default=2000, help="messages fetched at once")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="fuzz-mail-"))
     template = work / "template"
-    processor.new_game(template, PLAYERS, Options(), seed=bytes(range(32)), name="fuzz")
+    # the game the mail-program corpus answers (tests/test_mail_clients.py makes it so)
+    processor.new_game(template, PLAYERS, Options(), seed=bytes(range(32)), name="spring-2027")
     fuzzer = Fuzzer(rng, template)
     kinds: dict[str, Callable[[], bytes]] = {
         "bytes": fuzzer.bytes_,
@@ -179,6 +224,7 @@ def main() -> int:
         "nested": fuzzer.nested,
         "orders": fuzzer.mangled_orders,
         "many": fuzzer.many,
+        "client": fuzzer.client,
     }
     tried: Counter[str] = Counter()
     verdicts: Counter[tuple[str, str]] = Counter()
@@ -227,6 +273,8 @@ def main() -> int:
     print("\nmost frequent reasons:")
     for reason, count in reasons.most_common(12):
         print(f"  {count:>5}  {mail.printable(reason)}")
+    if args.batch:
+        failures += batch(work, template, fuzzer, kinds, args.batch)
     shutil.rmtree(work, ignore_errors=True)
     if failures:
         print(f"\n{len(failures)} FAILURES:")
@@ -235,6 +283,40 @@ def main() -> int:
         return 1
     print("\nno exception, no message to anyone but the players and the moderator")
     return 0
+
+
+def batch(
+    work: Path, template: Path, fuzzer: Fuzzer, kinds: dict[str, Callable[[], bytes]], n: int
+) -> list[str]:
+    """Fetch n messages at once from one Maildir: each read once, and once only."""
+    game = work / "batch"
+    shutil.copytree(template, game)
+    box = work / "Maildir"
+    for sub in ("new", "cur", "tmp"):
+        (box / sub).mkdir(parents=True)
+    names = list(kinds)
+    for i in range(n):
+        raw = fuzzer.client() if i % 3 else kinds[names[i % len(names)]]()
+        (box / "new" / f"{1_800_000_000 + i}.M{i}P1.fuzz").write_bytes(raw)
+    sources = mail.Sources(maildir=box)
+    failures: list[str] = []
+    start = time.perf_counter()
+    try:
+        first = mail.fetch_orders(game, sources, MODERATOR, NOW)
+        again = mail.fetch_orders(game, sources, MODERATOR, NOW)
+    except Exception:  # noqa: BLE001 (a fuzz run reports every failure)
+        return [f"batch of {n}: {traceback.format_exc(limit=3)}"]
+    seconds = time.perf_counter() - start
+    verdicts = Counter(i.verdict.value for i in first.incoming)
+    print(f"\nbatch: {n} messages fetched at once in {seconds:.1f} s (twice): {dict(verdicts)}")
+    if len(first.incoming) != n or verdicts.get("held"):
+        failures.append(f"batch: {len(first.incoming)} outcomes for {n} messages, {verdicts}")
+    unread = [i for i in again.incoming if i.verdict is not mail.Verdict.DUPLICATE]
+    if unread or any(i.reply for i in again.incoming):
+        failures.append(f"batch: {len(unread)} messages read a second time")
+    else:
+        print("batch: every message read once; the second fetch found every one already read")
+    return failures
 
 
 if __name__ == "__main__":
