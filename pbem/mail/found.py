@@ -102,7 +102,6 @@ class Reading:
     """What could not be read (a file too big, not in its charset, a winmail.dat)."""
     encrypted: bool = False
     forward: bool = False
-    html_only: bool = False
     texts: int = 0
     """How many text parts were read."""
     own_words: str = ""
@@ -190,7 +189,6 @@ class _Reader:
             self.pieces.append(_Piece(self.plain(part)))
         elif ctype == "text/html":
             self.pieces.append(_Piece(self.html(part)))
-            self.out.html_only = self.out.html_only or len(self.pieces) == 1
 
     def alternative(self, subs: Sequence[Message], depth: int) -> None:
         """A text and its HTML version: the text is read, the HTML kept beside it to rejoin
@@ -201,7 +199,6 @@ class _Reader:
         if plain is None:
             if page is not None:
                 self.pieces.append(_Piece(self.html(page)))
-                self.out.html_only = True
             else:
                 for sub in subs:
                     self.walk(sub, depth + 1)
