@@ -4,6 +4,7 @@ lines told from the quoted ones, every place an order file may be, and the choic
 
 from __future__ import annotations
 
+import time
 from email.message import EmailMessage
 from email.utils import format_datetime
 
@@ -519,3 +520,45 @@ TAGS = ["<pre>", "</pre>", "<br>", "<blockquote>", "</blockquote>", "<div class=
 @given(st.lists(st.sampled_from(TAGS), max_size=60))
 def test_any_html_made_of_mail_programs_tags_is_read(pieces: list[str]) -> None:
     assert isinstance(text.html_text("".join(pieces)), str)
+
+
+# -- what a review found -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "On second thought, ignore what I wrote before. New orders:",
+        "Den ordern jag skrev i morse var fel, här är de nya:",
+        "2 changes to what I wrote this morning:",
+    ],
+)
+def test_a_players_own_line_about_what_they_wrote_is_not_an_attribution(intro: str) -> None:
+    quoted = "On Mon, 1 Mar 2027 at 09:00, <games@example.org> wrote:\n\n> " + READY.replace(
+        "\n", "\n> "
+    )
+    body = f"{intro}\n\n{ORDERS}\nAlice\n\n{quoted}"
+    assert quoting.split(body).own.startswith(intro)
+    assert orders_from_body(body) == ORDERS
+
+
+@pytest.mark.parametrize("last", ["stop_at: 15", "stop_at 15", "move: 2", "Stop at 15 please"])
+def test_an_order_mistyped_on_the_last_line_is_told_not_dropped(last: str) -> None:
+    read = orders_from_body(f"Orders:\n\n{ORDERS}{last}\n\nCarol\n")
+    assert read is not None and read.endswith(f"{last}\n")
+    assert found.toml_data(read) is None  # so it is refused with its line, never played without
+
+
+def test_a_signed_block_without_its_signature_is_read_at_once() -> None:
+    body = "-----BEGIN PGP SIGNED MESSAGE-----\n" + "Hash: SHA256\n" * 40 + "\n" + ORDERS * 50
+    body += "> -----BEGIN PGP SIGNATURE-----\n> abc\n> -----END PGP SIGNATURE-----\n"
+    started = time.perf_counter()
+    assert text.unsigned(body) == (body, False)
+    assert time.perf_counter() - started < 1
+
+
+@pytest.mark.parametrize("page", ["<b>x" * 100_000, "<blockquote>x" * 50_000, "</b>" * 200_000])
+def test_a_page_of_unclosed_or_stray_tags_is_read_in_linear_time(page: str) -> None:
+    started = time.perf_counter()
+    text.html_text(page)
+    assert time.perf_counter() - started < 3

@@ -45,10 +45,11 @@ _TOML_LINE = re.compile(
     |"[^"\n]*"\s*=)""",
     re.VERBOSE,
 )
-# A line that gives an order: what must never be dropped with the text after an order file.
+# A line that gives an order, or tries to ("stop_at: 15", "Stop at 15", "move 2"): what must
+# never be dropped as a sign-off, nor with the text after an order file.
+_KEYS = r"(territory|armies|from|to|trade|draft|dice|stop[ _-]?at|move|place|attack|fortify)"
 _ORDER_LINE = re.compile(
-    r"^\s*(\[\[?\s*(place|attack|fortify|draft)\s*\]\]?"
-    r"|(territory|armies|from|to|trade|draft|dice|stop_at|move)\s*=)",
+    rf"^\s*(\[\[?\s*(place|attack|fortify|draft)\s*\]\]?|{_KEYS}\s*[:=]|{_KEYS}\s+[\"'\d])",
     re.IGNORECASE,
 )
 _NOT_ORDERS = re.compile(r"\.(json|html?|pyz|zip|png|jpe?g|gif|pdf|docx?|xlsx?|ics|vcf)$", re.I)
@@ -395,6 +396,8 @@ def orders_in(body: str) -> tuple[str, bool, frozenset[Fix]] | None:
     if prose is not None and not any(_ORDER_LINE.match(line) for line in kept[prose:]):
         kept = kept[:prose]  # what follows holds no orders: the rest of a report, a sign-off
     while kept and (not kept[-1].strip() or not _TOML_LINE.match(kept[-1])):
+        if _ORDER_LINE.match(kept[-1]):
+            break  # an order mistyped: kept, and told as a mistake
         kept.pop()
     return "\n".join(line.rstrip() for line in kept) + "\n", in_report, frozenset()
 

@@ -61,6 +61,9 @@ _WROTE = re.compile(
 _ON = re.compile(
     r"^\s*(on|am|le|il|op|den|pada|el|em|tanggal|\d)\b", re.IGNORECASE
 )  # how an attribution line begins: "On Mon, ...", "Am 01.03.2027 ...", "Le lun. ...", "Op ..."
+# What makes an attribution line one (a date with its time, or the sender's address), and not
+# a player's own "On second thought, ignore what I wrote:"
+_DATED = re.compile(r"\d[:.]\d\d|@|\d{4}")
 _QUOTE = re.compile(r"^[ \t]*>")
 _GAME_LINE = re.compile(r"^\s*game\s*=")
 _FORWARD_SUBJECT = re.compile(
@@ -133,11 +136,12 @@ def _original_starts(lines: Sequence[str], i: int) -> bool | None:
         return False
     if _header_block(lines, i):
         return False
-    if _ON.match(line) and not _quote_follows(lines, i):
-        if _WROTE.search(line):
+    if _ON.match(line) and not _quote_follows(lines, i) and len(line) < 300:
+        if _WROTE.search(line) and _DATED.search(line):
             return False
         # an attribution the mail program wrapped: "On Mon, 1 Mar 2027, pbem <" + "x> wrote:"
-        if i + 1 < len(lines) and _WROTE.search(lines[i + 1]) and not _quote_follows(lines, i + 1):
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if _WROTE.search(nxt) and _DATED.search(line + nxt) and not _quote_follows(lines, i + 1):
             return False
     return None
 

@@ -10,6 +10,7 @@ can tell the player what was done to their orders.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import re
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from html.parser import HTMLParser
 
 MAX_HTML_CHARS = 2_000_000
 """The longest HTML part read for text; a longer one (no player types that much) is skipped."""
+MAX_OPEN = 500
+"""The most HTML elements counted as open at once."""
 
 # -- charsets -------------------------------------------------------------------------------
 
@@ -162,22 +165,49 @@ class _TextOf(HTMLParser):
         self.line: list[str] = []
         self.line_depth = 0
         self.stack: list[_Open] = []
+        # kept as elements open and close, so that each tag costs the same however many are
+        # open (a stranger's page may open 100,000 and close none)
+        self.at: dict[str, list[int]] = {}
+        self.blockquotes = self.containers = self.skips = 0
+        self.pres: list[str] = []
 
     @property
     def depth(self) -> int:
         """The quote level: one per open `<blockquote>`; a quote container of a mail program
         (Gmail's, Proton's `div`) that holds no blockquote counts as one level (Yahoo's holds
         the original as it is; Gmail's holds the attribution, then a blockquote)."""
-        quotes = sum(1 for o in self.stack if o.tag == "blockquote")
-        return quotes or (1 if any(o.quote for o in self.stack) else 0)
+        return self.blockquotes or (1 if self.containers else 0)
 
     @property
     def pre(self) -> str | None:
-        return next((o.pre for o in reversed(self.stack) if o.pre is not None), None)
+        return self.pres[-1] if self.pres else None
 
     @property
     def skipping(self) -> bool:
-        return any(o.skip for o in self.stack)
+        return self.skips > 0
+
+    def push(self, opened: _Open) -> None:
+        if len(self.stack) >= MAX_OPEN:
+            return  # no mail program nests so deep: what is opened beyond is text
+        self.at.setdefault(opened.tag, []).append(len(self.stack))
+        self.stack.append(opened)
+        self.count(opened, 1)
+
+    def pop_to(self, index: int) -> None:
+        for opened in reversed(self.stack[index:]):
+            self.at[opened.tag].pop()
+            self.count(opened, -1)
+        del self.stack[index:]
+
+    def count(self, opened: _Open, step: int) -> None:
+        self.blockquotes += step if opened.tag == "blockquote" else 0
+        self.containers += step if opened.quote and opened.tag != "blockquote" else 0
+        self.skips += step if opened.skip else 0
+        if opened.pre is not None:
+            if step > 0:
+                self.pres.append(opened.pre)
+            else:
+                self.pres.pop()
 
     def newline(self, force: bool = False) -> None:
         if self.line or force:
@@ -187,8 +217,8 @@ class _TextOf(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k.lower(): (v or "") for k, v in attrs}
-        if tag == "body":  # a <head> left open must not hide the body
-            self.stack = [o for o in self.stack if o.tag != "head"]
+        if tag == "body" and self.at.get("head"):  # a <head> left open must not hide the body
+            self.pop_to(self.at["head"][0])
         if tag == "br":
             self.newline(force=True)
             return
@@ -210,7 +240,7 @@ class _TextOf(HTMLParser):
         )
         if style is not None:
             opened.pre = style.group(1).lower()
-        self.stack.append(opened)
+        self.push(opened)
         if opened.quote:
             self.newline()
 
@@ -220,18 +250,23 @@ class _TextOf(HTMLParser):
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        index = next(
-            (i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i].tag == tag), None
-        )
+        open_at = self.at.get(tag)
+        index = open_at[-1] if open_at else None
         if index is None:
             if tag in _BLOCKS or tag == "br":
                 self.newline(force=tag == "br")
             return
-        closing = self.stack[index:]
-        if tag in _BLOCKS or any(o.quote for o in closing):
-            self.newline()
-        del self.stack[index:]
+        quotes = self.depth
+        self.pop_to(index)
+        if tag in _BLOCKS or self.depth != quotes:
+            self.lines_break()
         self.line_depth = self.depth if not self.line else self.line_depth
+
+    def lines_break(self) -> None:
+        """End the line being written, as it was quoted when it began."""
+        if self.line:
+            self.lines.append(_quoted(self.line_depth, "".join(self.line).rstrip(" ")))
+            self.line = []
 
     def handle_data(self, data: str) -> None:
         if self.skipping:
@@ -285,27 +320,45 @@ def html_text(page: str) -> str:
 
 # -- PGP armour ------------------------------------------------------------------------------
 
-_SIGNED = re.compile(
-    r"^-----BEGIN PGP SIGNED MESSAGE-----[ \t]*\n(?:[^\n]*\S[^\n]*\n)*?[ \t]*\n"
-    r"(?P<body>.*?)\n-----BEGIN PGP SIGNATURE-----.*?-----END PGP SIGNATURE-----[ \t]*$",
-    re.MULTILINE | re.DOTALL,
-)
 _ENCRYPTED = re.compile(r"^-----BEGIN PGP MESSAGE-----", re.MULTILINE)
 
 
 def unsigned(text: str) -> tuple[str, bool]:
     """Text with each inline PGP clear-signed block replaced by what it signs (its lines
     dash-escaped by the signer, `- -- 8<`, taken back: RFC 4880, 7.1); whether any was. The
-    signature is not checked: pbem's orders are signed by the player's secret."""
+    signature is not checked: pbem's orders are signed by the player's secret. A block without
+    its signature (cut, or quoted) is left as it is. Read line by line, once."""
     if "-----BEGIN PGP SIGNED MESSAGE-----" not in text:
         return text, False
-
-    def signed(found: re.Match[str]) -> str:
-        return "\n".join(line[2:] if line.startswith("- ") else line
-                         for line in found.group("body").split("\n"))  # fmt: skip
-
-    out, n = _SIGNED.subn(signed, text.replace("\r\n", "\n"))
-    return out, n > 0
+    lines = text.replace("\r\n", "\n").split("\n")
+    marks = [line.rstrip() for line in lines]
+    signatures = [n for n, mark in enumerate(marks) if mark == "-----BEGIN PGP SIGNATURE-----"]
+    ends = [n for n, mark in enumerate(marks) if mark == "-----END PGP SIGNATURE-----"]
+    out: list[str] = []
+    i, changed = 0, False
+    while i < len(lines):
+        if marks[i] != "-----BEGIN PGP SIGNED MESSAGE-----":
+            out.append(lines[i])
+            i += 1
+            continue
+        body = i + 1
+        while body < len(lines) and marks[body]:  # the armour headers (Hash: ...)
+            body += 1
+        signature = next((n for n in signatures[bisect.bisect_right(signatures, body) :]), None)
+        end = (
+            next((n for n in ends[bisect.bisect_right(ends, signature) :]), None)
+            if signature is not None
+            else None
+        )
+        if signature is None or end is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        out.extend(
+            line[2:] if line.startswith("- ") else line for line in lines[body + 1 : signature]
+        )
+        i, changed = end + 1, True
+    return "\n".join(out), changed
 
 
 def encrypted(text: str) -> bool:
