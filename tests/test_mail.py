@@ -69,16 +69,26 @@ def game_dir(new_game: Path, tmp_path: Path) -> Path:
 
 
 def orders_for(directory: Path, player: str, territory: str | None = None) -> str:
-    """The player's ready order file (valid as it is), optionally placing on another territory."""
+    """Valid orders a player wrote: the ready order file placing on `territory`, or on one of
+    theirs other than the ready file's (the ready file unchanged is not taken from a text)."""
     game = read_game(directory)
     reg = game.registration(player)
     assert reg is not None
     text = report.order_skeleton(game.state, player, reg.secret)
-    if territory is not None:
-        start = text.index('territory = "')
-        end = text.index("\n", start)
-        text = text[:start] + f'territory = "{territory}"' + text[end:]
-    return text
+    start = text.index('territory = "')
+    end = text.index("\n", start)
+    if territory is None:
+        ready = text[start:end].split('"')[1]
+        territory = next(t for t in reversed(game.state.owned(player)) if t != ready)
+    return text[:start] + f'territory = "{territory}"' + text[end:]
+
+
+def ready_file(directory: Path, player: str) -> str:
+    """The player's ready order file, as their report holds it."""
+    game = read_game(directory)
+    reg = game.registration(player)
+    assert reg is not None
+    return report.order_skeleton(game.state, player, reg.secret)
 
 
 def owned(directory: Path, player: str, n: int) -> str:
@@ -459,7 +469,7 @@ def test_the_whole_report_sent_back_in_a_mail_is_read_between_the_cut_lines(
 ) -> None:
     report = (report_dir(game_dir, 0) / "alice.txt").read_text()
     mine = owned(game_dir, "alice", 1)
-    edited = report.replace(orders_for(game_dir, "alice"), orders_for(game_dir, "alice", mine))
+    edited = report.replace(ready_file(game_dir, "alice"), orders_for(game_dir, "alice", mine))
     assert edited != report
     result = fetch(game_dir, [message("alice@example.org", edited, mid="<whole@t>")])
     incoming, body = reply_to(game_dir, result, "<whole@t>")
@@ -533,7 +543,7 @@ def test_the_ready_file_attached_beside_other_orders_never_wins(game_dir: Path) 
     mine = owned(game_dir, "bob", 2)
     msg = message("bob@example.org", "both", attach=orders_for(game_dir, "bob", mine))
     msg.add_attachment(
-        orders_for(game_dir, "bob").encode(),
+        ready_file(game_dir, "bob").encode(),
         maintype="text",
         subtype="plain",
         filename="bob.orders.toml",
@@ -678,7 +688,7 @@ def test_missing_report_files_are_made_up_for(game_dir: Path) -> None:
     assert page is not None and page.get_content().startswith("<!doctype html>")
     assert "<pre>" in page.get_content()
     attachments = {p.get_filename(): p.get_content() for p in msg.iter_attachments()}
-    assert attachments == {"alice.orders.toml": orders_for(game_dir, "alice")}
+    assert attachments == {"alice.orders.toml": ready_file(game_dir, "alice")}
     assert msg["Subject"] == f"[{GAME}] report after the deal"
     (folder / "alice.txt").unlink()
     assert mail.build_report(read_game(game_dir), 0, "alice", MODERATOR) is None
@@ -975,9 +985,9 @@ def test_a_game_played_by_email(game_dir: Path, server: Server, tmp_path: Path) 
     orders = next(
         p for p in report_msg.iter_attachments() if (p.get_filename() or "").endswith(".toml")
     ).get_content()
-    box2 = into_maildir(
+    box2 = into_maildir(  # the ready file as it came, attached to a new message: chosen
         tmp_path / "Maildir2",
-        [message(f"{first}@example.org", orders, minutes=100, mid="<turn1@t>")],
+        [message(f"{first}@example.org", "as it is", attach=orders, minutes=100, mid="<turn1@t>")],
     )
     assert (
         mail.fetch_orders(game_dir, mail.Sources(maildir=box2), MODERATOR, NOW).count(

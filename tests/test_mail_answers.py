@@ -27,6 +27,8 @@ from test_mail import (
 )
 
 from pbem import mail
+from pbem.core.state import Options
+from pbem.game import processor
 from pbem.game.store import read_game
 
 ALICE = "alice@example.org"
@@ -181,3 +183,22 @@ def test_a_mailbox_of_hundreds_of_real_messages_is_read_once_each(game: Path) ->
     assert again.count(mail.Verdict.DUPLICATE) == len(raws)
     assert not any(i.reply for i in again.incoming)
     assert read_game(game).state.turn == 0
+
+
+def test_two_players_sharing_one_address_each_send_their_own_orders(tmp_path: Path) -> None:
+    home = "home@example.org"
+    directory = tmp_path / GAME
+    players = [("alice", home), ("bob", home), ("carol", "carol@example.org")]
+    processor.new_game(directory, players, Options(), seed=bytes(range(32)), name=GAME)
+    msgs = [
+        message(home, orders_for(directory, "bob"), mid="<b@t>", minutes=1),
+        message(home, orders_for(directory, "alice"), mid="<a@t>", minutes=2),
+    ]
+    result = mail.fetch_orders(
+        directory, mail.Sources(maildir=into_maildir(tmp_path / "M", msgs)), MODERATOR, NOW
+    )
+    assert [(i.player, i.verdict) for i in result.incoming] == [
+        ("bob", mail.Verdict.ACCEPTED),
+        ("alice", mail.Verdict.ACCEPTED),
+    ]
+    assert (directory / "orders" / "bob.toml").read_text() == orders_for(directory, "bob")

@@ -16,6 +16,7 @@ from tnef_writer import winmail
 from pbem.mail import found, quoting, text
 from pbem.mail.found import Fix, Where
 from pbem.mail.message import asks_for_resend, orders_from_body, read_letter
+from pbem.present import i18n
 
 ORDERS = (
     'game = "g"\nturn = 0\nplayer = "alice"\nsecret = "s3"\n\n'
@@ -306,7 +307,7 @@ def test_quotes_attributions_and_signatures_are_not_the_players() -> None:
         wrapped + quoted + "\n" + ORDERS,  # bottom-posted, as mutt and Alpine users do
         ORDERS + "-- \nAlice\n\n-------- Original Message --------\n" + READY,
         "Le lun. 1 mars 2027 à 12:00, pbem a écrit :\n" + quoted + ORDERS,
-        ORDERS + "\nAm 01.03.2027 um 12:00 schrieb pbem:\n" + READY,  # no quote below it
+        ORDERS + "\nAm 01.03.2027 um 12:00 schrieb pbem <games@example.org>:\n" + READY,
     ):
         assert orders_from_body(body) == ORDERS, body
 
@@ -562,3 +563,95 @@ def test_a_page_of_unclosed_or_stray_tags_is_read_in_linear_time(page: str) -> N
     started = time.perf_counter()
     text.html_text(page)
     assert time.perf_counter() - started < 3
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "Fra: pbem <games@example.org>\nSendt: 1. marts 2027 09:00\nTil: alice\nEmne: x",
+        "De: pbem <games@example.org>\nEnviado: lunes, 1 de marzo\nPara: alice\nAsunto: x",
+        "Od: pbem <games@example.org>\nWysłane: poniedziałek\nDo: alice\nTemat: x",
+        "Lähettäjä: pbem <games@example.org>\nLähetetty: maanantai\nAihe: x",
+    ],
+)
+def test_a_header_block_in_any_language_starts_the_original(block: str) -> None:
+    parts = quoting.split(f"When is the deadline?\n\n{block}\n\nspring: report\n{READY}")
+    assert parts.own.strip() == "When is the deadline?" and READY.strip() in parts.quoted
+
+
+def test_the_ready_file_in_the_text_is_never_played_though_no_quote_was_seen() -> None:
+    # a reply whose original, rendered from the report's HTML (no cut lines), sits below a
+    # separator pbem does not know
+    body = f"When is the deadline?\n\nUnknown separator\n\nspring: report for alice\n{READY}"
+    chosen = choose(letter_of(part(body)))
+    assert chosen.found is None and chosen.only_ready is not None
+
+
+def test_the_reports_attachments_sent_back_with_a_reply_are_not_played() -> None:
+    quoted = "On Mon, 1 Mar 2027, pbem <g@x.org> wrote:\n" + "".join(
+        f"> {line}\n" for line in f"report\n-- 8< --\n{READY}-- 8< --\n".split("\n")
+    )
+    reply = letter_of(part("When is the deadline?\n\n" + quoted), part(READY, filename="a.toml"))
+    chosen = choose(reply)
+    assert chosen.found is None and chosen.only_ready is not None
+
+
+def test_a_mistyped_order_is_never_joined_to_the_comment_above_it() -> None:
+    typed = ORDERS.replace("armies = 3\n", "armies = 3  # optional: a comment\nmove: 2\n")
+    chosen = only(letter_of(part(typed)))
+    assert "move: 2" in chosen.text.split("\n") and Fix.WRAPPED not in chosen.fixes
+
+
+def test_a_players_line_with_a_time_about_what_they_wrote_is_theirs() -> None:
+    intro = "On Monday at 10:30 I wrote the wrong orders, these are the right ones:"
+    quote = "".join(f"> {line}\n" for line in READY.split("\n"))
+    body = f"{intro}\n\n{ORDERS}\n\nOn Mon, 1 Mar 2027 at 09:00, pbem <g@x.org> wrote:\n{quote}"
+    assert orders_from_body(body) == ORDERS
+
+
+def test_orders_in_the_text_beyond_the_size_of_an_order_file_are_refused() -> None:
+    big = ORDERS + "".join(f"# comment {n:06d} {'x' * 60}\n" for n in range(1100))
+    letter = read_letter(letter_of(part(big)))
+    assert letter.orders is None
+    assert letter.problem is not None and "an order file may be at most 64 KiB" in letter.problem
+
+
+def test_text_of_many_short_lines_is_split_in_linear_time() -> None:
+    started = time.perf_counter()
+    quoting.split("1\n" * 200_000 + "On it:\n" * 20_000)
+    assert time.perf_counter() - started < 3
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "I will resend my orders tomorrow",
+        "Si rimanda la partita a domani?",
+        "Je te renvoie mes ordres ce soir",
+        "Ik stuur ze morgen opnieuw",
+        "Kan jag skicka om ordern?",
+    ],
+)
+def test_words_about_sending_again_later_in_a_line_are_no_request(words: str) -> None:
+    assert not asks_for_resend("Re: [g] turn 3: your move", f"{words}\n")
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Could you send me my report again?",
+        "Kan du skicka rapporten igen?",
+        "Puoi inviarmi di nuovo il rapporto?",
+        "Schick mir bitte den Bericht nochmal",
+        "Kunt u het rapport opnieuw sturen?",
+        "કૃપા કરીને રિપોર્ટ ફરીથી મોકલો",
+    ],
+)
+def test_a_polite_request_for_the_report_is_one(words: str) -> None:
+    assert asks_for_resend("Re: [g] turn 3: your move", f"\n{words}\n")
+
+
+def test_pbems_own_resent_subject_is_no_request() -> None:
+    for code in ("en", "id", "sv", "it", "nl", "gu"):
+        resent = i18n.language(code)._("resent: %(subject)s", subject="turn 3: your move")
+        assert not asks_for_resend(f"Re: [g] {resent}", "When is the deadline?\n"), code

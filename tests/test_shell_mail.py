@@ -11,6 +11,7 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
+from test_mail import orders_for, ready_file
 
 from pbem import mail
 from pbem.core.state import Options
@@ -18,7 +19,6 @@ from pbem.errors import GameFileError, PbemError
 from pbem.game import processor
 from pbem.game.store import read_game
 from pbem.mail import machine, message, records, send, sources
-from pbem.present import report
 
 GAME = "summer-2027"
 MODERATOR = "moderator@example.org"
@@ -39,10 +39,8 @@ def game_dir(made: Path, tmp_path: Path) -> Path:
 
 
 def ready_orders(directory: Path, player: str) -> str:
-    game = read_game(directory)
-    reg = game.registration(player)
-    assert reg is not None
-    return report.order_skeleton(game.state, player, reg.secret)
+    """Valid orders the player wrote (not the ready file unchanged, which a text never plays)."""
+    return orders_for(directory, player)
 
 
 def raw_message(headers: list[tuple[str, str]], body: str) -> bytes:
@@ -131,8 +129,8 @@ def test_indented_quoted_lines_are_not_orders(indent: str) -> None:
     assert message.orders_from_body("Only a quote:\n" + quoted) is None
 
 
-def test_indented_quoted_orders_in_a_message_are_not_taken(game_dir: Path) -> None:
-    mine = ready_orders(game_dir, "alice")
+def test_the_ready_file_indented_in_a_quote_is_not_taken(game_dir: Path) -> None:
+    mine = ready_file(game_dir, "alice")
     quoted = "".join(f"  > {line}\n" for line in mine.splitlines())
     body = "Here is what you sent me:\n\n" + quoted
     result = fetch_raw(game_dir, raw_message(headers("alice@example.org"), body))

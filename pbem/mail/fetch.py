@@ -288,6 +288,8 @@ class _Fetcher:
         if player is None:
             reason = f"there is no player '{orders.player}' in this game"
             return self.reject(letter, raw, [reason], to=me)
+        if letter.sender is not None and addresses_match(letter.sender, address(player.email)):
+            me = player  # two players of one household may share an address
         if me is None or me.name != player.name:
             return self.forged(letter, raw, player)
         submission = processor.check_submission(

@@ -346,13 +346,29 @@ class _Reader:
         if twin is not None:
             twin_own, _, _ = _split(twin)
             mine = _rejoined_by(mine, orders_in(twin_own))
-        if mine is not None:
+        if mine is not None and self.small(mine[0]):
             orders, fixes = repaired(mine[0], mine[2])
             self.out.found.insert(0, Found(orders, Where.TEXT, fixes=fixes, in_report=mine[1]))
         theirs = orders_in(quoted)
-        if theirs is not None:
+        if theirs is not None and self.small(theirs[0]):
             orders, fixes = repaired(theirs[0], theirs[2])
             self.out.found.append(Found(orders, Where.QUOTE, fixes=fixes, in_report=theirs[1]))
+
+    def small(self, orders: str) -> bool:
+        """Whether orders found in a text are within the size of an order file (else the
+        reason is kept: they would be accepted by mail and refused by the turn)."""
+        size = len(orders.encode("utf-8", "replace"))
+        if size <= ORDER_FILE_LIMIT:
+            return True
+        self.out.troubles.append(
+            Problem.of(
+                "the orders in your message are %(size)s bytes; an order file may be at most "
+                "%(limit)s KiB",
+                size=size,
+                limit=ORDER_FILE_LIMIT // 1024,
+            )
+        )
+        return False
 
 
 def _split(body: str) -> tuple[str, str, bool]:
@@ -423,10 +439,12 @@ def repaired(orders: str, fixes: frozenset[Fix] = frozenset()) -> tuple[str, fro
 
 def _comment_tails_joined(orders: str) -> str:
     """A line that cannot be TOML right after a line that ends in a comment is that comment's
-    tail, wrapped by a mail program: joined to it."""
+    tail, wrapped by a mail program: joined to it (unless it is a mistyped order, `move: 2`,
+    which is told as a mistake, never hidden in a comment)."""
     out: list[str] = []
     for line in orders.split("\n"):
-        if out and "#" in out[-1] and line.strip() and not _TOML_LINE.match(line):
+        tail = line.strip() and not _TOML_LINE.match(line) and not _ORDER_LINE.match(line)
+        if out and "#" in out[-1] and tail:
             out[-1] = f"{out[-1].rstrip()} {line.strip()}"
         else:
             out.append(line)
@@ -444,9 +462,11 @@ def choose(
     The player's own (the text they wrote, a file they attached) come first; only when there
     are none do orders in the quoted part or in an attached message count. An order file that
     is the ready file pbem mailed (`is_ready` says which, or None) never wins over orders
-    the player wrote; played alone, it must have been chosen: attached to a new message, not
-    quoted, not between a report's cut lines, not carried along by a forward (`forward`: the
-    subject says it is one; a forward separator in the text says so too)."""
+    the player wrote; played alone, it must have been chosen: attached to a message with no
+    other copy of it (a quoted report, a report's text, which a reply that sends the report's
+    attachments back also holds), and not carried along by a forward (`forward`: the subject
+    says it is one; a forward separator in the text says so too). In the text, it never is:
+    a report's text that pbem did not see as quoted holds it too."""
     written = [f for f in reading.found if is_ready(f) is None]
     for tier in (True, False):
         mine = _distinct([f for f in written if f.where.own is tier])
@@ -454,11 +474,11 @@ def choose(
             return Choice(mine[0])
         if len(mine) > 1:
             return Choice(ambiguous=(mine[0], mine[1]))
-    for f in reading.found:
-        which = is_ready(f)
-        carried = forward or reading.forward
-        if which is not None and f.where.own and not f.in_report and not carried:
-            return Choice(f, ready=which)
+    if len(reading.found) == 1 and not (forward or reading.forward):
+        (alone,) = reading.found
+        which = is_ready(alone)
+        if which is not None and alone.where is Where.FILE:  # attached, nothing beside it
+            return Choice(alone, ready=which)
     for f in reading.found:
         which = is_ready(f)
         if which is not None:

@@ -215,13 +215,29 @@ def orders_from_body(body: str) -> str | None:
     return None if found is None else found[0]
 
 
+# A request for the report again, as the subject or the first line begins: a polite word or
+# two, then the verb ("Please resend", "Could you send me my report again?", "Kirim ulang",
+# "Kan du skicka rapporten igen?", "Puoi inviarmi di nuovo il rapporto?", "Bitte erneut
+# senden"). Anywhere else the words mean other things ("I will resend my orders tomorrow",
+# "Si rimanda la partita?"), and pbem's own "resent:" is no request.
+_POLITE = (
+    r"(?:(?:please|pls|plz|could you|can you|would you|kindly|tolong|mohon|bisa|kan du|"
+    r"snälla|per favore|puoi|potresti|kun je|kunt u|wil je|graag|bitte|kannst du|können sie|"
+    r"pouvez-vous|peux-tu|merci de|કૃપા કરીને)[\s,]+)*"
+)
 _RESEND = re.compile(
-    r"\b(resend|re-send|send (it |me |the report |my report )?again|kirim ulang|kirimkan ulang|"
-    r"kirim lagi|skicka igen|skicka om|skicka på nytt|invia di nuovo|inviare di nuovo|"
-    r"reinvia|rimanda|rimandami|opnieuw (ver)?sturen|stuur .{0,20}opnieuw|nogmaals sturen|"
-    r"erneut senden|nochmal (schicken|senden)|renvoyer|renvoie|renvoyez)\b"
-    r"|ફરીથી મોકલ|ફરી મોકલ",  # Gujarati: no word boundaries (its vowel signs are not letters)
+    rf"^\W*{_POLITE}(?:resend|re-send|send (?:me )?(?:it|the report|my report|my last report)"
+    r" again|kirim(?:kan)? ulang|kirim lagi|skicka (?:om|igen|rapporten igen|på nytt)|"
+    r"(?:invia|inviar)(?:mi|e)? (?:di nuovo|ancora)|reinvia(?:mi)?|"
+    r"rimanda(?:mi|re|rmi)?(?: il rapporto)?\W*$|"
+    r"(?:het |mijn )?(?:rapport )?(?:opnieuw|nogmaals) (?:ver)?sturen|"
+    r"stuur (?:het |mijn )?(?:rapport )?opnieuw|"
+    r"(?:erneut|nochmal|noch einmal) (?:senden|schicken)|schick mir .{0,30}(?:nochmal|erneut)|"
+    r"renvoy(?:er|ez)|renvoie(?:-moi)?|(?:રિપોર્ટ )?(?:ફરીથી|ફરી) (?:મોકલો|મોકલશો))(?!\w)",
     re.IGNORECASE,
+)
+_REPLY = re.compile(
+    r"^\s*(?:(?:re|aw|sv|vs|antw|r|rif|ant|balas|fwd?|wg)\s*:\s*|\[[^\]]*\]\s*)+", re.I
 )
 
 
@@ -229,4 +245,5 @@ def asks_for_resend(subject: str, words: str) -> bool:
     """Whether a message asks for the latest report again: "resend" (or its like in the
     languages pbem speaks, German and French) in its subject or its first line."""
     first = next((line for line in words.split("\n") if line.strip()), "")
-    return bool(_RESEND.search(subject) or _RESEND.search(first[:300]))
+    topic = _REPLY.sub("", subject)
+    return bool(_RESEND.search(topic[:300]) or _RESEND.search(first[:300]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 
 _WORDS_ORIGINAL = (
     "original message|original|reply message|ursprüngliche nachricht|originalnachricht|"
@@ -43,27 +44,32 @@ _BEGIN_FORWARD = re.compile(
 )
 _RULE = re.compile(r"^\s*_{10,}\s*$")
 _HEADER_FROM = re.compile(
-    r"^\s*\*?\s*(from|von|de|da|van|från|fra|dari|pengirim|મોકલનાર|પ્રેષક)\s*\*?\s*:\s*\S",
+    r"^\s*\*?\s*(from|von|de|da|van|från|fra|dari|pengirim|od|lähettäjä|મોકલનાર|પ્રેષક)"
+    r"\s*\*?\s*:\s*\S",
     re.IGNORECASE,
 )
 _HEADER_OTHER = re.compile(
     r"^\s*\*?\s*(sent|date|to|cc|subject|reply-to|gesendet|datum|an|betreff|envoyé|envoye|"
     r"date|à|a|objet|inviato|data|oggetto|per|verzonden|aan|onderwerp|skickat|till|ämne|"
-    r"kopia|dikirim|tanggal|kepada|subjek|perihal|tembusan|મોકલ્યો|પ્રતિ|વિષય|તારીખ)"
+    r"kopia|dikirim|tanggal|kepada|subjek|perihal|tembusan|sendt|til|emne|enviado|enviada|"
+    r"para|asunto|assunto|fecha|wysłane|wysłano|do|temat|lähetetty|vastaanottaja|aihe|"
+    r"મોકલ્યો|પ્રતિ|વિષય|તારીખ)"
     r"\s*\*?\s*:\s*",
     re.IGNORECASE,
 )
 _WROTE = re.compile(
-    r"(\b(wrote|writes|schrieb|a écrit|a ecrit|ha scritto|scrisse|schreef|skrev|menulis|"
-    r"escribió|escreveu)\b|લખ્યું)[^:]*:\s*$",
+    r"(\b(wrote|writes|schrieb|geschrieben|a écrit|a ecrit|ha scritto|scrisse|schreef|skrev|"
+    r"menulis|escribió|escreveu|napisał|napisała|kirjoitti)\b|લખ્યું)[^:]*:\s*$",
     re.IGNORECASE,
 )  # the verb ends the line ("... Bob wrote:"), or comes before the name ("... schrieb Bob:")
 _ON = re.compile(
-    r"^\s*(on|am|le|il|op|den|pada|el|em|tanggal|\d)\b", re.IGNORECASE
+    r"^\s*(on|am|le|il|op|den|pada|el|em|tanggal|dnia|\d)\b", re.IGNORECASE
 )  # how an attribution line begins: "On Mon, ...", "Am 01.03.2027 ...", "Le lun. ...", "Op ..."
-# What makes an attribution line one (a date with its time, or the sender's address), and not
-# a player's own "On second thought, ignore what I wrote:"
-_DATED = re.compile(r"\d[:.]\d\d|@|\d{4}")
+# What makes an attribution with no quote below it one (the sender's address), and not a
+# player's own "On Monday at 10:30 I wrote the wrong orders, these are the right ones:"
+_ADDRESSED = re.compile(r"@|<[^>]*>")
+# A line of a header block in any language: a short label, a colon, a value.
+_LABELLED = re.compile(r"^\s*\*?[^\W\d][\w .'-]{0,24}?\*?\s*:\s*\S")
 _QUOTE = re.compile(r"^[ \t]*>")
 _GAME_LINE = re.compile(r"^\s*game\s*=")
 _FORWARD_SUBJECT = re.compile(
@@ -87,7 +93,7 @@ class Parts:
 
 def split(text: str) -> Parts:
     """A message's text (line ends `\\n`) as the player's own lines and the quoted ones."""
-    lines = text.split("\n")
+    lines = _Lines(text.split("\n"))
     own: list[str] = []
     quoted: list[str] = []
     forward = False
@@ -107,6 +113,22 @@ def split(text: str) -> Parts:
     return Parts("\n".join(own), "\n".join(quoted), forward)
 
 
+class _Lines(list[str]):
+    """A text's lines, with the next line that is not blank after each known at once (so that
+    looking ahead costs the same on every line, whatever the text)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(lines)
+        self.filled = [len(lines)] * (len(lines) + 1)
+        for i in range(len(lines) - 1, -1, -1):
+            self.filled[i] = i if lines[i].strip() else self.filled[i + 1]
+
+    def following(self, i: int) -> str:
+        """The first line after line i that is not blank ("" when there is none)."""
+        n = self.filled[min(i + 1, len(self))]
+        return self[n] if n < len(self) else ""
+
+
 def forwarded(subject: str) -> bool:
     """Whether a subject says the message is a forward (`Fwd:`, `WG:`, `TR:`, `I:` ...)."""
     return bool(_FORWARD_SUBJECT.match(subject))
@@ -121,7 +143,7 @@ def _unquoted(line: str) -> str:
     return rest[1:] if rest.startswith(" ") else rest
 
 
-def _original_starts(lines: Sequence[str], i: int) -> bool | None:
+def _original_starts(lines: _Lines, i: int) -> bool | None:
     """Whether line i begins the original message (True: of a forward; False: of a reply),
     or None when it does not."""
     line = lines[i]
@@ -132,41 +154,41 @@ def _original_starts(lines: Sequence[str], i: int) -> bool | None:
         return dashed.group("forward") is not None
     if _BEGIN_FORWARD.match(line):
         return True
-    if _RULE.match(line) and _header_block(lines, _next_filled(lines, i + 1)):
+    if _RULE.match(line) and _header_block(lines, lines.filled[min(i + 1, len(lines))]):
         return False
     if _header_block(lines, i):
         return False
     if _ON.match(line) and not _quote_follows(lines, i) and len(line) < 300:
-        if _WROTE.search(line) and _DATED.search(line):
+        if _WROTE.search(line) and _ADDRESSED.search(line):
             return False
         # an attribution the mail program wrapped: "On Mon, 1 Mar 2027, pbem <" + "x> wrote:"
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if _WROTE.search(nxt) and _DATED.search(line + nxt) and not _quote_follows(lines, i + 1):
+        wrapped = _WROTE.search(nxt) and _ADDRESSED.search(line + nxt)
+        if wrapped and not _quote_follows(lines, i + 1):
             return False
     return None
 
 
-def _next_filled(lines: Sequence[str], i: int) -> int:
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    return i
-
-
 def _header_block(lines: Sequence[str], i: int) -> bool:
     """Whether line i starts a block of a message's headers as mail programs write them above
-    the original (`From: ...` then two of `Sent:`, `To:`, `Subject:` ... in the next lines)."""
-    if i >= len(lines) or not _HEADER_FROM.match(lines[i]):
+    the original: `From: ...` then two of `Sent:`, `To:`, `Subject:` ... in the next lines, in
+    the languages named above; or, in any language, three or more lines of `Label: value` in a
+    row, one of them with an address (`Fra: pbem <games@example.org>`, `Sendt: ...`)."""
+    if i >= len(lines):
         return False
-    others = sum(1 for line in lines[i + 1 : i + 8] if _HEADER_OTHER.match(line))
-    return others >= 2
+    if _HEADER_FROM.match(lines[i]):
+        others = sum(1 for line in lines[i + 1 : i + 8] if _HEADER_OTHER.match(line))
+        if others >= 2:
+            return True
+    block = list(takewhile(lambda line: bool(_LABELLED.match(line)), lines[i : i + 6]))
+    return len(block) >= 3 and any("@" in line for line in block)
 
 
-def _quote_follows(lines: Sequence[str], i: int) -> bool:
-    following = next((line for line in lines[i + 1 :] if line.strip()), "")
-    return bool(_QUOTE.match(following))
+def _quote_follows(lines: _Lines, i: int) -> bool:
+    return bool(_QUOTE.match(lines.following(i)))
 
 
-def _attribution(lines: Sequence[str], i: int) -> bool:
+def _attribution(lines: _Lines, i: int) -> bool:
     """Whether line i introduces a quote ("On Monday, Bob wrote:" or any line ending in `:`
     right before `> ` lines), also when the mail program wrapped it over two lines."""
     line = lines[i].rstrip()
