@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from test_mail import (
     MODERATOR,
+    PLAYERS,
     SEED,
     Recorder,
     Server,
@@ -501,3 +502,68 @@ def test_a_dry_run_lists_what_would_wait_and_a_run_without_server_each_once(
     real = mail.send_mail(game_dir, MODERATOR)
     assert (sorted(real.built), sorted(real.pending)) == (names, names)
     assert "3 messages wait in outbox/: " in real.lines()[-1]
+
+
+# --- delivery by message: a resolution made again, a report resent ------------------------------
+
+
+def test_after_an_undo_the_corrected_reports_reach_every_player_once(
+    game_dir: Path, server: Server
+) -> None:
+    from conftest import write_skeletons
+
+    from pbem.game import undo
+    from pbem.game.clock import parse_instant
+
+    played_twice(game_dir)
+    run("mail", "send", game_dir, "--smtp", server.spec, "--all")
+    first = {str(m["Message-ID"]) for m in server.recorder.messages()}
+    assert any(".r0002." in mid for mid in first)
+    server.recorder.received.clear()
+    undo.undo_last(game_dir, parse_instant("2027-03-05T12:00Z"), "a mistake in the deal")
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir)
+    out = run("mail", "send", game_dir, "--smtp", server.spec)
+    again = server.recorder.messages()
+    assert sorted(str(m["To"]) for m in again) == sorted(address for _, address in PLAYERS)
+    assert all(".r0002.a2." in str(m["Message-ID"]) for m in again)
+    assert not {str(m["Message-ID"]) for m in again} & first
+    assert "r0002-turn-1.a2-alice.eml" in out
+    assert "nothing to send" in run("mail", "send", game_dir, "--smtp", server.spec)
+    assert len(server.recorder.messages()) == 3  # each once
+
+
+def test_another_message_under_a_name_already_delivered_is_sent(
+    game_dir: Path, server: Server
+) -> None:
+    plain(game_dir, "note.eml", "alice@example.org", "<one@t>")
+    run("mail", "send", game_dir, "--smtp", server.spec)
+    plain(game_dir, "note.eml", "alice@example.org", "<two@t>")
+    run("mail", "send", game_dir, "--smtp", server.spec)
+    ids = [str(m["Message-ID"]) for m in server.recorder.messages() if m["Subject"] == "a note"]
+    assert ids == ["<one@t>", "<two@t>"]
+
+
+def test_a_report_is_resent_as_a_new_message_once(game_dir: Path, server: Server) -> None:
+    played_twice(game_dir)
+    run("mail", "send", game_dir, "--smtp", server.spec, "--all")
+    (report,) = [
+        m
+        for m in server.recorder.messages()
+        if m["To"] == "bob@example.org" and ".r0002." in str(m["Message-ID"])
+    ]
+    server.recorder.received.clear()
+    now = "2027-03-06T09:00+01:00"
+    out = run("mail", "resend", game_dir, "--player", "bob", "--now", now)
+    assert out.startswith("queued resend-") and "'pbem mail send' delivers it" in out
+    assert "nothing to resend" in run("mail", "resend", game_dir, "--player", "bob", "--now", now)
+    run("mail", "send", game_dir, "--smtp", server.spec)
+    (resent,) = server.recorder.messages()
+    assert resent["To"] == "bob@example.org"
+    assert str(resent["Subject"]) == str(report["Subject"]).replace("] ", "] resent: ", 1)
+    assert resent["Message-ID"] != report["Message-ID"] and ".resent." in resent["Message-ID"]
+    assert resent["Date"] == "Sat, 06 Mar 2027 09:00:00 +0100"
+    older = run("mail", "resend", game_dir, "--player", "alice", "--turn", "0", "--now", now)
+    assert older.startswith("queued resend-")
+    assert "no player zed in" in run("mail", "resend", game_dir, "--player", "zed", code=1)
+    assert "has no report after turn 7" in run("mail", "resend", game_dir, "--turn", "7", code=1)

@@ -246,3 +246,41 @@ def mail_send(
     click.echo("\n".join(result.lines()))
     if not result.ok:
         raise SystemExit(1)
+
+
+@mail_group.command(name="resend", short_help="Mail a player's report again.")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--player", "players", multiple=True, metavar="NAME", help="This player's (repeatable)."
+)
+@click.option("--turn", type=int, help="The report after this turn (default: the latest).")
+@MAIL_FROM
+@click.option(
+    "--now",
+    metavar="ISO-TIME",
+    help="The Date of the messages, e.g. 2026-12-03T20:00+01:00 (default: the clock).",
+)
+@reports_errors
+def mail_resend(
+    directory: Path,
+    players: tuple[str, ...],
+    turn: int | None,
+    sender: str | None,
+    now: str | None,
+) -> None:
+    """Queue a report again in DIRECTORY/outbox/ as a new message ("resent" in its subject, a
+    Message-ID of its own), for every player or those given; 'pbem mail send' (or 'pbem run
+    --send') delivers it.
+
+    \b
+    Examples:
+      pbem mail resend games/spring-2027 --player alice
+      pbem mail resend games/spring-2027 --player bob --turn 12
+    """
+    from pbem.mail import inbox
+    from pbem.mail.send import resend_reports
+
+    settings = inbox.game_settings(directory, {"from": sender})
+    result = resend_reports(directory, players, turn, settings.sender, instant(now))
+    lines = [f"queued {name}: 'pbem mail send' delivers it" for name in result.queued]
+    click.echo("\n".join(lines + result.notes or ["nothing to resend"]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
@@ -88,7 +89,7 @@ def build_report(
         msg["Bcc"] = bcc
     msg["Reply-To"] = sender
     msg["Message-ID"] = (
-        f"<pbem.{slug(game.name)}.r{resolution:04d}{_remade(game, resolution)}.{player}"
+        f"<pbem.{slug(game.name)}.r{resolution:04d}{remade(game, resolution)}.{player}"
         f"@{domain(sender)}>"
     )
     if kit is not None:
@@ -124,9 +125,15 @@ def _played(game: Game, resolution: int) -> str:
     return played_in(game, resolution, read_history(game.path, resolution).turn).name()
 
 
-def _remade(game: Game, resolution: int) -> str:
-    """`.a2` for a resolution made again after its first was undone (a new Message-ID)."""
-    again = sum(1 for u in undo_records(game.path) if u.resolution == resolution)
+def remade(game: Game, resolution: int, undone: Sequence[int] | None = None) -> str:
+    """`.a2` for a resolution made again after its first was undone, `.a3` after a second
+    undo..., "" for one made once: what tells the reports of each attempt apart (their
+    Message-ID, their name in the outbox, their record in mail/sent.json), so that the reports
+    of a resolution made again are new messages and are sent. `undone`: the resolutions of
+    the game's undo records, when the caller has them."""
+    if undone is None:
+        undone = [u.resolution for u in undo_records(game.path)]
+    again = sum(1 for r in undone if r == resolution)
     return f".a{again + 1}" if again else ""
 
 
@@ -162,11 +169,18 @@ def latest_report(game: Game, player: str) -> int | None:
 
 
 def resent_report(
-    game: Game, player: str, sender: str, now: datetime, key: str
+    game: Game,
+    player: str,
+    sender: str,
+    now: datetime,
+    key: str,
+    resolution: int | None = None,
 ) -> tuple[str, EmailMessage] | None:
-    """The player's latest report as a new message (its own Message-ID, "resent" in its
-    subject), named for the outbox after `key` (what asked for it); None without a report."""
-    resolution = latest_report(game, player)
+    """The player's report after `resolution` (default: their latest) as a new message (its
+    own Message-ID, "resent" in its subject), named for the outbox after `key` (what asked
+    for it); None without such a report."""
+    if resolution is None:
+        resolution = latest_report(game, player)
     if resolution is None:
         return None
     msg = build_report(game, resolution, player, sender, now=now)

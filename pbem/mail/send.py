@@ -29,6 +29,7 @@ from pbem.errors import PbemError
 from pbem.game.disk import locked
 from pbem.game.history import history_count, played_in, read_history, report_dir
 from pbem.game.store import read_game
+from pbem.game.undo import undo_records
 from pbem.kit import kit_bytes
 from pbem.mail.machine import LOOP_HEADER
 from pbem.mail.records import (
@@ -46,7 +47,7 @@ from pbem.mail.records import (
     write,
     write_eml,
 )
-from pbem.mail.reports import build_report
+from pbem.mail.reports import build_report, remade
 from pbem.present.text import plural
 from pbem.terminal import printable
 
@@ -162,10 +163,14 @@ def send_mail(
         sent = sent_state(directory)
         kit_file: bytes | None = None
         count = history_count(directory)
+        undone = [u.resolution for u in undo_records(directory)]
+        attempt = {r: remade(game, r, undone) for r in range(count)}
         skipped = set(sent.get("skipped", []))
         if first and not every and count > 1:
             skipped |= {
-                f"{r:04d}/{reg.name}" for r in range(count - 1) for reg in game.registrations
+                f"{r:04d}{attempt[r]}/{reg.name}"
+                for r in range(count - 1)
+                for reg in game.registrations
             }
             latest = played_in(game, count - 1, read_history(directory, count - 1).turn)
             result.notes.append(
@@ -177,7 +182,8 @@ def send_mail(
         for resolution in range(count):
             folder = report_dir(directory, resolution)
             for reg in game.registrations:
-                key = f"{resolution:04d}/{reg.name}"
+                # a resolution made again after an undo is another attempt: new messages
+                key = f"{resolution:04d}{attempt[resolution]}/{reg.name}"
                 if key in sent["reports"] or key in skipped:
                     continue
                 if not (folder / f"{reg.name}.txt").exists():
@@ -186,7 +192,7 @@ def send_mail(
                     where = f"{folder.name}/{reg.name}"
                     result.notes.append(f"{reg.name} has no address: report {where} not mailed")
                     continue
-                name = f"r{folder.name}-{reg.name}.eml"
+                name = f"r{folder.name}{attempt[resolution]}-{reg.name}.eml"
                 if not dry_run:
                     if kit and resolution == 0:
                         kit_file = kit_file or kit_bytes()
@@ -367,6 +373,11 @@ class _Delivery:
     def deliver(self, client: smtplib.SMTP, path: Path) -> None:
         message = read_outgoing(path)
         record = self.sent["messages"].setdefault(path.name, {"delivered": [], "refused": {}})
+        if record.get("message_id", message.message_id) != message.message_id:
+            # another message under a name delivered before: delivery is by message
+            earlier = self.sent.setdefault("earlier", {}).setdefault(path.name, [])
+            earlier.append(record)
+            record = self.sent["messages"][path.name] = {"delivered": [], "refused": {}}
         record["message_id"] = message.message_id
         todo = [a for a in message.recipients if a not in record["delivered"]]
         permanent: dict[str, str] = {}
@@ -501,3 +512,70 @@ def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
             if "skipped" in sent:
                 sent["skipped"] = skipped
             save(directory / MAIL / SENT, sent)
+
+
+@dataclass
+class Resent:
+    """What `resend_reports` queued: outbox file names, and what could not be resent."""
+
+    queued: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def resend_reports(
+    directory: Path,
+    players: Sequence[str] = (),
+    turn: int | None = None,
+    sender: str = DEFAULT_FROM,
+    now: datetime | None = None,
+) -> Resent:
+    """Queue reports again, each as a new message ("resent" in its subject, a Message-ID of
+    its own): the latest report of each of `players` (default: every player with an
+    address), or the report after `turn`. Recorded in mail/sent.json; `now` (default: the
+    clock) dates the messages and names them, so the same call twice queues them once."""
+    from pbem.mail.reports import resent_report
+
+    when = now or datetime.now().astimezone()
+    out = Resent()
+    with locked(directory):
+        game = read_game(directory)
+        known = {reg.name for reg in game.registrations}
+        unknown = [p for p in players if p not in known]
+        if unknown:
+            raise PbemError(
+                f"no player {', '.join(unknown)} in {game.name}: the players are "
+                + ", ".join(sorted(known))
+            )
+        resolution = None if turn is None else _resolution_of(game, turn)
+        sent = sent_state(directory)
+        for reg in game.registrations:
+            if (players and reg.name not in players) or not address(reg.email):
+                if players and reg.name in players:
+                    out.notes.append(f"{reg.name} has no address: nothing resent")
+                continue
+            key = f"resend/{reg.name}/{resolution}/{when.isoformat()}"
+            made = resent_report(game, reg.name, sender, when, key, resolution)
+            if made is None:
+                which = f"after turn {turn}" if turn is not None else "yet"
+                out.notes.append(f"{reg.name} has no report {which}: nothing resent")
+                continue
+            name, msg = made
+            if any(r.get("file") == name for r in sent.setdefault("resent", [])):
+                continue
+            write_eml(directory, name, msg)
+            sent["resent"].append({"player": reg.name, "file": name, "at": when.isoformat()})
+            save(directory / MAIL / SENT, sent)
+            out.queued.append(name)
+    return out
+
+
+def _resolution_of(game: Any, turn: int) -> int:
+    """The resolution whose reports follow turn `turn` (the last, if it was played again)."""
+    found = [
+        r
+        for r in range(history_count(game.path))
+        if read_history(game.path, r).turn == turn and (report_dir(game.path, r)).is_dir()
+    ]
+    if not found:
+        raise PbemError(f"{game.name} has no report after turn {turn}")
+    return found[-1]
