@@ -655,3 +655,29 @@ def test_pbems_own_resent_subject_is_no_request() -> None:
     for code in ("en", "id", "sv", "it", "nl", "gu"):
         resent = i18n.language(code)._("resent: %(subject)s", subject="turn 3: your move")
         assert not asks_for_resend(f"Re: [g] {resent}", "When is the deadline?\n"), code
+
+
+def test_files_inside_an_alternative_are_read_whichever_versions_it_has() -> None:
+    related = EmailMessage()
+    related.set_type("multipart/related")
+    related.attach(part("<p>see the file</p>", "text/html"))
+    related.attach(part(ORDERS, filename="mine.toml"))
+    for texts in ([part("see the file")], []):
+        alternative = EmailMessage()
+        alternative.set_type("multipart/alternative")
+        for text_part in texts:
+            alternative.attach(text_part)
+        alternative.attach(related)
+        chosen = only(letter_of(alternative, kind="mixed"))
+        assert (chosen.where, chosen.name, chosen.text) == (Where.FILE, "mine.toml", ORDERS)
+
+
+def test_an_alternative_of_neither_text_nor_html_is_read_part_by_part() -> None:
+    alternative = EmailMessage()
+    alternative.set_type("multipart/alternative")
+    inner = EmailMessage()
+    inner.set_type("multipart/mixed")
+    inner.attach(part(ORDERS))
+    alternative.attach(inner)
+    alternative.attach(part(b"BEGIN:VCALENDAR", "text/calendar"))
+    assert only(letter_of(alternative, kind="mixed")).text == ORDERS

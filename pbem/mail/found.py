@@ -193,22 +193,23 @@ class _Reader:
 
     def alternative(self, subs: Sequence[Message], depth: int) -> None:
         """A text and its HTML version: the text is read, the HTML kept beside it to rejoin
-        lines the text part had wrapped; an HTML version alone is read as text."""
+        lines the text part had wrapped; an HTML version alone is read as text; files inside
+        either (an HTML part's related pictures, a file a program put there) are read too.
+        Without either, each version is read as it is."""
         plain = next((p for p in subs if p.get_content_type() == "text/plain"), None)
         rich = [p for p in subs if p is not plain]
         page = next((p for p in _leaves(rich, depth) if p.get_content_type() == "text/html"), None)
-        if plain is None:
-            if page is not None:
-                self.pieces.append(_Piece(self.html(page)))
-            else:
-                for sub in subs:
-                    self.walk(sub, depth + 1)
+        if plain is None and page is None:
+            for sub in subs:
+                self.walk(sub, depth + 1)
             return
-        self.pieces.append(_Piece(self.plain(plain), self.html(page) if page else None))
-        for sub in rich:  # attachments inside an alternative's related part
-            for leaf in _leaves([sub], depth):
-                if leaf is not page and (filename(leaf) or _disposition(leaf) == "attachment"):
-                    self.walk(leaf, depth + 1)
+        if plain is not None:
+            self.pieces.append(_Piece(self.plain(plain), self.html(page) if page else None))
+        elif page is not None:
+            self.pieces.append(_Piece(self.html(page)))
+        for leaf in _leaves(rich, depth):
+            if leaf is not page and (filename(leaf) or _disposition(leaf) == "attachment"):
+                self.walk(leaf, depth + 1)
 
     def plain(self, part: Message) -> str:
         decoded = self.decoded(part)
