@@ -11,11 +11,12 @@ import imaplib
 import os
 import pwd
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,19 @@ class Dovecot:
     def spec(self, security: Security = Security.SSL) -> str:
         return f"127.0.0.1:{self.ssl_port if security is Security.SSL else self.port}"
 
+    def stop(self) -> None:
+        """Stop the server (its master process and every child); its ports refuse at once."""
+        pid = int((self.folder / "run" / "master.pid").read_text().split()[0])
+        os.kill(pid, signal.SIGTERM)
+        _wait(lambda: not _open(self.ssl_port), "Dovecot did not stop")
+
+    def start_again(self) -> None:
+        """Start a stopped server again on the same ports (it runs in the background until
+        `stop` or the end of the tests' own server)."""
+        binary = shutil.which("dovecot") or "/usr/sbin/dovecot"
+        subprocess.run([binary, "-c", str(self.folder / "dovecot.conf")], check=True)
+        _wait(lambda: _open(self.ssl_port), "Dovecot did not start again")
+
     def client(self) -> imaplib.IMAP4_SSL:
         client = imaplib.IMAP4_SSL("127.0.0.1", self.ssl_port, ssl_context=self.context)
         client.login(USER, PASSWORD)
@@ -78,6 +92,23 @@ class Dovecot:
             return [d.decode() for d in data if isinstance(d, bytes)]
         finally:
             client.logout()
+
+
+def _open(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def _wait(done: Callable[[], bool], what: str, seconds: float = 15) -> None:
+    """Wait until `done()`, at most `seconds`; then fail with `what`."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} within {seconds} s")
+        time.sleep(0.05)
 
 
 def _skip_or_fail(reason: str) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pbem.errors import LockedError, PbemError
 from pbem.game import processor
+from pbem.game.mailbox_state import held_by_mailbox
 from pbem.game.root import open_root
 from pbem.game.status import DUE, State, status_of, table
 
@@ -28,6 +29,8 @@ class Result(Enum):
     """What `pbem run` did with a game, in the order the summary lists them."""
 
     FAILED = "failed"
+    HELD = "held"
+    """Past its deadline, but its mail may be unread: not played by the autopilot."""
     RESOLVED = "resolved"
     WOULD_RESOLVE = "would resolve"
     SKIPPED = "skipped"
@@ -72,8 +75,15 @@ class RunSummary:
         return out
 
 
-def run_game(directory: Path, now: datetime, dry_run: bool = False) -> GameRun:
-    """Resolve one game if it is due; never raises for anything that goes wrong with it."""
+def run_game(
+    directory: Path, now: datetime, dry_run: bool = False, mailbox_down: str | None = None
+) -> GameRun:
+    """Resolve one game if it is due; never raises for anything that goes wrong with it.
+
+    A game past its deadline with orders missing is not played by the autopilot while its
+    mail may be unread: `mailbox_down` (this run's fetch failed), or a mailbox not read in
+    full since the deadline (pbem.game.mailbox_state). A game whose awaited players all sent
+    valid orders is resolved all the same."""
     try:
         status = status_of(directory, now)
         if status.state is State.DAMAGED:
@@ -86,6 +96,16 @@ def run_game(directory: Path, now: datetime, dry_run: bool = False) -> GameRun:
             awaited = [p for p in status.awaited if p not in status.valid]
             detail = "; ".join(x for x in (f"awaiting {', '.join(awaited)}", status.reason) if x)
             return GameRun(status.name, directory, Result.WAITING, detail)
+        if status.state is State.OVERDUE:
+            held = mailbox_down or (
+                held_by_mailbox(directory, status.name, status.deadline)
+                if status.deadline is not None
+                else None
+            )
+            if held is not None:
+                return GameRun(
+                    status.name, directory, Result.HELD, f"not played by the autopilot: {held}"
+                )
         if dry_run:
             return GameRun(status.name, directory, Result.WOULD_RESOLVE, status.reason)
         return _resolve(status.name, directory, now)
@@ -114,7 +134,7 @@ def _resolve(name: str, directory: Path, now: datetime) -> GameRun:
     )
 
 
-def _run_one(task: tuple[Path, datetime, bool]) -> GameRun:
+def _run_one(task: tuple[Path, datetime, bool, str | None]) -> GameRun:
     return run_game(*task)
 
 
@@ -124,9 +144,11 @@ def resolve_due(
     jobs: int = 1,
     dry_run: bool = False,
     progress: Progress | None = None,
+    mailbox_down: str | None = None,
 ) -> list[GameRun]:
-    """Run every game, in `jobs` processes; `progress` wraps the stream of results."""
-    tasks = [(g, now, dry_run) for g in games]
+    """Run every game, in `jobs` processes; `progress` wraps the stream of results;
+    `mailbox_down`: why this run could not read the mail (no game is played by the autopilot)."""
+    tasks = [(g, now, dry_run, mailbox_down) for g in games]
 
     def show(results: Iterator[GameRun]) -> list[GameRun]:
         return list(progress(results, len(tasks)) if progress else results)
@@ -172,11 +194,13 @@ def run_root(
     mail = mail or MailRun()
     if (mail.fetch or mail.send) and dry_run:
         notes.append("dry run: no mail fetched or sent")
-    elif mail.fetch:
-        mail_failed |= not _fetch(path, mail, now, notes)
+    down: str | None = None
+    if mail.fetch and not dry_run:
+        read, down = _fetch(path, mail, now, notes)
+        mail_failed |= not read
     duplicates = {p: root.duplicate_reason(p) for _, p in root.games}
     named = [p for _, p in root.games if duplicates[p] is None]
-    runs = resolve_due(named, now, jobs, dry_run, progress)
+    runs = resolve_due(named, now, jobs, dry_run, progress, down)
     runs += [
         GameRun(name, p, Result.FAILED, duplicates[p] or "")
         for name, p in root.games
@@ -187,18 +211,24 @@ def run_root(
     return RunSummary(tuple(runs), now, tuple(notes), mail_failed)
 
 
-def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> bool:
-    """Fetch the root's mail; False (with the reason in `notes`) when it failed."""
+def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> tuple[bool, str | None]:
+    """Fetch the root's mail: whether everything went (the reasons in `notes`), and, when the
+    mailbox could not be read at all, why (no game is then played by the autopilot). A game
+    that could not take its messages is held by the record the fetch leaves
+    (pbem.game.mailbox_state); the rest go on."""
     from pbem.mail import inbox
 
     try:
         box = inbox.mailbox(path, mail.flags, (), mail.ask_imap)
         result = inbox.fetch(path, box, mail.flags, now)
     except PbemError as err:
-        notes.append(f"fetch failed: {err}")
-        return False
+        notes.append(
+            f"fetch failed: {err}; no game is played by the autopilot in this run (the "
+            "orders may be waiting in the mailbox)"
+        )
+        return False, f"this run could not read the mailbox ({err})"
     notes.extend(result.lines())
-    return not isinstance(result, inbox.RootFetch) or result.ok
+    return not isinstance(result, inbox.RootFetch) or result.ok, None
 
 
 def _send(

@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pbem.errors import GameFileError, PbemError
+from pbem.errors import GameFileError, LockedError, PbemError
+from pbem.game import clock
 from pbem.game.disk import GAME_FILE, locked
+from pbem.game.mailbox_state import record_failure, record_fetch, unread_since
 from pbem.game.root import open_root
 from pbem.game.settings import Security, Settings, Value, in_force
 from pbem.game.settings import password as settings_password
@@ -127,11 +129,18 @@ def fetch(
     flags: Mapping[str, Value | None] | None = None,
     now: datetime | None = None,
 ) -> FetchResult | RootFetch:
-    """Fetch into a game, or into every game of a root."""
+    """Fetch into a game, or into every game of a root. A mailbox that cannot be read is
+    recorded as such (pbem.game.mailbox_state), so that no game waiting for it is played by
+    the autopilot."""
     _exists(directory)
-    if (directory / GAME_FILE).is_file():
-        return fetch_game(directory, box, flags, now)
-    return fetch_root(directory, box, flags, now)
+    try:
+        if (directory / GAME_FILE).is_file():
+            return fetch_game(directory, box, flags, now)
+        return fetch_root(directory, box, flags, now)
+    except PbemError as err:
+        if not isinstance(err, (GameFileError, LockedError)):
+            record_failure(directory, now or datetime.now(timezone.utc), str(err))
+        raise
 
 
 @contextlib.contextmanager
@@ -232,6 +241,7 @@ def fetch_game(
         for t, incoming in zip(taken, result.incoming, strict=True):
             if incoming.verdict is not Verdict.HELD:
                 done(t)
+    record_fetch(directory, result.read_at or datetime.now(timezone.utc))
     return result
 
 
@@ -248,6 +258,7 @@ def fetch_root(
     out = RootFetch()
     with opened(mailbox) as (taken, done), locked(root, creating=True):
         seen = load(root / MAIL / SEEN, {"messages": {}})
+        unread: set[str] = set()
         by_game: dict[str, list[tuple[Taken, str]]] = {}
         nowhere: list[tuple[Taken, str, Letter | None]] = []
         for t in taken:
@@ -283,6 +294,7 @@ def fetch_root(
                 out.failed.append(
                     f"{name}: {err}; its {len(items)} messages are read again next time"
                 )
+                unread.add(name)
                 continue
             out.games.append(result)
             for (t, key), incoming in zip(items, result.incoming, strict=True):
@@ -304,6 +316,9 @@ def fetch_root(
                 save(root / MAIL / SEEN, seen)
                 done(t)
             out.note = answers.tell_moderator()
+        before = unread_since(root)
+        since = {n: before.get(n, clock.iso(read_at)) for n in sorted(unread)}
+        record_fetch(root, read_at, since)
     return out
 
 

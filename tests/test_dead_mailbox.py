@@ -1,0 +1,156 @@
+"""A dead mailbox never plays anyone's turn: when `pbem run` cannot read the mail, or the
+mailbox has not been read since the deadline, no game past its deadline is played by the
+autopilot (its players' orders may be waiting there); a game whose orders are all in goes on."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from dovecot import PASSWORD, USER, Dovecot, start
+from test_mail import into_maildir, message, orders_for, run
+
+from pbem.core.state import Options
+from pbem.game import clock, deadlines, processor
+from pbem.game.history import history_count, read_history
+from pbem.game.mailbox_state import FETCHED
+
+STARTED = "2027-02-25T12:00:00+00:00"
+BEFORE = "2027-02-26T12:00:00+00:00"
+NOW = "2027-03-01T12:00:00+00:00"
+"""After the deadline of the first turn (48 hours from STARTED)."""
+PLAYERS = [("ann", "ann@example.org"), ("ben", "ben@example.org")]
+
+
+def make(root: Path, name: str) -> Path:
+    directory = root / name
+    processor.new_game(
+        directory,
+        PLAYERS,
+        Options(),
+        seed=bytes([7] * 32),
+        name=name,
+        schedule=deadlines.schedule_from_options("48h", None),
+        now=clock.parse_instant(STARTED),
+    )
+    return directory
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    games = tmp_path / "games"
+    make(games, "late")
+    ready = make(games, "ready")
+    for player, _ in PLAYERS:
+        (ready / "orders" / f"{player}.toml").write_text(orders_for(ready, player))
+    return games
+
+
+def rows(output: str) -> dict[str, str]:
+    """The summary's rows by game: its result and detail."""
+    out = {}
+    for line in output.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[1] in ("late", "ready"):
+            out[parts[1]] = f"{parts[0]} {parts[2]}"
+    return out
+
+
+def test_a_failed_fetch_plays_no_one_by_the_autopilot(root: Path) -> None:
+    run("config", root, "maildir=gone")
+    output = run("run", root, "--fetch", "--now", NOW, code=1)
+    assert "fetch failed: cannot read the Maildir" in output
+    assert "no game is played by the autopilot in this run" in output
+    row = rows(output)
+    assert row["late"].startswith("held not played by the autopilot: this run could not read")
+    assert row["ready"].startswith("resolved")  # its orders were all in
+    assert history_count(root / "late") == 1 and history_count(root / "ready") == 2
+
+
+def test_a_mailbox_not_read_since_the_deadline_plays_no_one(root: Path, tmp_path: Path) -> None:
+    box = into_maildir(tmp_path / "Maildir", [])
+    run("mail", "fetch", root, "--maildir", box, "--now", BEFORE)
+    assert (root / FETCHED).is_file()
+    row = rows(run("run", root, "--now", NOW))
+    assert row["late"] == (
+        "held not played by the autopilot: its mailbox was last read at "
+        "2027-02-26T12:00:00+00:00, before the deadline 2027-02-27T12:00:00+00:00: the "
+        "autopilot plays only once the mail since is read (pbem run --fetch, pbem mail fetch)"
+    )
+    assert history_count(root / "late") == 1
+    mine = orders_for(root / "late", "ann")
+    into_maildir(box, [message("ann@example.org", mine, subject="[late] orders")])
+    row = rows(run("run", root, "--fetch", "--maildir", box, "--now", NOW))
+    assert row["late"].startswith("resolved")
+    record = read_history(root / "late", 1)
+    assert {o.player: o.autopilot for o in record.orders} == {"ann": False, "ben": True}
+
+
+def test_a_game_that_could_not_take_its_messages_is_held(root: Path, tmp_path: Path) -> None:
+    box = into_maildir(
+        tmp_path / "Maildir",
+        [message("ann@example.org", orders_for(root / "late", "ann"), subject="[late] x")],
+    )
+    damaged = root / "late" / "mail" / "seen.json"
+    damaged.parent.mkdir()
+    damaged.write_text("[")  # its messages cannot be handed to it
+    run("mail", "fetch", root, "--maildir", box, "--now", NOW, code=1)
+    damaged.unlink()
+    row = rows(run("run", root, "--now", NOW))
+    assert row["late"].startswith("held not played by the autopilot: the fetch of")
+    assert "could not take its messages (since 2027-03-01T12:00:00+00:00)" in row["late"]
+    row = rows(run("run", root, "--fetch", "--maildir", box, "--now", NOW))
+    assert row["late"].startswith("resolved")
+    record = read_history(root / "late", 1)
+    assert {o.player: o.autopilot for o in record.orders} == {"ann": False, "ben": True}
+
+
+def test_games_that_never_fetched_mail_are_played_as_before(root: Path) -> None:
+    late = root / "late"
+    (late / "orders" / "ann.toml").write_text(orders_for(late, "ann"))
+    row = rows(run("run", root, "--now", NOW))
+    assert row["late"].startswith("resolved")  # no mailbox ever read: nothing to wait for
+
+
+@pytest.fixture
+def dovecot(tmp_path: Path) -> Iterator[Dovecot]:
+    """A Dovecot of this test alone (it is stopped and started again)."""
+    server = start(tmp_path / "dovecot")
+    running = next(server)
+    yield running
+    if not (running.folder / "run" / "master.pid").is_file():
+        return
+    try:
+        running.stop()
+    finally:
+        shutil.rmtree(running.folder / "run", ignore_errors=True)
+
+
+def test_an_imap_server_down_after_the_deadline_holds_the_game_until_it_is_back(
+    root: Path, dovecot: Dovecot
+) -> None:
+    host, port = dovecot.spec().split(":")
+    settings = [f"imap_host={host}", f"imap_port={port}", "imap_security=ssl"]
+    run("config", root, *settings, f"imap_user={USER}")
+    late = root / "late"
+    dovecot.deliver(
+        message("ann@example.org", orders_for(late, "ann"), subject="[late] o", mid="<a@t>")
+        .as_bytes(),
+        message("ben@example.org", orders_for(late, "ben"), subject="[late] o", mid="<b@t>")
+        .as_bytes(),
+    )  # fmt: skip
+    env = {"PBEM_IMAP_PASSWORD": PASSWORD, "SSL_CERT_FILE": str(dovecot.folder / "cert.pem")}
+    dovecot.stop()
+    output = run("run", root, "--fetch", "--now", NOW, env=env, code=1)
+    assert "fetch failed: " in output
+    assert rows(output)["late"].startswith("held not played by the autopilot")
+    assert history_count(late) == 1
+    again = run("run", root, "--now", NOW, env=env)  # without a fetch: still held
+    assert rows(again)["late"].startswith("held")
+    dovecot.start_again()
+    output = run("run", root, "--fetch", "--now", NOW, env=env)
+    assert rows(output)["late"].startswith("resolved")
+    record = read_history(late, 1)
+    assert {o.player: o.autopilot for o in record.orders} == {"ann": False, "ben": False}
