@@ -681,3 +681,70 @@ def test_an_alternative_of_neither_text_nor_html_is_read_part_by_part() -> None:
     alternative.attach(inner)
     alternative.attach(part(b"BEGIN:VCALENDAR", "text/calendar"))
     assert only(letter_of(alternative, kind="mixed")).text == ORDERS
+
+
+# -- what the mutation trial found untested ------------------------------------------------------
+
+
+def nested(levels: int) -> EmailMessage:
+    msg = part(ORDERS)
+    for _ in range(levels):
+        outer = EmailMessage()
+        outer.set_type("multipart/mixed")
+        outer.attach(msg)
+        msg = outer
+    return msg
+
+
+def test_parts_nested_to_the_limit_are_read_and_one_more_is_refused() -> None:
+    assert found.read(nested(found.MAX_DEPTH)).found
+    with pytest.raises(RecursionError):
+        found.read(nested(found.MAX_DEPTH + 1))
+
+
+def test_an_attached_messages_subject_is_named_up_to_a_hundred_characters() -> None:
+    earlier = EmailMessage()
+    earlier["Subject"] = "x" * 150
+    earlier.set_content(ORDERS)
+    inner = raw_part("Content-Type: message/rfc822", earlier.as_bytes())
+    assert only(letter_of(part("below"), inner)).name == "x" * 100
+
+
+@pytest.mark.parametrize(
+    ("separator", "forward"),
+    [
+        ("-----Original Message-----", False),
+        ("---------- Forwarded message ---------", True),
+        ("Begin forwarded message:", True),
+        ("________________________________\nFrom: pbem\nSent: Monday\nSubject: x", False),
+        ("From: pbem\nSent: Monday\nSubject: x", False),
+    ],
+)
+def test_a_separator_says_whether_the_message_passes_another_on(
+    separator: str, forward: bool
+) -> None:
+    assert quoting.split(f"mine\n\n{separator}\n\nold\n").forward is forward
+    assert quoting.split(f"mine\n{separator}\n\nold\n").own.strip() == "mine"
+
+
+def test_a_wrapped_attribution_with_no_quote_below_starts_the_original() -> None:
+    body = f"{ORDERS}\nOn Mon, 1 Mar 2027 at 12:00, pbem <\ngames@example.org> wrote:\n\n{READY}"
+    assert quoting.split(body).own.strip() == ORDERS.strip()
+
+
+def test_a_header_block_in_a_language_pbem_does_not_list_needs_an_address_in_one_line() -> None:
+    block = "Feladó: pbem <games@example.org>\nElküldve: hétfő\nCímzett: alice\nTárgy: x"
+    assert quoting.split(f"mine\n\n{block}\n\n{READY}").own.strip() == "mine"
+    plain = "Feladó: pbem\nElküldve: hétfő\nCímzett: alice\nTárgy: x"  # no address: kept
+    assert "Feladó" in quoting.split(f"mine\n\n{plain}\n").own
+
+
+def test_an_attribution_before_a_quote_is_not_the_players() -> None:
+    assert quoting.split("mine\nOn Monday, Bob wrote:\n> old\n").own == "mine\n"
+    assert quoting.split("mine\nOn Monday, Bob wrote:\n\n> old").own == "mine\n"
+
+
+def test_an_order_line_ending_in_a_colon_before_a_quote_is_kept() -> None:
+    first, rest = ORDERS.split("\n", 1)
+    body = f"{first}  # mine, not the ones quoted:\n> old orders\n{rest}"
+    assert orders_from_body(body) == f"{first}  # mine, not the ones quoted:\n{rest}"

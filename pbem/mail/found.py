@@ -455,9 +455,7 @@ def _comment_tails_joined(orders: str) -> str:
 # -- choosing -------------------------------------------------------------------------------
 
 
-def choose(
-    reading: Reading, is_ready: Callable[[Found], str | None], forward: bool = False
-) -> Choice:
+def choose(reading: Reading, is_ready: Callable[[Found], str | None], forward: bool) -> Choice:
     """The orders the player meant, or why none can be taken.
 
     The player's own (the text they wrote, a file they attached) come first; only when there
