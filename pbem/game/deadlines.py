@@ -208,15 +208,21 @@ def missed_orders(
 
 
 def outage_guard(game: Game, missing: Sequence[str]) -> str | None:
-    """The reason to refuse when more than half the living players would be played by the
-    autopilot (counting those who missed their last turn): a mail outage, perhaps."""
-    living = [p for p in game.state.players if p.alive]
-    silent = {p.name for p in living if p.missed} | set(missing)
-    if len(silent) * 2 <= len(living):
+    """The reason to refuse when more than half of the players awaited this turn (two or more:
+    the setup, a draft) would be played by the autopilot at once: a mail outage, perhaps.
+
+    In sequential play one player is awaited at a time; a run of misses there is told by the
+    mail itself: `pbem run` holds a game whose mailbox could not be read since the deadline
+    (pbem.game.mailbox_state). Counting the players who missed their last turn made two misses
+    in a row by two players refuse in a game of three, though nothing was down."""
+    living = {p.name for p in game.state.players if p.alive}
+    awaited = [name for name in game.state.awaiting() if name in living]
+    silent = sorted(set(missing) & set(awaited))
+    if len(awaited) < 2 or len(silent) * 2 <= len(awaited):
         return None
     return (
-        f"{len(silent)} of the {len(living)} players would be played by the autopilot "
-        f"({', '.join(sorted(silent))}): if mail was down, fetch it and resolve again; to let "
+        f"{len(silent)} of the {len(awaited)} players would be played by the autopilot "
+        f"({', '.join(silent)}): if mail was down, fetch it and resolve again; to let "
         "the autopilot play, resolve with --force"
     )
 
