@@ -748,3 +748,18 @@ def test_an_order_line_ending_in_a_colon_before_a_quote_is_kept() -> None:
     first, rest = ORDERS.split("\n", 1)
     body = f"{first}  # mine, not the ones quoted:\n> old orders\n{rest}"
     assert orders_from_body(body) == f"{first}  # mine, not the ones quoted:\n{rest}"
+
+
+def test_blank_lines_inside_pre_and_pre_line_spacing_are_kept() -> None:
+    assert text.html_text("<pre>a\n\nb</pre>") == "a\n\nb\n"
+    assert text.html_text('<div style="white-space: pre-line">a   b\nc</div>') == "a b\nc\n"
+    assert text.html_text("<div>a   b\nc</div>") == "a b c\n"
+
+
+def test_every_head_left_open_is_closed_by_the_body() -> None:
+    assert text.html_text("<head><title>t</title><head><body><p>x</p>") == "x\n"
+
+
+def test_a_signed_block_cut_in_its_armour_headers_is_left_as_it_is() -> None:
+    cut = "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256"
+    assert text.unsigned(cut) == (cut, False)

@@ -138,7 +138,7 @@ _QUOTE_CLASSES = re.compile(
     r"zmail_extra|ymail_android_signature)(?:\s|$)",
     re.IGNORECASE,
 )
-_PRE = re.compile(r"white-space\s*:\s*(pre|pre-wrap|pre-line|break-spaces)", re.IGNORECASE)
+_PRE = re.compile(r"white-space\s*:\s*(pre-wrap|pre-line|break-spaces|pre)", re.IGNORECASE)
 _OUTLOOK_HEADER_IDS = {"divrplyfwdmsg", "x_divrplyfwdmsg", "reply-intro"}
 OUTLOOK_SEPARATOR = "-----Original Message-----"
 
