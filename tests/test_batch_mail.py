@@ -307,6 +307,9 @@ def test_run_fetches_resolves_and_sends(root: Path, tmp_path: Path, server: Serv
     subjects = sorted(str(m["Subject"]) for m in sent)
     assert sum("accepted" in s for s in subjects) == 2
     assert sum(s.startswith("[duel] turn 1") for s in subjects) == 2
+    for _, address in GAMES["duel"]:  # each player reads "accepted" before the next report
+        mine = [str(m["Subject"]) for m in sent if m["To"] == address]
+        assert [("accepted" in s, "turn 1" in s) for s in mine] == [(True, False), (False, True)]
     assert output.splitlines()[-1].endswith("1 resolved, 2 waiting")
 
 

@@ -228,8 +228,9 @@ def deliver_waiting(directory: Path, server: SmtpServer, result: SendResult) -> 
 
 def waiting(directory: Path) -> list[Path]:
     """The files waiting at the top of the outbox (hidden ones are half-written files): the
-    reports, then the answers in the order the messages they answer came in (the order of
-    mail/seen.json), then anything else."""
+    answers in the order the messages they answer came in (the order of mail/seen.json), then
+    the reports, then anything else; so that a player who sent orders reads "accepted" before
+    the report of the turn they were for (a fetch, a resolution and a send in one run)."""
     folder = directory / OUTBOX
     if not folder.is_dir():
         return []
@@ -243,10 +244,10 @@ def waiting(directory: Path) -> list[Path]:
     }
 
     def place(path: Path) -> tuple[int, int, str]:
-        if REPORT_FILE.match(path.name):
-            return (0, 0, path.name)
         if path.name in answers:
-            return (1, answers[path.name], path.name)
+            return (0, answers[path.name], path.name)
+        if REPORT_FILE.match(path.name):
+            return (1, 0, path.name)
         return (2, 0, path.name)
 
     return sorted(files, key=place)
