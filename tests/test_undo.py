@@ -46,6 +46,8 @@ def test_undo_keeps_every_file_and_returns_the_game_to_the_state_before(tmp_path
     record, finished = undo.undo_last(d, NOW, WHY)
     assert (record.resolution, record.attempt, finished) == (2, 1, False)
     after = snapshot(d)
+    # the game as before, but for what was taken back, and the mark that it waits for you
+    assert after.pop("history/held.toml").decode().startswith("resolution = 2\n")
     assert {k: v for k, v in after.items() if not k.startswith("history/undone/")} == before
     kept = d / "history" / "undone" / "0002-1"
     assert (kept / "0002.toml").is_file()
@@ -176,6 +178,7 @@ def test_an_autopilot_file_is_not_put_back_into_orders(tmp_path: Path) -> None:
     run("deadline", d, "--extend", "1h", "--why", "x", "--now", "2026-12-02T00:01Z")
     run("undo", d, "--why", "carol's mail came late", "--now", "2026-12-02T01:00Z")
     after = snapshot(d)
+    after.pop("history/held.toml")
     assert {k: v for k, v in after.items() if not k.startswith("history/undone/")} == before
     assert (d / "history" / "undone" / "0001-1" / "deadlines" / "0002-1.toml").is_file()
     assert "audit passed" in run("audit", d)
@@ -369,3 +372,34 @@ def test_the_notes_of_a_dealt_game_name_its_setup_turn(tmp_path: Path) -> None:
     undo.undo_last(d, NOW, WHY)
     (note,) = undo.undone_notes(d)
     assert note.startswith("the setup turn, turn 0 (resolution 1, history/0001.toml) was undone")
+
+
+def test_after_an_undo_the_game_waits_for_the_moderator(tmp_path: Path) -> None:
+    root = tmp_path / "games"
+    d = new_game(root / "g")
+    _resolved_twice(d)
+    out = CliRunner().invoke(main, ["undo", str(d), "--why", "bob's orders came late"]).output
+    assert "'pbem run' leaves it alone until you resolve it by hand or run 'pbem release'" in out
+    write_skeletons(d)  # the orders are all in: without the hold, cron would resolve it
+    status = CliRunner().invoke(main, ["status", str(root), "--json"]).output
+    (row,) = json.loads(status)
+    assert row["state"] == "held"
+    assert row["reason"] == "held: undone: bob's orders came late; resolve by hand or release"
+    run_out = CliRunner().invoke(main, ["run", str(root)]).output
+    assert "held: undone: bob's orders came late" in run_out
+    assert read_game(d).state.resolution == 2
+    released = CliRunner().invoke(main, ["release", str(d)]).output
+    assert released.startswith("Released: undone: bob's orders came late.")
+    assert "It was not held." in CliRunner().invoke(main, ["release", str(d)]).output
+    assert "resolved" in CliRunner().invoke(main, ["run", str(root)]).output
+    assert read_game(d).state.resolution == 3
+
+
+def test_resolving_by_hand_releases_a_held_game(tmp_path: Path) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    undo.undo_last(d, NOW, WHY)
+    assert undo.held(d) is not None
+    write_skeletons(d)
+    processor.resolve_game(d)
+    assert undo.held(d) is None

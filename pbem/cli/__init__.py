@@ -7,7 +7,7 @@ The commands live in one module per group of commands and are loaded lazily (cli
 "lazily loading subcommands" pattern): `pbem check` imports the module of the turn's commands
 and nothing of the others, so a command starts as fast as the code it needs allows.
 
-- `pbem.cli.turn`: a game's turn (new, check, resolve, deadline, undo);
+- `pbem.cli.turn`: a game's turn (new, check, resolve, deadline, undo, release);
 - `pbem.cli.look`: reading a game (show, dice, audit, stats);
 - `pbem.cli.tools`: no game needed (map, odds, verify, kit);
 - `pbem.cli.mail`: the mail group (fetch, send);
@@ -30,6 +30,7 @@ COMMANDS = {
     "resolve": "pbem.cli.turn:resolve",
     "deadline": "pbem.cli.turn:deadline",
     "undo": "pbem.cli.turn:undo_command",
+    "release": "pbem.cli.turn:release_command",
     "show": "pbem.cli.look:show",
     "dice": "pbem.cli.look:dice_command",
     "audit": "pbem.cli.look:audit",

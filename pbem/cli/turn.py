@@ -278,3 +278,20 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
 
     record, finished = undo.undo_last(directory, instant(now), why)
     echo(undo.taken_back(directory, record, finished))
+
+
+@click.command(name="release", short_help="Let a game held after an undo go on.")
+@click.argument("directory", type=GAME_DIR)
+@reports_errors
+def release_command(directory: Path) -> None:
+    """Let a game that waits after 'pbem undo' go on: 'pbem run' resolves it again when it is
+    due. Resolving it by hand ('pbem resolve') releases it too.
+
+    \b
+    Example:
+      pbem release games/spring-2027
+    """
+    from pbem.game import undo
+
+    why = undo.release(directory)
+    echo(f"Released: {why}. 'pbem run' resolves it when it is due." if why else "It was not held.")

@@ -30,7 +30,8 @@ class Result(Enum):
 
     FAILED = "failed"
     HELD = "held"
-    """Past its deadline, but its mail may be unread: not played by the autopilot."""
+    """Waits for the moderator (undone), or past its deadline with its mail perhaps unread
+    (not played by the autopilot)."""
     RESOLVED = "resolved"
     WOULD_RESOLVE = "would resolve"
     SKIPPED = "skipped"
@@ -92,6 +93,8 @@ def run_game(
             return GameRun(status.name, directory, Result.OVER, status.reason)
         if status.state is State.LOCKED:
             return GameRun(status.name, directory, Result.SKIPPED, "locked by another run")
+        if status.state is State.HELD:
+            return GameRun(status.name, directory, Result.HELD, status.reason)
         if status.state not in DUE:
             awaited = [p for p in status.awaited if p not in status.valid]
             detail = "; ".join(x for x in (f"awaiting {', '.join(awaited)}", status.reason) if x)

@@ -445,6 +445,7 @@ def resolve_game(
         folder = new_report_dir(directory, played_in(game, r, record.turn))
         paths_written = write_files(folder, reports)
         write_game(new)
+        undo.release(directory)  # resolved (by hand: `pbem run` leaves held games alone)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pbem.core.state import Phase
 from pbem.errors import PbemError
-from pbem.game import clock, deadlines, processor
+from pbem.game import clock, deadlines, processor, undo
 from pbem.game.disk import held_by_another
 from pbem.game.history import history_path, played_in, read_history
 from pbem.game.root import Root, game_name, open_root
@@ -27,6 +27,8 @@ class State(Enum):
     """Where a game stands, in the order the moderator should look at them."""
 
     DAMAGED = "damaged"
+    HELD = "held"
+    """Undone: waits for the moderator to resolve it by hand or release it."""
     OVERDUE = "overdue"
     READY = "ready"
     LOCKED = "locked"
@@ -225,6 +227,10 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
     if locked:
         return GameStatus(name, directory, State.LOCKED, "another run holds its lock", **common)
     interrupted = count == r + 1
+    why = undo.held(directory)
+    if why is not None and not interrupted:
+        reason = f"held: {why}; resolve by hand or release"
+        return GameStatus(name, directory, State.HELD, reason, **common)
     verdict = due(game, found, interrupted, now)
     reason = "; ".join(found.doubled)
     if interrupted:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+import tomli as tomllib
 import tomli_w
 
 from pbem.errors import GameFileError, PbemError
@@ -38,6 +39,10 @@ from pbem.present.numbering import Played
 
 UNDONE = "undone"
 PENDING = "undo.toml"
+HELD = "held.toml"
+"""Written by an undo: the game waits for the moderator (a resolution by hand, or `pbem
+release`) and `pbem run` leaves it alone, so cron does not play the turn again by itself
+before the moderator has done what the undo was for."""
 RECORD = "undo.toml"
 _FOLDER = re.compile(r"^(\d{4})-(\d+)$")
 
@@ -167,13 +172,35 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
         return record, False
 
 
+def held(directory: Path) -> str | None:
+    """Why the game waits for the moderator after an undo ("undone: bob's orders came late"),
+    or None when it does not."""
+    path = directory / HISTORY / HELD
+    if not path.is_file():
+        return None
+    try:
+        why = tomllib.loads(path.read_text(encoding="utf-8")).get("why")
+    except (OSError, UnicodeError, tomllib.TOMLDecodeError):
+        why = None
+    return str(why) if why else "undone"
+
+
+def release(directory: Path) -> str | None:
+    """Let a game held after an undo go on (`pbem run` resolves it again when it is due);
+    what it was held for, or None when it was not held."""
+    why = held(directory)
+    (directory / HISTORY / HELD).unlink(missing_ok=True)
+    return why
+
+
 def taken_back(directory: Path, record: UndoRecord, finished: bool) -> str:
     """What `pbem undo` says it did: "Undid turn 13 (resolution 14, history/0014.toml); ..."."""
     what = "Finished the interrupted undo of" if finished else "Undid"
     played = record.played(drafted(read_game(directory)))
     return (
         f"{what} {played.words()}; its files are in history/undone/{record.folder_name}/ and "
-        "its order files are back in orders/."
+        "its order files are back in orders/. The game waits for you: 'pbem run' leaves it "
+        "alone until you resolve it by hand or run 'pbem release'."
     )
 
 
@@ -235,4 +262,6 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
     write_game(replace(restored, deadline=deadlines.pending_deadline(directory, restored, r)))
     if live.exists():
         live.unlink()
+    hold = {"resolution": r, "time": record.time, "why": f"undone: {record.why}"}
+    atomic_write(directory / HISTORY / HELD, tomli_w.dumps(hold))
     (directory / HISTORY / PENDING).unlink(missing_ok=True)
