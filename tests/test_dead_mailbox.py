@@ -4,7 +4,10 @@ autopilot (its players' orders may be waiting there); a game whose orders are al
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from test_mail import into_maildir, message, orders_for, run
 
 from pbem.core.state import Options
 from pbem.game import clock, deadlines, processor
+from pbem.game.disk import LOCK_FILE
 from pbem.game.history import history_count, read_history
 from pbem.game.mailbox_state import FETCHED
 
@@ -154,3 +158,53 @@ def test_an_imap_server_down_after_the_deadline_holds_the_game_until_it_is_back(
     assert rows(output)["late"].startswith("resolved")
     record = read_history(late, 1)
     assert {o.player: o.autopilot for o in record.orders} == {"ann": False, "ben": False}
+
+
+@contextlib.contextmanager
+def held_lock(folder: Path) -> Iterator[None]:
+    """`folder`'s lock held by another process, as a second cron run finds it."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\n"
+            "time.sleep(120)\n",
+            str(folder / LOCK_FILE),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_run_that_finds_the_mailbox_busy_exits_0_and_plays_no_one(
+    root: Path, tmp_path: Path
+) -> None:
+    box = into_maildir(tmp_path / "Maildir", [])
+    with held_lock(root):
+        output = run("run", root, "--fetch", "--maildir", box, "--now", NOW)  # exit code 0
+    assert "another run is reading this mailbox; this run leaves the mail to it" in output
+    row = rows(output)
+    assert row["late"].startswith("held not played by the autopilot: another run is reading")
+    assert row["ready"].startswith("resolved")
+
+
+def test_a_game_another_run_holds_is_busy_not_failed(root: Path, tmp_path: Path) -> None:
+    late = root / "late"
+    msg = message("ann@example.org", orders_for(late, "ann"), subject="[late] orders")
+    box = into_maildir(tmp_path / "Maildir", [msg])
+    with held_lock(late):
+        output = run("run", root, "--fetch", "--send", "--maildir", box, "--now", BEFORE)
+    assert "late: busy (another run holds it); its 1 messages are read again next time" in output
+    assert "late: busy (another run holds it); its mail waits" in output
+    assert rows(output)["late"] == "skipped locked by another run"
+    again = run("run", root, "--fetch", "--maildir", box, "--now", BEFORE)
+    assert "accepted: " in again and (late / "orders" / "ann.toml").is_file()

@@ -224,6 +224,12 @@ def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> tuple[
     try:
         box = inbox.mailbox(path, mail.flags, (), mail.ask_imap)
         result = inbox.fetch(path, box, mail.flags, now)
+    except LockedError:  # another run is reading this mailbox: it takes the mail, not a fault
+        notes.append(
+            "fetch: another run is reading this mailbox; this run leaves the mail to it and "
+            "plays no one by the autopilot"
+        )
+        return True, "another run is reading the mailbox"
     except PbemError as err:
         notes.append(
             f"fetch failed: {err}; no game is played by the autopilot in this run (the "

@@ -197,6 +197,8 @@ class RootFetch:
     games: list[FetchResult] = field(default_factory=list)
     unrouted: list[Unrouted] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    busy: list[str] = field(default_factory=list)
+    """Games another run held: their messages are read again next time (not a failure)."""
     skipped: int = 0
     note: str | None = None
     """The root moderator's note of the players' messages for no game (outbox file name)."""
@@ -213,6 +215,7 @@ class RootFetch:
         if self.note:
             out.append(f"moderator told: {OUTBOX}/{self.note}")
         out += [f"failed: {printable(f)}" for f in self.failed]
+        out += [printable(b) for b in self.busy]
         routed = sum(len(g.incoming) for g in self.games)
         out.append(
             f"{routed + len(self.unrouted) + self.skipped} messages read: {routed} to "
@@ -290,6 +293,11 @@ def fetch_root(
                     read_at,
                     settings.moderator,
                 )
+            except LockedError:  # another run is at the game: not a fault, nothing lost
+                out.busy.append(f"{name}: busy (another run holds it); its {len(items)} "
+                                "messages are read again next time")  # fmt: skip
+                unread.add(name)
+                continue
             except PbemError as err:
                 out.failed.append(
                     f"{name}: {err}; its {len(items)} messages are read again next time"
@@ -488,6 +496,8 @@ class RootSend:
 
     games: list[tuple[str, SendResult]] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    busy: list[str] = field(default_factory=list)
+    """Games another run held (not a failure: their mail waits in their outbox)."""
 
     @property
     def ok(self) -> bool:
@@ -503,6 +513,7 @@ class RootSend:
         if not out:
             out.append(f"nothing to send in {len(self.games)} games")
         out += [f"failed: {printable(f)}" for f in self.failed]
+        out += [printable(b) for b in self.busy]
         return out
 
 
@@ -579,6 +590,8 @@ def send_root(
         try:
             result = send_game(path, flags, server, ask, dry_run, every, now, copy_sender, kit)
             out.games.append((name, result))
+        except LockedError:  # another run is at it: its mail goes with that run or the next
+            out.busy.append(f"{name}: busy (another run holds it); its mail waits")
         except PbemError as err:
             out.failed.append(f"{name}: {err}")
     if waiting(root) and root.resolve() not in {p.resolve() for _, p in listing.games}:
