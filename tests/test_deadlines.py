@@ -4,6 +4,8 @@ a missed turn, dropped players, the outage guard and the moderator's deadline ch
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -522,3 +524,36 @@ def test_a_deadline_change_interrupted_before_the_game_file_is_completed_not_rep
     assert "audit passed" in run("audit", d)
     out = run("deadline", d, "--extend", "24h", "--why", "longer", "--now", START)
     assert "Sat 5 Dec 2026, 20:00 CET" in out and "change 2" in out
+
+
+def test_status_shows_the_deadline_in_the_games_zone_and_no_dropped_player_as_missing(
+    tmp_path: Path,
+) -> None:
+    d = new(tmp_path / "g", *ROME)
+    row = run("status", d, "--now", START).splitlines()[1]
+    assert "2026-12-03 20:00 CET" in row  # the players' 20:00, not 19:00Z
+    (data,) = json.loads(run("status", d, "--json", "--now", START))
+    assert data["deadline"] == "2026-12-03T19:00Z"  # scripts keep UTC
+    _drive_until_carol_is_dropped(d)
+    (data,) = json.loads(run("status", d, "--json", "--now", START))
+    assert "carol" not in (data["missed_turns"] or {})
+
+
+def test_a_run_without_a_terminal_or_a_password_says_so_without_a_warning(
+    tmp_path: Path,
+) -> None:
+    d = new(tmp_path / "g", players="alice=a@example.org,bob=b@example.org")
+    run("config", d, "smtp_host=127.0.0.1", "smtp_port=9", "smtp_user=games")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pbem", "mail", "send", str(d)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 1
+    assert "Warning" not in done.stderr and "password for games" not in done.stdout
+    assert done.stderr.endswith(
+        "Error: no SMTP password for games at 127.0.0.1: set PBEM_SMTP_PASSWORD\n"
+    )

@@ -3,6 +3,7 @@ shares with them. They import pbem.mail (email, mailbox, smtplib) only when they
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,17 +21,24 @@ GAME_OR_ROOT = click.Path(file_okay=False, path_type=Path)
 
 
 def asker(kind: str) -> Callable[[str, str], str]:
-    """Ask for a server password (once per server and login); under cron there is no one to
-    ask, and the environment variable must be set."""
+    """Ask for a server password (once per server and login). Without a terminal (cron, a
+    pipe) the password is a line of the input, read without a prompt or a warning; under cron
+    there is none, and the environment variable must be set."""
     answers: dict[tuple[str, str], str] = {}
     env = f"PBEM_{kind}_PASSWORD"
 
     def ask(host: str, user: str) -> str:
         if (host, user) not in answers:
             prompt = f"{kind} password for {user} at {host}"
+            if not sys.stdin.isatty():  # no terminal (cron, a pipe): a line of input, no prompt
+                line = sys.stdin.readline()
+                if not line.strip():
+                    raise PbemError(f"no {kind} password for {user} at {host}: set {env}")
+                answers[host, user] = line.rstrip("\r\n")
+                return answers[host, user]
             try:
                 answers[host, user] = str(click.prompt(prompt, hide_input=True))
-            except click.Abort:  # no one to ask (cron): the environment must hold it
+            except click.Abort:  # no one to ask: the environment must hold it
                 raise PbemError(f"no {kind} password for {user} at {host}: set {env}") from None
         return answers[host, user]
 

@@ -60,6 +60,8 @@ class GameStatus:
     last_resolved: datetime | None = None
     last_played: str | None = None
     """What the last resolution played, as players name it: "turn 12", "the deal"."""
+    zone: str | None = None
+    """The time zone of the game's deadlines (the table shows the deadline in it)."""
 
     @property
     def sort_key(self) -> tuple[int, str, str]:
@@ -104,7 +106,7 @@ class GameStatus:
             self.phase or "-",
             ", ".join(self.awaited) or "-",
             orders,
-            _iso(self.deadline) or "-",
+            _local(self.deadline, self.zone) or "-",
             "-" if self.seconds_left is None else _duration(self.seconds_left),
             "-" if not self.missed else ", ".join(f"{n} {c}" for n, c in self.missed),
             last,
@@ -136,6 +138,15 @@ def _iso(when: datetime | None) -> str | None:
     return None if when is None else when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
 
 
+def _local(when: datetime | None, zone: str | None) -> str | None:
+    """A deadline as the game's players read it: in its time zone with the zone's name
+    (`2027-02-27 20:00 CET`); in UTC as `2027-02-27T12:00Z`."""
+    if when is None or zone in (None, clock.UTC):
+        return _iso(when)
+    local = when.astimezone(clock.zone(zone))
+    return f"{local.strftime('%Y-%m-%d %H:%M')} {local.tzname()}"
+
+
 def _duration(seconds: float) -> str:
     sign = "-" if seconds < 0 else ""
     minutes = int(abs(seconds)) // 60
@@ -162,7 +173,12 @@ def deadline_of(game: Game) -> Deadline:
     if game.schedule is None:
         return Deadline()
     at = deadlines.pending_deadline(game.path, game, game.state.resolution)
-    return Deadline(at, tuple((p.name, p.missed) for p in game.state.players if p.missed))
+    return Deadline(
+        at,
+        tuple(
+            (p.name, p.missed) for p in game.state.players if p.missed and not p.dropped
+        ),  # a dropped player misses nothing any more
+    )
 
 
 def due(game: Game, readiness: processor.Readiness, interrupted: bool, now: datetime) -> State:
@@ -213,6 +229,7 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
         "deadline": deadline.at,
         "seconds_left": (deadline.at - now).total_seconds() if deadline.at else None,
         "missed": deadline.missed,
+        "zone": game.schedule.timezone if game.schedule else None,
     }
     if state.phase is Phase.OVER:
         return GameStatus(name, directory, State.OVER, f"{state.winner} won", **common)
