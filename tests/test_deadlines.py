@@ -557,3 +557,18 @@ def test_a_run_without_a_terminal_or_a_password_says_so_without_a_warning(
     assert done.stderr.endswith(
         "Error: no SMTP password for games at 127.0.0.1: set PBEM_SMTP_PASSWORD\n"
     )
+
+
+def test_time_never_goes_backwards_in_the_history(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    send(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", SETUP_DUE)
+    send(d, *read_game(d).state.awaiting())
+    before = snapshot(d)
+    out = run("resolve", d, "--now", "2026-12-03T19:00:00+01:00", code=1)
+    assert (
+        "the time given (2026-12-03T19:00:00+01:00) is before the last resolution's "
+        "(2026-12-03T20:00:00+01:00): time cannot go backwards in the history" in out
+    )
+    assert snapshot(d) == before
+    run("resolve", d, "--now", SETUP_DUE)  # the same moment is not backwards

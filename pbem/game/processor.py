@@ -404,6 +404,7 @@ def resolve_game(
             raise PbemError(f"game '{game.name}' is over: {game.state.winner} won")
         if checked_history(game) == r + 1:
             return _complete(game, read_history(directory, r))
+        _never_backwards(directory, r, now)
         used, rejected, missing = _choose(game, paths)
         records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
         if missing:
@@ -447,6 +448,20 @@ def resolve_game(
         write_game(new)
         undo.release(directory)  # resolved (by hand: `pbem run` leaves held games alone)
         return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
+
+
+def _never_backwards(directory: Path, resolution: int, now: datetime | None) -> None:
+    """Refuse a time before the last resolution's: the history's times only go forward (the
+    next deadline is counted from them), whatever `--now` or the clock says."""
+    if now is None or resolution < 1:
+        return
+    last = deadlines.resolution_time(directory, resolution - 1)
+    if last is not None and now < last:
+        raise PbemError(
+            f"the time given ({clock.iso(now)}) is before the last resolution's "
+            f"({clock.iso(last)}): time cannot go backwards in the history; give a --now at "
+            "or after it (is the clock of this machine right?)"
+        )
 
 
 def _after(game: Game, state: GameState, now: datetime | None) -> Game:
