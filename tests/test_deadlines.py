@@ -70,6 +70,7 @@ def test_the_deadline_is_in_the_game_file_every_report_and_view(tmp_path: Path) 
         "turn_time": "2d",
         "due_at": "20:00",
         "timezone": "Europe/Rome",
+        "tolerance": "12h",  # a quarter of the turn time, at most 12 hours
         "deadline": SETUP_DUE,
     }
     text = (report_dir(d, 0) / "alice.txt").read_text()
@@ -572,3 +573,34 @@ def test_time_never_goes_backwards_in_the_history(tmp_path: Path) -> None:
     )
     assert snapshot(d) == before
     run("resolve", d, "--now", SETUP_DUE)  # the same moment is not backwards
+
+
+@pytest.mark.parametrize("resolved", ["19:59:00", "20:00:03", "23:10:00"])
+def test_a_daily_game_stays_daily_however_late_its_turns_are_resolved(
+    tmp_path: Path, resolved: str
+) -> None:
+    d = new(
+        tmp_path / "g",
+        "--turn-time", "24h", "--due-at", "20:00", "--timezone", "Europe/Rome",
+        now="2027-03-24T20:00+01:00",
+    )  # fmt: skip
+    assert json.loads(run("status", d, "--json"))[0]["deadline"] == "2027-03-25T19:00Z"
+    deadlines = []
+    for day in range(25, 31):  # across the change to summer time, on the 28th
+        send(d, *read_game(d).state.awaiting())
+        run("resolve", d, "--now", f"2027-03-{day}T{resolved}+0{1 if day < 28 else 2}:00")
+        deadlines.append(clock.iso(read_game(d).deadline, clock.zone("Europe/Rome")))  # type: ignore[arg-type]
+    assert deadlines == [
+        f"2027-03-{day}T20:00:00+0{1 if day < 28 else 2}:00" for day in range(26, 32)
+    ]
+
+
+def test_a_game_made_before_the_tolerance_keeps_its_deadlines(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", "--turn-time", "24h", "--due-at", "20:00", now="2027-03-24T20:00Z")
+    for path in (d / "game.toml", d / "history" / "0000.toml"):  # as a game of before
+        assert 'tolerance = "6h"\n' in path.read_text()
+        path.write_text(path.read_text().replace('tolerance = "6h"\n', ""))
+    send(d, *read_game(d).state.awaiting())
+    run("resolve", d, "--now", "2027-03-25T20:00:03Z")
+    assert clock.iso(read_game(d).deadline) == "2027-03-27T20:00:00+00:00"  # type: ignore[arg-type]
+    assert audit_game(d).resolutions == 2

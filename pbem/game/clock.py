@@ -102,6 +102,11 @@ class Schedule:
     turn_time: timedelta
     due_at: time | None = None
     timezone: str = UTC
+    tolerance: timedelta = timedelta(0)
+    """With `due_at`: how much sooner than `turn_time` after a resolution the next `due_at`
+    may be, so that a daily 20:00 game stays daily when the turn is resolved a little after
+    20:00 (by cron, by the autopilot at the deadline, by hand that evening). Games made before
+    it have none (their deadlines are counted as they always were)."""
 
     @property
     def zone(self) -> ZoneInfo:
@@ -112,6 +117,8 @@ class Schedule:
         if self.due_at is not None:
             out["due_at"] = self.due_at.strftime("%H:%M")
         out["timezone"] = self.timezone
+        if self.tolerance:
+            out["tolerance"] = format_duration(self.tolerance)
         return out
 
     @classmethod
@@ -120,16 +127,20 @@ class Schedule:
         due = data.get("due_at")
         name = str(data.get("timezone", UTC))
         zone(name)
+        tolerance = data.get("tolerance")
         return cls(
             parse_duration(str(data["turn_time"])),
             parse_time_of_day(str(due)) if due is not None else None,
             name,
+            parse_duration(str(tolerance)) if tolerance is not None else timedelta(0),
         )
 
 
 def next_deadline(previous: datetime, schedule: Schedule) -> datetime:
     """The deadline of the turn after a resolution at `previous`: `turn_time` later, moved
-    forward to the next `due_at` in the schedule's zone (the same time if it is one).
+    forward to the next `due_at` in the schedule's zone (the same time if it is one); with a
+    `tolerance`, the first `due_at` at least `turn_time - tolerance` later (a daily 20:00 game
+    resolved at 19:59, 20:00:03 or 23:10 is next due at 20:00 the next day).
 
     `turn_time` counts on the wall clock of the zone, so `24h` from 20:00 is 20:00 the next
     day even across a daylight-saving change (23 or 25 hours then). A due time that the change
@@ -138,7 +149,8 @@ def next_deadline(previous: datetime, schedule: Schedule) -> datetime:
     where = schedule.zone
     # Aware arithmetic within one zone is wall-clock arithmetic; the UTC round trip then
     # settles a wall time that the change skips or repeats.
-    wall = previous.astimezone(where) + schedule.turn_time
+    early = schedule.tolerance if schedule.due_at is not None else timedelta(0)
+    wall = previous.astimezone(where) + schedule.turn_time - early
     earliest = wall.astimezone(timezone.utc).astimezone(where)
     if schedule.due_at is None:
         return earliest

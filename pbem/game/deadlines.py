@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import tomli_w
@@ -73,11 +73,18 @@ def schedule_from_options(
             raise PbemError("--due-at and --timezone need --turn-time (how long a turn lasts)")
         return None
     clock.zone(zone)
+    length = clock.parse_duration(turn_time)
     return clock.Schedule(
-        clock.parse_duration(turn_time),
+        length,
         clock.parse_time_of_day(due_at) if due_at else None,
         zone,
+        min(length / 4, MAX_TOLERANCE) if due_at else timedelta(0),
     )
+
+
+MAX_TOLERANCE = timedelta(hours=12)
+"""The most a turn with a due time may be shortened to keep its rhythm (a quarter of the turn
+time, at most this): less than the day between two due times, so no day is ever skipped."""
 
 
 def changes_folder(directory: Path) -> Path:
@@ -112,18 +119,27 @@ def resolution_time(directory: Path, resolution: int) -> datetime | None:
     return clock.parse_instant(record.time, "time") if record.time else None
 
 
-def scheduled_deadline(game: Game, previous_time: datetime | None) -> datetime | None:
-    """The deadline the schedule gives after a resolution made at `previous_time`."""
+def scheduled_deadline(
+    game: Game, previous_time: datetime | None, previous: int
+) -> datetime | None:
+    """The deadline the schedule gives after resolution `previous`, made at `previous_time`.
+    After the game's first resolution (the deal, or the draft's start), made when the game
+    was, the whole turn time counts: its tolerance is for a turn resolved a little late."""
     if game.schedule is None or previous_time is None:
         return None
-    return clock.next_deadline(previous_time, game.schedule)
+    schedule = game.schedule
+    if previous < 1:
+        schedule = replace(schedule, tolerance=timedelta(0))
+    return clock.next_deadline(previous_time, schedule)
 
 
 def pending_deadline(directory: Path, game: Game, resolution: int) -> datetime | None:
     """The deadline of `resolution` as the history gives it (see the module's docstring)."""
     if game.schedule is None or resolution < 1:
         return None
-    deadline = scheduled_deadline(game, resolution_time(directory, resolution - 1))
+    deadline = scheduled_deadline(
+        game, resolution_time(directory, resolution - 1), resolution - 1
+    )
     for change in deadline_changes(directory, resolution):
         deadline = clock.parse_instant(change.deadline, "deadline")
     return deadline

@@ -11,7 +11,7 @@ import hmac
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -211,7 +211,8 @@ def new_game(
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise disk_error(err, directory, "create") from None
-    deadline = clock.next_deadline(now, schedule) if schedule and now else None
+    first = replace(schedule, tolerance=timedelta(0)) if schedule else None  # a whole turn
+    deadline = clock.next_deadline(now, first) if first and now else None
     game = Game(
         directory,
         state,
@@ -468,7 +469,7 @@ def _after(game: Game, state: GameState, now: datetime | None) -> Game:
     """The game after a resolution made at `now`: the new state and the next deadline."""
     deadline = None
     if state.phase is not Phase.OVER:
-        deadline = deadlines.scheduled_deadline(game, now)
+        deadline = deadlines.scheduled_deadline(game, now, game.state.resolution)
     return replace(game, state=state, deadline=deadline)
 
 
