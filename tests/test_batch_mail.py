@@ -469,3 +469,13 @@ def test_a_folder_that_is_not_there_is_neither_a_game_nor_a_root(tmp_path: Path)
 def test_a_root_with_nothing_to_send_says_so(root: Path, server: Server) -> None:
     run("mail", "send", root, "--smtp", server.spec)
     assert run("mail", "send", root, "--smtp", server.spec) == "nothing to send in 3 games\n"
+
+
+def test_run_sends_a_new_games_first_reports_with_the_kit(root: Path, server: Server) -> None:
+    run("config", root, "smtp_host=127.0.0.1", f"smtp_port={server.port}")
+    run("run", root, "--send", "--kit", "--now", NOW.isoformat())
+    firsts = [m for m in server.recorder.messages() if ".r0000." in str(m["Message-ID"])]
+    assert firsts and all(
+        "pbem-player.pyz" in [p.get_filename() for p in m.iter_attachments()] for m in firsts
+    )
+    assert "--kit goes with --send" in run("run", root, "--kit", code=2)

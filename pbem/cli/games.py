@@ -55,6 +55,11 @@ def status(root: Path, as_json: bool, now: str | None) -> None:
 )
 @mailbox_options
 @click.option("--send", is_flag=True, help="Last, send every game's mail with its settings.")
+@click.option(
+    "--kit",
+    is_flag=True,
+    help="With --send: the player's kit (pbem-player.pyz) goes with each first report.",
+)
 @reports_errors
 def run(
     root: Path,
@@ -69,6 +74,7 @@ def run(
     folder: str | None,
     security: str | None,
     send: bool,
+    kit: bool,
 ) -> None:
     """Fetch the mail (--fetch), resolve every game of ROOT that is due, send what was
     written (--send), then print one line per game.
@@ -80,7 +86,7 @@ def run(
     \b
     Examples:
       pbem run games --jobs 2
-      pbem run games --fetch --send
+      pbem run games --fetch --send --kit
       pbem run games --dry-run
     """
     from pbem.game import batch
@@ -91,7 +97,11 @@ def run(
         "mbox": str(mbox) if mbox else None,
         **imap_flags(imap, user, folder, security),
     }
-    mail = batch.MailRun(fetch or any(flags.values()), send, flags, asker("IMAP"), asker("SMTP"))
+    if kit and not send:
+        raise click.UsageError("--kit goes with --send (it is attached to the reports sent)")
+    mail = batch.MailRun(
+        fetch or any(flags.values()), send, flags, asker("IMAP"), asker("SMTP"), kit
+    )
     summary = batch.run_root(root, moment(now), jobs, dry_run, _progress_bar(), mail)
     click.echo("\n".join(summary.lines()))
     if not summary.ok:

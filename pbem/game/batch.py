@@ -175,6 +175,8 @@ class MailRun:
     flags: Mapping[str, str | None] = field(default_factory=dict)
     ask_imap: Callable[[str, str], str] | None = None
     ask_smtp: Callable[[str, str], str] | None = None
+    kit: bool = False
+    """The player's kit goes with each first report sent."""
 
 
 def run_root(
@@ -247,7 +249,9 @@ def _send(
     from pbem.mail import inbox
 
     try:
-        result = inbox.send_root(path, mail.flags, None, mail.ask_smtp, now=now, games=games)
+        result = inbox.send_root(
+            path, mail.flags, None, mail.ask_smtp, now=now, games=games, kit=mail.kit
+        )
     except PbemError as err:
         notes.append(f"send failed: {err}")
         return False

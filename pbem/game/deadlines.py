@@ -137,9 +137,7 @@ def pending_deadline(directory: Path, game: Game, resolution: int) -> datetime |
     """The deadline of `resolution` as the history gives it (see the module's docstring)."""
     if game.schedule is None or resolution < 1:
         return None
-    deadline = scheduled_deadline(
-        game, resolution_time(directory, resolution - 1), resolution - 1
-    )
+    deadline = scheduled_deadline(game, resolution_time(directory, resolution - 1), resolution - 1)
     for change in deadline_changes(directory, resolution):
         deadline = clock.parse_instant(change.deadline, "deadline")
     return deadline
