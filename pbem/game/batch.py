@@ -212,6 +212,7 @@ def run_root(
         if duplicates[p] is not None
     ]
     if mail.send and not dry_run:
+        _remind(named, mail, now, notes)
         mail_failed |= not _send(path, named, mail, now, notes)
     return RunSummary(tuple(runs), now, tuple(notes), mail_failed)
 
@@ -240,6 +241,20 @@ def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> tuple[
         return False, f"this run could not read the mailbox ({err})"
     notes.extend(result.lines())
     return not isinstance(result, inbox.RootFetch) or result.ok, None
+
+
+def _remind(games: Sequence[Path], mail: MailRun, now: datetime, notes: list[str]) -> None:
+    """Queue the reminders due now in every game (its `remind` setting); a game that cannot be
+    read is told by the rest of the run, and reminds no one."""
+    from pbem.mail import inbox
+    from pbem.mail.reminders import queue_reminders
+
+    for game in games:
+        try:
+            done = queue_reminders(game, inbox.game_settings(game, mail.flags), now)
+        except PbemError:
+            continue
+        notes.extend(f"{game.name}: reminder queued: {name}" for name in done.queued)
 
 
 def _send(

@@ -14,6 +14,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,12 @@ KEYS: dict[str, Key] = {
         Key("imap_security", "security", "none, starttls or ssl (default ssl)"),
         Key("imap_user", "text", "the IMAP login (password: PBEM_IMAP_PASSWORD or a prompt)"),
         Key("imap_folder", "text", "the folder to read (default INBOX)"),
+        Key(
+            "remind",
+            "durations",
+            "before the deadline, when `pbem run --send` reminds the players without orders "
+            '(e.g. "24h, 2h")',
+        ),
         Key("maildir", "path", "a Maildir that `pbem run --fetch` reads"),
         Key("mbox", "path", "an mbox file that `pbem run --fetch` reads"),
     )
@@ -127,6 +134,18 @@ def check_value(name: str, value: object) -> Value:
         raise SettingsError(f"{name} must be a host name like mail.example.org, not '{text}'")
     if key.kind == "security" and text not in {s.value for s in Security}:
         raise SettingsError(f"{name} must be none, starttls or ssl, not '{text}'")
+    if key.kind == "durations":
+        from pbem.game.clock import parse_duration
+
+        try:
+            parts = [parse_duration(part.strip()) for part in text.split(",") if part.strip()]
+        except PbemError:
+            parts = []
+        if not parts:
+            raise SettingsError(
+                f'{name} must be durations before the deadline like 24h or "24h, 2h", '
+                f"not '{text}'"
+            )
     if key.kind in ("text", "path") and (not text or any(c in text for c in "\r\n\0")):
         raise SettingsError(f"{name} must be one line of text, not '{text}'")
     return text
@@ -273,6 +292,16 @@ class Settings:
     @property
     def bcc(self) -> str | None:
         return self.text("bcc")
+
+    @property
+    def remind(self) -> list[timedelta]:
+        """How long before the deadline players without orders are reminded, longest first."""
+        from pbem.game.clock import parse_duration
+
+        text = self.text("remind") or ""
+        return sorted(
+            (parse_duration(p.strip()) for p in text.split(",") if p.strip()), reverse=True
+        )
 
     @property
     def moderator(self) -> str:

@@ -1,0 +1,134 @@
+"""Reminders: a player awaited without valid orders is told, at the times the `remind` setting
+gives before the deadline ("24h, 2h"), that their turn is due, and how many more missed turns
+would drop them. Each reminder is queued once (recorded in mail/sent.json, `reminded`), so a
+run again changes nothing; when several times have passed since the last run (cron was down),
+only the latest is sent."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from pbem.game import clock, processor
+from pbem.game.disk import locked
+from pbem.game.settings import Settings
+from pbem.game.status import deadline_of
+from pbem.game.store import Game, read_game
+from pbem.mail.records import (
+    MAIL,
+    SENT,
+    address,
+    domain,
+    outgoing,
+    save,
+    sent_state,
+    slug,
+    write_eml,
+)
+from pbem.present import i18n
+
+
+@dataclass
+class Reminded:
+    """The reminders queued in a game's outbox."""
+
+    queued: list[str] = field(default_factory=list)
+
+
+def queue_reminders(directory: Path, settings: Settings, now: datetime) -> Reminded:
+    """Queue the reminders due at `now` in a game's outbox (none without `remind`, without a
+    deadline, or once the deadline has passed)."""
+    out = Reminded()
+    offsets = settings.remind
+    if not offsets:
+        return out
+    with locked(directory):
+        game = read_game(directory)
+        deadline = deadline_of(game).at
+        if deadline is None or now >= deadline:
+            return out
+        passed = [o for o in offsets if deadline - o <= now]
+        if not passed:
+            return out
+        sent = sent_state(directory)
+        done: list[str] = sent.setdefault("reminded", [])
+        ready = {s.player for s in processor.readiness(game).used}
+        r = game.state.resolution
+        for reg in game.registrations:
+            player = game.state.player(reg.name)
+            if reg.name not in game.state.awaiting() or reg.name in ready or not player.alive:
+                continue
+            keys = [f"{r}/{reg.name}/{clock.format_duration(o)}" for o in passed]
+            if all(k in done for k in keys) or not address(reg.email):
+                continue
+            name = _write(game, reg.name, reg.email, settings, deadline, now, keys[-1])
+            done.extend(k for k in keys if k not in done)
+            save(directory / MAIL / SENT, sent)
+            out.queued.append(name)
+    return out
+
+
+def _write(
+    game: Game,
+    player: str,
+    to: str,
+    settings: Settings,
+    deadline: datetime,
+    now: datetime,
+    key: str,
+) -> str:
+    """One reminder in the outbox, in the player's language; its outbox name."""
+    code = game.language_of(player)
+    lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
+    _ = lang._
+    zone = game.schedule.zone if game.schedule else None
+    when = (
+        clock.describe(deadline, zone, now)
+        if lang.code == i18n.DEFAULT
+        else lang.deadline(deadline.astimezone(zone), now)
+    )
+    turn = game.state.turn
+    body = _(
+        "Your orders for turn %(turn)s of %(game)s are due by %(when)s, and pbem has no valid "
+        "orders from you yet.",
+        turn=turn,
+        game=game.name,
+        when=when,
+    )
+    body += "\n\n" + _(
+        "Send them before the deadline: at the deadline the autopilot plays for you (it only "
+        "places your armies)."
+    )
+    drop = game.state.options.drop_after
+    missed = game.state.player(player).missed
+    if drop:
+        left = drop - missed
+        body += "\n\n" + (
+            _("If you miss this turn, you leave the game.")
+            if left <= 1
+            else lang.n_(
+                "If you miss this turn, you may miss %(num)s more in a row before you leave "
+                "the game.",
+                "If you miss this turn, you may miss %(num)s more in a row before you leave "
+                "the game.",
+                left - 1,
+            )
+        )
+    body += "\n"
+    digest = hashlib.sha256(f"{game.name}/{key}".encode()).hexdigest()[:16]
+    sender = settings.sender
+    msg = outgoing(
+        sender,
+        to,
+        f"[{game.name}] " + _("reminder: turn %(turn)s is due by %(when)s", turn=turn, when=when),
+        game.name,
+        "auto-generated",
+        now,
+    )
+    msg["Message-ID"] = f"<pbem.{slug(game.name)}.remind.{digest}@{domain(sender)}>"
+    msg.set_content(body, cte="quoted-printable")
+    name = f"remind-{digest}.eml"
+    write_eml(game.path, name, msg)
+    return name
