@@ -604,3 +604,39 @@ def test_a_game_made_before_the_tolerance_keeps_its_deadlines(tmp_path: Path) ->
     run("resolve", d, "--now", "2027-03-25T20:00:03Z")
     assert clock.iso(read_game(d).deadline) == "2027-03-27T20:00:00+00:00"  # type: ignore[arg-type]
     assert audit_game(d).resolutions == 2
+
+
+def notices(d: Path) -> dict[str, list[str]]:
+    """The notices in the outbox, by address: subject and text."""
+    from email import policy
+    from email.parser import BytesParser
+
+    out: dict[str, list[str]] = {}
+    for path in sorted((d / "outbox").glob("notice-*.eml")):
+        msg = BytesParser(policy=policy.default).parsebytes(path.read_bytes())
+        text = f"{msg['Subject']}\n{msg.get_content()}"  # type: ignore[attr-defined]
+        out.setdefault(str(msg["To"]), []).append(text)
+    return out
+
+
+def test_a_deadline_change_and_an_undo_are_told_to_every_player(tmp_path: Path) -> None:
+    players = "alice=alice@example.org,bob=bob@example.org:it,carol"
+    d = new(tmp_path / "g", *ROME, players=players)
+    out = run("deadline", d, "--extend", "24h", "--why", "carol is on holiday", "--now", START)
+    assert "The players are told: 2 messages in outbox/" in out  # carol has no address
+    told = notices(d)
+    assert told["alice@example.org"][0].startswith(
+        "[g] turn 0 now due by Fri 4 Dec 2026, 20:00 CET, in 3 days\n"
+        "The deadline of turn 0 of g has moved: it is now due by Fri 4 Dec 2026, 20:00 CET, in "
+        "3 days (carol is on holiday)."
+    )
+    assert "venerdì 4 dicembre 2026" in told["bob@example.org"][0]  # in bob's language
+    run("deadline", d, "--extend", "24h", "--why", "carol is on holiday", "--now", START)
+    assert len(list((d / "outbox").glob("notice-*.eml"))) == 4  # a second change, told again
+    send(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", "2026-12-05T20:00+01:00")
+    out = run("undo", d, "--why", "bob's orders came late", "--now", "2026-12-05T21:00+01:00")
+    assert "The players are told: 2 messages in outbox/" in out
+    (alice,) = [t for t in notices(d)["alice@example.org"] if "taken back" in t]
+    assert alice.startswith("[g] turn 0 taken back: bob's orders came late\n")
+    assert "It will be played again" in alice and "Turn 0 is due by" in alice

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -257,6 +258,10 @@ def deadline(
         f"Turn {game.state.turn} is now due by {due}"
         f" (change {change.number} of this turn, recorded in the history)."
     )
+    from pbem.game.clock import parse_instant
+
+    key = f"{change.resolution}/{change.number}"
+    _tell_players("deadline", directory, parse_instant(change.time, "time"), change.why, key)
 
 
 @click.command(name="undo", short_help="Take back the last resolution.")
@@ -278,6 +283,24 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
 
     record, finished = undo.undo_last(directory, instant(now), why)
     echo(undo.taken_back(directory, record, finished))
+    key = f"{record.resolution}/{record.attempt}"
+    from pbem.game.clock import parse_instant
+
+    _tell_players("undo", directory, parse_instant(record.time, "time"), record.why, key)
+
+
+def _tell_players(what: str, directory: Path, now: datetime, why: str, key: str) -> None:
+    """Queue the notice of an undo or a deadline change to every player, and say so."""
+    from pbem.mail import inbox, notices
+
+    settings = inbox.game_settings(directory)
+    tell = notices.tell_undo if what == "undo" else notices.tell_deadline
+    names = tell(directory, settings, now, why, key)
+    if names:
+        echo(
+            f"The players are told: {len(names)} messages in outbox/ "
+            "('pbem mail send' delivers them)."
+        )
 
 
 @click.command(name="release", short_help="Let a game held after an undo go on.")

@@ -1,0 +1,102 @@
+"""What the moderator changed, told to the players: an undo (the turn is to be played again, and
+why) and a moved deadline (the new one, and why), each a short message in the outbox, in each
+player's language, to every living player with an address. `pbem mail send` (or `pbem run
+--send`) delivers them. The same change told twice (a command run again after a crash) is the
+same message, by the same name."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from pbem.game import clock
+from pbem.game.settings import Settings
+from pbem.game.store import Game, read_game
+from pbem.mail.records import address, domain, outgoing, slug, write_eml
+from pbem.present import i18n
+
+
+def _deadline_words(game: Game, lang: i18n.Language, now: datetime) -> str | None:
+    if game.deadline is None or game.schedule is None:
+        return None
+    zone = game.schedule.zone
+    if lang.code == i18n.DEFAULT:
+        return clock.describe(game.deadline, zone, now)
+    return lang.deadline(game.deadline.astimezone(zone), now)
+
+
+def tell_undo(directory: Path, settings: Settings, now: datetime, why: str, key: str) -> list[str]:
+    """Tell every player that the last turn was taken back (it is played again); the outbox
+    names written. `key` names the undo (its resolution and attempt)."""
+
+    def words(game: Game, lang: i18n.Language) -> tuple[str, str]:
+        _ = lang._
+        turn = game.state.turn
+        body = _(
+            "The moderator took back turn %(turn)s of %(game)s: %(why)s. It will be played "
+            "again; the report you had of it no longer counts, and a new one follows.",
+            turn=turn,
+            game=game.name,
+            why=why,
+        )
+        due = _deadline_words(game, lang, now)
+        if due is not None:
+            body += "\n\n" + _("Turn %(turn)s is due by %(when)s.", turn=turn, when=due)
+        body += "\n\n" + _(
+            "Orders sent for it stand; to change yours, send them again before it is played."
+        )
+        return _("turn %(turn)s taken back: %(why)s", turn=turn, why=why), body
+
+    return _tell(directory, settings, now, f"undo/{key}", words)
+
+
+def tell_deadline(
+    directory: Path, settings: Settings, now: datetime, why: str, key: str
+) -> list[str]:
+    """Tell every player that the pending turn's deadline moved, and why; `key` names the
+    change (its resolution and number)."""
+
+    def words(game: Game, lang: i18n.Language) -> tuple[str, str]:
+        _ = lang._
+        turn = game.state.turn
+        due = _deadline_words(game, lang, now) or ""
+        body = _(
+            "The deadline of turn %(turn)s of %(game)s has moved: it is now due by %(when)s "
+            "(%(why)s).",
+            turn=turn,
+            game=game.name,
+            when=due,
+            why=why,
+        )
+        return _("turn %(turn)s now due by %(when)s", turn=turn, when=due), body
+
+    return _tell(directory, settings, now, f"deadline/{key}", words)
+
+
+Words = Callable[[Game, i18n.Language], tuple[str, str]]
+"""A notice's subject and text for a game, in a language."""
+
+
+def _tell(directory: Path, settings: Settings, now: datetime, key: str, say: Words) -> list[str]:
+    game = read_game(directory)
+    names = []
+    for reg in game.registrations:
+        player = game.state.player(reg.name)
+        if not player.alive or not address(reg.email):
+            continue
+        code = game.language_of(reg.name)
+        lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
+        subject, body = say(game, lang)
+        digest = hashlib.sha256(f"{game.name}/{key}/{reg.name}".encode()).hexdigest()[:16]
+        sender = settings.sender
+        msg = outgoing(
+            sender, reg.email, f"[{game.name}] {subject}", game.name, "auto-generated", now
+        )
+        msg["Message-ID"] = f"<pbem.{slug(game.name)}.notice.{digest}@{domain(sender)}>"
+        msg.set_content(body + "\n", cte="quoted-printable")
+        name = f"notice-{digest}.eml"
+        write_eml(directory, name, msg)
+        names.append(name)
+    return names
