@@ -79,10 +79,23 @@ KEYS: dict[str, Key] = {
             "before the deadline, when `pbem run --send` reminds the players without orders "
             '(e.g. "24h, 2h")',
         ),
+        Key(
+            "resolve",
+            "resolve",
+            "when `pbem run` resolves a turn: when-ready (the default: once every awaited "
+            "player's orders are in) or at-deadline",
+        ),
+        Key(
+            "grace",
+            "duration",
+            "with when-ready: how long after the last awaited orders came in to wait for a "
+            "correction (e.g. 30m)",
+        ),
         Key("maildir", "path", "a Maildir that `pbem run --fetch` reads"),
         Key("mbox", "path", "an mbox file that `pbem run --fetch` reads"),
     )
 }
+RESOLVE_WHEN = ("when-ready", "at-deadline")
 SECRET_WORDS = ("password", "pass", "secret", "smtp_password", "imap_password")
 
 Value = str | int
@@ -134,6 +147,15 @@ def check_value(name: str, value: object) -> Value:
         raise SettingsError(f"{name} must be a host name like mail.example.org, not '{text}'")
     if key.kind == "security" and text not in {s.value for s in Security}:
         raise SettingsError(f"{name} must be none, starttls or ssl, not '{text}'")
+    if key.kind == "resolve" and text not in RESOLVE_WHEN:
+        raise SettingsError(f"{name} must be {' or '.join(RESOLVE_WHEN)}, not '{text}'")
+    if key.kind == "duration":
+        from pbem.game.clock import parse_duration
+
+        try:
+            parse_duration(text)
+        except PbemError:
+            raise SettingsError(f"{name} must be a duration like 30m or 2h, not '{text}'") from None
     if key.kind == "durations":
         from pbem.game.clock import parse_duration
 
@@ -292,6 +314,19 @@ class Settings:
     @property
     def bcc(self) -> str | None:
         return self.text("bcc")
+
+    @property
+    def resolve_when(self) -> str:
+        """When `pbem run` resolves a turn: "when-ready" (the default) or "at-deadline"."""
+        return self.text("resolve") or RESOLVE_WHEN[0]
+
+    @property
+    def grace(self) -> timedelta:
+        """How long after the last awaited orders came in a ready turn waits (0: none)."""
+        from pbem.game.clock import parse_duration
+
+        text = self.text("grace")
+        return parse_duration(text) if text else timedelta(0)
 
     @property
     def remind(self) -> list[timedelta]:

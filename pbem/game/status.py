@@ -249,10 +249,55 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
         reason = f"held: {why}; resolve by hand or release"
         return GameStatus(name, directory, State.HELD, reason, **common)
     verdict = due(game, found, interrupted, now)
+    if verdict is State.READY and not interrupted:
+        waits = _not_yet(game, found, now)
+        if waits is not None:
+            return GameStatus(name, directory, State.WAITING, waits, **common)
     reason = "; ".join(found.doubled)
     if interrupted:
         reason = f"{played_in(game, r, state.turn).words()} was interrupted and is to be completed"
     return GameStatus(name, directory, verdict, reason, **common)
+
+
+def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | None:
+    """Why a turn whose orders are all in is not resolved yet by its `resolve` and `grace`
+    settings (at the deadline; a while after the last orders, for a correction), or None."""
+    from pbem.game.settings import in_force
+
+    settings = in_force(game.path, game.mail)
+    deadline = deadline_of(game).at
+    if settings.resolve_when == "at-deadline" and deadline is not None and now < deadline:
+        return (
+            f"all orders are in; resolved at the deadline, {_iso(deadline)} (resolve = at-deadline)"
+        )
+    grace = settings.grace
+    if not grace:
+        return None
+    arrived = [_arrival(game, s) for s in found.used]
+    last = max((a for a in arrived if a is not None), default=None)
+    if last is not None and now < last + grace:
+        return (
+            f"all orders are in; resolved from {_iso(last + grace)}, in case a correction "
+            f"comes (grace = {clock.format_duration(grace)})"
+        )
+    return None
+
+
+def _arrival(game: Game, submission: processor.Submission) -> datetime | None:
+    """When a player's order file came in: the date of the mail it came by (mail/seen.json),
+    or else the time the file was written (an order file saved by hand)."""
+    import json
+
+    try:
+        seen = json.loads((game.path / "mail" / "seen.json").read_text(encoding="utf-8"))
+        record = seen["accepted"][f"{game.state.resolution}/{submission.player}"]
+        return clock.parse_instant(str(record["date"]), "time")
+    except (OSError, ValueError, KeyError, TypeError, PbemError):
+        pass
+    try:
+        return datetime.fromtimestamp(submission.path.stat().st_mtime, timezone.utc)
+    except OSError:
+        return None
 
 
 def _last_played(game: Game, resolution: int) -> str | None:
