@@ -264,7 +264,10 @@ def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | Non
     settings (at the deadline; a while after the last orders, for a correction), or None."""
     from pbem.game.settings import in_force
 
-    settings = in_force(game.path, game.mail)
+    try:
+        settings = in_force(game.path, game.mail)
+    except PbemError:  # damaged mail settings are told by the mail; the turn goes on
+        return None
     deadline = deadline_of(game).at
     if settings.resolve_when == "at-deadline" and deadline is not None and now < deadline:
         return (
