@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -12,7 +15,7 @@ import tomli_w
 
 from pbem.core.state import GameState, Options, state_digest
 from pbem.game import processor
-from pbem.game.disk import atomic_write
+from pbem.game.disk import LOCK_FILE, atomic_write
 from pbem.game.history import history_path
 from pbem.game.store import _load_toml, read_game, write_game
 from pbem.present import report
@@ -115,3 +118,28 @@ def never_the_ready_file_over_written_orders(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(fetch._Fetcher, "accept", checked)
     yield
     assert not wrong, f"accepted the ready order file over orders the player wrote: {wrong}"
+
+
+@contextlib.contextmanager
+def held_lock(folder: Path) -> Iterator[None]:
+    """`folder`'s lock held by another process (another run of pbem, as cron may start)."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\n"
+            "time.sleep(120)\n",
+            str(folder / LOCK_FILE),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()

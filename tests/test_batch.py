@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import skeleton, snapshot, write_skeletons
+from conftest import held_lock, skeleton, snapshot, write_skeletons
 from test_old_games import play_to_the_end
 
 from pbem.cli import main
 from pbem.core.state import Options, SetupMode
 from pbem.game import clock, deadlines, processor
-from pbem.game.disk import GAME_FILE, LOCK_FILE
+from pbem.game.disk import GAME_FILE
 from pbem.game.history import history_count, history_path, read_history
 from pbem.game.root import find_games
 from pbem.game.status import State, root_status
@@ -115,26 +115,8 @@ def root(pristine: Path, tmp_path: Path) -> Iterator[Path]:
     """A copy of the twelve games, with the lock of 'locked' held by another process."""
     copy = tmp_path / "games"
     shutil.copytree(pristine, copy)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, os, sys, time\n"
-            "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-            "print('held', flush=True)\n"
-            "time.sleep(120)\n",
-            str(copy / "locked" / LOCK_FILE),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with held_lock(copy / "locked"):
         yield copy
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def invoke(*args: object, code: int = 0) -> str:

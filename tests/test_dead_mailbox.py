@@ -4,20 +4,17 @@ autopilot (its players' orders may be waiting there); a game whose orders are al
 
 from __future__ import annotations
 
-import contextlib
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import held_lock
 from dovecot import PASSWORD, USER, Dovecot, start
 from test_mail import into_maildir, message, orders_for, run
 
 from pbem.core.state import Options
 from pbem.game import clock, deadlines, processor
-from pbem.game.disk import LOCK_FILE
 from pbem.game.history import history_count, read_history
 from pbem.game.mailbox_state import FETCHED
 
@@ -158,31 +155,6 @@ def test_an_imap_server_down_after_the_deadline_holds_the_game_until_it_is_back(
     assert rows(output)["late"].startswith("resolved")
     record = read_history(late, 1)
     assert {o.player: o.autopilot for o in record.orders} == {"ann": False, "ben": False}
-
-
-@contextlib.contextmanager
-def held_lock(folder: Path) -> Iterator[None]:
-    """`folder`'s lock held by another process, as a second cron run finds it."""
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, os, sys, time\n"
-            "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-            "print('held', flush=True)\n"
-            "time.sleep(120)\n",
-            str(folder / LOCK_FILE),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_a_run_that_finds_the_mailbox_busy_exits_0_and_plays_no_one(

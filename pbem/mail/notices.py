@@ -18,13 +18,18 @@ from pbem.mail.records import address, domain, outgoing, slug, write_eml
 from pbem.present import i18n
 
 
-def _deadline_words(game: Game, lang: i18n.Language, now: datetime) -> str | None:
-    if game.deadline is None or game.schedule is None:
+def deadline_words(
+    game: Game, lang: i18n.Language, now: datetime, deadline: datetime | None = None
+) -> str | None:
+    """A deadline (the game's pending one by default) as a player reads it, in the game's
+    zone and the player's language, with how far it is from `now`."""
+    deadline = deadline or game.deadline
+    if deadline is None or game.schedule is None:
         return None
     zone = game.schedule.zone
     if lang.code == i18n.DEFAULT:
-        return clock.describe(game.deadline, zone, now)
-    return lang.deadline(game.deadline.astimezone(zone), now)
+        return clock.describe(deadline, zone, now)
+    return lang.deadline(deadline.astimezone(zone), now)
 
 
 def tell_undo(directory: Path, settings: Settings, now: datetime, why: str, key: str) -> list[str]:
@@ -41,7 +46,7 @@ def tell_undo(directory: Path, settings: Settings, now: datetime, why: str, key:
             game=game.name,
             why=why,
         )
-        due = _deadline_words(game, lang, now)
+        due = deadline_words(game, lang, now)
         if due is not None:
             body += "\n\n" + _("Turn %(turn)s is due by %(when)s.", turn=turn, when=due)
         body += "\n\n" + _(
@@ -61,7 +66,7 @@ def tell_deadline(
     def words(game: Game, lang: i18n.Language) -> tuple[str, str]:
         _ = lang._
         turn = game.state.turn
-        due = _deadline_words(game, lang, now) or ""
+        due = deadline_words(game, lang, now) or ""
         body = _(
             "The deadline of turn %(turn)s of %(game)s has moved: it is now due by %(when)s "
             "(%(why)s).",

@@ -16,6 +16,7 @@ from pbem.game.disk import locked
 from pbem.game.settings import Settings
 from pbem.game.status import deadline_of
 from pbem.game.store import Game, read_game
+from pbem.mail.notices import deadline_words
 from pbem.mail.records import (
     MAIL,
     SENT,
@@ -83,12 +84,7 @@ def _write(
     code = game.language_of(player)
     lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
     _ = lang._
-    zone = game.schedule.zone if game.schedule else None
-    when = (
-        clock.describe(deadline, zone, now)
-        if lang.code == i18n.DEFAULT
-        else lang.deadline(deadline.astimezone(zone), now)
-    )
+    when = deadline_words(game, lang, now, deadline) or ""
     turn = game.state.turn
     body = _(
         "Your orders for turn %(turn)s of %(game)s are due by %(when)s, and pbem has no valid "
