@@ -567,3 +567,77 @@ def test_a_report_is_resent_as_a_new_message_once(game_dir: Path, server: Server
     assert older.startswith("queued resend-")
     assert "no player zed in" in run("mail", "resend", game_dir, "--player", "zed", code=1)
     assert "has no report after turn 7" in run("mail", "resend", game_dir, "--turn", "7", code=1)
+
+
+def test_killing_run_fetch_send_at_random_moments_resolves_and_delivers_once(
+    tmp_path: Path, slow_server: Server
+) -> None:
+    """15 `kill -9`s of `pbem run --fetch --send` at random moments, then the same run again:
+    every turn is resolved once with the players' own orders, and every message (answers and
+    reports) arrives, each run after a kill repeating at most the one message in flight."""
+    from test_mail import into_maildir, message, orders_for
+
+    from pbem.game import batch
+    from pbem.game.clock import parse_instant
+    from pbem.game.history import history_count, read_history
+    from pbem.game.store import read_game
+
+    recorder = slow_server.recorder
+    assert isinstance(recorder, Counting)
+    root = tmp_path / "games"
+    games = [root / f"g{n}" for n in range(3)]
+    for n, d in enumerate(games):
+        players = [(f"p{n}{k}", f"p{n}{k}@example.org") for k in range(2)]
+        processor.new_game(d, players, Options(), seed=bytes([n + 1] * 32), name=d.name)
+    msgs = [
+        message(f"{p}@example.org", orders_for(d, p), mid=f"<{p}@t>")
+        for d in games
+        for p in read_game(d).state.awaiting()
+    ]
+    box = into_maildir(tmp_path / "Maildir", msgs)
+    run("config", root, f"maildir={box}", "smtp_host=127.0.0.1", f"smtp_port={slow_server.port}")
+    run("mail", "send", root)  # the setup reports went out when the games began
+    recorder.runs.clear()
+    now = parse_instant("2027-03-02T12:00Z")
+    flags: dict[str, str | None] = {}
+
+    def child() -> Child:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child)
+            code = 1
+            try:
+                batch.run_root(root, now, mail=batch.MailRun(True, True, flags))
+                code = 0
+            finally:
+                os._exit(code)
+        return Child(pid)
+
+    rng = random.Random(20270302)
+    killed: list[int] = []
+    for attempt in range(1, 16):
+        recorder.run = attempt
+        running = child()
+        time.sleep(rng.uniform(0.02, 0.15))  # a little work each time, then the kill
+        if running.kill():
+            killed.append(attempt)
+    recorder.run = 99
+    out = run("run", root, "--fetch", "--send", "--now", "2027-03-02T12:00Z")
+    assert "failed" not in out.lower().split("result")[-1], out
+    for d in games:  # each turn resolved once, with the players' own orders
+        assert history_count(d) == 2, d
+        assert not any(o.autopilot for o in read_history(d, 1).orders)
+    ids = [mid for _, mid in recorder.runs]
+    expected = {f"<pbem.{d.name}.r0001.p{d.name[1]}{k}@localhost>" for d in games
+                for k in range(2)}  # fmt: skip
+    assert expected <= set(ids), sorted(expected - set(ids))  # every report arrived
+    answers = [mid for mid in ids if ".reply." in mid]
+    assert len(set(answers)) == 6  # one answer to each order message
+    seen: set[str] = set()
+    order = [*range(1, 16), 99]
+    for before, r in zip([0, *order[:-1]], order, strict=True):
+        mids = [mid for run_, mid in recorder.runs if run_ == r]
+        assert len([m for m in mids if m in seen]) <= (1 if before in killed else 0), r
+        seen.update(mids)
+    assert len(killed) >= 8  # most runs were killed while at work
