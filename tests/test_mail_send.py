@@ -641,3 +641,17 @@ def test_killing_run_fetch_send_at_random_moments_resolves_and_delivers_once(
         assert len([m for m in mids if m in seen]) <= (1 if before in killed else 0), r
         seen.update(mids)
     assert len(killed) >= 8  # most runs were killed while at work
+
+
+def test_an_address_edited_by_hand_into_two_or_a_header_sends_that_report_nowhere(
+    game_dir: Path, server: Server
+) -> None:
+    path = game_dir / "game.toml"
+    text = path.read_text()
+    text = text.replace('"bob@example.org"', '"bob@example.org, eve@evil.example"')
+    text = text.replace('"carol@example.org"', '"carol@example.org\\r\\nBcc: eve@evil.example"')
+    path.write_text(text)
+    out = run("mail", "send", game_dir, "--smtp", server.spec)
+    assert "bob's address is not one address ('bob@example.org, eve@evil.example')" in out
+    assert "carol's address is not one address" in out and "player.carol.email=ADDRESS" in out
+    assert received_to(server) == ["alice@example.org"]  # alice's report alone; eve gets nothing

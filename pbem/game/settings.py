@@ -117,7 +117,7 @@ def known(name: str) -> Key:
     return key
 
 
-def _one_address(text: str) -> bool:
+def one_address(text: str) -> bool:
     """Whether `text` is one address, with or without a display name."""
     if any(c in text for c in "\r\n\0"):
         return False
@@ -138,7 +138,7 @@ def check_value(name: str, value: object) -> Value:
     if not isinstance(value, str):
         raise SettingsError(f"{name} must be text, not {value!r}")
     text = value.strip()
-    if key.kind == "address" and not _one_address(text):
+    if key.kind == "address" and not one_address(text):
         raise SettingsError(
             f"{name} must be one email address like games@example.org or "
             f"'Risk club <games@example.org>', not '{text}'"

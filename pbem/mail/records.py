@@ -28,6 +28,7 @@ from typing import Any
 from pbem.errors import GameFileError, PbemError
 from pbem.game.disk import atomic_write
 from pbem.game.history import ORDERS
+from pbem.game.settings import one_address
 from pbem.mail.machine import LOOP_HEADER
 
 DEFAULT_FROM = "pbem@localhost"
@@ -79,8 +80,14 @@ def sent_state(directory: Path) -> dict[str, Any]:
 
 
 def address(value: object) -> str:
-    """The address in a header value we wrote ourselves (or the moderator gave)."""
-    return parseaddr(str(value or ""))[1].strip()
+    """The address in a header value we wrote ourselves (or the moderator gave), or "" when
+    it is not exactly one address: a player's address hand-edited to `a@x, b@y` (which would
+    mail their report and secret to both) or holding a line break is no address at all, as
+    it would be refused when set."""
+    text = str(value or "")
+    if not text.strip() or not one_address(text.strip()):
+        return ""
+    return parseaddr(text)[1].strip()
 
 
 def domain(sender: str) -> str:

@@ -190,7 +190,14 @@ def send_mail(
                     continue
                 if not address(reg.email):
                     where = f"{folder.name}/{reg.name}"
-                    result.notes.append(f"{reg.name} has no address: report {where} not mailed")
+                    why = (
+                        f"{reg.name}'s address is not one address ({printable(reg.email)!r}): "
+                        f"report {where} not mailed; correct it with 'pbem config DIR "
+                        f"player.{reg.name}.email=ADDRESS'"
+                        if reg.email.strip()
+                        else f"{reg.name} has no address: report {where} not mailed"
+                    )
+                    result.notes.append(why)
                     continue
                 name = f"r{folder.name}{attempt[resolution]}-{reg.name}.eml"
                 if not dry_run:
