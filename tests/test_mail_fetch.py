@@ -340,7 +340,7 @@ def test_a_reused_message_id_with_other_content_is_answered_as_a_duplicate(d: Pa
     assert [(i.verdict, bool(i.reply)) for i in result.incoming] == [
         (V.DUPLICATE, False),
         (V.DUPLICATE, True),
-        (V.DUPLICATE, False),
+        (V.REJECTED, False),  # another sender's message: its own, and not answered
     ]
     answer = outbox(d)[result.incoming[1].reply or ""]
     assert answer["To"] == ALICE
@@ -485,3 +485,14 @@ def test_the_moderator_is_told_the_first_problem_of_a_strangers_orders(d: Path) 
     (note,) = notes(d)
     told = note.get_content()
     assert incoming.reasons[0] in told and incoming.reasons[1] not in told
+
+
+def test_a_strangers_message_with_a_players_message_id_blocks_nothing(d: Path) -> None:
+    mine = orders_for(d, "alice")
+    first = message("mallory@evil.example", "hello", mid="<alice.1@mail>", minutes=1)
+    real = message(ALICE, mine, mid="<alice.1@mail>", minutes=2)
+    stranger, player = fetch(d, [first, real]).incoming
+    assert stranger.verdict is V.REJECTED and player.verdict is V.ACCEPTED
+    assert (d / "orders" / "alice.toml").read_text() == mine
+    (again,) = fetch(d, [real]).incoming  # the player's, read again: a duplicate
+    assert again.verdict is V.DUPLICATE

@@ -201,7 +201,14 @@ class _Fetcher:
             return self.record(key, outcome, None) if entry.key else outcome
         letter = read_letter(entry.raw)
         mid, frm = letter.message_id, letter.sender or ""
+        key = mid
         previous = self.seen["messages"].get(mid)
+        earlier = str(previous.get("from", "")) if isinstance(previous, dict) else frm
+        if earlier.strip().lower() != frm.strip().lower():
+            # another sender's message under this Message-ID (a stranger who sent first with a
+            # player's ID): it is not the same message, and it blocks no one's
+            key = f"{mid} from {frm.lower()}"
+            previous = self.seen["messages"].get(key)
         if previous is not None:
             if letter.digest in (previous.get("digest", letter.digest), *previous.get("also", [])):
                 return Incoming(mid, frm, Verdict.DUPLICATE)
@@ -225,7 +232,7 @@ class _Fetcher:
             reason = f"pbem could not read this message ({type(err).__name__}: {err})"
             me = self.registered(letter.sender) if letter.machine is None else None
             outcome = self.reject(letter, entry.raw, [reason[:500]], to=me)
-        return self.record(mid, outcome, letter.digest)
+        return self.record(key, outcome, letter.digest)
 
     def hold(self, key: str, frm: str) -> Incoming:
         state = self.game.state
