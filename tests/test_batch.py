@@ -552,3 +552,20 @@ def test_mail_that_cannot_be_sent_at_all_is_told_after_the_run(tmp_path: Path) -
     output = invoke("run", root, "--send", "--now", NOW, code=1)
     assert "send failed: " in output and "smtp_port must be a port number" in output
     assert history_count(root / "g0") == 2
+
+
+def test_names_in_another_case_or_width_are_one_name_in_a_root(tmp_path: Path) -> None:
+    from pbem.game.root import open_root
+
+    root = tmp_path / "games"
+    make(root, "friday", 2)
+    elsewhere = make(tmp_path / "elsewhere", "Friday", 2)
+    shutil.copytree(elsewhere, root / "Friday")  # copied in by hand: both are held apart
+    make(root, "duel", 2)
+    found = open_root(root)
+    assert found.by_name == {"duel": root / "duel"}
+    assert set(found.duplicates) == {"friday", "Friday"}
+    reason = found.duplicate_reason(root / "Friday") or ""
+    assert reason == f"the name 'Friday' is also the name of {root / 'friday'}: rename one of them"
+    out = invoke("new", root / "other", "--players", "ann,ben", "--name", "DUEL", code=1)
+    assert "already holds a game called 'DUEL'" in out

@@ -9,6 +9,7 @@ the folder it is in.
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,15 +67,17 @@ class Root:
 
     @property
     def by_name(self) -> dict[str, Path]:
-        names = [n for n, _ in self.games]
-        return {n: p for n, p in self.games if names.count(n) == 1}
+        folds = [fold(n) for n, _ in self.games]
+        return {n: p for n, p in self.games if folds.count(fold(n)) == 1}
 
     @property
     def duplicates(self) -> dict[str, list[Path]]:
-        out: dict[str, list[Path]] = {}
+        """Every name shared with another game (letters in any case and width: `friday` and
+        `Friday` are one name), with the paths of all the games that share it."""
+        groups: dict[str, list[Path]] = {}
         for name, path in self.games:
-            out.setdefault(name, []).append(path)
-        return {n: ps for n, ps in out.items() if len(ps) > 1}
+            groups.setdefault(fold(name), []).append(path)
+        return {n: groups[fold(n)] for n, _ in self.games if len(groups[fold(n)]) > 1}
 
     def duplicate_reason(self, path: Path) -> str | None:
         """Why the game at `path` cannot be told apart from another, or None."""
@@ -85,19 +88,25 @@ class Root:
         return None
 
 
+def fold(name: str) -> str:
+    """A game's name as names are compared: `Friday`, `friday` and `ｆｒｉｄａｙ` are one."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def open_root(path: Path, games: Sequence[Path] | None = None) -> Root:
     found = find_games(path) if games is None else games
     return Root(path, tuple((game_name(g), g) for g in found))
 
 
 def refuse_duplicate(directory: Path, name: str) -> None:
-    """Raise PbemError when the root a new game would join already has a game called `name`."""
+    """Raise PbemError when the root a new game would join already has a game called `name`
+    (in any case or width of its letters)."""
     root = root_of(directory)
     if not root.is_dir():
         return
     target = directory.resolve()
     for other in find_games(root):
-        if other.resolve() != target and game_name(other) == name:
+        if other.resolve() != target and fold(game_name(other)) == fold(name):
             raise PbemError(
                 f"{other} already holds a game called '{name}' in {root}: names are unique "
                 "in a folder of games, so that mail reaches the right one; choose another "
