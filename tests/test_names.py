@@ -69,6 +69,11 @@ def test_names_that_differ_only_in_case_are_one_name() -> None:
         processor.parse_player_list(["José", "JOSÉ"])
 
 
+def test_names_that_differ_only_in_the_width_of_their_letters_are_one_name() -> None:
+    with pytest.raises(PbemError, match="listed twice .* or in the width of their letters"):
+        processor.parse_player_list(["alice", "ａｌｉｃｅ"])
+
+
 def test_a_refused_name_says_what_names_may_be() -> None:
     with pytest.raises(PbemError, match=r"'a\.b' cannot be a player name: use .*any alphabet"):
         processor.parse_player_list(["a.b", "bob"])
