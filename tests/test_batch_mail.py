@@ -479,3 +479,16 @@ def test_run_sends_a_new_games_first_reports_with_the_kit(root: Path, server: Se
         "pbem-player.pyz" in [p.get_filename() for p in m.iter_attachments()] for m in firsts
     )
     assert "--kit goes with --send" in run("run", root, "--kit", code=2)
+
+
+def test_a_killed_root_fetch_leaves_no_temporary_behind_the_next(
+    root: Path, tmp_path: Path
+) -> None:
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[:1])
+    (root / "mail").mkdir(exist_ok=True)
+    left = root / "mail" / ".seen.json.ab12cd34.tmp"  # as atomic_write names its temporaries
+    left.write_text("{")
+    kept = root / "mail" / "notes.txt"  # the moderator's own file: never touched
+    kept.write_text("mine")
+    run("mail", "fetch", root, "--maildir", box)
+    assert not left.exists() and kept.read_text() == "mine"

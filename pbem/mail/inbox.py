@@ -26,6 +26,7 @@ from pbem.game import clock
 from pbem.game.disk import GAME_FILE, locked
 from pbem.game.mailbox_state import record_failure, record_fetch, unread_since
 from pbem.game.root import open_root
+from pbem.game.safety import remove_temporaries
 from pbem.game.settings import Security, Settings, Value, in_force
 from pbem.game.settings import password as settings_password
 from pbem.game.store import read_game
@@ -260,6 +261,7 @@ def fetch_root(
     names = games.by_name
     out = RootFetch()
     with opened(mailbox) as (taken, done), locked(root, creating=True):
+        _sweep(root)
         seen = load(root / MAIL / SEEN, {"messages": {}})
         unread: set[str] = set()
         by_game: dict[str, list[tuple[Taken, str]]] = {}
@@ -328,6 +330,14 @@ def fetch_root(
         since = {n: before.get(n, clock.iso(read_at)) for n in sorted(unread)}
         record_fetch(root, read_at, since)
     return out
+
+
+def _sweep(root: Path) -> None:
+    """Remove the temporary files a killed run left in the root's own mail/ and outbox/ (the
+    games' own are swept under their locks); call it under the root's lock."""
+    for folder in (root / MAIL, root / OUTBOX):
+        if folder.is_dir() and not folder.is_symlink():
+            remove_temporaries(folder)
 
 
 def _key(entry: Entry, letter: Letter | None) -> str:
@@ -610,6 +620,7 @@ def _send_root_outbox(
     settings = in_force(root, (), flags)
     result = SendResult(dry_run=dry_run)
     with locked(root, creating=True):
+        _sweep(root)
         pending = waiting(root)
         if not dry_run:
             for path in pending:
