@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import tomli as tomllib
 import tomli_w
 from click.testing import CliRunner
 from conftest import attacking, new_game, skeleton, snapshot, write_skeletons
@@ -403,3 +404,21 @@ def test_resolving_by_hand_releases_a_held_game(tmp_path: Path) -> None:
     write_skeletons(d)
     processor.resolve_game(d)
     assert undo.held(d) is None
+
+
+def test_a_history_naming_an_order_file_outside_orders_is_refused_by_undo_and_audit(
+    tmp_path: Path,
+) -> None:
+    d = new_game(tmp_path / "g")
+    _resolved_twice(d)
+    path = d / "history" / "0002.toml"
+    data = tomllib.loads(path.read_text())
+    data["orders"][0]["file"] = "../../outside.toml"
+    path.write_text(tomli_w.dumps(data))
+    outside = tmp_path / "outside.toml"
+    (d / "orders" / "done" / "0002").mkdir(parents=True, exist_ok=True)
+    out = CliRunner().invoke(main, ["undo", str(d), "--why", "a test"]).output
+    assert "which is not a plain file name: the undo cannot move it" in out
+    assert not outside.exists()
+    audit = CliRunner().invoke(main, ["audit", str(d)]).output
+    assert "which is not a plain file name" in audit

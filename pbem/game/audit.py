@@ -25,6 +25,7 @@ from pbem.game.history import (
     HistoryRecord,
     history_count,
     history_path,
+    plain_file_name,
     played_in,
     read_history,
     read_history_file,
@@ -178,6 +179,11 @@ def _check_recorded_orders(
     before = replace(game, state=state)
     parsed: list[Orders] = []
     for o in record.orders:
+        if not plain_file_name(o.file):
+            raise AuditError(
+                f"{where}: it names the order file {quoted(o.file[:100])!r}, which is not a "
+                "plain file name"
+            )
         submission = check_submission(before, Path(o.file), o.text)
         what = "the autopilot's order file" if o.autopilot else "an order file"
         if submission.problems:

@@ -164,6 +164,12 @@ def read_history_file(path: Path, *, events: bool = True) -> HistoryRecord:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
 
 
+def plain_file_name(name: str) -> bool:
+    """Whether an order file's name, as a history records it, names a file of the game's own
+    orders/ folder and nothing else (no folder, no `..`): only then may it be moved or read."""
+    return name not in ("", ".", "..") and Path(name).name == name and "\\" not in name
+
+
 def history_count(directory: Path) -> int:
     """How many history files there are, counting 0000, 0001, ... without a gap.
 

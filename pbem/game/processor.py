@@ -53,6 +53,7 @@ from pbem.game.history import (
     make_orders_folder,
     new_report_dir,
     order_files,
+    plain_file_name,
     played_in,
     read_history,
     read_history_file,
@@ -490,7 +491,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
             f"{r}; move it away and run the command again"
         )
     for order in record.orders:
-        if not _plain_file_name(order.file):
+        if not plain_file_name(order.file):
             raise GameFileError(
                 f"{where} names the order file '{quoted(order.file)}', which is not a plain "
                 "file name; restore the history from a backup"
@@ -525,10 +526,6 @@ def _rejected_again(game: Game, record: HistoryRecord) -> list[str]:
     used = {o.file for o in record.orders}
     checked = [check_submission(game, p) for p in order_files(game.path) if p.name not in used]
     return [m for s in checked if not s.accepted for m in s.messages()]
-
-
-def _plain_file_name(name: str) -> bool:
-    return name not in ("", ".", "..") and Path(name).name == name and "\\" not in name
 
 
 def _archive_recorded(directory: Path, record: HistoryRecord) -> None:

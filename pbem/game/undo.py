@@ -31,6 +31,7 @@ from pbem.game.history import (
     drafted,
     history_count,
     history_path,
+    plain_file_name,
     read_history_file,
     report_dir,
 )
@@ -165,6 +166,13 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
         if r < 1:
             raise PbemError("there is no resolution to undo: the setup cannot be undone")
         history = read_history_file(history_path(directory, r))
+        for order in history.orders:  # checked before anything is changed
+            if not plain_file_name(order.file):
+                raise GameFileError(
+                    f"{history_path(directory, r)} names the order file {order.file[:100]!r}, "
+                    "which is not a plain file name: the undo cannot move it; restore the "
+                    "history from a backup"
+                )
         attempt = 1 + sum(1 for u in undo_records(directory) if u.resolution == r)
         record = UndoRecord(r, attempt, clock.iso(now), why.strip(), history.key, history.turn)
         atomic_write(directory / HISTORY / PENDING, tomli_w.dumps(record.to_dict()))
