@@ -763,3 +763,15 @@ def test_every_head_left_open_is_closed_by_the_body() -> None:
 def test_a_signed_block_cut_in_its_armour_headers_is_left_as_it_is() -> None:
     cut = "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256"
     assert text.unsigned(cut) == (cut, False)
+
+
+def test_an_alternative_with_only_an_html_version_is_read() -> None:
+    alternative = EmailMessage()
+    alternative.set_type("multipart/alternative")
+    alternative.attach(part("<pre>" + ORDERS.replace('"', "&quot;") + "</pre>", "text/html"))
+    alternative.attach(part(b"BEGIN:VCALENDAR", "text/calendar"))
+    assert only(letter_of(alternative, kind="mixed")).text == ORDERS
+
+
+def test_a_quote_loses_its_mark_and_one_space_only() -> None:
+    assert quoting.split("mine\n>  two spaces\n> one\n>none").quoted == " two spaces\none\nnone"
