@@ -6,7 +6,6 @@ same message, by the same name."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -14,7 +13,8 @@ from pathlib import Path
 from pbem.game import clock
 from pbem.game.settings import Settings
 from pbem.game.store import Game, read_game
-from pbem.mail.records import address, domain, outgoing, slug, write_eml
+from pbem.mail.records import address, queue
+from pbem.mail.told import speaking
 from pbem.present import i18n
 
 
@@ -91,17 +91,10 @@ def _tell(directory: Path, settings: Settings, now: datetime, key: str, say: Wor
         player = game.state.player(reg.name)
         if not player.alive or not address(reg.email):
             continue
-        code = game.language_of(reg.name)
-        lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
-        subject, body = say(game, lang)
-        digest = hashlib.sha256(f"{game.name}/{key}/{reg.name}".encode()).hexdigest()[:16]
-        sender = settings.sender
-        msg = outgoing(
-            sender, reg.email, f"[{game.name}] {subject}", game.name, "auto-generated", now
-        )
-        msg["Message-ID"] = f"<pbem.{slug(game.name)}.notice.{digest}@{domain(sender)}>"
-        msg.set_content(body + "\n", cte="quoted-printable")
-        name = f"notice-{digest}.eml"
-        write_eml(directory, name, msg)
+        subject, body = say(game, speaking(game, reg.name))
+        name = queue(
+            directory, game.name, settings.sender, reg.email, "notice", f"{key}/{reg.name}",
+            subject, body + "\n", now,
+        )  # fmt: skip
         names.append(name)
     return names

@@ -139,6 +139,29 @@ def write_eml(directory: Path, name: str, msg: EmailMessage) -> None:
     write(directory / OUTBOX / name, data)
 
 
+def queue(
+    game_dir: Path,
+    game: str,
+    sender: str,
+    to: str,
+    kind: str,
+    key: str,
+    subject: str,
+    body: str,
+    now: datetime,
+) -> str:
+    """A message pbem writes of its own accord (a notice, a reminder) into a game's outbox,
+    named and identified after `kind` and `key`: the same one written twice (a command run
+    again after a crash) is the same file. Its outbox name."""
+    digest = hashlib.sha256(f"{game}/{key}".encode()).hexdigest()[:16]
+    msg = outgoing(sender, to, f"[{game}] {subject}", game, "auto-generated", now)
+    msg["Message-ID"] = f"<pbem.{slug(game)}.{kind}.{digest}@{domain(sender)}>"
+    msg.set_content(body, cte="quoted-printable")
+    name = f"{kind}-{digest}.eml"
+    write_eml(game_dir, name, msg)
+    return name
+
+
 class CannotStore(PbemError):
     """Accepted orders that cannot be written to orders/ (the file there is not a file)."""
 

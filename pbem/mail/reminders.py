@@ -6,7 +6,6 @@ only the latest is sent."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -17,18 +16,8 @@ from pbem.game.settings import Settings
 from pbem.game.status import deadline_of
 from pbem.game.store import Game, read_game
 from pbem.mail.notices import deadline_words
-from pbem.mail.records import (
-    MAIL,
-    SENT,
-    address,
-    domain,
-    outgoing,
-    save,
-    sent_state,
-    slug,
-    write_eml,
-)
-from pbem.present import i18n
+from pbem.mail.records import MAIL, SENT, address, queue, save, sent_state
+from pbem.mail.told import speaking
 
 
 @dataclass
@@ -81,8 +70,7 @@ def _write(
     key: str,
 ) -> str:
     """One reminder in the outbox, in the player's language; its outbox name."""
-    code = game.language_of(player)
-    lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
+    lang = speaking(game, player)
     _ = lang._
     when = deadline_words(game, lang, now, deadline) or ""
     turn = game.state.turn
@@ -113,18 +101,5 @@ def _write(
             )
         )
     body += "\n"
-    digest = hashlib.sha256(f"{game.name}/{key}".encode()).hexdigest()[:16]
-    sender = settings.sender
-    msg = outgoing(
-        sender,
-        to,
-        f"[{game.name}] " + _("reminder: turn %(turn)s is due by %(when)s", turn=turn, when=when),
-        game.name,
-        "auto-generated",
-        now,
-    )
-    msg["Message-ID"] = f"<pbem.{slug(game.name)}.remind.{digest}@{domain(sender)}>"
-    msg.set_content(body, cte="quoted-printable")
-    name = f"remind-{digest}.eml"
-    write_eml(game.path, name, msg)
-    return name
+    subject = _("reminder: turn %(turn)s is due by %(when)s", turn=turn, when=when)
+    return queue(game.path, game.name, settings.sender, to, "remind", key, subject, body, now)

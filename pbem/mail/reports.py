@@ -17,6 +17,7 @@ from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
 from pbem.mail.found import normal, toml_data
 from pbem.mail.records import domain, outgoing, slug
+from pbem.mail.told import speaking
 from pbem.present import i18n, report
 
 ORDERS_SUFFIX = ".orders.toml"
@@ -187,9 +188,7 @@ def resent_report(
     if msg is None:
         return None
     digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
-    reg = game.registration(player)
-    code = game.language_of(player) if reg is not None else i18n.DEFAULT
-    lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
+    lang = speaking(game, player)
     subject = str(msg["Subject"]).removeprefix(f"[{game.name}] ")
     del msg["Subject"]
     msg["Subject"] = f"[{game.name}] " + lang._("resent: %(subject)s", subject=subject)

@@ -320,8 +320,6 @@ def html_text(page: str) -> str:
 
 # -- PGP armour ------------------------------------------------------------------------------
 
-_ENCRYPTED = re.compile(r"^-----BEGIN PGP MESSAGE-----", re.MULTILINE)
-
 
 def unsigned(text: str) -> tuple[str, bool]:
     """Text with each inline PGP clear-signed block replaced by what it signs (its lines
@@ -361,11 +359,6 @@ def unsigned(text: str) -> tuple[str, bool]:
     return "\n".join(out), changed
 
 
-def encrypted(text: str) -> bool:
-    """Whether text holds an inline PGP-encrypted block, which pbem cannot read."""
-    return bool(_ENCRYPTED.search(text))
-
-
 # -- typography -----------------------------------------------------------------------------
 
 _QUOTES_MAP = {
@@ -375,11 +368,9 @@ _QUOTES_MAP = {
     "\u2039": "'", "\u203a": "'", "\uff07": "'", "\uff1d": "=",
 }  # fmt: skip
 _QUOTES = str.maketrans(_QUOTES_MAP)
-_QUOTES_FROM = set(_QUOTES_MAP)
 _GUILLEMET_SPACE = re.compile(
     "(?<=[\u00ab\u2039])[\u00a0\u202f ]+|[\u00a0\u202f ]+(?=[\u00bb\u203a])"
 )
-TYPOGRAPHIC = re.compile("[" + "".join(sorted(_QUOTES_FROM)) + "]")
 _SPACES = str.maketrans(
     {"\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u2009": " ", "\u200a": " ", "\u3000": " ",
      "\u2028": "\n", "\u2029": "\n"}

@@ -4,9 +4,18 @@ were, what pbem changed in them, and why none could be taken."""
 from __future__ import annotations
 
 from pbem.errors import Problem
+from pbem.game.store import Game
 from pbem.mail.found import Choice, Fix, Found, Where
+from pbem.present import i18n
 from pbem.present.i18n import Language
 from pbem.terminal import printable
+
+
+def speaking(game: Game, player: str) -> Language:
+    """The language a player is written to in (the game's, or their own), English for a code
+    this pbem does not know."""
+    code = game.language_of(player)
+    return i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
 
 
 def where(found: Found, lang: Language) -> str:
