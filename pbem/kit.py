@@ -127,6 +127,17 @@ def _parser() -> argparse.ArgumentParser:
         help='One roll, attacker/defender dice as rolled: "6 3 1/5 2". Repeat, in order.',
     )
     verify.add_argument("--report", help="A report's .view.json or .txt.")
+    verify.add_argument(
+        "--orders", help="With --report: the order file you sent, checked against the report."
+    )
+    verify.add_argument(
+        "--digest",
+        dest="digests",
+        action="append",
+        default=[],
+        help="With KEY: an order file's digest, as the report lists them. Repeat, in order.",
+    )
+    verify.add_argument("--again", help="With --digest: the salt of a turn played again.")
     return parser
 
 
@@ -153,7 +164,11 @@ def _verify(args: argparse.Namespace) -> tuple[list[str], bool]:
     from pbem.present import verify
 
     report = Path(args.report) if args.report else None
-    return verify.verify_lines(args.key, args.previous_key, tuple(args.rolls), report)
+    orders = Path(args.orders) if args.orders else None
+    given = verify.Given(
+        args.key, args.previous_key, tuple(args.rolls), report, orders, args.digests, args.again
+    )
+    return verify.verify_lines(given)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -51,6 +51,20 @@ def stream_dice(key: bytes, count: int) -> list[int]:
     return out
 
 
+def dice_key(key: bytes, entry: dict) -> bytes:
+    """The key a resolution's dice come from: its key, or in a game whose dice follow the
+    orders HMAC-SHA256(key, "pbem/orders/" || hex(D) [|| "/" || salt]), D the SHA-256 of the
+    order files' digests (docs/dice.md)."""
+    if "orders" not in entry:
+        return key
+    files = b"".join(bytes.fromhex(f["digest"]) for f in entry["orders"])
+    label = b"pbem/orders/" + hashlib.sha256(files).hexdigest().encode()
+    if "again" in entry:
+        label += b"/" + entry["again"].encode()
+    assert hmac.new(key, label, hashlib.sha256).hexdigest() == entry["dice_key"]
+    return hmac.new(key, label, hashlib.sha256).digest()
+
+
 def set_value(traded: int) -> int:
     values = [4, 6, 8, 10, 12, 15]
     return values[traded] if traded < 6 else 15 + 5 * (traded - 5)
@@ -143,7 +157,9 @@ def main(game_dir: Path, max_resolutions: int) -> dict:
         if entry["resolution"] == 0:
             continue
         flat = [d for roll in entry["rolls"] for d in (*roll["attacker"], *roll["defender"])]
-        assert flat == stream_dice(key, len(flat)), f"dice of resolution {entry['resolution']}"
+        assert flat == stream_dice(dice_key(key, entry), len(flat)), (
+            f"dice of resolution {entry['resolution']}"
+        )
         rolls += len(entry["rolls"])
     pbem("audit", str(game_dir))
     return {"resolutions": len(history), "rolls": rolls, "phase": view["phase"]}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 from pbem.core import rules
@@ -17,7 +18,7 @@ from pbem.core.dice import Stream, hidden_key
 from pbem.core.engine import Randomness, resolve
 from pbem.core.events import Event
 from pbem.core.orders import Attack, CardSet, Fortify, Orders, Place, PlaceAmount
-from pbem.core.state import NEUTRAL, GameState, Holding, Options, Phase, Player
+from pbem.core.state import NEUTRAL, DiceRule, GameState, Holding, Options, Phase, Player
 
 BOARD = load_board("classic")
 GAME = "test-game"
@@ -40,6 +41,7 @@ def make_state(
     dead: Iterable[str] = (),
     to_place: Mapping[str, int] | None = None,
     options: Options | None = None,
+    dice: DiceRule = DiceRule.KEY,
     phase: Phase = Phase.PLAY,
     turn: int = 1,
     resolution: int = 1,
@@ -54,7 +56,12 @@ def make_state(
     or else the owners in order of first mention with the default owner last (the neutral is
     never a player). The deck (draw pile) is the full deck without the cards in hands and
     `discards`, unless given.
+
+    The dice come from the key alone (`dice`) unless told otherwise, whatever `options` say:
+    then `key_where` can choose a test's dice. The rule of the orders has tests of its own
+    (test_dice_orders.py) and plays every self-played game but one in four.
     """
+    options = replace(options or Options(), dice=dice)
     default_owner, default_armies = (default, 1) if isinstance(default, str) else default
     given: dict[str, Holding] = {}
     for name, value in (owners or {}).items():
@@ -88,7 +95,7 @@ def make_state(
     return GameState(
         game=GAME,
         board=BOARD,
-        options=options or Options(),
+        options=options,
         players=seats,
         territories=territories,
         deck=tuple(deck),

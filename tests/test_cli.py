@@ -159,6 +159,7 @@ def test_new_accepts_the_options(tmp_path: Path) -> None:
         "fortify": "connected",
         "traded_cards": "deck",
         "stop_at": "promise",
+        "dice": "orders",
     }
     assert sum(p["armies"] for p in view["players"]) == 100
 

@@ -27,9 +27,10 @@ from test_selfplay import play as self_play
 from pbem.cli import main
 from pbem.core.board import WILD
 from pbem.core.dice import Stream
-from pbem.core.events import DrewCard, DrewNoCard, Reshuffled, Traded
+from pbem.core.events import DiceKeyed, DrewCard, DrewNoCard, Reshuffled, Traded
 from pbem.core.orders import Attack, Orders
 from pbem.core.state import (
+    DiceRule,
     GameState,
     Options,
     Phase,
@@ -236,7 +237,7 @@ def test_a_format_1_game_is_written_back_in_todays_format_with_its_rule(tmp_path
     old = read_game(copy)
     write_game(old)
     text = (copy / "game.toml").read_text()
-    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 5
+    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 6
     assert 'traded_cards = "deck"' in text and "discards" not in text
     assert "missions = false" in text  # format 2 to 3: a game of classic Risk
     assert 'stop_at = "threshold"' in text
@@ -370,8 +371,14 @@ def test_a_report_tells_a_reshuffle() -> None:
 
 # four players, 88 resolutions with stop_at a threshold: the draw pile runs out twice
 LONG = dataclasses.replace(
-    make_case(147), options=dataclasses.replace(make_case(147).options, stop_at=StopAt.THRESHOLD)
+    make_case(147),
+    options=dataclasses.replace(
+        make_case(147).options, stop_at=StopAt.THRESHOLD, dice=DiceRule.KEY
+    ),
 )
+"""A game whose draw pile runs out twice. Its dice come from the key alone: under the rule of
+the orders they would follow the secrets that sign them, which the self-played game and the
+game made again here do not share."""
 
 
 def test_a_long_game_reshuffles_once_per_emptying_and_its_draws_check_out_at_the_end(
@@ -415,6 +422,7 @@ def test_a_long_game_reshuffles_once_per_emptying_and_its_draws_check_out_at_the
     reshuffled = draws = 0
     for r in range(1, last + 1):
         events = read_history(directory, r).events
+        keyed = next((e.orders for e in events if isinstance(e, DiceKeyed)), None)
         for i, event in enumerate(events):
             if isinstance(event, Traded):
                 discards.extend(event.cards)
@@ -426,7 +434,7 @@ def test_a_long_game_reshuffles_once_per_emptying_and_its_draws_check_out_at_the
                 reshuffled += 1
             elif isinstance(event, DrewCard):
                 assert pile, f"resolution {r}: the pile ran out and was not reshuffled"
-                card = pile.pop(Stream.hidden(hidden, r).randbelow(len(pile)))
+                card = pile.pop(Stream.hidden(hidden, r, keyed).randbelow(len(pile)))
                 assert card == event.card, f"resolution {r}: drew {event.card}, key says {card}"
                 draws += 1
     assert reshuffled == 2 == played.outcomes["reshuffled"]

@@ -22,7 +22,7 @@ from helpers import (
     randomness,
 )
 
-from pbem.core import rules
+from pbem.core import dice, rules
 from pbem.core.board import WILD
 from pbem.core.dice import Stream, check_rolls
 from pbem.core.engine import new_game, resolve
@@ -30,6 +30,7 @@ from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    DiceKeyed,
     DrewCard,
     Eliminated,
     Event,
@@ -966,7 +967,14 @@ def check_invariants(before: GameState, after: GameState, events: Sequence[Event
     assert len(only(events, DrewCard)) == (
         1 if only(events, Conquered) and not only(events, Won) else 0
     )
-    assert check_rolls(key(before.resolution), rolls_of(events)) is None
+    keyed = [e for e in events if isinstance(e, DiceKeyed)]
+    dice_key = key(before.resolution)
+    if before.options.dice_by_orders:  # the new games' rule: from the key and the orders
+        assert len(keyed) == 1 and events[0] == keyed[0]
+        dice_key = dice.dice_key(dice_key, keyed[0].orders)
+    else:
+        assert not keyed
+    assert check_rolls(dice_key, rolls_of(events)) is None
     placed = sum(e.armies for e in only(events, Placed))
     lost = sum(e.attacker_losses + e.defender_losses for e in only(events, Rolled))
     total = sum(h.armies for h in after.territories.values())

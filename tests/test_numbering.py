@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from pbem.cli import main
 from pbem.game.history import report_dir
-from pbem.game.store import _load_toml
+from pbem.game.store import FORMAT, _load_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "games" / "example"
@@ -167,7 +167,7 @@ def test_an_old_games_report_folders_keep_working_beside_the_new_ones(tmp_path: 
     old = sorted(p.name for p in (copy / "reports").iterdir())
     assert old[-1] == "0010" and report_dir(copy, 10) == copy / "reports" / "0010"
     run("resolve", copy)
-    assert _load_toml(copy / "game.toml")["format"] == 5
+    assert _load_toml(copy / "game.toml")["format"] == FORMAT
     assert (copy / "reports" / "0011-turn-10").is_dir()
     assert sorted(p.name for p in (copy / "reports").iterdir()) == [*old, "0011-turn-10"]
     run("mail", "send", copy, "--from", MODERATOR, "--all")
@@ -200,11 +200,11 @@ def test_each_resolution_is_named_by_what_it_played(
 
 
 def test_a_format_4_game_file_becomes_format_5_with_nothing_else_changed(tmp_path: Path) -> None:
-    from pbem.game.store import game_document, read_game, upgrade_game_document
+    from pbem.game.store import MIGRATIONS, game_document, read_game
 
     d = dealt_game(tmp_path / "g", 1)
     doc = {**game_document(read_game(d)), "format": 4}
-    assert upgrade_game_document(dict(doc), d / "game.toml") == {**doc, "format": 5}
+    assert MIGRATIONS[4](dict(doc)) == {**doc, "format": 5}
 
 
 def test_a_players_verify_names_the_turn_beside_the_resolution(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    DiceKeyed,
     Drafted,
     DrewCard,
     DrewNoCard,
@@ -53,6 +55,7 @@ from pbem.core.events import (
 from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders
 from pbem.core.state import (
     NEUTRAL,
+    DiceRule,
     FortifyMode,
     GameState,
     Options,
@@ -108,6 +111,7 @@ def make_case(i: int) -> Case:
         fortify=(FortifyMode.ADJACENT, FortifyMode.CONNECTED)[(i // 10) % 2],
         traded_cards=TradedCards.DECK if (i // 40) % 4 == 1 else TradedCards.ASIDE,
         stop_at=StopAt.THRESHOLD if (i // 7) % 3 == 1 else StopAt.PROMISE,
+        dice=DiceRule.KEY if (i // 3) % 4 == 2 else DiceRule.ORDERS,
     )
     return Case(i, 2 + i % 5, options)
 
@@ -210,11 +214,40 @@ def check_missions(before: GameState, events: Sequence[Event], after: GameState)
                 fail(f"{p.name}'s mission {p.mission} is done, yet the game goes on")
 
 
+def orders_keyed(
+    before: GameState, orders: Sequence[Orders], events: Sequence[Event], key: bytes
+) -> tuple[bytes, bytes | None, Sequence[Event]]:
+    """In a game whose dice follow the orders (docs/dice.md, written out again here): the first
+    event names each order file with the SHA-256 of the file as pbem writes it back, and the
+    dice key is HMAC-SHA256(key, "pbem/orders/" || hex(D)), D the SHA-256 of those digests in
+    seat order. Returns the key the dice come from, D (None under the old rule) and the events
+    after that first one."""
+    if not before.options.dice_by_orders:
+        need(not any(isinstance(e, DiceKeyed) for e in events), "orders keyed under the old rule")
+        return key, None, events
+    seated = {o.player: o for o in orders}
+    files = [
+        hashlib.sha256(seated[p.name].to_toml().encode()).digest()
+        for p in before.players
+        if p.name in seated
+    ]
+    expected = DiceKeyed(
+        tuple(p.name for p in before.players if p.name in seated), tuple(f.hex() for f in files)
+    )
+    need(
+        bool(events) and events[0] == expected, f"the dice are not keyed by the orders: {expected}"
+    )
+    digest = hashlib.sha256(b"".join(files)).digest()
+    keyed = hmac.new(key, b"pbem/orders/" + digest.hex().encode(), hashlib.sha256).digest()
+    return keyed, digest, events[1:]
+
+
 def audit_draft(
     before: GameState, orders: Sequence[Orders], events: Sequence[Event], after: GameState
 ) -> None:
     """Round by round in seat order, each player takes their highest-ranked free territory, or
     by the fill-in rule (most held in its continent, then board order) after "rest"."""
+    _, _, events = orders_keyed(before, orders, events, b"")
     owner: dict[str, str | None] = dict.fromkeys(BOARD.names)
     lists = {o.player: list(o.draft) for o in orders}
     expected: list[Event] = []
@@ -433,8 +466,8 @@ class Replay:
         self.case = case
         self.before = before
         self.orders = orders
-        self.events = list(events)
-        self.key = key
+        self.key, self.digest, rest = orders_keyed(before, [orders], events, key)
+        self.events = list(rest)
         self.hidden = hidden
         self.i = 0
         self.name = before.current_player.name
@@ -623,7 +656,7 @@ class Replay:
             return
         drew = self.take(DrewCard, "the card for a conquest")
         assert isinstance(drew, DrewCard)
-        stream = dice.Stream.hidden(self.hidden, self.before.resolution)
+        stream = dice.Stream.hidden(self.hidden, self.before.resolution, self.digest)
         expected = self.deck[stream.randbelow(len(self.deck))]
         if drew != DrewCard(name, expected):
             fail(f"drew {drew.card}, the stream says {expected}")

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from conftest import attacking, new_game, skeleton, snapshot, write_skeletons
 
 from pbem.cli import main
-from pbem.core.dice import Stream
+from pbem.core.dice import Stream, dice_key
+from pbem.core.events import DiceKeyed
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, store, undo
 from pbem.game.clock import parse_instant
@@ -76,8 +77,12 @@ def test_undo_is_repeatable_back_to_the_setup_and_no_further(tmp_path: Path) -> 
 
 
 def _stream_matches(key: str, record: HistoryRecord) -> bool:
-    """Whether every die of the record is the next one of the key's public stream."""
-    stream = Stream.public(bytes.fromhex(key))
+    """Whether every die of the record is the next one of the stream of the key and the orders
+    (docs/dice.md), the salt of a resolution played again included."""
+    keyed = record.events[0]
+    assert isinstance(keyed, DiceKeyed)
+    again = bytes.fromhex(keyed.again) if keyed.again else None
+    stream = Stream.public(dice_key(bytes.fromhex(key), keyed.orders, again))
     return all(
         list(stream.dice(len(r["attacker"]))) == r["attacker"]
         and list(stream.dice(len(r["defender"]))) == r["defender"]
@@ -85,7 +90,7 @@ def _stream_matches(key: str, record: HistoryRecord) -> bool:
     )
 
 
-def test_resolved_again_with_other_orders_it_uses_the_same_key_and_dice(tmp_path: Path) -> None:
+def test_resolved_again_with_other_orders_it_uses_the_same_key_other_dice(tmp_path: Path) -> None:
     d = new_game(tmp_path / "g")
     _resolved_twice(d)
     first = read_history(d, 2)

@@ -85,11 +85,16 @@ def test_verify_command_with_keys_and_dice(played: Path) -> None:
         for x in rolls
     ]
     args = [a for w in written for a in ("--dice", w)]
-    out = run("verify", key, previous, *args)
+    view = json.loads(report_file(played, r, "alice", "view.json").read_text())
+    digests = [a for f in view["dice"]["orders"] for a in ("--digest", f["digest"])]
+    out = run("verify", key, previous, *digests, *args)
     assert out.splitlines() == [
         "key OK: SHA-256(key) = previous key",
+        'dice key OK: HMAC-SHA256(key, "pbem/orders/" and the digest of the 1 order file)',
         f"{len(rolls)} rolls, every die matches",
     ]
+    # without the digest the dice are taken for the key's own, and they are not
+    assert "does NOT match" in run("verify", key, previous, *args, code=1)
 
 
 def test_a_changed_die_is_named_and_fails(played: Path) -> None:

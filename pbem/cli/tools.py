@@ -81,9 +81,30 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="Take the keys and rolls from a report: its .view.json or its .txt.",
 )
+@click.option(
+    "--orders",
+    "orders_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="With --report: the order file you sent for that turn, checked to be one the dice "
+    "come from.",
+)
+@click.option(
+    "--digest",
+    "digests",
+    multiple=True,
+    help="With KEY: an order file's digest, as the report lists them (games whose dice follow "
+    "the orders). Repeat, in order.",
+)
+@click.option("--again", help="With --digest: the salt of a turn played again after an undo.")
 @reports_errors
 def verify_command(
-    key: str | None, previous_key: str | None, rolls: tuple[str, ...], report_file: Path | None
+    key: str | None,
+    previous_key: str | None,
+    rolls: tuple[str, ...],
+    report_file: Path | None,
+    orders_file: Path | None,
+    digests: tuple[str, ...],
+    again: str | None,
 ) -> None:
     """Check a resolution's dice: SHA-256(KEY) = PREVIOUS_KEY, and every die from KEY.
 
@@ -95,12 +116,16 @@ def verify_command(
     \b
     Examples:
       pbem verify --report reports/0003-turn-2/alice.view.json
+      pbem verify --report alice.view.json --orders alice-turn-2.toml
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
+      pbem verify KEY PREVIOUS_KEY --digest DIGEST --dice "6 3 1/5 2"
     """
     from pbem.present import verify
 
     try:
-        lines, ok = verify.verify_lines(key, previous_key, rolls, report_file)
+        lines, ok = verify.verify_lines(
+            verify.Given(key, previous_key, rolls, report_file, orders_file, digests, again)
+        )
     except verify.ArgumentsError as err:
         raise click.UsageError(str(err)) from None
     echo("\n".join(lines))

@@ -82,6 +82,34 @@ def hidden_key(seed: bytes) -> bytes:
     return _hmac(seed, b"pbem/hidden")
 
 
+def order_file_digest(canonical: str) -> bytes:
+    """SHA-256 of one order file as pbem writes it back (docs/dice.md, "Dice from the key and
+    the orders"): the same orders give the same digest however the player spelt them."""
+    return _sha256(canonical.encode("utf-8"))
+
+
+def orders_digest(files: Sequence[bytes]) -> bytes:
+    """D: SHA-256 of the order files' digests one after the other, in seat order."""
+    return _sha256(b"".join(files))
+
+
+def again_salt(hidden: bytes, resolution: int, digest: bytes) -> bytes:
+    """t = HMAC-SHA256(h, "pbem/again/" || r || "/" || hex(D)): what a resolution played again
+    after an undo with other orders than the first time adds to its dice key, so that nobody
+    who saw the first key can foresee the new dice. Checked with the card key at the end."""
+    return _hmac(hidden, b"pbem/again/%d/" % resolution + digest.hex().encode())
+
+
+def dice_key(key: bytes, digest: bytes, again: bytes | None = None) -> bytes:
+    """The key of a resolution's dice under the rule of the orders: HMAC-SHA256(k[r+1],
+    "pbem/orders/" || hex(D)), with "/" || hex(t) after it when the resolution was played again
+    with other orders (`again`, from `again_salt`)."""
+    label = b"pbem/orders/" + digest.hex().encode()
+    if again is not None:
+        label += b"/" + again.hex().encode()
+    return _hmac(key, label)
+
+
 def hidden_commitment(seed: bytes) -> bytes:
     """SHA-256(h), published at the start so that h can be checked when it is revealed."""
     return _sha256(hidden_key(seed))
@@ -107,9 +135,14 @@ class Stream:
         return cls(lambda i: _hmac(key, b"pbem/dice/%d" % i))
 
     @classmethod
-    def hidden(cls, hidden: bytes, resolution: int) -> Stream:
-        """The hidden stream of a resolution: HMAC-SHA256(h, "pbem/hidden/" || r || "/" || i)."""
-        return cls(lambda i: _hmac(hidden, b"pbem/hidden/%d/%d" % (resolution, i)))
+    def hidden(cls, hidden: bytes, resolution: int, digest: bytes | None = None) -> Stream:
+        """The hidden stream of a resolution: HMAC-SHA256(h, "pbem/hidden/" || r || "/" || i);
+        under the rule of the orders, HMAC-SHA256(h, "pbem/hidden/" || r || "/" || hex(D) ||
+        "/" || i), D the digest of the orders it resolves."""
+        if digest is None:
+            return cls(lambda i: _hmac(hidden, b"pbem/hidden/%d/%d" % (resolution, i)))
+        label = b"pbem/hidden/%d/" % resolution + digest.hex().encode() + b"/"
+        return cls(lambda i: _hmac(hidden, label + b"%d" % i))
 
     @classmethod
     def missions(cls, hidden: bytes) -> Stream:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from pbem.core import draft, missions, rules
+from pbem.core import dice, draft, missions, rules
 from pbem.core.battle import battle
 from pbem.core.board import Board
 from pbem.core.dice import Stream
@@ -19,6 +19,7 @@ from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    DiceKeyed,
     Drafted,
     DrewCard,
     DrewNoCard,
@@ -55,10 +56,37 @@ from pbem.core.state import (
 
 @dataclass(frozen=True)
 class Randomness:
-    """The keys a resolution draws from: its public key k[r+1] and the hidden key h."""
+    """The keys a resolution draws from: its public key k[r+1] and the hidden key h.
+
+    In a game whose dice follow the orders, `first` is the digest of the orders the first
+    resolution of this number resolved, when it was undone and is being played again; the
+    engine then keys the dice by the orders (`by_orders`), which sets `orders`."""
 
     public: bytes
     hidden: bytes
+    first: bytes | None = None
+    orders: bytes | None = None
+
+
+def by_orders(
+    state: GameState, resolving: Sequence[Orders], randomness: Randomness
+) -> tuple[Randomness, tuple[Event, ...]]:
+    """The randomness of a resolution keyed by the orders it resolves (docs/dice.md), and the
+    event that records them; in a game whose dice come from the key alone, unchanged."""
+    if not state.options.dice_by_orders:
+        return randomness, ()
+    files = [dice.order_file_digest(o.to_toml()) for o in resolving]
+    digest = dice.orders_digest(files)
+    again = None
+    if randomness.first is not None and randomness.first != digest:
+        again = dice.again_salt(randomness.hidden, state.resolution, digest)
+    keyed = Randomness(dice.dice_key(randomness.public, digest, again), randomness.hidden)
+    event = DiceKeyed(
+        tuple(o.player for o in resolving),
+        tuple(f.hex() for f in files),
+        again.hex() if again is not None else None,
+    )
+    return replace(keyed, orders=digest), (event,)
 
 
 class _Table:
@@ -398,7 +426,8 @@ def resolve(
     mine = [o for o in orders if o.player == state.current_player.name]
     if len(mine) != 1:
         raise ValueError(f"resolve needs exactly one order file from {state.current_player.name}")
-    return _resolve_turn(state, mine[0], randomness, mine[0].player in autopilot)
+    randomness, keyed = by_orders(state, mine, randomness)
+    return _resolve_turn(state, mine[0], randomness, mine[0].player in autopilot, keyed)
 
 
 def _resolve_setup(
@@ -445,6 +474,9 @@ def _resolve_draft(
     for name in seated:
         if name not in by_player:
             raise ValueError(f"the draft turn needs orders from {name}")
+    randomness, keyed = by_orders(state, [by_player[n] for n in seated], randomness)
+    table.events.extend(keyed)
+    for name in seated:
         _count_turn(table, name, state.turn, name in autopilot)
     owners = _owners([p.name for p in state.players], state.options)
     pickers = [n for n in owners if n == NEUTRAL or n in seated]
@@ -522,9 +554,14 @@ def _place_all(table: _Table, player: str, orders: Orders, armies: int, why: str
 
 
 def _resolve_turn(
-    state: GameState, orders: Orders, randomness: Randomness, missed: bool = False
+    state: GameState,
+    orders: Orders,
+    randomness: Randomness,
+    missed: bool = False,
+    keyed: tuple[Event, ...] = (),
 ) -> tuple[GameState, tuple[Event, ...]]:
     table = _Table(state)
+    table.events.extend(keyed)
     name = orders.player
     base = rules.reinforcement(state, name)
     table.events.append(
@@ -570,7 +607,7 @@ def _resolve_turn(
         if orders.fortify is not None:
             _fortify(table, name, orders.fortify)
         if conquests and not table.winner:  # a mission done by the fortification ends it
-            table.draw(name, Stream.hidden(randomness.hidden, state.resolution))
+            table.draw(name, Stream.hidden(randomness.hidden, state.resolution, randomness.orders))
     if missed and not table.winner:
         _drop_if_due(table, name)
         living = table.living()

@@ -91,6 +91,26 @@ class Placed(Event):
 
 
 @dataclass(frozen=True)
+class DiceKeyed(Event):
+    """The orders a resolution's dice come from (games whose dice follow the orders): the
+    players whose order files it resolved, in seat order, with the SHA-256 of each as pbem
+    writes it back, and `again` (hex) when the resolution was played again after an undo with
+    other orders than the first time (docs/dice.md). The first event of such a resolution."""
+
+    kind: ClassVar[str] = "dice_keyed"
+    players: tuple[str, ...]
+    digests: tuple[str, ...]
+    again: str | None = None
+
+    @property
+    def orders(self) -> bytes:
+        """D, the digest of the orders (pbem.core.dice.orders_digest of the files')."""
+        from pbem.core.dice import orders_digest
+
+        return orders_digest([bytes.fromhex(d) for d in self.digests])
+
+
+@dataclass(frozen=True)
 class Rolled(Event):
     """One roll of a battle: both sides' dice as rolled, unsorted, and the losses."""
 
@@ -301,6 +321,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Reinforced,
         Traded,
         Placed,
+        DiceKeyed,
         Rolled,
         Conquered,
         AttackStopped,

@@ -101,6 +101,16 @@ class StopAt(str, enum.Enum):
     THRESHOLD = "threshold"
 
 
+class DiceRule(str, enum.Enum):
+    """Where a resolution's dice come from: its key and the orders it resolves, so that a
+    turn played again after an undo rolls the same dice for the same orders and unforeseeable
+    ones for other orders (the rule of games made from format 6 on, docs/dice.md); or its key
+    alone (every game made before pbem recorded the rule)."""
+
+    ORDERS = "orders"
+    KEY = "key"
+
+
 @dataclass(frozen=True)
 class Options:
     """The rules options a game is created with; they never change afterwards.
@@ -115,11 +125,12 @@ class Options:
     drop_after: int = DEFAULT_DROP_AFTER
     missions: bool = False
     stop_at: StopAt = StopAt.PROMISE
+    dice: DiceRule = DiceRule.ORDERS
 
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
-        default and `missions` only when set, so that games written before they existed keep
-        their digests."""
+        default, `missions` only when set and `dice` only when it is `orders`, so that games
+        written before they existed keep their digests."""
         out: dict[str, Any] = {
             "setup": self.setup.value,
             "two_player": self.two_player.value,
@@ -131,13 +142,16 @@ class Options:
             out["drop_after"] = self.drop_after
         if self.missions:
             out["missions"] = True
+        if self.dice_by_orders:
+            out["dice"] = self.dice.value
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Options:
         """Options from `to_dict` output; a missing key takes its default, except the traded
-        cards and stop_at rules: data that does not record them comes from before they were
-        recorded, when traded cards went back into the deck and stop_at was a threshold."""
+        cards, stop_at and dice rules: data that does not record them comes from before they
+        were recorded, when traded cards went back into the deck, stop_at was a threshold and
+        the dice came from the key alone."""
         default = cls()
         return cls(
             setup=SetupMode(data.get("setup", default.setup.value)),
@@ -147,6 +161,7 @@ class Options:
             drop_after=int(data.get("drop_after", default.drop_after)),
             missions=_flag(data.get("missions", False), "missions"),
             stop_at=StopAt(data.get("stop_at", StopAt.THRESHOLD.value)),
+            dice=DiceRule(data.get("dice", DiceRule.KEY.value)),
         )
 
     @property
@@ -158,6 +173,11 @@ class Options:
     def stop_at_promised(self) -> bool:
         """Whether `stop_at` is a promise (fewer dice) rather than a threshold."""
         return self.stop_at is StopAt.PROMISE
+
+    @property
+    def dice_by_orders(self) -> bool:
+        """Whether the dice come from the key and the orders rather than the key alone."""
+        return self.dice is DiceRule.ORDERS
 
 
 def _flag(value: object, key: str) -> bool:

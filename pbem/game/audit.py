@@ -149,18 +149,22 @@ def _audit_undone(game: Game, undone: Sequence[UndoRecord], state: GameState) ->
         _audit_key(game, where, record, u.resolution)
         if record.key != u.key:
             raise AuditError(f"{where}: its key differs from the one its undo.toml records")
-        _replay_checked(game, where, state, record)
+        _replay_checked(game, where, state, record, u.attempt)
         rolls += len(record.rolls())
     return rolls
 
 
-def _replay_checked(game: Game, where: str, state: GameState, record: HistoryRecord) -> GameState:
-    from pbem.game.replay import replay_orders
+def _replay_checked(
+    game: Game, where: str, state: GameState, record: HistoryRecord, attempt: int | None = None
+) -> GameState:
+    """The resolution replayed from the state before it and compared with its record;
+    `attempt`: it is the how-many-th undone resolution of its number (None: the live one)."""
+    from pbem.game.replay import randomness, replay_orders
 
     orders = _check_recorded_orders(game, where, state, record)
     try:
         after, events = replay_orders(
-            state, record.orders, game.randomness(record.resolution), orders
+            state, record.orders, randomness(game, record.resolution, attempt), orders
         )
     except (OrderError, ValueError) as err:
         raise AuditError(f"{where}: its orders do not replay ({err})") from None

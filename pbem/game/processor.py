@@ -61,7 +61,7 @@ from pbem.game.history import (
     write_history,
 )
 from pbem.game.players import EMAIL
-from pbem.game.replay import recorded_orders, replay_orders
+from pbem.game.replay import randomness, recorded_orders, replay_orders
 from pbem.game.root import refuse_duplicate
 from pbem.game.safety import disk_error
 from pbem.game.store import (
@@ -425,7 +425,7 @@ def resolve_game(
                 raise NotReady("\n".join(_missing(game, rejected, missing, [why] if why else [])))
             records += deadlines.autopilot_records(game, missing)
         orders = recorded_orders(game.state, records)
-        state, events = replay_orders(game.state, records, game.randomness(r), orders)
+        state, events = replay_orders(game.state, records, randomness(game, r), orders)
         record = HistoryRecord(
             resolution=r,
             turn=game.state.turn,
@@ -497,7 +497,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
                 "file name; restore the history from a backup"
             )
     orders = recorded_orders(game.state, record.orders)
-    state, events = replay_orders(game.state, record.orders, game.randomness(r), orders)
+    state, events = replay_orders(game.state, record.orders, randomness(game, r), orders)
     if events != record.events or state_digest(state) != record.state_digest:
         raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     now = clock.parse_instant(record.time, "time") if record.time else None
@@ -645,6 +645,8 @@ def dice_history(
 
 
 def _dice_entry(game: Game, record: HistoryRecord) -> dict[str, object]:
+    from pbem.present.context import orders_section
+
     r = record.resolution
     return {
         "resolution": r,
@@ -653,6 +655,7 @@ def _dice_entry(game: Game, record: HistoryRecord) -> dict[str, object]:
         "history": f"{HISTORY}/{r:04d}.toml",
         "player": record.players[0] if len(record.players) == 1 else None,
         "key": record.key,
+        **orders_section(bytes.fromhex(record.key), record.events),
         "rolls": record.rolls(),
         **({"first_player": record.first_player_rolls()} if r == 0 else {}),
     }
@@ -668,6 +671,15 @@ def dice_lines(history: Sequence[Mapping[str, Any]]) -> list[str]:
         out.append(f"{played.words(who)}{undone}: key {entry['key']}")
         if undone:
             out.append(f"  {entry['note']}")
+        if "dice_key" in entry:
+            files = ", ".join(f"{f['player']} {f['digest']}" for f in entry["orders"])
+            again = (
+                " (played again with other orders: salt " + entry["again"] + ")"
+                if "again" in entry
+                else ""
+            )
+            out.append(f"  dice key {entry['dice_key']}{again}")
+            out.append(f"  from the order files of {files}")
         for roll in entry.get("first_player", []):
             out.append(f"  first player: {roll['player']} rolled {roll['die']}")
         for roll in entry["rolls"]:

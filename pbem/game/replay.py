@@ -19,6 +19,16 @@ from pbem.game.history import OrderRecord, history_count, read_history
 from pbem.game.store import Game
 
 
+def randomness(game: Game, resolution: int, attempt: int | None = None) -> engine.Randomness:
+    """What resolution `resolution` draws from: the live one, or (`attempt`) the one an undo
+    took back as its how-many-th. Every resolution of a number after the first is keyed
+    against the orders of the first (pbem.game.undo.first_orders)."""
+    from pbem.game.undo import first_orders
+
+    first = None if attempt == 1 or resolution == 0 else first_orders(game.path, resolution)
+    return game.randomness(resolution, first)
+
+
 def replay_setup(
     setup: Mapping[str, Any], randomness: engine.Randomness
 ) -> tuple[GameState, tuple[Event, ...]]:
@@ -67,7 +77,7 @@ def state_after(game: Game, resolution: int) -> GameState:
             state, _ = replay_setup(record.setup, game.randomness(0))
         else:
             assert state is not None
-            state, _ = replay_orders(state, record.orders, game.randomness(r))
+            state, _ = replay_orders(state, record.orders, randomness(game, r))
         if state_digest(state) != record.state_digest:
             raise GameFileError(
                 f"history/{r:04d}.toml does not replay to the state it records: run 'pbem audit'"

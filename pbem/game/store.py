@@ -5,6 +5,7 @@ pbem.game.history.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +18,7 @@ from pbem.core.board import load_board
 from pbem.core.state import NEUTRAL as NEUTRAL
 from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
+    DiceRule,
     GameState,
     Phase,
     StopAt,
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
 
 # The engine is imported where it is used: checking orders reads a game without it.
 
-FORMAT = 5
+FORMAT = 6
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = (
     "name",
@@ -109,10 +111,12 @@ class Game:
             )
         return dice.resolution_key(self.seed, resolution, self.chain_length)
 
-    def randomness(self, resolution: int) -> Randomness:
+    def randomness(self, resolution: int, first: bytes | None = None) -> Randomness:
+        """What resolution `resolution` draws from; `first`: the digest of the orders its first
+        resolution resolved, when that was undone and it is played again (pbem.game.undo)."""
         from pbem.core.engine import Randomness
 
-        return Randomness(self.key(resolution), dice.hidden_key(self.seed))
+        return Randomness(self.key(resolution), dice.hidden_key(self.seed), first)
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
@@ -223,7 +227,22 @@ def _format_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format": 5}
 
 
-MIGRATIONS = {1: _format_1_to_2, 2: _format_2_to_3, 3: _format_3_to_4, 4: _format_4_to_5}
+def _format_5_to_6(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 5 and older games rolled every die from the resolution's key alone: their games
+    record `dice = "key"` and go on by that rule."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options = {**options, "dice": DiceRule.KEY.value}
+    return {**data, "format": 6, "options": options}
+
+
+MIGRATIONS = {
+    1: _format_1_to_2,
+    2: _format_2_to_3,
+    3: _format_3_to_4,
+    4: _format_4_to_5,
+    5: _format_5_to_6,
+}
 """For each older format, the step that turns its data into the next format's."""
 
 
@@ -258,15 +277,32 @@ def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
             f"{path} is damaged: its [options] do not say whether the game plays secret "
             "missions; write missions = false (classic Risk) or missions = true"
         )
-    if options.get("stop_at") not in [r.value for r in StopAt]:
-        where = options.get("stop_at")
-        raise GameFileError(
-            f"{path} is damaged: its [options] do not say what stop_at means"
-            + (f" ('{quoted(str(where))}' is not a rule)" if where is not None else "")
-            + '; write stop_at = "promise" (fewer dice, never below it) or "threshold" '
-            "(the last roll may go below it)"
-        )
+    _rule_named(options, "stop_at", StopAt, path, "what stop_at means", _STOP_AT_WAYS)
+    _rule_named(options, "dice", DiceRule, path, "where the dice come from", _DICE_WAYS)
     return data
+
+
+_STOP_AT_WAYS = (
+    'write stop_at = "promise" (fewer dice, never below it) or "threshold" (the last roll may '
+    "go below it)"
+)
+_DICE_WAYS = (
+    'write dice = "orders" (the key and the orders, every game made from format 6 on) or "key" '
+    "(the key alone, the games made before)"
+)
+
+
+def _rule_named(
+    options: dict[str, Any], key: str, rule: type[enum.Enum], path: Path, what: str, ways: str
+) -> None:
+    """Refuse [options] whose `key` does not name one of `rule`'s values, saying what to write."""
+    where = options.get(key)
+    if where not in [r.value for r in rule]:
+        raise GameFileError(
+            f"{path} is damaged: its [options] do not say {what}"
+            + (f" ('{quoted(str(where))}' is not a rule)" if where is not None else "")
+            + f"; {ways}"
+        )
 
 
 MAX_CHAIN_LENGTH = 100_000
@@ -372,7 +408,11 @@ def game_document(game: Game) -> dict[str, Any]:
         "chain_length": game.chain_length,
         "commitment": game.commitment,
         "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
-        "options": {**game.state.options.to_dict(), "missions": game.state.options.missions},
+        "options": {
+            **game.state.options.to_dict(),
+            "missions": game.state.options.missions,
+            "dice": game.state.options.dice.value,
+        },
     }
     if game.language is not None:
         doc["language"] = game.language

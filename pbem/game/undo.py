@@ -134,6 +134,24 @@ def undone_notes(directory: Path, drafted: bool = False) -> list[str]:
     return [r.note(drafted) for r in undo_records(directory)]
 
 
+def first_orders(directory: Path, resolution: int) -> bytes | None:
+    """The digest of the orders the first resolution numbered `resolution` resolved, when it
+    was undone: a resolution played again with other orders adds a salt to its dice key, so
+    that nobody can foresee them from the key the first one revealed (docs/dice.md). None when
+    it was never undone, or its dice did not come from its orders."""
+    from pbem.core.events import DiceKeyed
+
+    first = next(
+        (u for u in undo_records(directory) if u.resolution == resolution and u.attempt == 1),
+        None,
+    )
+    if first is None:
+        return None
+    kept = undone_folder(directory, first) / history_path(directory, resolution).name
+    keyed = [e for e in read_history_file(kept).events if isinstance(e, DiceKeyed)]
+    return keyed[0].orders if keyed else None
+
+
 def _pending(directory: Path) -> UndoRecord | None:
     path = directory / HISTORY / PENDING
     return UndoRecord.from_file(path) if path.is_file() else None

@@ -9,6 +9,7 @@ from typing import Any
 from pbem.core import dice, rules
 from pbem.core.events import (
     Conquered,
+    DiceKeyed,
     Event,
     Rolled,
     RolledForFirst,
@@ -81,6 +82,7 @@ def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[s
         ],
     }
     section["played"] = Played.from_events(events, resolution).label
+    section.update(orders_section(game.key(resolution), events))
     first = [{"player": e.player, "die": e.die} for e in events if isinstance(e, RolledForFirst)]
     if first:
         section["first_player"] = first
@@ -88,6 +90,26 @@ def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[s
         section["hidden_key"] = dice.hidden_key(game.seed).hex()
         section["hidden_commitment"] = dice.hidden_commitment(game.seed).hex()
     return section
+
+
+def orders_section(key: bytes, events: Sequence[Event]) -> dict[str, Any]:
+    """What a resolution whose dice follow its orders adds to its dice check: each order file's
+    digest, their digest D, the salt of a resolution played again (`again`) and the dice key
+    they give (docs/dice.md); nothing for a resolution whose dice come from the key alone."""
+    keyed = next((e for e in events if isinstance(e, DiceKeyed)), None)
+    if keyed is None:
+        return {}
+    again = bytes.fromhex(keyed.again) if keyed.again else None
+    out: dict[str, Any] = {
+        "orders": [
+            {"player": p, "digest": d} for p, d in zip(keyed.players, keyed.digests, strict=True)
+        ],
+        "orders_digest": keyed.orders.hex(),
+        "dice_key": dice.dice_key(key, keyed.orders, again).hex(),
+    }
+    if keyed.again:
+        out["again"] = keyed.again
+    return out
 
 
 def check_lines(key: str, indent: str = "    ") -> list[str]:
@@ -203,6 +225,9 @@ def report_context(
         "commitment": game.commitment,
         "check_command": _check_command(section["key"]),
         "check_lines": check_lines(section["key"]),
+        "order_digests": section.get("orders", []),
+        "dice_key": section.get("dice_key"),
+        "again": section.get("again"),
         "roll_count": len(rolls),
         "roll_lines": _roll_lines(rolls),
         "first_player_dice": ", ".join(first),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,21 @@ class DiceRecord:
     commitment: bytes | None = None
     played: str | None = None
     """What the resolution played, as players name it ("turn 13"), when the report says."""
+    orders: tuple[tuple[str, bytes], ...] | None = None
+    """In a game whose dice follow the orders: each order file's player and digest."""
+    again: bytes | None = None
+    """The salt of a resolution played again after an undo with other orders."""
+    dice_key: bytes | None = None
+    """The dice key the report gives (from the key and the orders), to be checked."""
+
+    @property
+    def stream_key(self) -> bytes:
+        """The key the dice come from: the resolution's key, or the dice key the key and the
+        order files give (never the one the report claims)."""
+        if self.orders is None:
+            return self.key
+        digest = dice.orders_digest([d for _, d in self.orders])
+        return dice.dice_key(self.key, digest, self.again)
 
 
 @dataclass(frozen=True)
@@ -62,7 +77,21 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return self.key_follows and self.mismatch is None and self.chain_ok is not False
+        return (
+            self.key_follows
+            and self.mismatch is None
+            and self.chain_ok is not False
+            and self.dice_key_ok is not False
+        )
+
+    @property
+    def dice_key_ok(self) -> bool | None:
+        """Whether the dice key the report gives is the one its key and orders give (None: the
+        dice come from the key alone, or the report gives none)."""
+        record = self.record
+        if record.orders is None or record.dice_key is None:
+            return None
+        return record.dice_key == record.stream_key
 
     def lines(self) -> list[str]:
         """What `pbem verify` prints, one finding a line."""
@@ -78,6 +107,7 @@ class Verdict:
         ]
         if record.resolution is not None:  # from a report: follow the chain
             out.append(self._chain_line())
+        out += self._orders_lines()
         count = len(record.rolls)
         if self.mismatch is None:
             out.append(
@@ -91,6 +121,27 @@ class Verdict:
             out.append(
                 f"roll {self.mismatch + 1} of {count} does NOT match: the report has "
                 f"{given}, the key gives {expected}"
+            )
+        return out
+
+    def _orders_lines(self) -> list[str]:
+        record = self.record
+        if record.orders is None:
+            return []
+        files = len(record.orders)
+        names = ", ".join(quoted(p) for p, _ in record.orders if p)
+        which = f"{files} order file{'' if files == 1 else 's'}" + (f" ({names})" if names else "")
+        if self.dice_key_ok is False:
+            out = [
+                f"dice key WRONG: the key and the digests of the {which} give "
+                f"{record.stream_key.hex()}, not the dice key the report gives"
+            ]
+        else:
+            out = [f'dice key OK: HMAC-SHA256(key, "pbem/orders/" and the digest of the {which})']
+        if record.again is not None:
+            out.append(
+                "played again after an undo with other orders: the salt from the card key is "
+                "checked when the game ends and the card key is revealed"
             )
         return out
 
@@ -118,10 +169,10 @@ def _sha(key: bytes) -> str:
 def verify(record: DiceRecord) -> Verdict:
     """Check the key against the previous key, and every die against the key's stream."""
     follows = dice.key_follows(record.key, record.previous)
-    index = dice.check_rolls(record.key, record.rolls)
+    index = dice.check_rolls(record.stream_key, record.rolls)
     expected: Roll | None = None
     if index is not None:
-        stream = dice.Stream.public(record.key)
+        stream = dice.Stream.public(record.stream_key)
         for i, (attacker, defender) in enumerate(record.rolls):
             got = (stream.dice(len(attacker)), stream.dice(len(defender)))
             if i == index:
@@ -216,11 +267,38 @@ def record_from_view(data: Mapping[str, Any]) -> DiceRecord:
             resolution,
             parse_hex_key(commitment, "commitment") if isinstance(commitment, str) else None,
             _played(section.get("played")),
+            *_orders_of_view(section),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise VerifyError(
             f"the view file's dice section is incomplete ({quoted(repr(err), 80)})"
         ) from None
+
+
+MAX_ORDER_FILES = 6
+"""A resolution resolves at most one order file a seat."""
+
+
+def _orders_of_view(
+    section: Mapping[str, Any],
+) -> tuple[tuple[tuple[str, bytes], ...] | None, bytes | None, bytes | None]:
+    """The order files' digests, the salt and the dice key of a view file's dice section (all
+    None for a resolution whose dice come from the key alone)."""
+    if "orders" not in section:
+        return None, None, None
+    files = section["orders"]
+    if not isinstance(files, list) or not 1 <= len(files) <= MAX_ORDER_FILES:
+        raise TypeError("the order files are not listed")
+    orders = tuple(
+        (str(f["player"]), parse_hex_key(_hex_text(f["digest"]), "order file digest"))
+        for f in files
+    )
+    again = section.get("again")
+    return (
+        orders,
+        parse_hex_key(_hex_text(again), "salt") if again is not None else None,
+        parse_hex_key(_hex_text(section["dice_key"]), "dice key"),
+    )
 
 
 def _hex_text(value: object) -> str:
@@ -262,6 +340,9 @@ _COMMITMENT_LINE = _heading("Commitment (first key):")
 _HEX_LINE = re.compile(r"^\s*([0-9a-fA-F]{64})\s*$")
 _FIRST_LINE = _heading("First-player dice, as rolled:")
 _ROLLS_LINE = _heading("Rolls, attacker/defender as rolled (%(count)s):", ("count", r"\d+"))
+_ORDERS_LINE = _heading("Order files, SHA-256 of each as pbem writes it back:")
+_AGAIN_LINE = _heading("Played again after an undo with other orders; salt from the card key:")
+_DICE_KEY_LINE = _heading("Dice key, from the key and the order files:")
 
 
 def _found(m: re.Match[str]) -> tuple[str | None, str]:
@@ -310,8 +391,22 @@ def _record_from_report(text: str) -> DiceRecord:
     resolution: int | None = None
     played: str | None = None
     rolls: list[Roll] = []
+    orders: list[tuple[str, bytes]] | None = None
+    again = dice_key = None
     for i, line in enumerate(lines):
-        if m := _PLAYED_LINE.match(line):
+        if m := _ORDERS_LINE.match(line):
+            body = _indented_below(lines, i)
+            if len(body) % 2 or not 2 <= len(body) <= 2 * MAX_ORDER_FILES:
+                raise VerifyError("the report's order files cannot be read: give it as it was sent")
+            orders = [
+                (name, parse_hex_key(digest, "order file digest"))
+                for name, digest in zip(body[::2], body[1::2], strict=True)
+            ]
+        elif m := _AGAIN_LINE.match(line):
+            again = parse_hex_key(_key_after(_found(m)[1], lines, i) or "", "salt")
+        elif m := _DICE_KEY_LINE.match(line):
+            dice_key = parse_hex_key(_key_after(_found(m)[1], lines, i) or "", "dice key")
+        elif m := _PLAYED_LINE.match(line):
             played = _played(m.group(1))
         elif m := _KEY_LINE.match(line):
             number, rest = _found(m)
@@ -346,6 +441,9 @@ def _record_from_report(text: str) -> DiceRecord:
         resolution,
         commitment,
         played,
+        tuple(orders) if orders is not None else None,
+        again,
+        dice_key,
     )
 
 
@@ -353,16 +451,41 @@ class ArgumentsError(VerifyError):
     """The command was given neither a report nor both keys, or both."""
 
 
-def choose_record(
-    key: str | None, previous_key: str | None, rolls: Sequence[str], report: Path | None
-) -> DiceRecord:
+@dataclass(frozen=True)
+class Given:
+    """What a `verify` command was given: a report (and the player's own order file), or the
+    keys, the rolls and, for dice that follow the orders, the order files' digests and salt."""
+
+    key: str | None = None
+    previous_key: str | None = None
+    rolls: Sequence[str] = ()
+    report: Path | None = None
+    orders: Path | None = None
+    digests: Sequence[str] = ()
+    again: str | None = None
+
+
+def choose_record(given: Given) -> DiceRecord:
     """The record a `verify` command was given: from --report, or from KEY PREVIOUS_KEY."""
-    if report is not None:
-        if key or previous_key or rolls:
+    if given.report is not None:
+        if given.key or given.previous_key or given.rolls or given.digests or given.again:
             raise ArgumentsError("give either --report or KEY PREVIOUS_KEY --dice ...")
-        return read_record(report)
-    if key and previous_key:
-        return record_from_arguments(key, previous_key, rolls)
+        return read_record(given.report)
+    if given.orders is not None:
+        raise ArgumentsError("--orders checks your order file against a report: give --report")
+    if given.again and not given.digests:
+        raise ArgumentsError("--again goes with the order files' --digest")
+    if len(given.digests) > MAX_ORDER_FILES:
+        raise ArgumentsError(f"a resolution has at most {MAX_ORDER_FILES} order files")
+    if given.key and given.previous_key:
+        record = record_from_arguments(given.key, given.previous_key, given.rolls)
+        if not given.digests:
+            return record
+        return replace(
+            record,
+            orders=tuple(("", parse_hex_key(d, "order file digest")) for d in given.digests),
+            again=parse_hex_key(given.again, "salt") if given.again else None,
+        )
     raise ArgumentsError("give KEY and PREVIOUS_KEY (with --dice), or --report FILE")
 
 
@@ -455,15 +578,51 @@ def read_mission_deal(path: Path) -> MissionDeal | None:
     return mission_deal(data) if isinstance(data, Mapping) else None
 
 
-def verify_lines(
-    key: str | None, previous_key: str | None, rolls: Sequence[str], report: Path | None
-) -> tuple[list[str], bool]:
+def verify_lines(given: Given) -> tuple[list[str], bool]:
     """What `pbem verify` prints and whether everything checks out: the key, the chain, the
-    dice and, in a final view, the mission deal. ArgumentsError for arguments that do not go
-    together."""
-    verdict = verify(choose_record(key, previous_key, rolls, report))
+    dice, the player's own order file among those the dice come from and, in a final view,
+    the mission deal. ArgumentsError for arguments that do not go together."""
+    record = choose_record(given)
+    verdict = verify(record)
     lines = verdict.lines()
+    report = given.report
+    own = None
+    if given.orders is not None and report is not None:
+        own = own_order_file(record, given.orders, report)
+        lines.append(own[0])
     deal = read_mission_deal(report) if report is not None else None
     if deal is not None:
         lines += deal.lines()
-    return lines, verdict.ok and (deal is None or deal.ok)
+    return lines, verdict.ok and (deal is None or deal.ok) and (own is None or own[1])
+
+
+def own_order_file(record: DiceRecord, path: Path, report: Path) -> tuple[str, bool]:
+    """Whether the order file a player sent is, digest for digest, one of those the report
+    says the dice come from: the line that says so, and the verdict."""
+    from pbem.core.board import load_board
+    from pbem.core.orders import between_cuts, parse_orders
+    from pbem.errors import OrderError
+
+    if record.orders is None:
+        return "order file: this resolution's dice come from its key alone, not the orders", True
+    text = view.read_text(path)
+    board = "classic"
+    if report.suffix == ".json":
+        data = view.parse_json(view.read_text(report), report)
+        if isinstance(data, Mapping) and isinstance(data.get("board"), str):
+            board = data["board"]
+    try:
+        orders = parse_orders(between_cuts(text), load_board(board))
+    except (OrderError, ValueError) as err:
+        raise VerifyError(f"{path} cannot be read as an order file: {err}") from None
+    digest = dice.order_file_digest(orders.to_toml())
+    listed = dict(record.orders).get(orders.player)
+    who = quoted(orders.player)
+    if listed is None:
+        return f"order file of {who} is NOT among those this resolution's dice come from", False
+    if listed != digest:
+        return (
+            f"order file of {who} does NOT match: its digest is {digest.hex()}, the report "
+            f"gives {listed.hex()} (other orders than these were played)"
+        ), False
+    return f"order file of {who} OK: the dice come from these orders", True
