@@ -640,3 +640,4 @@ def test_a_deadline_change_and_an_undo_are_told_to_every_player(tmp_path: Path) 
     (alice,) = [t for t in notices(d)["alice@example.org"] if "taken back" in t]
     assert alice.startswith("[g] turn 0 taken back: bob's orders came late\n")
     assert "It will be played again" in alice and "Turn 0 is due by" in alice
+    assert "same dice" not in alice  # the setup turn rolls none

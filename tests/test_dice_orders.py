@@ -290,3 +290,24 @@ def test_the_undone_salted_resolution_stays_checkable(tmp_path: Path) -> None:
     assert processor.audit_game(d).resolutions == 2
     out = run("verify", "--report", d / "history" / "undone" / "0002-2" / "reports" / "alice.txt")
     assert "played again after an undo with other orders" in out and "every die matches" in out
+
+
+def test_the_undo_notice_tells_the_players_how_the_dice_go(tmp_path: Path) -> None:
+    from email import policy
+    from email.parser import BytesParser
+
+    (tmp_path / "pbem.toml").write_text('[mail]\nfrom = "games@example.org"\n')
+    d = tmp_path / "g"
+    run("new", d, "--players", "alice=a@example.org,bob=b@example.org", "--seed", SEED.hex())
+    for _ in range(2):
+        write_skeletons(d)
+        run("resolve", d)
+    run("undo", d, "--why", "a late message", "--now", "2026-12-01T10:00Z")
+    told = [
+        BytesParser(policy=policy.default).parsebytes(path.read_bytes())
+        for path in (d / "outbox").glob("notice-*.eml")
+    ]
+    assert sorted(str(m["To"]) for m in told) == ["a@example.org", "b@example.org"]
+    for message in told:
+        text = " ".join(message.get_content().split())  # type: ignore[attr-defined]
+        assert "The same orders roll the same dice as the first time" in text

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from pbem.core.state import Phase
 from pbem.game import clock
 from pbem.game.settings import Settings
 from pbem.game.store import Game, read_game
@@ -52,6 +53,11 @@ def tell_undo(directory: Path, settings: Settings, now: datetime, why: str, key:
         body += "\n\n" + _(
             "Orders sent for it stand; to change yours, send them again before it is played."
         )
+        if game.state.options.dice_by_orders and game.state.phase in (Phase.PLAY, Phase.DRAFT):
+            body += " " + _(
+                "The same orders roll the same dice as the first time; other orders roll other "
+                "dice, which nobody could work out from the first report."
+            )
         return _("turn %(turn)s taken back: %(why)s", turn=turn, why=why), body
 
     return _tell(directory, settings, now, f"undo/{key}", words)
