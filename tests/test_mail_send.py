@@ -388,6 +388,35 @@ def test_the_first_send_of_a_game_under_way_builds_only_its_latest_reports(
     ]
 
 
+def test_a_first_send_stopped_after_its_first_report_never_mails_the_earlier_ones(
+    game_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem.mail import send
+
+    played_twice(game_dir)
+    write_eml = send.write_eml
+    calls = []
+
+    def disk_full_after_one(directory: Path, name: str, msg: EmailMessage) -> None:
+        calls.append(name)
+        if len(calls) > 1:
+            raise OSError(28, "No space left on device")
+        write_eml(directory, name, msg)
+
+    monkeypatch.setattr(send, "write_eml", disk_full_after_one)
+    with pytest.raises(OSError):
+        mail.send_mail(game_dir, MODERATOR)
+    monkeypatch.setattr(send, "write_eml", write_eml)
+    again = mail.send_mail(game_dir, MODERATOR)
+    outbox = sorted(p.name for p in (game_dir / "outbox").glob("*.eml"))
+    assert outbox == [
+        "r0002-turn-1-alice.eml",
+        "r0002-turn-1-bob.eml",
+        "r0002-turn-1-carol.eml",
+    ]
+    assert len(again.built) == 2
+
+
 def test_a_report_carries_the_kit_only_when_asked(game_dir: Path) -> None:
     mail.send_mail(game_dir, MODERATOR)
     from pbem.kit import KIT_NAME

@@ -177,6 +177,9 @@ def send_mail(
                 f"the game was under way when its mail began: only the reports after "
                 f"{latest.words()} are mailed ('pbem mail send --all' mails the earlier ones too)"
             )
+            if not dry_run:  # decided once: a send stopped after this never mails them
+                sent["skipped"] = sorted(skipped)
+                save(directory / MAIL / SENT, sent)
         if every:
             skipped = set()
         for resolution in range(count):
