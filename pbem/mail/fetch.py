@@ -5,7 +5,8 @@ fetch). One bad message never stops a fetch; only the game's own players are eve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import format_datetime
@@ -15,14 +16,14 @@ from typing import Any
 
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
-from pbem.errors import GameFileError, OrderError
+from pbem.errors import GameFileError, OrderError, Problem
 from pbem.game import clock, processor
 from pbem.game.disk import locked
 from pbem.game.history import played_in, resolution_interrupted
 from pbem.game.store import Game, Registration, read_game
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
-from pbem.mail.message import Letter, addresses_match, read_letter
+from pbem.mail.message import Letter, addresses_match, read_body, read_head
 from pbem.mail.records import (
     DEFAULT_FROM,
     MAIL,
@@ -30,6 +31,7 @@ from pbem.mail.records import (
     SEEN,
     CannotStore,
     address,
+    prune_rejected,
     save,
     seen_state,
     store_orders,
@@ -37,7 +39,7 @@ from pbem.mail.records import (
 )
 from pbem.mail.reports import ready_files, resent_report
 from pbem.mail.sources import Entry, Sources, read_entries
-from pbem.mail.told import found_notes, why_none
+from pbem.mail.told import found_notes, problem, why_none
 from pbem.present import i18n
 from pbem.present.text import plural
 from pbem.terminal import printable
@@ -100,6 +102,8 @@ class FetchResult:
     note: str | None = None
     """The moderator's summary in the outbox (messages not answered, forged senders)."""
     read_at: datetime | None = None
+    broken: str | None = None
+    """Why the mailbox could not be read to the end (the rest is read next time), or None."""
 
     def count(self, verdict: Verdict) -> int:
         return sum(1 for i in self.incoming if i.verdict is verdict)
@@ -118,7 +122,18 @@ class FetchResult:
         out.append(f"{self.game}: {plural(len(self.incoming), 'message')} read: {counts}.")
         if self.count(Verdict.HELD):
             out.append("The held messages are read again by the next 'pbem mail fetch'.")
+        if self.broken is not None:
+            out.append(not_to_the_end(self.broken))
         return out
+
+
+def not_to_the_end(broken: str) -> str:
+    """What a fetch whose mailbox broke off says."""
+    return (
+        f"the mailbox could not be read to the end: {printable(broken)}. The messages read "
+        "before are handled; the rest are read by the next fetch (no game waiting for them is "
+        "played by the autopilot until then)"
+    )
 
 
 def fetch_orders(
@@ -137,21 +152,40 @@ def fetch_orders(
 
 def fetch_entries(
     directory: Path,
-    entries: Sequence[Entry],
+    entries: Iterable[Entry],
     sender: str = DEFAULT_FROM,
     now: datetime | None = None,
     moderator: str | None = None,
+    done: Callable[[Entry], None] | None = None,
 ) -> FetchResult:
-    """`fetch_orders` for messages already read (from any mailbox, IMAP too); the outcomes
-    come in the order of `entries`."""
+    """`fetch_orders` for messages from any mailbox (IMAP too), each handled as it comes (an
+    IMAP message as it is downloaded); the outcomes come in the order of `entries`. `done`:
+    told of each message once it is handled (not of one held for the next fetch)."""
+    with game_fetch(directory, sender, now, moderator) as fetcher:
+        for entry in entries:
+            if fetcher.take(entry).verdict is not Verdict.HELD and done is not None:
+                done(entry)
+    return fetcher.result
+
+
+@contextlib.contextmanager
+def game_fetch(
+    directory: Path,
+    sender: str = DEFAULT_FROM,
+    now: datetime | None = None,
+    moderator: str | None = None,
+) -> Iterator[_Fetcher]:
+    """A fetch into one game, under its lock: hand it messages (`take`) as they come; once
+    they are all in, the moderator's summary is written and `result` says what became of
+    each. The rejected messages kept longer than REJECTED_DAYS are removed first."""
     read_at = now or datetime.now(timezone.utc)
     with locked(directory):
         game = read_game(directory)
-        fetcher = _Fetcher(game, seen_state(directory), sender, read_at, moderator or sender)
         held = resolution_interrupted(directory, game.state.resolution)
-        results = [fetcher.take(entry, held) for entry in entries]
-        note = fetcher.out.tell_moderator()
-    return FetchResult(game.name, tuple(results), note, read_at)
+        fetcher = _Fetcher(game, seen_state(directory), sender, read_at, moderator or sender, held)
+        prune_rejected(directory, read_at)
+        yield fetcher
+        fetcher.finish()
 
 
 @dataclass
@@ -163,10 +197,22 @@ class _Fetcher:
     sender: str
     now: datetime
     moderator: str
+    held: bool = False
+    """A resolution of the game is interrupted: every new message is held."""
 
     def __post_init__(self) -> None:
         self.out = Answers(self.game, self.seen, self.sender, self.now, self.moderator)
         self._ready: dict[str, tuple[str, dict[str, Any] | None]] | None = None
+        self.incoming: list[Incoming] = []
+        self.note: str | None = None
+
+    @property
+    def result(self) -> FetchResult:
+        return FetchResult(self.game.name, tuple(self.incoming), self.note, self.now)
+
+    def finish(self) -> None:
+        """Write the moderator's summary of the messages handled."""
+        self.note = self.out.tell_moderator()
 
     @property
     def path(self) -> Path:
@@ -186,8 +232,15 @@ class _Fetcher:
         save(self.path / MAIL / SEEN, self.seen)
         return outcome
 
-    def take(self, entry: Entry, held: bool) -> Incoming:
-        """One entry of a mailbox, start to finish."""
+    def take(self, entry: Entry, letter: Letter | None = None) -> Incoming:
+        """One entry of a mailbox, start to finish (`letter`: as read already, from its head
+        or whole); its outcome is also added to `incoming`."""
+        outcome = self._take(entry, letter)
+        self.incoming.append(outcome)
+        return outcome
+
+    def _take(self, entry: Entry, letter: Letter | None) -> Incoming:
+        held = self.held
         if entry.raw is None:
             key = entry.key or entry.where
             if key in self.seen["messages"]:
@@ -199,7 +252,9 @@ class _Fetcher:
             self.out.summarise(key, "", "", f"rejected, not answered: {reason}", kept)
             outcome = Incoming(key, "", Verdict.REJECTED, reasons=(reason,), kept=kept)
             return self.record(key, outcome, None) if entry.key else outcome
-        letter = read_letter(entry.raw)
+        # whether it was read before is told from its headers alone: its body is never
+        # parsed again
+        letter = letter or read_head(entry.raw, entry.cut)
         mid, frm = letter.message_id, letter.sender or ""
         key = mid
         previous = self.seen["messages"].get(mid)
@@ -220,6 +275,9 @@ class _Fetcher:
             return outcome
         if held:
             return self.hold(mid, frm)
+        if letter.limit is not None:
+            return self.record(key, self.too_large(letter, entry.raw, letter.limit), letter.digest)
+        letter = read_body(letter, entry.raw)
         try:
             outcome = self.handle(letter, entry.raw)
         except CannotStore as err:
@@ -541,6 +599,42 @@ class _Fetcher:
         subject = _("orders in your name from another address")
         reply = self.out.answer(letter, player, subject, body)
         return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), reply, kept)
+
+    def too_large(self, letter: Letter, raw: bytes, limit: Problem) -> Incoming:
+        """A message over a limit (its size, its MIME parts), refused from its headers alone:
+        its head is kept, the moderator told, a player answered what to do."""
+        mid, frm = letter.message_id, letter.sender or ""
+        reason = f"not read: {limit.message}"
+        kept = self.out.keep(mid, raw, frm, reason, letter)
+        me = self.registered(letter.sender) if letter.machine is None else None
+        if me is None:
+            why = letter.machine or (f"{frm} is not a player's address" if frm else "no sender")
+            self.out.summarise(
+                mid, frm, letter.subject, f"rejected, not answered ({why}): {reason}", kept
+            )
+            return Incoming(
+                mid, frm, Verdict.REJECTED, None, (reason, f"not answered: {why}"), kept=kept
+            )
+        self.out.summarise(mid, frm, letter.subject, f"rejected, {me.name} told: {reason}", kept)
+        told = self.speaking(me)
+        _ = told._
+        why = problem(limit, told)
+        body = (
+            _(
+                'Your message "%(subject)s" was not read: %(why)s.',
+                subject=printable(letter.subject),
+                why=why,
+            )
+            if letter.subject
+            else _("Your message was not read: %(why)s.", why=why)
+        )
+        body += "\n\n" + _(
+            "Send your orders again in a message of their own: the order file in its text, or "
+            "attached as one .toml file, without other attachments."
+        )
+        body += "\n"
+        reply = self.out.answer(letter, me, _("not read: your message is too large"), body)
+        return Incoming(mid, frm, Verdict.REJECTED, me.name, (reason,), reply, kept)
 
     def reused_id(self, letter: Letter, previous: dict[str, Any]) -> Incoming:
         """A message with the Message-ID of one already read but other content."""
