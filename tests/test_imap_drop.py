@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 from datetime import datetime
 from pathlib import Path
@@ -15,13 +16,14 @@ import pytest
 from dovecot import Dovecot
 from fake_imap import PASSWORD, USER, fake_imap
 from test_dead_mailbox import NOW, dovecot, make  # noqa: F401 (dovecot: a fixture)
-from test_mail import message, orders_for, run
+from test_mail import into_maildir, message, orders_for, run
 
 from pbem.game import batch, clock
 from pbem.game.history import history_count, read_history
 from pbem.mail import fetch as fetching
 from pbem.mail import inbox
 from pbem.mail.mailboxes import Mailbox
+from pbem.mail.outcomes import Incoming
 
 ENV = {"PBEM_IMAP_PASSWORD": PASSWORD}
 WHEN = clock.parse_instant(NOW)
@@ -152,7 +154,7 @@ def test_a_real_server_stopped_in_the_middle_of_a_fetch(
     take = fetching._Fetcher.take
     handled: list[str] = []
 
-    def stopping(self: fetching._Fetcher, *args: object) -> fetching.Incoming:
+    def stopping(self: fetching._Fetcher, *args: object) -> Incoming:
         outcome = take(self, *args)  # type: ignore[arg-type]
         handled.append(outcome.message_id)
         if len(handled) == 2:
@@ -193,3 +195,20 @@ def test_a_drop_is_recorded_as_a_mailbox_not_read(root: Path) -> None:
     assert result.broken is not None
     record = json.loads((root / "mail" / "fetched.json").read_text())
     assert datetime.fromisoformat(record["failed"]) == WHEN and "at" not in record
+
+
+def test_a_game_that_fails_part_way_leaves_the_others_going(root: Path, tmp_path: Path) -> None:
+    ann_first, ben_first, ann_second, ben_second = mail_for(root)
+    box = into_maildir(tmp_path / "Maildir", [ann_first, ann_second, ben_first, ben_second])
+    outbox = root / "second" / "outbox"
+    shutil.rmtree(outbox, ignore_errors=True)
+    outbox.write_text("not a folder")  # the second game cannot write its answers
+    output = run("mail", "fetch", root, "--maildir", box, "--now", NOW, code=1)
+    assert "Traceback" not in output
+    assert "failed: second: cannot write" in output
+    assert "its 2 messages are read again next time" in output
+    assert accepted(root / "first") == 2
+    outbox.unlink()
+    output = run("mail", "fetch", root, "--maildir", box, "--now", NOW)
+    assert "4 messages read: 2 to 1 games, 0 for no game, 2 read before" in output
+    assert accepted(root / "first") == 2 and accepted(root / "second") == 2

@@ -6,17 +6,16 @@ fetch). One bad message never stops a fetch; only the game's own players are eve
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import format_datetime
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
-from pbem.errors import GameFileError, OrderError, Problem
+from pbem.errors import GameFileError, OrderError
 from pbem.game import clock, processor
 from pbem.game.disk import locked
 from pbem.game.history import played_in, resolution_interrupted
@@ -24,6 +23,7 @@ from pbem.game.store import Game, Registration, read_game
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
 from pbem.mail.message import Letter, addresses_match, read_body, read_head
+from pbem.mail.outcomes import FetchResult, Incoming, Verdict
 from pbem.mail.records import (
     DEFAULT_FROM,
     MAIL,
@@ -37,12 +37,11 @@ from pbem.mail.records import (
     store_orders,
     write_eml,
 )
+from pbem.mail.refusing import Refusing
 from pbem.mail.reports import ready_files, resent_report
 from pbem.mail.sources import Entry, Sources, read_entries
-from pbem.mail.told import found_notes, problem, why_none
+from pbem.mail.told import found_notes, why_none
 from pbem.present import i18n
-from pbem.present.text import plural
-from pbem.terminal import printable
 
 ORDER_FILE = Path("orders.toml")
 """The name problems are reported against (`orders.toml line 7: ...`)."""
@@ -52,88 +51,6 @@ def parse_time(text: str) -> datetime:
     """`--now`: an ISO 8601 time with its offset (`2027-03-01T12:00+01:00`, or `Z` for UTC);
     the same reading as every other command's `--now`."""
     return clock.parse_instant(text)
-
-
-class Verdict(Enum):
-    ACCEPTED = "accepted"
-    REJECTED = "rejected"
-    IGNORED = "ignored"
-    """Valid, but older than the orders already accepted: answered with a note."""
-    UNANSWERED = "not answered"
-    """Sent by a machine (auto-reply, bounce, our own mail): nothing is done."""
-    DUPLICATE = "already processed"
-    RESENT = "report resent"
-    """A player asked for their latest report again: it is in the outbox."""
-    HELD = "held"
-    """Not read this time (a resolution is interrupted, or its orders cannot be stored): the
-    next fetch reads it again."""
-
-
-@dataclass(frozen=True)
-class Incoming:
-    """What became of one incoming message."""
-
-    message_id: str
-    sender: str
-    verdict: Verdict
-    player: str | None = None
-    reasons: tuple[str, ...] = ()
-    reply: str | None = None
-    kept: str | None = None
-    """Where a rejected message is kept for the moderator (mail/rejected/NAME.eml)."""
-
-    def describe(self) -> str:
-        """What happened, safe to print (text from the message has its controls escaped)."""
-        who = f" ({self.player})" if self.player else ""
-        sender = printable(self.sender) or "(no sender)"
-        head = f"{self.verdict.value}: {printable(self.message_id)} from {sender}{who}"
-        lines = [head] + [f"  {printable(r)}" for r in self.reasons]
-        if self.reply:
-            lines.append(f"  answer: {OUTBOX}/{self.reply}")
-        if self.kept:
-            lines.append(f"  kept: {self.kept}")
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class FetchResult:
-    game: str
-    incoming: tuple[Incoming, ...]
-    note: str | None = None
-    """The moderator's summary in the outbox (messages not answered, forged senders)."""
-    read_at: datetime | None = None
-    broken: str | None = None
-    """Why the mailbox could not be read to the end (the rest is read next time), or None."""
-
-    def count(self, verdict: Verdict) -> int:
-        return sum(1 for i in self.incoming if i.verdict is verdict)
-
-    def lines(self) -> list[str]:
-        out = [
-            i.describe()
-            for i in self.incoming
-            if i.verdict is not Verdict.DUPLICATE or i.reasons or i.reply
-        ]
-        if self.note:
-            out.append(f"moderator told: {OUTBOX}/{self.note}")
-        counts = ", ".join(
-            f"{self.count(v)} {v.value}" for v in Verdict if self.count(v) or v is Verdict.ACCEPTED
-        )
-        out.append(f"{self.game}: {plural(len(self.incoming), 'message')} read: {counts}.")
-        if self.count(Verdict.HELD):
-            out.append("The held messages are read again by the next 'pbem mail fetch'.")
-        if self.broken is not None:
-            out.append(not_to_the_end(self.broken))
-        return out
-
-
-def not_to_the_end(broken: str) -> str:
-    """What a fetch whose mailbox broke off says."""
-    return (
-        f"the mailbox could not be read to the end: {printable(broken)}. The messages read "
-        "before are handled; the rest are read by the next fetch (no game waiting for them is "
-        "played by the autopilot until then)"
-    )
 
 
 def fetch_orders(
@@ -189,7 +106,7 @@ def game_fetch(
 
 
 @dataclass
-class _Fetcher:
+class _Fetcher(Refusing):
     """Handles each message against the game; writes orders, answers and records."""
 
     game: Game
@@ -302,19 +219,6 @@ class _Fetcher:
         return Incoming(key, frm, Verdict.HELD, reasons=(reason,))
 
     # -- deciding ------------------------------------------------------------------------------
-
-    def speaking(self, player: Registration) -> i18n.Language:
-        """The language a player's answers are in."""
-        return i18n.language(self.game.language_of(player.name), self.game.state.board.name)
-
-    def registered(self, sender: str | None) -> Registration | None:
-        """The player whose registered address sent the message, if any."""
-        if sender is None:
-            return None
-        return next(
-            (r for r in self.game.registrations if addresses_match(sender, address(r.email))),
-            None,
-        )
 
     def handle(self, letter: Letter, raw: bytes) -> Incoming:
         mid, frm = letter.message_id, letter.sender or ""
@@ -488,178 +392,3 @@ class _Fetcher:
         self.out.summarise(mid, frm, letter.subject, what, "", letter.reading.own_words)
         reason = f"asked for the latest report again: {OUTBOX}/{name}"
         return Incoming(mid, frm, Verdict.RESENT, me.name, (reason,), name)
-
-    # -- answering -----------------------------------------------------------------------------
-
-    def reject(
-        self,
-        letter: Letter,
-        raw: bytes,
-        reasons: Sequence[str],
-        *,
-        to: Registration | None,
-        shown: str | Sequence[str] | None = None,
-        choice: Choice | None = None,
-        passed: bool = False,
-    ) -> Incoming:
-        """Refuse a message: kept in mail/rejected/, answered only to a registered sender.
-        `shown`: the orders as read (or the sets of them) to list in the answer; `passed`: the
-        message holds no orders and goes to the moderator (the answer says so)."""
-        mid, frm = letter.message_id, letter.sender or ""
-        kept = self.out.keep(mid, raw, frm, "\n".join(reasons), letter)
-        if passed and to is not None:
-            what = f"no orders from {to.name}, passed on: {reasons[0]}"
-            self.out.summarise(mid, frm, letter.subject, what, kept, letter.reading.own_words)
-        if to is None:
-            why = f"not answered: {frm} is not a player's address" if frm else "not answered"
-            self.out.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
-            return Incoming(mid, frm, Verdict.REJECTED, None, (*reasons, why), kept=kept)
-        _ = self.speaking(to)._
-        body = (
-            _('Your message "%(subject)s" was not accepted:', subject=printable(letter.subject))
-            if letter.subject
-            else _("Your message was not accepted:")
-        )
-        body += "\n\n" + "".join(f"  {printable(r)}\n" for r in reasons)
-        if choice is not None:
-            body += "".join(f"\n{note}\n" for note in found_notes(choice, self.speaking(to)))
-        sets = [shown] if isinstance(shown, str) else list(shown or ())
-        for n, orders in enumerate(sets, 1):
-            heading = (
-                _("The orders as read from your message:")
-                if len(sets) == 1
-                else _("Set %(n)s of the orders as read from your message:", n=n)
-            )
-            body += "\n" + heading + "\n\n"
-            body += "".join(
-                f"  {i:3} | {printable(line)}\n" for i, line in enumerate(orders.splitlines(), 1)
-            )
-        if passed:
-            body += "\n" + _(
-                "An order message holds the order file in its text (from the line game = ... "
-                "on), or attached as a .toml file. The order file for this turn is at the end of "
-                "your latest report, ready to edit; answer 'resend' to have that report again."
-            )
-            body += "\n\n" + _("Your message has been passed to the moderator.") + "\n"
-        if f"{self.game.state.resolution}/{to.name}" in self.seen["accepted"]:
-            body += "\n" + _(
-                "Nothing from this message was used: your orders accepted earlier stand."
-            )
-        else:
-            body += "\n" + _("Nothing from this message was used. Correct it and send it again.")
-        body += "\n"
-        reply = self.out.answer(letter, to, _("rejected: your orders"), body)
-        return Incoming(mid, frm, Verdict.REJECTED, to.name, tuple(reasons), reply, kept)
-
-    def forged(self, letter: Letter, raw: bytes, player: Registration) -> Incoming:
-        """Orders for a player from another address: the player (at the registered address)
-        and the moderator are told; the sender is not answered."""
-        mid, frm = letter.message_id, letter.sender or ""
-        registered = address(player.email)
-        reason = (
-            f"{frm} is not the address registered for {player.name}: orders are taken only "
-            "from the player's own address"
-        )
-        kept = self.out.keep(mid, raw, frm, reason, letter)
-        told = f"{player.name} told at {registered}" if registered else "no address to tell"
-        self.out.summarise(mid, frm, letter.subject, f"rejected, {told}: {reason}", kept)
-        if not registered:
-            return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), kept=kept)
-        stands = f"{self.game.state.resolution}/{player.name}" in self.seen["accepted"]
-        _ = self.speaking(player)._
-        values = {
-            "sender": printable(frm),
-            "player": player.name,
-            "game": self.game.name,
-            "address": registered,
-        }
-        body = (
-            _(
-                "A message sent from %(sender)s carried orders for you (%(player)s) in "
-                "%(game)s. Orders are taken only from your registered address, %(address)s, so "
-                "it was not used: your orders accepted earlier stand.",
-                **values,
-            )
-            if stands
-            else _(
-                "A message sent from %(sender)s carried orders for you (%(player)s) in "
-                "%(game)s. Orders are taken only from your registered address, %(address)s, so "
-                "it was not used.",
-                **values,
-            )
-        )
-        body += "\n\n" + _(
-            "If you sent it, send your orders again from %(address)s. If you did not, someone "
-            "else has sent orders in your name; the moderator has been told.",
-            **values,
-        )
-        body += (
-            f"\n\nMessage-ID: {printable(mid)}\nSubject: {printable(letter.subject) or '(none)'}\n"
-        )
-        subject = _("orders in your name from another address")
-        reply = self.out.answer(letter, player, subject, body)
-        return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), reply, kept)
-
-    def too_large(self, letter: Letter, raw: bytes, limit: Problem) -> Incoming:
-        """A message over a limit (its size, its MIME parts), refused from its headers alone:
-        its head is kept, the moderator told, a player answered what to do."""
-        mid, frm = letter.message_id, letter.sender or ""
-        reason = f"not read: {limit.message}"
-        kept = self.out.keep(mid, raw, frm, reason, letter)
-        me = self.registered(letter.sender) if letter.machine is None else None
-        if me is None:
-            why = letter.machine or (f"{frm} is not a player's address" if frm else "no sender")
-            self.out.summarise(
-                mid, frm, letter.subject, f"rejected, not answered ({why}): {reason}", kept
-            )
-            return Incoming(
-                mid, frm, Verdict.REJECTED, None, (reason, f"not answered: {why}"), kept=kept
-            )
-        self.out.summarise(mid, frm, letter.subject, f"rejected, {me.name} told: {reason}", kept)
-        told = self.speaking(me)
-        _ = told._
-        why = problem(limit, told)
-        body = (
-            _(
-                'Your message "%(subject)s" was not read: %(why)s.',
-                subject=printable(letter.subject),
-                why=why,
-            )
-            if letter.subject
-            else _("Your message was not read: %(why)s.", why=why)
-        )
-        body += "\n\n" + _(
-            "Send your orders again in a message of their own: the order file in its text, or "
-            "attached as one .toml file, without other attachments."
-        )
-        body += "\n"
-        reply = self.out.answer(letter, me, _("not read: your message is too large"), body)
-        return Incoming(mid, frm, Verdict.REJECTED, me.name, (reason,), reply, kept)
-
-    def reused_id(self, letter: Letter, previous: dict[str, Any]) -> Incoming:
-        """A message with the Message-ID of one already read but other content."""
-        mid, frm = letter.message_id, letter.sender or ""
-        read = previous.get("read")
-        when = format_datetime(datetime.fromisoformat(read)) if read else "earlier"
-        reason = (
-            f"a message with this Message-ID was already read ({when}) and this one says "
-            "something else: it was not used"
-        )
-        me = self.registered(letter.sender) if letter.machine is None else None
-        if me is None:
-            return Incoming(mid, frm, Verdict.DUPLICATE, None, (reason, "not answered"))
-        _ = self.speaking(me)._
-        body = _(
-            'Your message "%(subject)s" has the Message-ID %(id)s, the same as a message pbem '
-            "read %(when)s, but says something else. It was not used.",
-            subject=printable(letter.subject),
-            id=printable(mid),
-            when=when,
-        )
-        body += "\n\n" + _(
-            "To change your orders, send them again as a new message (not by resending or "
-            "editing an earlier one)."
-        )
-        body += "\n"
-        reply = self.out.answer(letter, me, _("not used: a message already read"), body)
-        return Incoming(mid, frm, Verdict.DUPLICATE, me.name, (reason,), reply)

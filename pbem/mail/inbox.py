@@ -19,8 +19,9 @@ from pbem.game.mailbox_state import record_failure, record_fetch
 from pbem.game.root import open_root
 from pbem.game.settings import Security, Settings, Value, in_force
 from pbem.game.settings import password as settings_password
-from pbem.mail.fetch import FetchResult, fetch_entries
+from pbem.mail.fetch import fetch_entries
 from pbem.mail.mailboxes import Mailbox, exists, mailbox, opened
+from pbem.mail.outcomes import FetchResult
 from pbem.mail.rootfetch import RootFetch, Unrouted, _sweep, fetch_root, game_settings
 from pbem.mail.send import SendResult, SmtpServer, deliver_waiting, send_mail, stamp, waiting
 from pbem.terminal import printable

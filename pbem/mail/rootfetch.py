@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pbem.errors import LockedError, PbemError
+from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game import clock
 from pbem.game.disk import locked
 from pbem.game.mailbox_state import record_fetch, unread_since
@@ -30,9 +30,10 @@ from pbem.game.settings import Settings, Value, in_force
 from pbem.game.store import read_game
 from pbem.mail import route
 from pbem.mail.answers import MAX_WORDS, write_reply
-from pbem.mail.fetch import FetchResult, Verdict, _Fetcher, game_fetch, not_to_the_end
+from pbem.mail.fetch import _Fetcher, game_fetch
 from pbem.mail.mailboxes import Mailbox, opened
 from pbem.mail.message import Letter, read_body, read_head
+from pbem.mail.outcomes import FetchResult, Verdict, not_to_the_end
 from pbem.mail.records import (
     MAIL,
     OUTBOX,
@@ -214,8 +215,15 @@ class _Routing:
             return False
         try:
             incoming = fetcher.take(entry, letter)
-        except PbemError as err:  # the game cannot be written: its other messages wait
-            self.lose(name, err)
+        except (PbemError, OSError) as err:  # the game cannot be written: its messages wait
+            why = (
+                err
+                if isinstance(err, PbemError)
+                else GameFileError(
+                    f"cannot write in {self.games.by_name[name]}: {err.strerror or err}"
+                )
+            )
+            self.lose(name, why)
             return False
         if incoming.verdict is Verdict.HELD:
             return False
