@@ -33,6 +33,8 @@ class Folder:
     """Answer nothing to this FETCH of a connection, until the client gives up."""
     odd_uids: Sequence[str] = ()
     """Tokens the SEARCH answer names besides the UIDs (a misbehaving server)."""
+    refused: set[str] = field(default_factory=set)
+    """The UIDs whose FETCH is answered NO (a message the server cannot give)."""
     connections: int = 0
 
 
@@ -98,6 +100,9 @@ class FakeImap:
                     if fetches == box.stall_at:
                         self.stop.wait(60)  # until the test ends: the client times out
                         return
+                    if uid in box.refused:
+                        send(f"{tag} NO [SERVERBUG] cannot read it\r\n".encode())
+                        continue
                     want = re.search(r"<0\.(\d+)>", args)
                     data = box.messages[uid][: int(want.group(1)) if want else None]
                     n = list(box.messages).index(uid) + 1

@@ -212,3 +212,17 @@ def test_a_game_that_fails_part_way_leaves_the_others_going(root: Path, tmp_path
     output = run("mail", "fetch", root, "--maildir", box, "--now", NOW)
     assert "4 messages read: 2 to 1 games, 0 for no game, 2 read before" in output
     assert accepted(root / "first") == 2 and accepted(root / "second") == 2
+
+
+def test_a_message_the_server_will_not_give_is_named_and_the_others_read(root: Path) -> None:
+    with fake_imap(mail_for(root), refused={"2"}) as imap:
+        result = inbox.fetch(root, Mailbox(imap=imap.server()), now=WHEN)
+        assert imap.folder.fetched == ["1", "3", "4"] and imap.folder.seen == {"1", "3", "4"}
+        assert result.broken == (
+            f"the IMAP server 127.0.0.1:{imap.port} would not read message 2: [SERVERBUG] "
+            "cannot read it"
+        )
+        imap.folder.refused.clear()
+        again = inbox.fetch(root, Mailbox(imap=imap.server()), now=WHEN)
+        assert again.broken is None and imap.folder.fetched == ["1", "3", "4", "2"]
+    assert accepted(root / "first") == 2 and accepted(root / "second") == 2

@@ -124,7 +124,7 @@ def test_a_root_parses_no_message_it_routed_before(
     first = inbox.fetch(root, box, now=NOW)
     assert isinstance(first, inbox.RootFetch)
     assert [u.reasons[0] for u in first.unrouted] == [
-        "it names no game: no orders with a game line, no [game] in its subject"
+        f"not read: it has more than {MAX_PARTS} MIME parts, the most pbem reads"
     ]
     n = len(parses)
     again = inbox.fetch(root, box, now=NOW)
@@ -201,3 +201,22 @@ def test_the_answer_is_in_the_players_language(d: Path) -> None:  # noqa: F811
     _, body = reply_to(d, result, "<parts@t>")
     assert f'Ditt meddelande "parts" lästes inte: det har fler än {MAX_PARTS} MIME-delar' in body
     assert "Skicka dina order igen i ett eget meddelande" in body
+
+
+def test_a_players_message_too_large_for_no_game_is_answered_what_to_do(
+    template: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "games"
+    shutil.copytree(template, root / GAME)
+    box = into_maildir(tmp_path / "Maildir", [many_parts(ALICE, 3 * MAX_PARTS)])
+    result = inbox.fetch(root, Mailbox(mail.Sources(maildir=box)), now=NOW)
+    assert isinstance(result, inbox.RootFetch)
+    (unrouted,) = result.unrouted
+    assert unrouted.reasons[0] == f"not read: it has more than {MAX_PARTS} MIME parts, the most " \
+        "pbem reads"  # fmt: skip
+    answer = outbox(root)[str(unrouted.reply)]
+    assert answer["Subject"] == "not read: your message is too large"
+    words = answer.get_content()
+    assert 'Your message "parts" was not read: it has more than' in words
+    assert f"At this address you play in: {GAME}." in words

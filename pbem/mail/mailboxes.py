@@ -120,9 +120,9 @@ class Reading:
                 return
             try:
                 message = self.folder.message(uid, MAX_MESSAGE_BYTES)
-            except ImapError as err:
-                self.broken = str(err)
-                return
+            except ImapError as err:  # the server broke off, or would not give this one
+                self.broken = self.broken or str(err)
+                continue
             if message is not None:
                 yield entry_of(f"IMAP message {uid}", message.raw, uid)
 

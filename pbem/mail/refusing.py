@@ -16,7 +16,7 @@ from pbem.mail.found import Choice
 from pbem.mail.message import Letter, addresses_match
 from pbem.mail.outcomes import Incoming, Verdict
 from pbem.mail.records import address
-from pbem.mail.told import found_notes, problem
+from pbem.mail.told import found_notes, not_read
 from pbem.present import i18n
 from pbem.terminal import printable
 
@@ -166,24 +166,9 @@ class Refusing:
                 mid, frm, Verdict.REJECTED, None, (reason, f"not answered: {why}"), kept=kept
             )
         self.out.summarise(mid, frm, letter.subject, f"rejected, {me.name} told: {reason}", kept)
-        told = self.speaking(me)
-        _ = told._
-        why = problem(limit, told)
-        body = (
-            _(
-                'Your message "%(subject)s" was not read: %(why)s.',
-                subject=printable(letter.subject),
-                why=why,
-            )
-            if letter.subject
-            else _("Your message was not read: %(why)s.", why=why)
-        )
-        body += "\n\n" + _(
-            "Send your orders again in a message of their own: the order file in its text, or "
-            "attached as one .toml file, without other attachments."
-        )
+        subject, body = not_read(limit, letter.subject, self.speaking(me))
         body += "\n"
-        reply = self.out.answer(letter, me, _("not read: your message is too large"), body)
+        reply = self.out.answer(letter, me, subject, body)
         return Incoming(mid, frm, Verdict.REJECTED, me.name, (reason,), reply, kept)
 
     def reused_id(self, letter: Letter, previous: dict[str, Any]) -> Incoming:

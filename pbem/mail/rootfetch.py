@@ -48,6 +48,7 @@ from pbem.mail.records import (
     write_eml,
 )
 from pbem.mail.sources import Entry
+from pbem.mail.told import not_read
 from pbem.present import i18n
 from pbem.terminal import printable
 
@@ -345,6 +346,8 @@ class _RootAnswers:
             if named
             else "it names no game: no orders with a game line, no [game] in its subject"
         )
+        if letter.limit is not None:  # not read: its orders, if any, are not known
+            why = f"not read: {letter.limit.message}"
         raw = entry.raw or b""
         if letter.machine is not None:
             return Unrouted(mid, frm, (why, f"not answered: {letter.machine}"))
@@ -355,12 +358,16 @@ class _RootAnswers:
             return Unrouted(mid, frm, (why, f"not answered: {who}"), kept=kept)
         listing = ", ".join(games)
         subject = printable(letter.subject)
-        _ = self.language(frm)._
+        lang = self.language(frm)
+        _ = lang._
+        title = _("your message reached no game")
         body = (
             _('Your message "%(subject)s" reached no game: %(why)s.', subject=subject, why=why)
             if subject
             else _("Your message reached no game: %(why)s.", why=why)
         )
+        if letter.limit is not None:
+            title, body = not_read(letter.limit, letter.subject, lang)
         body += "\n\n" + _("At this address you play in: %(games)s.", games=listing)
         body += "\n\n" + _(
             'Put the game\'s name at the top of your orders (game = "%(game)s"), or answer a '
@@ -369,7 +376,7 @@ class _RootAnswers:
         )
         body += "\n\n" + _("Nothing from this message was used.")
         body += " " + _("Your message has been passed to the moderator.") + "\n"
-        reply = self.answer(key, letter, frm, body, _("your message reached no game"))
+        reply = self.answer(key, letter, frm, body, title)
         self.told.append(
             f"{printable(mid)} from {printable(frm)} (plays in {listing})"
             + (f', "{printable(letter.subject[:100])}"' if letter.subject else "")
