@@ -67,6 +67,17 @@ def test_a_message_marked_seen_is_not_read_again(dovecot: Dovecot, folder: str) 
     assert ["\\Seen" in f for f in dovecot.flags(folder)] == [False, True, False]
 
 
+def test_no_more_than_the_limit_of_a_message_is_downloaded(dovecot: Dovecot, folder: str) -> None:
+    big = raw(1) + b"x" * (MAX_MESSAGE_BYTES + 1000) + b"\n"
+    dovecot.deliver(big, raw(2), folder=folder)
+    with open_folder(dovecot.server(folder=folder)) as box:
+        first, second = unseen(box)
+    assert len(first.raw) == MAX_MESSAGE_BYTES + 1  # the rest stays on the server
+    assert b"Subject: orders 1" in first.raw
+    assert b"Subject: orders 2" in second.raw
+    assert not any("\\Seen" in f for f in dovecot.flags(folder))
+
+
 def test_a_wrong_password_is_refused_with_the_reason(dovecot: Dovecot) -> None:
     server = replace(dovecot.server(), ask=lambda: "wrong")
     with pytest.raises(ImapError, match="refused the login of moderator"), open_folder(server):
@@ -104,9 +115,12 @@ def test_a_server_that_is_not_trusted_is_not_used(dovecot: Dovecot) -> None:
 
 def test_a_server_that_does_not_answer_is_named(dovecot: Dovecot) -> None:
     server = replace(dovecot.server(), port=free_port())
-    with pytest.raises(
-        ImapError, match=f"cannot connect to the IMAP server 127.0.0.1:{server.port}"
-    ), open_folder(server):
+    with (
+        pytest.raises(
+            ImapError, match=f"cannot connect to the IMAP server 127.0.0.1:{server.port}"
+        ),
+        open_folder(server),
+    ):
         pass
 
 
