@@ -13,7 +13,8 @@ from dovecot import Dovecot, free_port, start
 
 from pbem.errors import PbemError
 from pbem.game.settings import Security
-from pbem.mail.imap import ImapError, imap_server, open_folder
+from pbem.mail.imap import ImapError, ImapFolder, ImapMessage, imap_server, open_folder
+from pbem.mail.message import MAX_MESSAGE_BYTES
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +26,12 @@ def dovecot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dovecot]:
 def folder(request: pytest.FixtureRequest) -> str:
     """A folder of its own for each test."""
     return "T" + str(abs(hash(request.node.nodeid)))
+
+
+def unseen(box: ImapFolder) -> list[ImapMessage]:
+    """Every unseen message of the folder, as a fetch reads them."""
+    found = [box.message(uid, MAX_MESSAGE_BYTES) for uid in box.unseen_uids()[0]]
+    return [m for m in found if m is not None]
 
 
 def raw(n: int) -> bytes:
@@ -44,7 +51,7 @@ def test_unseen_messages_are_read_oldest_first_without_marking_them(
     folder += security.value
     dovecot.deliver(raw(1), raw(2), folder=folder)
     with open_folder(dovecot.server(security, folder)) as box:
-        messages = box.unseen()
+        messages = unseen(box)
     assert [b"Subject: orders 1" in m.raw for m in messages] == [True, False]
     assert [b"Subject: orders 2" in m.raw for m in messages] == [False, True]
     assert not any("\\Seen" in f for f in dovecot.flags(folder))
@@ -53,11 +60,22 @@ def test_unseen_messages_are_read_oldest_first_without_marking_them(
 def test_a_message_marked_seen_is_not_read_again(dovecot: Dovecot, folder: str) -> None:
     dovecot.deliver(raw(1), raw(2), raw(3), folder=folder)
     with open_folder(dovecot.server(folder=folder)) as box:
-        first = box.unseen()
+        first = unseen(box)
         box.mark_seen(first[1].uid)
     with open_folder(dovecot.server(folder=folder)) as box:
-        assert [m.uid for m in box.unseen()] == [first[0].uid, first[2].uid]
+        assert [m.uid for m in unseen(box)] == [first[0].uid, first[2].uid]
     assert ["\\Seen" in f for f in dovecot.flags(folder)] == [False, True, False]
+
+
+def test_no_more_than_the_limit_of_a_message_is_downloaded(dovecot: Dovecot, folder: str) -> None:
+    big = raw(1) + b"x" * (MAX_MESSAGE_BYTES + 1000) + b"\n"
+    dovecot.deliver(big, raw(2), folder=folder)
+    with open_folder(dovecot.server(folder=folder)) as box:
+        first, second = unseen(box)
+    assert len(first.raw) == MAX_MESSAGE_BYTES + 1  # the rest stays on the server
+    assert b"Subject: orders 1" in first.raw
+    assert b"Subject: orders 2" in second.raw
+    assert not any("\\Seen" in f for f in dovecot.flags(folder))
 
 
 def test_a_wrong_password_is_refused_with_the_reason(dovecot: Dovecot) -> None:
@@ -71,7 +89,7 @@ def test_the_password_comes_from_the_environment(
 ) -> None:
     monkeypatch.setenv("PBEM_IMAP_PASSWORD", "correct horse")
     with open_folder(replace(dovecot.server(), ask=None)) as box:
-        assert box.unseen() == []
+        assert unseen(box) == []
 
 
 def test_without_a_password_it_says_where_to_put_one(
@@ -97,9 +115,12 @@ def test_a_server_that_is_not_trusted_is_not_used(dovecot: Dovecot) -> None:
 
 def test_a_server_that_does_not_answer_is_named(dovecot: Dovecot) -> None:
     server = replace(dovecot.server(), port=free_port())
-    with pytest.raises(
-        ImapError, match=f"cannot connect to the IMAP server 127.0.0.1:{server.port}"
-    ), open_folder(server):
+    with (
+        pytest.raises(
+            ImapError, match=f"cannot connect to the IMAP server 127.0.0.1:{server.port}"
+        ),
+        open_folder(server),
+    ):
         pass
 
 

@@ -20,7 +20,8 @@ import pytest
 from pbem.core.state import Options
 from pbem.game import processor
 from pbem.game.store import read_game
-from pbem.mail.fetch import Verdict, fetch_entries
+from pbem.mail.fetch import fetch_entries
+from pbem.mail.outcomes import Verdict
 from pbem.mail.sources import Entry
 
 if sys.version_info >= (3, 11):

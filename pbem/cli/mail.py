@@ -136,7 +136,8 @@ def mail_fetch(
     Messages that are not from a player's address are not answered: they are kept in
     mail/rejected/ and listed in one message to the moderator. Without a mailbox given, the
     one the settings name (maildir, mbox, imap_host) is read. Exit code 1 when a game could
-    not take its messages (they are read again next time).
+    not take its messages, or the mailbox could not be read to the end (the IMAP server broke
+    off): what was not taken is read again next time.
 
     \b
     Examples:
@@ -157,7 +158,7 @@ def mail_fetch(
     box = inbox.mailbox(directory, flags, files, asker("IMAP"))
     result = inbox.fetch(directory, box, flags, when)
     click.echo("\n".join(result.lines()))
-    if isinstance(result, inbox.RootFetch) and not result.ok:
+    if result.broken is not None or (isinstance(result, inbox.RootFetch) and not result.ok):
         raise SystemExit(1)
 
 

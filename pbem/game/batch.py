@@ -219,7 +219,9 @@ def run_root(
 
 def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> tuple[bool, str | None]:
     """Fetch the root's mail: whether everything went (the reasons in `notes`), and, when the
-    mailbox could not be read at all, why (no game is then played by the autopilot). A game
+    mailbox could not be read at all or not to the end (the server dropped the connection,
+    stalled), why (no game is then played by the autopilot; the games whose orders all came
+    in are resolved). A game
     that could not take its messages is held by the record the fetch leaves
     (pbem.game.mailbox_state); the rest go on."""
     from pbem.mail import inbox
@@ -240,6 +242,8 @@ def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> tuple[
         )
         return False, f"this run could not read the mailbox ({err})"
     notes.extend(result.lines())
+    if result.broken is not None:  # what was read is handled; the rest may hold orders
+        return False, f"this run could not read the mailbox to the end ({result.broken})"
     return not isinstance(result, inbox.RootFetch) or result.ok, None
 
 

@@ -10,9 +10,10 @@
 
 from __future__ import annotations
 
-from pbem.mail.fetch import FetchResult, Incoming, Verdict, fetch_orders, parse_time
+from pbem.mail.fetch import fetch_orders, parse_time
 from pbem.mail.machine import LOOP_HEADER
 from pbem.mail.message import MAX_ORDERS_BYTES, Letter, read_letter
+from pbem.mail.outcomes import FetchResult, Incoming, Verdict
 from pbem.mail.records import DEFAULT_FROM
 from pbem.mail.reports import build_report, report_subject
 from pbem.mail.send import SendResult, SmtpServer, send_mail, smtp_server

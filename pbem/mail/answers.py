@@ -14,13 +14,12 @@ from pbem.game.store import Game, Registration
 from pbem.mail.message import Letter
 from pbem.mail.records import (
     MAIL,
-    REJECTED,
     SEEN,
     domain,
+    keep_rejected,
     outgoing,
     save,
     slug,
-    write,
     write_eml,
 )
 from pbem.terminal import printable
@@ -78,20 +77,15 @@ class Answers:
         self, key: str, raw: bytes | None, frm: str, reason: str, letter: Letter | None = None
     ) -> str:
         """Keep a rejected message in mail/rejected/ (its bytes as .eml, the reason as .txt)."""
-        digest = hashlib.sha256(
-            key.encode("utf-8", "replace") + (letter.digest.encode() if letter else b"")
-        ).hexdigest()[:16]
-        folder = self.path / MAIL / REJECTED
-        if raw is not None:
-            write(folder / f"{digest}.eml", raw)
         subject = printable(letter.subject) if letter else ""
-        write(
-            folder / f"{digest}.txt",
+        return keep_rejected(
+            self.path,
+            key + (letter.digest if letter else ""),
+            raw,
             f"Message-ID: {printable(key)}\nFrom: {printable(frm) or '(unreadable)'}\n"
             f"Subject: {subject}\nRead: {self.now.isoformat()}\nReason:\n"
             + "".join(f"  {printable(line)}\n" for line in reason.splitlines()),
         )
-        return f"{MAIL}/{REJECTED}/{digest}." + ("eml" if raw is not None else "txt")
 
     def summarise(
         self, key: str, frm: str, subject: str, what: str, kept: str, words: str = ""

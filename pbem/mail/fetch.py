@@ -5,11 +5,11 @@ fetch). One bad message never stops a fetch; only the game's own players are eve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import format_datetime
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,8 @@ from pbem.game.history import played_in, resolution_interrupted
 from pbem.game.store import Game, Registration, read_game
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
-from pbem.mail.message import Letter, addresses_match, read_letter
+from pbem.mail.message import Letter, addresses_match, read_body, read_head
+from pbem.mail.outcomes import FetchResult, Incoming, Verdict
 from pbem.mail.records import (
     DEFAULT_FROM,
     MAIL,
@@ -30,17 +31,17 @@ from pbem.mail.records import (
     SEEN,
     CannotStore,
     address,
+    prune_rejected,
     save,
     seen_state,
     store_orders,
     write_eml,
 )
+from pbem.mail.refusing import Refusing
 from pbem.mail.reports import ready_files, resent_report
 from pbem.mail.sources import Entry, Sources, read_entries
 from pbem.mail.told import found_notes, why_none
 from pbem.present import i18n
-from pbem.present.text import plural
-from pbem.terminal import printable
 
 ORDER_FILE = Path("orders.toml")
 """The name problems are reported against (`orders.toml line 7: ...`)."""
@@ -50,75 +51,6 @@ def parse_time(text: str) -> datetime:
     """`--now`: an ISO 8601 time with its offset (`2027-03-01T12:00+01:00`, or `Z` for UTC);
     the same reading as every other command's `--now`."""
     return clock.parse_instant(text)
-
-
-class Verdict(Enum):
-    ACCEPTED = "accepted"
-    REJECTED = "rejected"
-    IGNORED = "ignored"
-    """Valid, but older than the orders already accepted: answered with a note."""
-    UNANSWERED = "not answered"
-    """Sent by a machine (auto-reply, bounce, our own mail): nothing is done."""
-    DUPLICATE = "already processed"
-    RESENT = "report resent"
-    """A player asked for their latest report again: it is in the outbox."""
-    HELD = "held"
-    """Not read this time (a resolution is interrupted, or its orders cannot be stored): the
-    next fetch reads it again."""
-
-
-@dataclass(frozen=True)
-class Incoming:
-    """What became of one incoming message."""
-
-    message_id: str
-    sender: str
-    verdict: Verdict
-    player: str | None = None
-    reasons: tuple[str, ...] = ()
-    reply: str | None = None
-    kept: str | None = None
-    """Where a rejected message is kept for the moderator (mail/rejected/NAME.eml)."""
-
-    def describe(self) -> str:
-        """What happened, safe to print (text from the message has its controls escaped)."""
-        who = f" ({self.player})" if self.player else ""
-        sender = printable(self.sender) or "(no sender)"
-        head = f"{self.verdict.value}: {printable(self.message_id)} from {sender}{who}"
-        lines = [head] + [f"  {printable(r)}" for r in self.reasons]
-        if self.reply:
-            lines.append(f"  answer: {OUTBOX}/{self.reply}")
-        if self.kept:
-            lines.append(f"  kept: {self.kept}")
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class FetchResult:
-    game: str
-    incoming: tuple[Incoming, ...]
-    note: str | None = None
-    """The moderator's summary in the outbox (messages not answered, forged senders)."""
-    read_at: datetime | None = None
-
-    def count(self, verdict: Verdict) -> int:
-        return sum(1 for i in self.incoming if i.verdict is verdict)
-
-    def lines(self) -> list[str]:
-        out = [
-            i.describe()
-            for i in self.incoming
-            if i.verdict is not Verdict.DUPLICATE or i.reasons or i.reply
-        ]
-        if self.note:
-            out.append(f"moderator told: {OUTBOX}/{self.note}")
-        counts = ", ".join(
-            f"{self.count(v)} {v.value}" for v in Verdict if self.count(v) or v is Verdict.ACCEPTED
-        )
-        out.append(f"{self.game}: {plural(len(self.incoming), 'message')} read: {counts}.")
-        if self.count(Verdict.HELD):
-            out.append("The held messages are read again by the next 'pbem mail fetch'.")
-        return out
 
 
 def fetch_orders(
@@ -137,25 +69,44 @@ def fetch_orders(
 
 def fetch_entries(
     directory: Path,
-    entries: Sequence[Entry],
+    entries: Iterable[Entry],
     sender: str = DEFAULT_FROM,
     now: datetime | None = None,
     moderator: str | None = None,
+    done: Callable[[Entry], None] | None = None,
 ) -> FetchResult:
-    """`fetch_orders` for messages already read (from any mailbox, IMAP too); the outcomes
-    come in the order of `entries`."""
+    """`fetch_orders` for messages from any mailbox (IMAP too), each handled as it comes (an
+    IMAP message as it is downloaded); the outcomes come in the order of `entries`. `done`:
+    told of each message once it is handled (not of one held for the next fetch)."""
+    with game_fetch(directory, sender, now, moderator) as fetcher:
+        for entry in entries:
+            if fetcher.take(entry).verdict is not Verdict.HELD and done is not None:
+                done(entry)
+    return fetcher.result
+
+
+@contextlib.contextmanager
+def game_fetch(
+    directory: Path,
+    sender: str = DEFAULT_FROM,
+    now: datetime | None = None,
+    moderator: str | None = None,
+) -> Iterator[_Fetcher]:
+    """A fetch into one game, under its lock: hand it messages (`take`) as they come; once
+    they are all in, the moderator's summary is written and `result` says what became of
+    each. The rejected messages kept longer than REJECTED_DAYS are removed first."""
     read_at = now or datetime.now(timezone.utc)
     with locked(directory):
         game = read_game(directory)
-        fetcher = _Fetcher(game, seen_state(directory), sender, read_at, moderator or sender)
         held = resolution_interrupted(directory, game.state.resolution)
-        results = [fetcher.take(entry, held) for entry in entries]
-        note = fetcher.out.tell_moderator()
-    return FetchResult(game.name, tuple(results), note, read_at)
+        fetcher = _Fetcher(game, seen_state(directory), sender, read_at, moderator or sender, held)
+        prune_rejected(directory, read_at)
+        yield fetcher
+        fetcher.finish()
 
 
 @dataclass
-class _Fetcher:
+class _Fetcher(Refusing):
     """Handles each message against the game; writes orders, answers and records."""
 
     game: Game
@@ -163,10 +114,22 @@ class _Fetcher:
     sender: str
     now: datetime
     moderator: str
+    held: bool = False
+    """A resolution of the game is interrupted: every new message is held."""
 
     def __post_init__(self) -> None:
         self.out = Answers(self.game, self.seen, self.sender, self.now, self.moderator)
         self._ready: dict[str, tuple[str, dict[str, Any] | None]] | None = None
+        self.incoming: list[Incoming] = []
+        self.note: str | None = None
+
+    @property
+    def result(self) -> FetchResult:
+        return FetchResult(self.game.name, tuple(self.incoming), self.note, self.now)
+
+    def finish(self) -> None:
+        """Write the moderator's summary of the messages handled."""
+        self.note = self.out.tell_moderator()
 
     @property
     def path(self) -> Path:
@@ -186,8 +149,15 @@ class _Fetcher:
         save(self.path / MAIL / SEEN, self.seen)
         return outcome
 
-    def take(self, entry: Entry, held: bool) -> Incoming:
-        """One entry of a mailbox, start to finish."""
+    def take(self, entry: Entry, letter: Letter | None = None) -> Incoming:
+        """One entry of a mailbox, start to finish (`letter`: as read already, from its head
+        or whole); its outcome is also added to `incoming`."""
+        outcome = self._take(entry, letter)
+        self.incoming.append(outcome)
+        return outcome
+
+    def _take(self, entry: Entry, letter: Letter | None) -> Incoming:
+        held = self.held
         if entry.raw is None:
             key = entry.key or entry.where
             if key in self.seen["messages"]:
@@ -199,7 +169,9 @@ class _Fetcher:
             self.out.summarise(key, "", "", f"rejected, not answered: {reason}", kept)
             outcome = Incoming(key, "", Verdict.REJECTED, reasons=(reason,), kept=kept)
             return self.record(key, outcome, None) if entry.key else outcome
-        letter = read_letter(entry.raw)
+        # whether it was read before is told from its headers alone: its body is never
+        # parsed again
+        letter = letter or read_head(entry.raw, entry.cut)
         mid, frm = letter.message_id, letter.sender or ""
         key = mid
         previous = self.seen["messages"].get(mid)
@@ -220,6 +192,9 @@ class _Fetcher:
             return outcome
         if held:
             return self.hold(mid, frm)
+        if letter.limit is not None:
+            return self.record(key, self.too_large(letter, entry.raw, letter.limit), letter.digest)
+        letter = read_body(letter, entry.raw)
         try:
             outcome = self.handle(letter, entry.raw)
         except CannotStore as err:
@@ -244,19 +219,6 @@ class _Fetcher:
         return Incoming(key, frm, Verdict.HELD, reasons=(reason,))
 
     # -- deciding ------------------------------------------------------------------------------
-
-    def speaking(self, player: Registration) -> i18n.Language:
-        """The language a player's answers are in."""
-        return i18n.language(self.game.language_of(player.name), self.game.state.board.name)
-
-    def registered(self, sender: str | None) -> Registration | None:
-        """The player whose registered address sent the message, if any."""
-        if sender is None:
-            return None
-        return next(
-            (r for r in self.game.registrations if addresses_match(sender, address(r.email))),
-            None,
-        )
 
     def handle(self, letter: Letter, raw: bytes) -> Incoming:
         mid, frm = letter.message_id, letter.sender or ""
@@ -430,142 +392,3 @@ class _Fetcher:
         self.out.summarise(mid, frm, letter.subject, what, "", letter.reading.own_words)
         reason = f"asked for the latest report again: {OUTBOX}/{name}"
         return Incoming(mid, frm, Verdict.RESENT, me.name, (reason,), name)
-
-    # -- answering -----------------------------------------------------------------------------
-
-    def reject(
-        self,
-        letter: Letter,
-        raw: bytes,
-        reasons: Sequence[str],
-        *,
-        to: Registration | None,
-        shown: str | Sequence[str] | None = None,
-        choice: Choice | None = None,
-        passed: bool = False,
-    ) -> Incoming:
-        """Refuse a message: kept in mail/rejected/, answered only to a registered sender.
-        `shown`: the orders as read (or the sets of them) to list in the answer; `passed`: the
-        message holds no orders and goes to the moderator (the answer says so)."""
-        mid, frm = letter.message_id, letter.sender or ""
-        kept = self.out.keep(mid, raw, frm, "\n".join(reasons), letter)
-        if passed and to is not None:
-            what = f"no orders from {to.name}, passed on: {reasons[0]}"
-            self.out.summarise(mid, frm, letter.subject, what, kept, letter.reading.own_words)
-        if to is None:
-            why = f"not answered: {frm} is not a player's address" if frm else "not answered"
-            self.out.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
-            return Incoming(mid, frm, Verdict.REJECTED, None, (*reasons, why), kept=kept)
-        _ = self.speaking(to)._
-        body = (
-            _('Your message "%(subject)s" was not accepted:', subject=printable(letter.subject))
-            if letter.subject
-            else _("Your message was not accepted:")
-        )
-        body += "\n\n" + "".join(f"  {printable(r)}\n" for r in reasons)
-        if choice is not None:
-            body += "".join(f"\n{note}\n" for note in found_notes(choice, self.speaking(to)))
-        sets = [shown] if isinstance(shown, str) else list(shown or ())
-        for n, orders in enumerate(sets, 1):
-            heading = (
-                _("The orders as read from your message:")
-                if len(sets) == 1
-                else _("Set %(n)s of the orders as read from your message:", n=n)
-            )
-            body += "\n" + heading + "\n\n"
-            body += "".join(
-                f"  {i:3} | {printable(line)}\n" for i, line in enumerate(orders.splitlines(), 1)
-            )
-        if passed:
-            body += "\n" + _(
-                "An order message holds the order file in its text (from the line game = ... "
-                "on), or attached as a .toml file. The order file for this turn is at the end of "
-                "your latest report, ready to edit; answer 'resend' to have that report again."
-            )
-            body += "\n\n" + _("Your message has been passed to the moderator.") + "\n"
-        if f"{self.game.state.resolution}/{to.name}" in self.seen["accepted"]:
-            body += "\n" + _(
-                "Nothing from this message was used: your orders accepted earlier stand."
-            )
-        else:
-            body += "\n" + _("Nothing from this message was used. Correct it and send it again.")
-        body += "\n"
-        reply = self.out.answer(letter, to, _("rejected: your orders"), body)
-        return Incoming(mid, frm, Verdict.REJECTED, to.name, tuple(reasons), reply, kept)
-
-    def forged(self, letter: Letter, raw: bytes, player: Registration) -> Incoming:
-        """Orders for a player from another address: the player (at the registered address)
-        and the moderator are told; the sender is not answered."""
-        mid, frm = letter.message_id, letter.sender or ""
-        registered = address(player.email)
-        reason = (
-            f"{frm} is not the address registered for {player.name}: orders are taken only "
-            "from the player's own address"
-        )
-        kept = self.out.keep(mid, raw, frm, reason, letter)
-        told = f"{player.name} told at {registered}" if registered else "no address to tell"
-        self.out.summarise(mid, frm, letter.subject, f"rejected, {told}: {reason}", kept)
-        if not registered:
-            return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), kept=kept)
-        stands = f"{self.game.state.resolution}/{player.name}" in self.seen["accepted"]
-        _ = self.speaking(player)._
-        values = {
-            "sender": printable(frm),
-            "player": player.name,
-            "game": self.game.name,
-            "address": registered,
-        }
-        body = (
-            _(
-                "A message sent from %(sender)s carried orders for you (%(player)s) in "
-                "%(game)s. Orders are taken only from your registered address, %(address)s, so "
-                "it was not used: your orders accepted earlier stand.",
-                **values,
-            )
-            if stands
-            else _(
-                "A message sent from %(sender)s carried orders for you (%(player)s) in "
-                "%(game)s. Orders are taken only from your registered address, %(address)s, so "
-                "it was not used.",
-                **values,
-            )
-        )
-        body += "\n\n" + _(
-            "If you sent it, send your orders again from %(address)s. If you did not, someone "
-            "else has sent orders in your name; the moderator has been told.",
-            **values,
-        )
-        body += (
-            f"\n\nMessage-ID: {printable(mid)}\nSubject: {printable(letter.subject) or '(none)'}\n"
-        )
-        subject = _("orders in your name from another address")
-        reply = self.out.answer(letter, player, subject, body)
-        return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), reply, kept)
-
-    def reused_id(self, letter: Letter, previous: dict[str, Any]) -> Incoming:
-        """A message with the Message-ID of one already read but other content."""
-        mid, frm = letter.message_id, letter.sender or ""
-        read = previous.get("read")
-        when = format_datetime(datetime.fromisoformat(read)) if read else "earlier"
-        reason = (
-            f"a message with this Message-ID was already read ({when}) and this one says "
-            "something else: it was not used"
-        )
-        me = self.registered(letter.sender) if letter.machine is None else None
-        if me is None:
-            return Incoming(mid, frm, Verdict.DUPLICATE, None, (reason, "not answered"))
-        _ = self.speaking(me)._
-        body = _(
-            'Your message "%(subject)s" has the Message-ID %(id)s, the same as a message pbem '
-            "read %(when)s, but says something else. It was not used.",
-            subject=printable(letter.subject),
-            id=printable(mid),
-            when=when,
-        )
-        body += "\n\n" + _(
-            "To change your orders, send them again as a new message (not by resending or "
-            "editing an earlier one)."
-        )
-        body += "\n"
-        reply = self.out.answer(letter, me, _("not used: a message already read"), body)
-        return Incoming(mid, frm, Verdict.DUPLICATE, me.name, (reason,), reply)

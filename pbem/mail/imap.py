@@ -1,8 +1,9 @@
 """Reading orders from an IMAP folder, through the standard library's imaplib.
 
-Only unseen messages are read, without marking them (BODY.PEEK); a message is marked seen
-once it has been handled, so a run that stops half way reads the rest next time, and no
-message is handled twice (pbem also remembers every Message-ID it has handled).
+Only unseen messages are read, without marking them (BODY.PEEK), one at a time and no more
+than a limit of each; a message is marked seen once it has been handled, so a run that stops
+half way (the server dropped, stalled) reads the rest next time, and no message is handled
+twice (pbem also remembers every Message-ID it has handled).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 import contextlib
 import imaplib
 import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from pbem.errors import PbemError
 from pbem.game.settings import DEFAULT_PORTS, Security, password
+from pbem.terminal import printable
 
 
 class ImapError(PbemError):
@@ -62,40 +64,90 @@ def imap_server(
 
 @dataclass(frozen=True)
 class ImapMessage:
-    """One unseen message: its UID in the folder and its bytes."""
+    """One unseen message: its UID in the folder and its bytes (at most `limit` bytes and
+    one: a longer message is cut there, and known to be too large)."""
 
     uid: str
     raw: bytes
 
 
 class ImapFolder:
-    """An open, selected IMAP folder: its unseen messages, and marking one seen."""
+    """An open, selected IMAP folder: its unseen messages, and marking one seen. Every
+    answer the server gives, or fails to give (a dropped connection, a timeout, nonsense), is
+    an ImapError saying what was being done."""
 
     def __init__(self, client: imaplib.IMAP4, server: ImapServer) -> None:
         self.client = client
         self.server = server
+        self.broken = False
+        """Whether the connection failed (it is then closed, not logged out of)."""
 
-    def unseen(self) -> list[ImapMessage]:
-        """Every message not yet seen, oldest first, read without marking it seen."""
-        found = self._ok(self.client.uid("SEARCH", "UNSEEN"), "search the folder")
+    def unseen_uids(self) -> tuple[list[str], list[str]]:
+        """The UIDs of the messages not yet seen, oldest first, and the tokens of the
+        server's answer that are no UID (a misbehaving server: those are not read)."""
+        found = self._ok(lambda: self.client.uid("SEARCH", "UNSEEN"), "search the folder")
         first = found[0] if found else b""
-        uids = [u.decode() for u in (first if isinstance(first, bytes) else b"").split()]
-        out: list[ImapMessage] = []
-        for uid in sorted(uids, key=int):
-            data = self._ok(self.client.uid("FETCH", uid, "(BODY.PEEK[])"), f"read message {uid}")
-            raw = next((part[1] for part in data if isinstance(part, tuple)), None)
-            if isinstance(raw, bytes):
-                out.append(ImapMessage(uid, raw))
-        return out
+        tokens = [
+            t.decode("ascii", "replace")
+            for t in (first if isinstance(first, bytes) else b"").split()
+        ]
+        uids = [t for t in tokens if t.isascii() and t.isdigit() and len(t) <= 10]
+        return sorted(set(uids), key=int), [t for t in tokens if t not in uids]
+
+    def message(self, uid: str, limit: int) -> ImapMessage | None:
+        """One message, read without marking it seen (its first `limit` + 1 bytes at most);
+        None when it is gone (removed by another client since the search)."""
+        data = self._ok(
+            lambda: self.client.uid("FETCH", uid, f"(BODY.PEEK[]<0.{limit + 1}>)"),
+            f"read message {uid}",
+        )
+        raw = next((part[1] for part in data if isinstance(part, tuple)), None)
+        return ImapMessage(uid, raw) if isinstance(raw, bytes) else None
 
     def mark_seen(self, uid: str) -> None:
-        self._ok(self.client.uid("STORE", uid, "+FLAGS", "(\\Seen)"), f"mark message {uid} seen")
+        self._ok(
+            lambda: self.client.uid("STORE", uid, "+FLAGS", "(\\Seen)"), f"mark message {uid} seen"
+        )
 
-    def _ok(self, answer: tuple[str, list[object]], what: str) -> list[object]:
-        kind, data = answer
+    def _ok(
+        self,
+        ask: Callable[[], tuple[str, Sequence[object]]],
+        what: str,
+        refused: Callable[[str], str] | None = None,
+    ) -> Sequence[object]:
+        """The data of the server's OK answer to `ask`; else an ImapError: `refused(reason)`
+        (or "would not `what`") for a NO or BAD, a broken connection for the rest."""
+        try:
+            kind, data = ask()
+        except imaplib.IMAP4.abort as err:
+            self.broken = True
+            raise ImapError(
+                f"the IMAP server {self.server} broke off the connection when asked to "
+                f"{what}: {_reason(err)}"
+            ) from None
+        except imaplib.IMAP4.error as err:  # a NO or BAD answer
+            kind, data = "NO", [str(err)]
+        except (OSError, ValueError, IndexError, TypeError) as err:
+            # OSError: a timeout, a reset; the rest: an answer imaplib cannot make sense of
+            self.broken = True
+            raise ImapError(
+                f"the IMAP server {self.server} failed when asked to {what}: {_reason(err)}"
+            ) from None
         if kind != "OK":
-            raise ImapError(f"the IMAP server {self.server} would not {what}: {_text(data)}")
+            reason = printable(_text(data)[:300])
+            raise ImapError(
+                refused(reason)
+                if refused
+                else f"the IMAP server {self.server} would not {what}: {reason}"
+            )
         return data
+
+
+def _reason(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    if isinstance(err, TimeoutError) or text == "timed out":
+        return "no answer within the timeout (timed out)"
+    return printable(text[:200])
 
 
 def _text(data: object) -> str:
@@ -120,29 +172,38 @@ def open_folder(server: ImapServer) -> Iterator[ImapFolder]:
     except (OSError, imaplib.IMAP4.error) as err:
         raise ImapError(
             f"cannot connect to the IMAP server {server} ({server.security.value}): "
-            f"{err or type(err).__name__}; nothing was read"
+            f"{_reason(err)}; nothing was read"
         ) from None
+    folder = ImapFolder(client, server)
     try:
         secret = password("imap", server.user, server.ask)
         try:
-            client.login(server.user, secret)
-        except imaplib.IMAP4.error as err:
-            raise ImapError(
-                f"the IMAP server {server} refused the login of {server.user}: {err}; "
-                "check the user and PBEM_IMAP_PASSWORD"
-            ) from None
-        try:
-            kind, data = client.select(_quoted(server.folder))
-        except imaplib.IMAP4.error as err:
-            kind, data = "NO", [str(err).encode()]
-        if kind != "OK":
-            raise ImapError(
-                f"there is no folder '{server.folder}' on {server} for {server.user}: {_text(data)}"
+            folder._ok(
+                lambda: client.login(server.user, secret),
+                "log in",
+                lambda why: (
+                    f"the IMAP server {server} refused the login of {server.user}: "
+                    f"{why}; check the user and PBEM_IMAP_PASSWORD"
+                ),
             )
-        yield ImapFolder(client, server)
+            folder._ok(
+                lambda: client.select(_quoted(server.folder)),
+                "open the folder",
+                lambda why: (
+                    f"there is no folder '{server.folder}' on {server} for {server.user}: {why}"
+                ),
+            )
+        except ImapError as err:
+            if folder.broken:
+                raise ImapError(f"{err}; nothing was read") from None
+            raise
+        yield folder
     finally:
-        with contextlib.suppress(OSError, imaplib.IMAP4.error):
-            client.logout()
+        with contextlib.suppress(OSError, imaplib.IMAP4.error, ValueError):
+            if folder.broken:
+                client.shutdown()  # no LOGOUT to a server that stalled or broke off
+            else:
+                client.logout()
 
 
 def _quoted(folder: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email import errors as email_errors
 from email import policy
@@ -34,6 +34,12 @@ from pbem.mail.machine import automatic
 MAX_ORDERS_BYTES = ORDER_FILE_LIMIT
 """The largest order file taken, attached or in a message's text."""
 MAX_DEPTH = found_in.MAX_DEPTH
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+"""The largest message read (4 MiB): a longer one is refused unread, from its head alone."""
+MAX_PARTS = 2000
+"""The most MIME parts a message read may have (counted from its boundary lines, unparsed)."""
+HEAD_BYTES = 64 * 1024
+"""How much of a message too large to read is kept: its head, where its headers are."""
 
 _PARSER = BytesParser(policy=policy.compat32)
 _MESSAGE_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
@@ -65,13 +71,18 @@ class Letter:
     """Every order file found in it, where, and what could not be read."""
     trouble: Problem | None = None
     """Why the message cannot be read at all (its MIME structure), or None."""
+    limit: Problem | None = None
+    """The limit the message is over (its size, its MIME parts): it is not read beyond its
+    headers, and refused; None when it is within them."""
+    whole: bool = False
+    """Whether its body has been read (`read_body`), not only its headers (`read_head`)."""
 
     def choice(
         self, is_ready: Callable[[found_in.Found], str | None] = lambda f: None
     ) -> found_in.Choice:
         """The orders the player meant (`found.choose`), `is_ready` telling the ready files."""
-        if self.trouble is not None:
-            return found_in.Choice(problem=self.trouble)
+        if self.limit is not None or self.trouble is not None:
+            return found_in.Choice(problem=self.limit or self.trouble)
         return found_in.choose(self.reading, is_ready, self.forward)
 
     @property
@@ -105,12 +116,40 @@ class Letter:
         return asks_for_resend(self.subject, self.reading.own_words)
 
 
-def read_letter(raw: bytes) -> Letter:
-    """Read a message from its bytes; never raises."""
-    headers = _headers(_PARSER.parsebytes(raw, headersonly=True))
+def read_letter(raw: bytes, cut: bool = False) -> Letter:
+    """Read a message from its bytes (`cut`: only its head, the rest being too large to
+    read); never raises."""
+    return read_body(read_head(raw, cut), raw)
+
+
+def read_head(raw: bytes, cut: bool = False) -> Letter:
+    """What a message's header block alone tells (who sent it, its Message-ID, its digest:
+    enough to know it was read before), and whether it is over a limit; its body is not
+    parsed. `cut`: `raw` is only the head of a message larger than MAX_MESSAGE_BYTES."""
+    headers = _headers(_PARSER.parsebytes(_header_block(raw), headersonly=True))
     sender, sender_problem = sender_address(headers.get("from", []))
     first = headers.get("message-id", [""])[0].strip()
     match = _MESSAGE_ID.fullmatch(first)
+    return Letter(
+        message_id=first[:500] or f"<{hashlib.sha256(raw).hexdigest()[:32]}@pbem.invalid>",
+        digest=_digest(headers, raw),
+        sender=sender,
+        sender_problem=sender_problem,
+        subject=_subject(headers.get("subject", [""])[0])[:300],
+        date=_date(headers.get("date", [""])[0]),
+        thread_id=match.group() if match else None,
+        references=tuple(_MESSAGE_ID.findall(" ".join(headers.get("references", []))))[-20:],
+        machine=automatic(headers),
+        reading=Reading(),
+        limit=_over_limit(raw, cut),
+    )
+
+
+def read_body(head: Letter, raw: bytes) -> Letter:
+    """`head` (from `read_head(raw)`) with the orders its body holds; a message over a limit
+    is left unread."""
+    if head.whole or head.limit is not None:
+        return head
     reading = Reading()
     trouble: Problem | None = None
     try:
@@ -125,19 +164,46 @@ def read_letter(raw: bytes) -> Letter:
             "pbem cannot read its MIME structure (%(error)s)",
             error=f"{type(err).__name__}: {err}"[:250],
         )
-    return Letter(
-        message_id=first[:500] or f"<{hashlib.sha256(raw).hexdigest()[:32]}@pbem.invalid>",
-        digest=_digest(headers, raw),
-        sender=sender,
-        sender_problem=sender_problem,
-        subject=_subject(headers.get("subject", [""])[0])[:300],
-        date=_date(headers.get("date", [""])[0]),
-        thread_id=match.group() if match else None,
-        references=tuple(_MESSAGE_ID.findall(" ".join(headers.get("references", []))))[-20:],
-        machine=automatic(headers),
-        reading=reading,
-        trouble=trouble,
-    )
+    return replace(head, reading=reading, trouble=trouble, whole=True)
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.IGNORECASE)
+_DASHES = re.compile(rb"(?:\r\n|\r|\n)--([^\r\n]{1,204})")
+
+
+def _header_block(raw: bytes) -> bytes:
+    """The header block of a message, to its first empty line (at most HEAD_BYTES)."""
+    end = 0
+    for found in _LINE_END.finditer(raw, 0, HEAD_BYTES):
+        if found.start() == end:  # an empty line: the headers end here
+            return raw[: found.end()]
+        end = found.end()
+    return raw[:HEAD_BYTES]
+
+
+def _over_limit(raw: bytes, cut: bool) -> Problem | None:
+    """Why a message is not to be read (larger than MAX_MESSAGE_BYTES, more MIME parts than
+    MAX_PARTS), judged without parsing it: each part begins with a line of "--" and the
+    boundary its multipart declares."""
+    if cut or len(raw) > MAX_MESSAGE_BYTES:
+        return Problem.of(
+            "it is larger than %(size)s MiB, the most pbem reads",
+            size=MAX_MESSAGE_BYTES // (1024 * 1024),
+        )
+    if raw.count(b"\n--") + raw.count(b"\r--") <= MAX_PARTS:
+        return None  # too few lines begin with "--" to separate that many parts
+    boundaries = {a or b for a, b in _BOUNDARY.findall(raw)}
+    parts = 0
+    for found in _DASHES.finditer(raw):
+        if found.group(1).rstrip(b" \t") in boundaries:  # a part begins (not "--b--": the end)
+            parts += 1
+            if parts > MAX_PARTS:
+                return Problem.of(
+                    "it has more than %(parts)s MIME parts, the most pbem reads",
+                    parts=MAX_PARTS,
+                )
+    return None
 
 
 def _headers(msg: Message) -> dict[str, list[str]]:

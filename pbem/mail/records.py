@@ -8,7 +8,8 @@ simply be run again:
   resolution and player the date and Message-ID of the orders accepted;
 - sent.json: which reports were built into the outbox, and per outbox file the addresses it
   was delivered to and those refused, so a failed send retries only what did not go;
-- rejected/: each message rejected, kept with a .txt file giving the reason.
+- rejected/: each message rejected, kept with a .txt file giving the reason (the first
+  KEPT_BYTES of it; removed by the first fetch REJECTED_DAYS after it was read).
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ OUTBOX = "outbox"
 SENT_FOLDER = "sent"
 FAILED_FOLDER = "failed"
 REPLACED = "replaced"
+KEPT_BYTES = 1024 * 1024
+"""The most of a rejected message kept in mail/rejected/ (1 MiB): the rest is cut off."""
+REJECTED_DAYS = 90
+"""How long a rejected message is kept: a fetch removes those read longer ago than that."""
+_READ = re.compile(r"^Read: (\S+)$", re.MULTILINE)
 
 
 def load(path: Path, default: dict[str, Any]) -> dict[str, Any]:
@@ -77,6 +83,49 @@ def seen_state(directory: Path) -> dict[str, Any]:
 
 def sent_state(directory: Path) -> dict[str, Any]:
     return load(directory / MAIL / SENT, {"reports": [], "messages": {}})
+
+
+def keep_rejected(directory: Path, key: str, raw: bytes | None, about: str) -> str:
+    """Keep a rejected message in DIR/mail/rejected/ as KEY's digest: its bytes (at most
+    KEPT_BYTES) as .eml and `about` as .txt, which must hold its `Read:` time, for
+    `prune_rejected`. The name to show: the .eml, or the .txt when there are no bytes."""
+    name = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
+    folder = directory / MAIL / REJECTED
+    if raw is not None:
+        if len(raw) > KEPT_BYTES:
+            about += f"Kept: the first {KEPT_BYTES} bytes of {len(raw)} or more\n"
+        write(folder / f"{name}.eml", raw[:KEPT_BYTES])
+    write(folder / f"{name}.txt", about)
+    return f"{MAIL}/{REJECTED}/{name}." + ("eml" if raw is not None else "txt")
+
+
+def prune_rejected(directory: Path, now: datetime) -> list[str]:
+    """Remove the rejected messages of DIR/mail/rejected/ read more than REJECTED_DAYS before
+    `now` (by the `Read:` time of their .txt: the time of the fetch that read them, which
+    `--now` sets); what cannot be read, and anything not a plain file, is left alone. The
+    names removed."""
+    folder = directory / MAIL / REJECTED
+    if folder.is_symlink() or not folder.is_dir():
+        return []
+    removed: list[str] = []
+    for about in sorted(folder.glob("*.txt")):
+        try:
+            if not stat.S_ISREG(os.lstat(about).st_mode) or os.lstat(about).st_size > 64 * 1024:
+                continue
+            found = _READ.search(about.read_text(encoding="utf-8", errors="replace"))
+            read = datetime.fromisoformat(found.group(1)) if found else None
+        except (OSError, ValueError):
+            continue
+        if read is None or read.tzinfo is None or (now - read).days <= REJECTED_DAYS:
+            continue
+        for path in (about.with_suffix(".eml"), about):
+            try:
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    path.unlink()
+                    removed.append(path.name)
+            except OSError:
+                continue
+    return removed
 
 
 def address(value: object) -> str:

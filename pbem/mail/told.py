@@ -103,3 +103,20 @@ def why_none(choice: Choice, lang: Language) -> str:
     if choice.problem is not None:
         return problem(choice.problem, lang)
     return ""
+
+
+def not_read(limit: Problem, subject: str, lang: Language) -> tuple[str, str]:
+    """The subject and the words of the answer to a message over a limit (its size, its MIME
+    parts), which was not read: why, and what to do."""
+    _ = lang._
+    why = problem(limit, lang)
+    body = (
+        _('Your message "%(subject)s" was not read: %(why)s.', subject=printable(subject), why=why)
+        if subject
+        else _("Your message was not read: %(why)s.", why=why)
+    )
+    body += "\n\n" + _(
+        "Send your orders again in a message of their own: the order file in its text, or "
+        "attached as one .toml file, without other attachments."
+    )
+    return _("not read: your message is too large"), body
