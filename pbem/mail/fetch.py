@@ -6,7 +6,7 @@ fetch). One bad message never stops a fetch; only the game's own players are eve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import format_datetime
 from enum import Enum
@@ -58,7 +58,8 @@ class Verdict(Enum):
     IGNORED = "ignored"
     """Valid, but older than the orders already accepted: answered with a note."""
     UNANSWERED = "not answered"
-    """Sent by a machine (auto-reply, bounce, our own mail): nothing is done."""
+    """Sent by a machine (auto-reply, bounce, our own mail): nothing is done. Or a request
+    for the report from an address muted (`muting`): not met."""
     DUPLICATE = "already processed"
     RESENT = "report resent"
     """A player asked for their latest report again: it is in the outbox."""
@@ -232,6 +233,9 @@ class _Fetcher:
             reason = f"pbem could not read this message ({type(err).__name__}: {err})"
             me = self.registered(letter.sender) if letter.machine is None else None
             outcome = self.reject(letter, entry.raw, [reason[:500]], to=me)
+        muted = self.out.muted.get(letter.message_id)
+        if muted is not None:
+            outcome = replace(outcome, reasons=(*outcome.reasons, f"not answered: {muted}"))
         return self.record(key, outcome, letter.digest)
 
     def hold(self, key: str, frm: str) -> Incoming:
@@ -421,11 +425,15 @@ class _Fetcher:
         made = resent_report(self.game, me.name, self.sender, self.now, key)
         if made is None:
             return None
+        mid, frm = letter.message_id, letter.sender or ""
+        if self.out.mute(letter, me) is not None:
+            reason = "asked for the latest report again: not resent"
+            return Incoming(mid, frm, Verdict.UNANSWERED, me.name, (reason,))
         name, msg = made
         if letter.thread_id is not None:
             msg["In-Reply-To"] = letter.thread_id
         write_eml(self.path, name, msg)
-        mid, frm = letter.message_id, letter.sender or ""
+        self.out.answered(letter, me, str(msg["Message-ID"]))
         what = f"{me.name} asked for their latest report again: resent ({OUTBOX}/{name})"
         self.out.summarise(mid, frm, letter.subject, what, "", letter.reading.own_words)
         reason = f"asked for the latest report again: {OUTBOX}/{name}"

@@ -29,7 +29,7 @@ from pbem.game.safety import ORDER_FILE_LIMIT
 from pbem.mail import found as found_in
 from pbem.mail import quoting, text
 from pbem.mail.found import Reading
-from pbem.mail.machine import automatic
+from pbem.mail.machine import automatic, no_automatic_replies, report_inside
 
 MAX_ORDERS_BYTES = ORDER_FILE_LIMIT
 """The largest order file taken, attached or in a message's text."""
@@ -59,12 +59,17 @@ class Letter:
     thread_id: str | None
     """The Message-ID if it is well formed (answers refer to it), else None."""
     references: tuple[str, ...]
+    in_reply_to: tuple[str, ...]
+    """The Message-IDs its In-Reply-To names (what it answers)."""
     machine: str | None
     """Why it was sent by a machine (and must not be answered), or None."""
     reading: Reading
     """Every order file found in it, where, and what could not be read."""
     trouble: Problem | None = None
     """Why the message cannot be read at all (its MIME structure), or None."""
+    no_auto_reply: str | None = None
+    """The sender's request for no automatic replies (Outlook's X-Auto-Response-Suppress),
+    said as a reason, or None: honoured in a thread of pbem's answers (`muting`)."""
 
     def choice(
         self, is_ready: Callable[[found_in.Found], str | None] = lambda f: None
@@ -113,8 +118,11 @@ def read_letter(raw: bytes) -> Letter:
     match = _MESSAGE_ID.fullmatch(first)
     reading = Reading()
     trouble: Problem | None = None
+    machine = automatic(headers)
     try:
-        reading = found_in.read(_PARSER.parsebytes(raw))
+        whole = _PARSER.parsebytes(raw)
+        machine = machine or report_inside(whole)
+        reading = found_in.read(whole)
     except RecursionError:
         trouble = Problem.of(
             "its MIME parts are nested too deep to read (more than %(depth)s levels)",
@@ -134,9 +142,11 @@ def read_letter(raw: bytes) -> Letter:
         date=_date(headers.get("date", [""])[0]),
         thread_id=match.group() if match else None,
         references=tuple(_MESSAGE_ID.findall(" ".join(headers.get("references", []))))[-20:],
-        machine=automatic(headers),
+        in_reply_to=tuple(_MESSAGE_ID.findall(" ".join(headers.get("in-reply-to", []))))[:5],
+        machine=machine,
         reading=reading,
         trouble=trouble,
+        no_auto_reply=no_automatic_replies(headers),
     )
 
 
