@@ -269,7 +269,7 @@ def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return data
 
 
-MAX_CHAIN_LENGTH = 100_000
+MAX_CHAIN_LENGTH = dice.MAX_CHAIN_LENGTH
 
 
 def inconsistency(game: Game) -> str | None:
