@@ -17,6 +17,7 @@ from pbem.mail.records import (
     MAIL,
     REJECTED,
     SEEN,
+    address,
     domain,
     outgoing,
     save,
@@ -89,7 +90,7 @@ class Answers:
         key = f"{letter.message_id}\0{letter.digest}"
         out = outgoing(
             self.sender,
-            to.email,
+            address(to.email),
             f"[{self.game.name}] {subject}",
             self.game.name,
             "auto-replied",

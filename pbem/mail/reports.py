@@ -16,7 +16,7 @@ from pbem.game.store import Game
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
 from pbem.mail.found import normal, toml_data
-from pbem.mail.records import domain, outgoing, slug
+from pbem.mail.records import address, domain, outgoing, slug
 from pbem.mail.told import speaking
 from pbem.present import i18n, report
 
@@ -80,7 +80,7 @@ def build_report(
 
     msg = outgoing(
         sender,
-        reg.email,
+        address(reg.email),
         f"[{game.name}] {report_subject(view, player, _played(game, resolution))}",
         game.name,
         "auto-generated",

@@ -7,11 +7,13 @@ that cannot be read is handed on with the reason, so that one bad entry never st
 from __future__ import annotations
 
 import mailbox
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from pbem.errors import PbemError
+from pbem.game.safety import FileProblem, not_regular, read_regular
 
 
 @dataclass(frozen=True)
@@ -64,10 +66,26 @@ def read_entries(sources: Sources) -> list[Entry]:
         out += _mbox(sources.mbox)
     for path in sources.files:
         try:
-            out.append(Entry(f"file {path}", raw=path.read_bytes()))
-        except OSError as err:
-            out.append(Entry(f"file {path}", error=f"cannot read {path}: {err.strerror or err}"))
+            out.append(Entry(f"file {path}", raw=read_regular(path)))
+        except FileProblem as err:
+            out.append(Entry(f"file {path}", error=f"cannot read {path}: {err}"))
     return out
+
+
+def _odd_entries(path: Path, colon: str) -> dict[str, str]:
+    """The Maildir entries (by key) that are not regular files, and what they are: a FIFO
+    there would block the reading of it for ever."""
+    odd: dict[str, str] = {}
+    for sub in ("new", "cur"):
+        try:
+            names = os.listdir(path / sub)
+        except OSError:
+            continue
+        for name in names:
+            kind = not_regular(path / sub / name)
+            if kind is not None and not name.startswith("."):
+                odd[name.split(colon)[0]] = kind
+    return odd
 
 
 def _maildir(path: Path) -> list[Entry]:
@@ -77,8 +95,13 @@ def _maildir(path: Path) -> list[Entry]:
     except (OSError, mailbox.Error) as err:
         raise PbemError(f"cannot read the Maildir {path}: {err}") from None
     found: list[tuple[float, str, Entry]] = []
+    odd = _odd_entries(path, box.colon)
     for key in keys:
         where = f"Maildir entry {key}"
+        if key in odd:
+            reason = f"cannot read {where} in {path}: it is {odd[key]}, not a regular file"
+            found.append((float("inf"), key, Entry(where, error=reason, key=f"maildir:{key}")))
+            continue
         try:
             entry: Any = box.get_message(key)
             found.append((entry.date, key, Entry(where, raw=entry.raw)))
