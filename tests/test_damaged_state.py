@@ -96,10 +96,11 @@ def test_a_fifo_as_a_mail_state_file_is_a_sentence(game: Path, name: str) -> Non
 # --- one damaged game in a folder of games ---------------------------------------------------
 
 
-def two_games(tmp_path: Path) -> Path:
+def two_games(tmp_path: Path, addresses: bool = False) -> Path:
+    """A folder of two games, autumn and winter, their players with addresses or without."""
     root = tmp_path / "games"
     for name in ("autumn", "winter"):
-        players = processor.parse_player_list(["ann", "ben"])
+        players = [(p, f"{p}@{name}.example" if addresses else "") for p in ("ann", "ben")]
         processor.new_game(root / name, players, Options(), seed=bytes(32), name=name)
     return root
 
@@ -225,3 +226,30 @@ def test_a_line_break_in_an_address_stops_only_that_players_mail(
     assert recipients == ["ben@example.org", "cy@example.org"]
     for msg in server.recorder.messages():
         assert msg["Subject"] and msg["To"] in ("ben@example.org", "cy@example.org")
+
+
+@pytest.mark.parametrize("part", ["txt", "view.json"])
+def test_a_fifo_among_a_games_reports_stops_only_that_games_mail(tmp_path: Path, part: str) -> None:
+    root = two_games(tmp_path, addresses=True)
+    (report,) = (root / "autumn" / "reports").glob(f"*/ann.{part}")
+    report.unlink()
+    os.mkfifo(report)
+    out = run("mail", "send", root, code=1)
+    assert f"failed: autumn: cannot read {report}: this is a named pipe (FIFO)" in out
+    assert "winter: 2 messages wait in outbox/" in out
+
+
+def test_a_fifo_in_orders_does_not_hang_an_undo(played: Path, tmp_path: Path) -> None:
+    game = Path(shutil.copytree(played, tmp_path / GAME))
+    (used,) = [p for p in (game / "orders" / "done").rglob("*.toml")][:1]
+    os.mkfifo(game / "orders" / used.name)
+    out = run("undo", game, "--why", "a test", "--now", NOW.isoformat())
+    assert "Traceback" not in out
+    assert (game / "orders" / f"{used.stem}-r0001.toml").read_bytes()
+
+
+def test_a_held_file_nested_too_deep_is_read_as_undone(played: Path, tmp_path: Path) -> None:
+    game = Path(shutil.copytree(played, tmp_path / GAME))
+    (game / "history" / "held.toml").write_text(nested(1000))
+    out = run("status", game)
+    assert "undone" in out
