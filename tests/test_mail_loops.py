@@ -196,3 +196,23 @@ def test_the_limits_are_documented() -> None:
         (muting.PER_DAY, "24 hours"),
     ):
         assert f"{number} answers" in doc and what in doc
+
+
+def test_a_folder_of_games_limits_its_own_answers_too(made: Path, tmp_path: Path) -> None:
+    """A message for no game of a folder is answered by the folder: an auto-responder that
+    answers each of those answers (threaded, no game named) is stopped by the same limits."""
+    root = tmp_path / "club"
+    shutil.copytree(made, root / GAME)
+    box = into_maildir(tmp_path / "box", [])
+    to_answer: EmailMessage = message(ALICE, "Hello?", mid="<first@t>")
+    for n in range(1, 51):
+        reply = to_answer if n == 1 else auto_reply(to_answer, n, True)
+        (box / "new" / f"{1_900_000_000 + n}.M{n}P1.auto").write_bytes(reply.as_bytes())
+        now = (NOW + timedelta(minutes=10 * n)).isoformat()
+        run("mail", "fetch", root, "--maildir", box, "--now", now)
+        answers = sorted((root / "outbox").glob("reply-*.eml"), key=lambda p: p.stat().st_mtime)
+        if answers:
+            to_answer = parse(answers[-1].read_bytes())
+    assert len(list((root / "outbox").glob("reply-*.eml"))) == muting.PER_THREAD
+    notes = "".join(str(parse(p.read_bytes()).get_content()) for p in root.glob("outbox/note-*"))
+    assert f"{ALICE} muted for this thread" in " ".join(notes.split())

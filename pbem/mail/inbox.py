@@ -35,6 +35,7 @@ from pbem.mail.answers import MAX_WORDS, write_reply
 from pbem.mail.fetch import FetchResult, Verdict, fetch_entries
 from pbem.mail.imap import ImapServer, open_folder
 from pbem.mail.message import Letter, read_letter
+from pbem.mail.muting import Muting
 from pbem.mail.records import (
     MAIL,
     OUTBOX,
@@ -314,7 +315,8 @@ def fetch_root(
                 save(root / MAIL / SEEN, seen)
                 done(t)
         if nowhere:
-            answers = _RootAnswers(root, in_force(root, (), flags), read_at, games.by_name)
+            settings, muting = in_force(root, (), flags), Muting(seen, read_at)
+            answers = _RootAnswers(root, settings, read_at, games.by_name, muting=muting)
             for t, key, letter in nowhere:
                 outcome = answers.take(key, t.entry, letter)
                 out.unrouted.append(outcome)
@@ -358,6 +360,8 @@ class _RootAnswers:
     _languages: dict[str, str] = field(default_factory=dict)
     told: list[str] = field(default_factory=list)
     """The players' messages for the moderator's note."""
+    muting: Muting | None = None
+    """The limits of answers to one address (the root's own, in ROOT/mail/seen.json)."""
 
     def plays_in(self, sender: str) -> list[str]:
         """The games of the root in which `sender` is a player's registered address."""
@@ -399,6 +403,10 @@ class _RootAnswers:
             who = f"{frm} is not a player's address" if frm else "no sender to answer"
             return Unrouted(mid, frm, (why, f"not answered: {who}"), kept=kept)
         listing = ", ".join(games)
+        muted = self.muting.muted(frm, letter) if self.muting is not None else None
+        if muted is not None:
+            self.told.append(f"{printable(mid)} from {printable(frm)}\n  not answered: {muted}")
+            return Unrouted(mid, frm, (why, f"not answered: {muted}"))
         subject = printable(letter.subject)
         _ = self.language(frm)._
         body = (
@@ -457,7 +465,10 @@ class _RootAnswers:
         sender = self.settings.sender
         out = outgoing(sender, to, subject, self.root.name, "auto-replied", self.now)
         out["Reply-To"] = self.settings.reply_to
-        return write_reply(self.root, key, letter, out, body, "root", sender)
+        name = write_reply(self.root, key, letter, out, body, "root", sender)
+        if self.muting is not None:
+            self.muting.answered(to, str(out["Message-ID"]), letter)
+        return name
 
     def keep(self, key: str, raw: bytes | None, reason: str, letter: Letter | None = None) -> str:
         digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:16]
