@@ -70,7 +70,7 @@ class Answers:
     def mute(self, letter: Letter, to: Registration) -> str | None:
         """Why `to` gets no answer to `letter` (the limits of `muting`), or None; a message
         muted is listed in the moderator's summary."""
-        why = self.muting.muted(to.email, letter)
+        why = self.muting.muted(address(to.email), letter)
         if why is not None:
             self.muted[letter.message_id] = why
             self.summarise(
@@ -79,7 +79,7 @@ class Answers:
         return why
 
     def answered(self, letter: Letter, to: Registration, message_id: str) -> None:
-        self.muting.answered(to.email, message_id, letter)
+        self.muting.answered(address(to.email), message_id, letter)
 
     def answer(self, letter: Letter, to: Registration, subject: str, body: str) -> str | None:
         """An answer in the outbox, to the player's registered address (never to the
