@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -55,7 +56,9 @@ def player(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def bare(python: str, kit: Path, folder: Path, *args: str) -> tuple[int, str]:
+def bare(
+    python: str, kit: Path, folder: Path, *args: str, timeout: float = 60
+) -> tuple[int, str]:
     """Run the kit as a player would: isolated, no site-packages, from their own folder."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     done = subprocess.run(
@@ -64,9 +67,20 @@ def bare(python: str, kit: Path, folder: Path, *args: str) -> tuple[int, str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )
     return done.returncode, done.stdout + done.stderr
+
+
+def test_the_kit_refuses_a_resolution_beyond_any_chain_at_once(kit: Path, tmp_path: Path) -> None:
+    """A view file whose resolution no key chain reaches: the chain is not hashed that many
+    times (days of work), the player is told at once."""
+    data = json.loads((LATEST / "alice.view.json").read_text())
+    data["dice"]["resolution"] = 10**15
+    (tmp_path / "view.json").write_text(json.dumps(data))
+    code, out = bare(sys.executable, kit, tmp_path, "verify", "--report", "view.json", timeout=20)
+    assert code == 1 and "beyond the key chain of any game" in out, out
+    assert "Traceback" not in out
 
 
 def test_the_kit_checks_orders_as_pbem_check_view_does(kit: Path, player: Path) -> None:

@@ -4,6 +4,9 @@ gives the moderator's verdict on their own machine."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -309,3 +312,44 @@ def test_the_moderator_and_the_players_own_check_both_check_the_secret(
     ((own, _),) = processor.check_with_view(view, [path])
     assert not moderator.accepted and "secret" in moderator.messages()[0]
     assert not own.accepted and own.messages() == moderator.messages()
+
+
+HUGE = 10**15
+"""A resolution number no chain reaches: following the chain from it would hash for days."""
+
+
+def verify_in_a_process(report: Path) -> subprocess.CompletedProcess[str]:
+    """`pbem verify --report` in its own process, stopped after a few seconds: a regression
+    that hashes the chain `HUGE` times fails here rather than hanging the suite."""
+    return subprocess.run(
+        [sys.executable, "-m", "pbem", "verify", "--report", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+
+
+@pytest.mark.parametrize("suffix", ["view.json", "txt"])
+def test_a_resolution_number_beyond_any_chain_is_refused_at_once(
+    played: Path, tmp_path: Path, suffix: str
+) -> None:
+    original = report_file(played, 3, "alice", suffix)
+    forged = tmp_path / f"alice.{suffix}"
+    if suffix == "view.json":
+        data = json.loads(original.read_text())
+        data["dice"]["resolution"] = HUGE
+        forged.write_text(json.dumps(data))
+    else:
+        text = original.read_text()
+        assert "Key of resolution 3:" in text
+        forged.write_text(text.replace("Key of resolution 3:", f"Key of resolution {HUGE}:"))
+    started = time.monotonic()
+    done = verify_in_a_process(forged)
+    assert time.monotonic() - started < 10
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"the report gives resolution {HUGE}, beyond the key chain of any game" in done.stderr
+    assert "Traceback" not in done.stderr
+    forged.write_text(forged.read_text().replace(str(HUGE), "9" * 5000))
+    done = verify_in_a_process(forged)  # JSON refuses so many digits itself: not a view file
+    assert done.returncode == 1 and done.stderr.startswith("Error: ")
+    assert "Traceback" not in done.stderr

@@ -15,6 +15,9 @@ import hmac
 from collections.abc import Callable, Iterable, Sequence
 
 DEFAULT_CHAIN_LENGTH = 4096
+MAX_CHAIN_LENGTH = 100_000
+"""The longest key chain a game may have (`chain_length` in game.toml): no resolution of any
+game is further than this from its commitment."""
 
 
 def _sha256(data: bytes) -> bytes:

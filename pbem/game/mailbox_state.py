@@ -18,6 +18,7 @@ from pathlib import Path
 from pbem.errors import PbemError
 from pbem.game import clock
 from pbem.game.disk import atomic_write
+from pbem.game.safety import FileProblem, read_regular
 
 FETCHED = Path("mail") / "fetched.json"
 
@@ -67,8 +68,8 @@ def last_read(folder: Path) -> datetime | None | bool:
 
 def _read(folder: Path) -> dict[str, object] | None:
     try:
-        data = json.loads((folder / FETCHED).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(read_regular(folder / FETCHED).decode("utf-8"))
+    except (FileProblem, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

@@ -18,6 +18,7 @@ import tomli as tomllib  # the compiled parser the game files are read with (pbe
 
 from pbem.errors import PbemError
 from pbem.game.disk import GAME_FILE
+from pbem.game.safety import GAME_FILE_LIMIT, FileProblem, read_bounded
 from pbem.game.settings import ROOT_FILE
 
 
@@ -41,9 +42,9 @@ def game_name(directory: Path) -> str:
     """A game's name as its game file gives it, or the folder's name when it cannot be read
     (a damaged game still has a name to be listed under)."""
     try:
-        with open(directory / GAME_FILE, "rb") as handle:
-            name = tomllib.load(handle).get("game")
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        text = read_bounded(directory / GAME_FILE, GAME_FILE_LIMIT).decode("utf-8")
+        name = tomllib.loads(text).get("game")
+    except (FileProblem, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
         return directory.name
     return name if isinstance(name, str) and name else directory.name
 

@@ -22,6 +22,8 @@ ORDER_FILE_LIMIT = 64 * 1024
 """The largest order file read, in bytes (mail refuses larger ones too)."""
 VIEW_FILE_LIMIT = 1024 * 1024
 """The largest view file or report read by `check --view` and `verify` (a real one is ~10 KiB)."""
+GAME_FILE_LIMIT = 16 * 1024 * 1024
+"""The largest game.toml read."""
 
 TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 """The name `atomic_write` gives its temporary files: `.<name>.<8 random characters>.tmp`."""
@@ -49,25 +51,8 @@ def read_bounded(path: Path, limit: int) -> bytes:
 
     The file is looked at before it is opened and opened without blocking, so a FIFO, a device
     or a directory is refused at once instead of hanging or being read forever."""
+    fd = _open_regular(path, limit)
     try:
-        before = os.stat(path)
-    except FileNotFoundError:
-        raise FileProblem("no such file") from None
-    except OSError as err:
-        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
-    if not stat.S_ISREG(before.st_mode):
-        raise FileProblem(f"this is {_kind(before.st_mode)}, not a regular file: give a text file")
-    if before.st_size > limit:
-        raise FileProblem(_too_big(before.st_size, limit))
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as err:
-        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):  # replaced between the look and the open
-            raise FileProblem(f"this is {_kind(mode)}, not a regular file: give a text file")
         chunks: list[bytes] = []
         size = 0
         while size <= limit:
@@ -83,6 +68,59 @@ def read_bounded(path: Path, limit: int) -> bytes:
     if size > limit:
         raise FileProblem(_too_big(size, limit))
     return b"".join(chunks)
+
+
+def _open_regular(path: Path, limit: int | None) -> int:
+    """A descriptor of a regular file opened for reading without blocking (no larger than
+    `limit` bytes, when given); raises FileProblem otherwise."""
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        raise FileProblem("no such file") from None
+    except OSError as err:
+        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
+    if not stat.S_ISREG(before.st_mode):
+        raise FileProblem(f"this is {_kind(before.st_mode)}, not a regular file: give a text file")
+    if limit is not None and before.st_size > limit:
+        raise FileProblem(_too_big(before.st_size, limit))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as err:
+        os.close(fd)
+        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
+    if not stat.S_ISREG(mode):  # replaced between the look and the open
+        os.close(fd)
+        raise FileProblem(f"this is {_kind(mode)}, not a regular file: give a text file")
+    return fd
+
+
+def read_regular(path: Path) -> bytes:
+    """A regular file's bytes, whatever its size (a mailbox's message, a state file pbem
+    wrote); raises FileProblem for a FIFO, a device or a directory, refused before it is
+    opened the ordinary way (which would block on a FIFO)."""
+    fd = _open_regular(path, None)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    except OSError as err:
+        raise FileProblem(f"cannot read this file: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
+
+
+def not_regular(path: Path) -> str | None:
+    """What `path` is when it is not a regular file ("a named pipe (FIFO)"), or None (a
+    regular file, or nothing there); looks without opening it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
 
 
 def read_text(path: Path, limit: int) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
+from pbem.game.safety import FileProblem, read_regular
 
 ROOT_FILE = "pbem.toml"
 COMMAND_LINE = "the command line"
@@ -233,14 +234,16 @@ def read_root_file(path: Path) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except (OSError, UnicodeDecodeError) as err:
+    try:
+        return tomllib.loads(read_regular(path).decode("utf-8"))
+    except (FileProblem, UnicodeDecodeError) as err:
         raise SettingsError(f"cannot read {path}: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise SettingsError(f"{path} is not valid TOML: {err}; correct it") from None
+    except RecursionError:
+        raise SettingsError(f"{path} nests tables too deeply; correct it") from None
 
 
 def root_table(folder: Path) -> Table:

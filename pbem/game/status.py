@@ -20,6 +20,7 @@ from pbem.game import clock, deadlines, processor, undo
 from pbem.game.disk import held_by_another
 from pbem.game.history import history_path, played_in, read_history
 from pbem.game.root import Root, game_name, open_root
+from pbem.game.safety import FileProblem, read_regular
 from pbem.game.store import Game, read_game
 
 
@@ -292,10 +293,10 @@ def _arrival(game: Game, submission: processor.Submission) -> datetime | None:
     import json
 
     try:
-        seen = json.loads((game.path / "mail" / "seen.json").read_text(encoding="utf-8"))
+        seen = json.loads(read_regular(game.path / "mail" / "seen.json").decode("utf-8"))
         record = seen["accepted"][f"{game.state.resolution}/{submission.player}"]
         return clock.parse_instant(str(record["date"]), "time")
-    except (OSError, ValueError, KeyError, TypeError, PbemError):
+    except (FileProblem, ValueError, KeyError, TypeError, RecursionError, PbemError):
         pass
     try:
         return datetime.fromtimestamp(submission.path.stat().st_mtime, timezone.utc)

@@ -33,7 +33,7 @@ from pbem.errors import GameFileError, PbemError
 from pbem.game import settings
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.disk import GAME_FILE, atomic_write
-from pbem.game.safety import FileProblem, read_bounded
+from pbem.game.safety import GAME_FILE_LIMIT, FileProblem, read_bounded
 from pbem.present.i18n import check_language
 from pbem.terminal import quoted
 
@@ -56,7 +56,7 @@ PLAYER_STATE_KEYS = (
     "mission_fallback",
 )
 """The keys of a game file's [[players]] that belong to the state (the rest: email, secret)."""
-FILE_LIMIT = 16 * 1024 * 1024
+FILE_LIMIT = GAME_FILE_LIMIT
 """The largest game or history file read (a long resolution's history is ~100 KiB)."""
 
 
@@ -305,7 +305,7 @@ def _rule_named(
         )
 
 
-MAX_CHAIN_LENGTH = 100_000
+MAX_CHAIN_LENGTH = dice.MAX_CHAIN_LENGTH
 
 
 def inconsistency(game: Game) -> str | None:

@@ -35,6 +35,7 @@ from pbem.game.history import (
     read_history_file,
     report_dir,
 )
+from pbem.game.safety import FileProblem, read_regular
 from pbem.game.store import _load_toml, read_game, write_game
 from pbem.present.numbering import Played
 
@@ -191,6 +192,10 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
                     "which is not a plain file name: the undo cannot move it; restore the "
                     "history from a backup"
                 )
+        from pbem.mail.records import seen_state, sent_state
+
+        seen_state(directory)  # damaged mail state files are refused before anything is moved
+        sent_state(directory)
         attempt = 1 + sum(1 for u in undo_records(directory) if u.resolution == r)
         record = UndoRecord(r, attempt, clock.iso(now), why.strip(), history.key, history.turn)
         atomic_write(directory / HISTORY / PENDING, tomli_w.dumps(record.to_dict()))
@@ -206,7 +211,7 @@ def held(directory: Path) -> str | None:
         return None
     try:
         why = tomllib.loads(path.read_text(encoding="utf-8")).get("why")
-    except (OSError, UnicodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeError, tomllib.TOMLDecodeError, RecursionError):
         why = None
     return str(why) if why else "undone"
 
@@ -231,7 +236,19 @@ def taken_back(directory: Path, record: UndoRecord, finished: bool) -> str:
 
 
 def _copy(source: Path, target: Path) -> None:
-    atomic_write(target, source.read_bytes())
+    try:
+        atomic_write(target, read_regular(source))
+    except FileProblem as err:
+        raise GameFileError(f"cannot read {source}: {err}; the undo cannot go on") from None
+
+
+def _same_bytes(one: Path, other: Path) -> bool:
+    """Whether two files hold the same bytes; a FIFO or a folder is never the same (and is
+    not opened the ordinary way, which would block)."""
+    try:
+        return read_regular(one) == read_regular(other)
+    except FileProblem:
+        return False
 
 
 def _carry_out(directory: Path, record: UndoRecord) -> None:
@@ -263,7 +280,7 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
             continue
         _copy(used, folder / "orders" / order.file)
         back = directory / ORDERS / order.file
-        if back.exists() and back.read_bytes() != used.read_bytes():
+        if back.exists() and not _same_bytes(back, used):
             back = back.with_name(f"{back.stem}-r{r:04d}{back.suffix}")
         os.replace(used, back)
     if done.is_dir() and not any(done.iterdir()):

@@ -4,7 +4,7 @@ the rejected messages kept for the moderator in mail/rejected/, and the moderato
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
@@ -12,9 +12,11 @@ from typing import Any
 
 from pbem.game.store import Game, Registration
 from pbem.mail.message import Letter
+from pbem.mail.muting import Muting
 from pbem.mail.records import (
     MAIL,
     SEEN,
+    address,
     domain,
     keep_rejected,
     outgoing,
@@ -54,24 +56,48 @@ class Answers:
     now: datetime
     moderator: str = ""
     """Where the summary goes (the `moderator` setting; default: `sender`)."""
+    muted: dict[str, str] = field(default_factory=dict)
+    """Why a message (by its key) was not answered though it would have been (`muting`)."""
+
+    def __post_init__(self) -> None:
+        self.muting = Muting(self.seen, self.now)
 
     @property
     def path(self) -> Path:
         return self.game.path
 
-    def answer(self, letter: Letter, to: Registration, subject: str, body: str) -> str:
+    def mute(self, letter: Letter, to: Registration) -> str | None:
+        """Why `to` gets no answer to `letter` (the limits of `muting`), or None; a message
+        muted is listed in the moderator's summary."""
+        why = self.muting.muted(address(to.email), letter)
+        if why is not None:
+            self.muted[letter.message_id] = why
+            self.summarise(
+                letter.message_id, letter.sender or "", letter.subject, f"not answered: {why}", ""
+            )
+        return why
+
+    def answered(self, letter: Letter, to: Registration, message_id: str) -> None:
+        self.muting.answered(address(to.email), message_id, letter)
+
+    def answer(self, letter: Letter, to: Registration, subject: str, body: str) -> str | None:
         """An answer in the outbox, to the player's registered address (never to the
-        message's Reply-To or From), threaded to the message where its ID allows."""
+        message's Reply-To or From), threaded to the message where its ID allows; None when
+        the address is muted (`mute`)."""
+        if self.mute(letter, to) is not None:
+            return None
         key = f"{letter.message_id}\0{letter.digest}"
         out = outgoing(
             self.sender,
-            to.email,
+            address(to.email),
             f"[{self.game.name}] {subject}",
             self.game.name,
             "auto-replied",
             self.now,
         )
-        return write_reply(self.path, key, letter, out, body, slug(self.game.name), self.sender)
+        name = write_reply(self.path, key, letter, out, body, slug(self.game.name), self.sender)
+        self.answered(letter, to, str(out["Message-ID"]))
+        return name
 
     def keep(
         self, key: str, raw: bytes | None, frm: str, reason: str, letter: Letter | None = None

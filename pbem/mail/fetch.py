@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import format_datetime
 from pathlib import Path
@@ -207,6 +207,9 @@ class _Fetcher(Refusing):
             reason = f"pbem could not read this message ({type(err).__name__}: {err})"
             me = self.registered(letter.sender) if letter.machine is None else None
             outcome = self.reject(letter, entry.raw, [reason[:500]], to=me)
+        muted = self.out.muted.get(letter.message_id)
+        if muted is not None:
+            outcome = replace(outcome, reasons=(*outcome.reasons, f"not answered: {muted}"))
         return self.record(key, outcome, letter.digest)
 
     def hold(self, key: str, frm: str) -> Incoming:
@@ -383,11 +386,15 @@ class _Fetcher(Refusing):
         made = resent_report(self.game, me.name, self.sender, self.now, key)
         if made is None:
             return None
+        mid, frm = letter.message_id, letter.sender or ""
+        if self.out.mute(letter, me) is not None:
+            reason = "asked for the latest report again: not resent"
+            return Incoming(mid, frm, Verdict.UNANSWERED, me.name, (reason,))
         name, msg = made
         if letter.thread_id is not None:
             msg["In-Reply-To"] = letter.thread_id
         write_eml(self.path, name, msg)
-        mid, frm = letter.message_id, letter.sender or ""
+        self.out.answered(letter, me, str(msg["Message-ID"]))
         what = f"{me.name} asked for their latest report again: resent ({OUTBOX}/{name})"
         self.out.summarise(mid, frm, letter.subject, what, "", letter.reading.own_words)
         reason = f"asked for the latest report again: {OUTBOX}/{name}"

@@ -21,7 +21,11 @@ reason, for the moderator to see why a message went unanswered. What is recognis
 - a subject that begins with an auto-responder's marker ("Automatic reply:", "Auto:",
   "Réponse automatique :" ...) or a mail server's ("Undeliverable:", "Returned mail:" ...).
 
-Deliberately not used: `X-Auto-Response-Suppress` (see `automatic`), `X-Loop` (procmail and
+A report is recognised in the parts of a message too (`report_inside`): a bounce some server
+wrapped in `multipart/mixed`, sent from any address, a player's included.
+
+Deliberately not used: `X-Auto-Response-Suppress` (see `automatic`; it only stops answers
+within a thread of pbem's own, see `no_automatic_replies`), `X-Loop` (procmail and
 forwarding set it on people's mail passed along, so a mailbox fed that way would lose every
 player) and `Feedback-ID` (Amazon SES and Proton Mail put it on all the mail they send,
 people's included)."""
@@ -32,6 +36,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from email.header import decode_header, make_header
+from email.message import Message
 from email.utils import getaddresses
 
 LOOP_HEADER = "X-Pbem-Loop"
@@ -65,6 +70,46 @@ def automatic(headers: Mapping[str, list[str]]) -> str | None:
             continue
         if reason is not None:
             return reason
+    return None
+
+
+def no_automatic_replies(headers: Mapping[str, list[str]]) -> str | None:
+    """The sender's request for no automatic replies, as a reason, or None.
+
+    Outlook's `X-Auto-Response-Suppress` asking for no auto-replies (`All`, `AutoReply`,
+    `OOF`, or a number with their bits): not machine mail (see `automatic`), but what a
+    responder that carries no other mark sets. It stops answers in a thread of pbem's own
+    answers (`muting`); the message's orders are still read."""
+    value = _first(headers, "x-auto-response-suppress")
+    if value is None:
+        return None
+    words = {w.strip().lower() for w in re.split(r"[,;\s]+", value) if w.strip()}
+    try:
+        bits = int(value.strip(), 0) if value.strip() else 0
+    except ValueError:
+        bits = 0
+    # [MS-OXOMSG] PidTagAutoResponseSuppress: 0x10 out of office, 0x20 auto-reply, -1 all
+    if words & {"all", "autoreply", "oof"} or bits & 0x30 or bits == -1:
+        return f"it asks for no automatic replies (X-Auto-Response-Suppress: {_shown(value)})"
+    return None
+
+
+def report_inside(msg: Message, limit: int = 200) -> str | None:
+    """Why a message holds a report (a bounce, a read receipt) among its parts, or None. Only
+    the message's own parts count, at most `limit` of them: an attached message
+    (message/rfc822, a player forwarding a bounce with their orders) is not looked into."""
+    todo: list[Message] = [msg]
+    looked = 0
+    while todo and looked < limit:
+        part = todo.pop()
+        looked += 1
+        kind = part.get_content_type()
+        if kind == "multipart/report" or kind in _PART_REPORTS:
+            return f"it holds a report among its parts ({kind})"
+        if part.is_multipart() and kind != "message/rfc822":
+            payload = part.get_payload()
+            if isinstance(payload, list):
+                todo.extend(p for p in payload if isinstance(p, Message))
     return None
 
 
@@ -141,6 +186,7 @@ _REPORTS = {
 }
 """Report types (RFC 6522 multipart/report's report-type, or the bare message/ type) and
 what they are. Any other report type is still a report a program wrote."""
+_PART_REPORTS = frozenset(f"message/{kind}" for kind in _REPORTS)
 
 
 def _report(headers: _Headers) -> str | None:

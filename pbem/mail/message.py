@@ -29,7 +29,7 @@ from pbem.game.safety import ORDER_FILE_LIMIT
 from pbem.mail import found as found_in
 from pbem.mail import quoting, text
 from pbem.mail.found import Reading
-from pbem.mail.machine import automatic
+from pbem.mail.machine import automatic, no_automatic_replies, report_inside
 
 MAX_ORDERS_BYTES = ORDER_FILE_LIMIT
 """The largest order file taken, attached or in a message's text."""
@@ -65,6 +65,8 @@ class Letter:
     thread_id: str | None
     """The Message-ID if it is well formed (answers refer to it), else None."""
     references: tuple[str, ...]
+    in_reply_to: tuple[str, ...]
+    """The Message-IDs its In-Reply-To names (what it answers)."""
     machine: str | None
     """Why it was sent by a machine (and must not be answered), or None."""
     reading: Reading
@@ -76,6 +78,9 @@ class Letter:
     headers, and refused; None when it is within them."""
     whole: bool = False
     """Whether its body has been read (`read_body`), not only its headers (`read_head`)."""
+    no_auto_reply: str | None = None
+    """The sender's request for no automatic replies (Outlook's X-Auto-Response-Suppress),
+    said as a reason, or None: honoured in a thread of pbem's answers (`muting`)."""
 
     def choice(
         self, is_ready: Callable[[found_in.Found], str | None] = lambda f: None
@@ -139,9 +144,11 @@ def read_head(raw: bytes, cut: bool = False) -> Letter:
         date=_date(headers.get("date", [""])[0]),
         thread_id=match.group() if match else None,
         references=tuple(_MESSAGE_ID.findall(" ".join(headers.get("references", []))))[-20:],
+        in_reply_to=tuple(_MESSAGE_ID.findall(" ".join(headers.get("in-reply-to", []))))[:5],
         machine=automatic(headers),
         reading=Reading(),
         limit=_over_limit(raw, cut),
+        no_auto_reply=no_automatic_replies(headers),
     )
 
 
@@ -152,8 +159,11 @@ def read_body(head: Letter, raw: bytes) -> Letter:
         return head
     reading = Reading()
     trouble: Problem | None = None
+    machine = head.machine
     try:
-        reading = found_in.read(_PARSER.parsebytes(raw))
+        whole = _PARSER.parsebytes(raw)
+        machine = machine or report_inside(whole)
+        reading = found_in.read(whole)
     except RecursionError:
         trouble = Problem.of(
             "its MIME parts are nested too deep to read (more than %(depth)s levels)",
@@ -164,7 +174,7 @@ def read_body(head: Letter, raw: bytes) -> Letter:
             "pbem cannot read its MIME structure (%(error)s)",
             error=f"{type(err).__name__}: {err}"[:250],
         )
-    return replace(head, reading=reading, trouble=trouble, whole=True)
+    return replace(head, reading=reading, trouble=trouble, machine=machine, whole=True)
 
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")

@@ -98,8 +98,9 @@ def _tell(directory: Path, settings: Settings, now: datetime, key: str, say: Wor
         if not player.alive or not address(reg.email):
             continue
         subject, body = say(game, speaking(game, reg.name))
+        to, kind = address(reg.email), "notice"
         name = queue(
-            directory, game.name, settings.sender, reg.email, "notice", f"{key}/{reg.name}",
+            directory, game.name, settings.sender, to, kind, f"{key}/{reg.name}",
             subject, body + "\n", now,
         )  # fmt: skip
         names.append(name)

@@ -17,7 +17,8 @@ class Verdict(Enum):
     IGNORED = "ignored"
     """Valid, but older than the orders already accepted: answered with a note."""
     UNANSWERED = "not answered"
-    """Sent by a machine (auto-reply, bounce, our own mail): nothing is done."""
+    """Sent by a machine (auto-reply, bounce, our own mail): nothing is done. Or a request
+    for the report from an address muted (`muting`): not met."""
     DUPLICATE = "already processed"
     RESENT = "report resent"
     """A player asked for their latest report again: it is in the outbox."""

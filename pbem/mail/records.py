@@ -29,6 +29,7 @@ from typing import Any
 from pbem.errors import GameFileError, PbemError
 from pbem.game.disk import atomic_write
 from pbem.game.history import ORDERS
+from pbem.game.safety import FileProblem, read_regular
 from pbem.game.settings import one_address
 from pbem.mail.machine import LOOP_HEADER
 
@@ -52,14 +53,64 @@ def load(path: Path, default: dict[str, Any]) -> dict[str, Any]:
     if not path.exists():
         return default
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        data = json.loads(read_regular(path).decode("utf-8"))
+    except FileProblem as err:
+        raise GameFileError(f"cannot read {path}: {err}; restore it from a backup") from None
+    except (ValueError, RecursionError) as err:
         raise GameFileError(f"{path} is damaged ({err}); restore it from a backup") from None
     if not isinstance(data, dict):
-        raise GameFileError(f"{path} is damaged: not a JSON object")
+        raise GameFileError(f"{path} is damaged: not a JSON object; restore it from a backup")
     for key, value in default.items():
         data.setdefault(key, value)
+    why = damage(data)
+    if why is not None:
+        raise GameFileError(f"{path} is damaged: {why}; restore it from a backup")
     return data
+
+
+_SHAPES: dict[str, tuple[type, type, str]] = {
+    "messages": (dict, dict, "a table of messages"),
+    "accepted": (dict, dict, "a table of accepted orders"),
+    "to_tell": (list, str, "a list of lines for the moderator"),
+    "answered": (dict, dict, "a table of answers"),
+    "reports": (list, str, "a list of reports"),
+    "skipped": (list, str, "a list of reports"),
+    "reminded": (list, str, "a list of reminders"),
+    "resent": (list, dict, "a list of reports resent"),
+    "earlier": (dict, list, "a table of earlier deliveries"),
+}
+"""What each value of the mail state files (seen.json, sent.json, the folder's seen.json)
+holds: the container, the kind of each of its items, and how to say it."""
+
+_FIELDS: dict[str, type] = {"also": list, "delivered": list, "refused": dict, "date": str}
+"""The fields of a message's or an accepted order's record that are read as that kind."""
+
+
+def damage(data: dict[str, Any]) -> str | None:
+    """What is wrong with a mail state file's contents, or None: each value of the kind that
+    is read from it, so that a hand-edited or damaged file is a sentence, not a traceback
+    half-way through a fetch or a send."""
+    for key, (kind, item, what) in _SHAPES.items():
+        value = data.get(key)
+        if value is None:
+            continue
+        items = list(value.values()) if isinstance(value, dict) else value
+        if not isinstance(value, kind) or not all(isinstance(i, item) for i in items):
+            return f"'{key}' is not {what}"
+        for record in items if item is dict else ():
+            for name, field_kind in _FIELDS.items():
+                if name in record and not isinstance(record[name], field_kind):
+                    return f"'{key}' holds a record whose '{name}' is not {field_kind.__name__}"
+            if key == "accepted" and not _instant(record.get("date")):
+                return f"'{key}' holds a record without a valid date"
+    return None
+
+
+def _instant(value: object) -> bool:
+    try:
+        return datetime.fromisoformat(str(value)).tzinfo is not None
+    except ValueError:
+        return False
 
 
 def write(path: Path, data: bytes | str) -> None:
@@ -132,9 +183,10 @@ def address(value: object) -> str:
     """The address in a header value we wrote ourselves (or the moderator gave), or "" when
     it is not exactly one address: a player's address hand-edited to `a@x, b@y` (which would
     mail their report and secret to both) or holding a line break is no address at all, as
-    it would be refused when set."""
+    it would be refused when set (a line break at its end too: it would end the headers of
+    every message to it)."""
     text = str(value or "")
-    if not text.strip() or not one_address(text.strip()):
+    if not text.strip() or any(c in text for c in "\r\n\0") or not one_address(text.strip()):
         return ""
     return parseaddr(text)[1].strip()
 

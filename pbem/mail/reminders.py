@@ -53,7 +53,7 @@ def queue_reminders(directory: Path, settings: Settings, now: datetime) -> Remin
             keys = [f"{r}/{reg.name}/{clock.format_duration(o)}" for o in passed]
             if all(k in done for k in keys) or not address(reg.email):
                 continue
-            name = _write(game, reg.name, reg.email, settings, deadline, now, keys[-1])
+            name = _write(game, reg.name, address(reg.email), settings, deadline, now, keys[-1])
             done.extend(k for k in keys if k not in done)
             save(directory / MAIL / SENT, sent)
             out.queued.append(name)

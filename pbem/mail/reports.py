@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import hashlib
 import html
+import io
 import json
 from collections.abc import Sequence
 from datetime import datetime
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
+from pbem.errors import GameFileError
 from pbem.game.history import REPORTS, played_in, read_history, report_dir
+from pbem.game.safety import FileProblem, read_regular
 from pbem.game.store import Game
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
 from pbem.mail.found import normal, toml_data
-from pbem.mail.records import domain, outgoing, slug
+from pbem.mail.records import address, domain, outgoing, slug
 from pbem.mail.told import speaking
 from pbem.present import i18n, report
 
@@ -61,18 +65,18 @@ def build_report(
     reg = game.registration(player)
     if reg is None or not text_path.exists():
         return None
-    text = text_path.read_text(encoding="utf-8")
+    text = _read(text_path)
     html_path = folder / f"{player}.html"
     page = (
-        html_path.read_text(encoding="utf-8")
+        _read(html_path)
         if html_path.exists()
         else f"<!doctype html>\n<html><body><pre>{html.escape(text)}</pre></body></html>\n"
     )
     view_path = folder / f"{player}.view.json"
-    view_bytes = view_path.read_bytes() if view_path.exists() else None
+    view_bytes = _read_bytes(view_path) if view_path.exists() else None
     view = json.loads(view_bytes) if view_bytes else None
     orders_path = folder / f"{player}.orders.toml"
-    orders = orders_path.read_text(encoding="utf-8") if orders_path.exists() else None
+    orders = _read(orders_path) if orders_path.exists() else None
     state = game.state
     latest = resolution == state.resolution - 1
     if orders is None and latest and player in state.awaiting() and state.player(player).alive:
@@ -80,7 +84,7 @@ def build_report(
 
     msg = outgoing(
         sender,
-        reg.email,
+        address(reg.email),
         f"[{game.name}] {report_subject(view, player, _played(game, resolution))}",
         game.name,
         "auto-generated",
@@ -110,6 +114,19 @@ def build_report(
     if kit is not None:
         msg.add_attachment(kit, maintype="application", subtype="zip", filename=KIT_NAME)
     return msg
+
+
+def _read_bytes(path: Path) -> bytes:
+    """A report file's bytes; one that is not a regular file (a FIFO) is refused unopened."""
+    try:
+        return read_regular(path)
+    except FileProblem as err:
+        raise GameFileError(f"cannot read {path}: {err}") from None
+
+
+def _read(path: Path) -> str:
+    """A report file's text, line ends read as Python reads text."""
+    return io.TextIOWrapper(io.BytesIO(_read_bytes(path)), encoding="utf-8").read()
 
 
 def kit_note(player: str) -> str:

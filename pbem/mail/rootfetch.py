@@ -33,6 +33,7 @@ from pbem.mail.answers import MAX_WORDS, write_reply
 from pbem.mail.fetch import _Fetcher, game_fetch
 from pbem.mail.mailboxes import Mailbox, opened
 from pbem.mail.message import Letter, read_body, read_head
+from pbem.mail.muting import Muting
 from pbem.mail.outcomes import FetchResult, Verdict, not_to_the_end
 from pbem.mail.records import (
     MAIL,
@@ -206,7 +207,10 @@ class _Routing:
         if name is None:
             if self.answers is None:
                 settings = in_force(self.root, (), self.flags)
-                self.answers = _RootAnswers(self.root, settings, self.now, self.games.by_name)
+                muting = Muting(self.seen, self.now)
+                self.answers = _RootAnswers(
+                    self.root, settings, self.now, self.games.by_name, muting=muting
+                )
             outcome = self.answers.take(key, entry, letter)
             self.out.unrouted.append(outcome)
             self.record(key, {"game": None, "reply": outcome.reply})
@@ -314,6 +318,8 @@ class _RootAnswers:
     _languages: dict[str, str] = field(default_factory=dict)
     told: list[str] = field(default_factory=list)
     """The players' messages for the moderator's note."""
+    muting: Muting | None = None
+    """The limits of answers to one address (the root's own, in ROOT/mail/seen.json)."""
 
     def plays_in(self, sender: str) -> list[str]:
         """The games of the root in which `sender` is a player's registered address."""
@@ -357,6 +363,10 @@ class _RootAnswers:
             who = f"{frm} is not a player's address" if frm else "no sender to answer"
             return Unrouted(mid, frm, (why, f"not answered: {who}"), kept=kept)
         listing = ", ".join(games)
+        muted = self.muting.muted(frm, letter) if self.muting is not None else None
+        if muted is not None:
+            self.told.append(f"{printable(mid)} from {printable(frm)}\n  not answered: {muted}")
+            return Unrouted(mid, frm, (why, f"not answered: {muted}"))
         subject = printable(letter.subject)
         lang = self.language(frm)
         _ = lang._
@@ -419,7 +429,10 @@ class _RootAnswers:
         sender = self.settings.sender
         out = outgoing(sender, to, subject, self.root.name, "auto-replied", self.now)
         out["Reply-To"] = self.settings.reply_to
-        return write_reply(self.root, key, letter, out, body, "root", sender)
+        name = write_reply(self.root, key, letter, out, body, "root", sender)
+        if self.muting is not None:
+            self.muting.answered(to, str(out["Message-ID"]), letter)
+        return name
 
     def keep(self, key: str, raw: bytes | None, reason: str, letter: Letter | None = None) -> str:
         return keep_rejected(

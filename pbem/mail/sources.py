@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import itertools
 import mailbox
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from pbem.errors import PbemError
+from pbem.game.safety import not_regular
 from pbem.mail.message import HEAD_BYTES, MAX_MESSAGE_BYTES
 
 
@@ -86,11 +88,31 @@ def read_entries(sources: Sources) -> Iterator[Entry]:
 
 def _files(paths: Sequence[Path]) -> Iterator[Entry]:
     for path in paths:
+        kind = not_regular(path)
+        if kind is not None:  # a FIFO would block the opening for ever
+            yield Entry(f"file {path}", error=f"cannot read {path}: it is {kind}, not a file")
+            continue
         try:
             with path.open("rb") as handle:
                 yield entry_of(f"file {path}", _read(handle))
         except OSError as err:
             yield Entry(f"file {path}", error=f"cannot read {path}: {err.strerror or err}")
+
+
+def _odd_entries(path: Path, colon: str) -> dict[str, str]:
+    """The Maildir entries (by key) that are not regular files, and what they are: a FIFO
+    there would block the reading of it for ever."""
+    odd: dict[str, str] = {}
+    for sub in ("new", "cur"):
+        try:
+            names = os.listdir(path / sub)
+        except OSError:
+            continue
+        for name in names:
+            kind = not_regular(path / sub / name)
+            if kind is not None and not name.startswith("."):
+                odd[name.split(colon)[0]] = kind
+    return odd
 
 
 def _maildir(path: Path) -> Iterator[Entry]:
@@ -100,7 +122,11 @@ def _maildir(path: Path) -> Iterator[Entry]:
     except (OSError, mailbox.Error) as err:
         raise PbemError(f"cannot read the Maildir {path}: {err}") from None
     order: list[tuple[float, str, str | None]] = []
+    odd = _odd_entries(path, box.colon)
     for key in keys:
+        if key in odd:
+            order.append((float("inf"), key, f"it is {odd[key]}, not a regular file"))
+            continue
         try:
             dated: Any = box.get_message(key)
             order.append((dated.date, key, None))

@@ -259,6 +259,7 @@ def record_from_view(data: Mapping[str, Any]) -> DiceRecord:
         resolution = section["resolution"]
         if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 0:
             raise TypeError("the resolution is not a number")
+        resolution = _in_chain(resolution)
         commitment = data.get("commitment")
         return DiceRecord(
             parse_hex_key(_hex_text(section["key"]), "key"),
@@ -299,6 +300,19 @@ def _orders_of_view(
         parse_hex_key(_hex_text(again), "salt") if again is not None else None,
         parse_hex_key(_hex_text(section["dice_key"]), "dice key"),
     )
+
+
+def _in_chain(resolution: int | str) -> int:
+    """A resolution number as a report gives it, refused when no game's key chain reaches it
+    (following the chain from it would hash that many times)."""
+    digits = str(resolution)
+    if len(digits) > len(str(dice.MAX_CHAIN_LENGTH)) or int(digits) >= dice.MAX_CHAIN_LENGTH:
+        raise VerifyError(
+            f"the report gives resolution {quoted(digits, 20)}, beyond the key chain of any "
+            f"game (at most {dice.MAX_CHAIN_LENGTH} keys): this is not a report pbem wrote; "
+            "give the report's .txt or .view.json file as it was sent"
+        )
+    return int(digits)
 
 
 def _hex_text(value: object) -> str:
@@ -410,7 +424,7 @@ def _record_from_report(text: str) -> DiceRecord:
             played = _played(m.group(1))
         elif m := _KEY_LINE.match(line):
             number, rest = _found(m)
-            resolution, key = int(number or ""), _key_after(rest, lines, i)
+            resolution, key = _in_chain(number or ""), _key_after(rest, lines, i)
         elif m := _PREVIOUS_LINE.match(line):
             previous = _key_after(_found(m)[1], lines, i)
         elif m := _COMMITMENT_LINE.match(line):
