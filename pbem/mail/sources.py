@@ -90,7 +90,9 @@ def _files(paths: Sequence[Path]) -> Iterator[Entry]:
     for path in paths:
         kind = not_regular(path)
         if kind is not None:  # a FIFO would block the opening for ever
-            yield Entry(f"file {path}", error=f"cannot read {path}: it is {kind}, not a file")
+            yield Entry(
+                f"file {path}", error=f"cannot read {path}: this is {kind}, not a regular file"
+            )
             continue
         try:
             with path.open("rb") as handle:
