@@ -147,7 +147,9 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
 
     loaders: list[jinja2.BaseLoader] = []
     if own is not None:
-        loaders.append(jinja2.FileSystemLoader(str(own)))
+        from pbem.present.own_templates import OwnTemplates
+
+        loaders.append(OwnTemplates(own.parent))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
     # pbem's own templates alone need no sandbox: it guards against a game's own (a value a
     # player wrote is escaped and made printable the same way in both).
@@ -214,10 +216,32 @@ def _sandbox() -> type[ImmutableSandboxedEnvironment]:
     a thousand attributes, of a dozen kinds)."""
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+    from pbem.present import own_templates as limits
+
     class Sandbox(ImmutableSandboxedEnvironment):
+        """The sandbox, with the limits of a game's own templates (own_templates): loops and
+        calls counted, the operators that can make huge values bounded."""
+
+        intercepted_binops = frozenset({"**", "*", "%", "+"})
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.verdicts: dict[tuple[type[Any], str], bool] = {}
+            self.steps = limits.Steps()
+            self.filters[limits.COUNTED] = self.steps.counted
+
+        def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
+            return limits.count_loops(super()._parse(source, name, filename))
+
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+            __self.steps.take()
+            return super().call(__context, __obj, *args, **kwargs)
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            problem = limits.bounded_binop(operator, left, right)
+            if problem is not None:
+                raise limits.TemplateRefused(f"{problem}; {limits.FIX}")
+            return super().call_binop(context, operator, left, right)
 
         def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
             key = (type(obj), attr)
@@ -358,8 +382,13 @@ def render_template(env: jinja2.Environment, name: str, context: Mapping[str, An
     import jinja2
 
     fix = "fix the template and run the command again"
+    steps = getattr(env, "steps", None)
+    if steps is not None:  # a game's own templates: the steps are counted from here
+        steps.begin()
     try:
         return env.get_template(name).render(context)
+    except PbemError as err:  # refused by the loader or stopped by a limit (own_templates)
+        raise TemplateProblem(f"template {_template_line(err, name)}: {err}") from None
     except jinja2.TemplateSyntaxError as err:
         where = f"{err.filename or err.name or name} line {err.lineno}"
         raise TemplateProblem(f"template {where}: {err.message}; {fix}") from None
