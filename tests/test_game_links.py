@@ -143,6 +143,21 @@ def test_a_catalogue_reached_through_a_link_is_refused(
 
 # --- the folders pbem reads and writes ------------------------------------------------------
 
+EVERY_COMMAND = [
+    ["show", "{d}"],
+    ["check", "{d}"],
+    ["resolve", "{d}"],
+    ["dice", "{d}"],
+    ["audit", "{d}"],
+    ["stats", "{d}"],
+    ["undo", "{d}", "--why", "a mistake"],
+    ["mail", "fetch", "{d}", "{m}"],
+    ["mail", "send", "{d}", "--dry-run"],
+    ["mail", "resend", "{d}", "--player", "alice"],
+    ["config", "{d}", "player.alice.email=alice@example.org"],
+    ["deadline", "{d}", "--extend", "2d", "--why", "a holiday"],
+]
+"""Every command that opens a game: each refuses the game before it reads or writes in it."""
 FOLDERS = ["reports", "orders", "orders/done", "history", "mail", "mail/rejected", "outbox"]
 
 
@@ -161,9 +176,11 @@ def test_a_folder_of_the_game_that_is_a_link_is_refused_and_nothing_outside_is_w
         real.rmdir()
     real.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(outside, real)
+    message = tmp_path / "message.eml"
+    message.write_text("From: stranger@example.org\nSubject: hello\n\nhello\n")
     before, there = snapshot(playing_dir), snapshot(outside)
-    for command in (["resolve", playing_dir], ["mail", "send", playing_dir, "--dry-run"]):
-        refused(run(*command, code=1), real)
+    for command in EVERY_COMMAND:
+        refused(run(*(a.format(d=playing_dir, m=message) for a in command), code=1), real)
     assert snapshot(outside) == there
     assert snapshot(playing_dir) == before
 

@@ -62,6 +62,14 @@ RUNAWAY_TEMPLATES = {
     "a huge power": ("{{ 10 ** 100000000 }}\n", "is too large a number"),
     "a huge repeat": ("{{ 'x' * 10 ** 9 }}\n", "items is too long"),
     "a huge format width": ("{{ '%999999999s' % 'x' }}\n", "items is too long"),
+    "a huge width to a filter": ("{{ 'x'|center(999999999) }}\n", "center was given 999,999,999"),
+    "a huge count to a filter": ("{{ [1]|slice(999999999)|list }}\n", "slice was given"),
+    "a huge lipsum": ("{{ lipsum(999999999) }}\n", "lipsum was given"),
+    "a huge pad": ("{{ 'x'|pad(999999999) }}\n", "pad was given"),
+    "a huge width to |format": ("{{ '%999999999s'|format('x') }}\n", "items is too long"),
+    "a huge width given to %": ("{{ '%*s' % (999999999, 'x') }}\n", "items is too long"),
+    "a huge width to .format": ("{{ '{:>999999999}'.format('x') }}\n", "too wide a field"),
+    "a huge width given to .format": ("{{ '{:{}}'.format('x', 999999999) }}\n", "too wide a"),
 }
 
 
@@ -87,12 +95,13 @@ def test_a_template_within_the_limits_renders(playing_dir: Path) -> None:
     (playing_dir / "templates" / "report.txt.j2").write_text(
         "{% macro two(n) %}{{ n * 2 }}{% endmacro %}"
         "{% for i in range(300) %}{% for j in range(300) %}{% endfor %}{% endfor %}"
-        "{{ two(21) }} {{ 2 ** 100 }} {{ '%-20s|' % 'x' }} {{ 'ab' * 3 }}\n"
+        "{{ two(21) }} {{ 2 ** 100 }} {{ '%-20s|' % 'x' }} {{ 'ab' * 3 }}"
+        " {{ 'x'|center(5) }} {{ '{:>4}'.format(7) }} {{ 123456789|number }}\n"
     )
     write_skeletons(playing_dir)
     processor.resolve_game(playing_dir)
     text = (playing_dir / "reports").glob("0002-*/alice.txt")
-    assert next(text).read_text() == f"42 {2**100} {'x':<20}| ababab\n"
+    assert next(text).read_text() == f"42 {2**100} {'x':<20}| ababab   x      7 123,456,789\n"
 
 
 def test_the_limits_are_those_documented() -> None:
@@ -100,6 +109,7 @@ def test_the_limits_are_those_documented() -> None:
     templates = " ".join((docs / "game-directory.md").read_text().split())
     assert f"at most {own_templates.STEPS:,} steps" in templates
     assert f"{own_templates.LONGEST:,} items" in templates
+    assert f"no number over {own_templates.MAX_ARGUMENT:,}" in templates
     assert f"at most {own_templates.TEMPLATE_LIMIT // 1024} KiB" in templates
     languages = " ".join((docs / "languages.md").read_text().split())
     assert f"precision over {own_catalogue.WIDEST} " in languages
@@ -208,6 +218,6 @@ def test_a_damaged_catalogue_stops_its_game_alone_in_a_root(tmp_path: Path) -> N
 
 def test_conversions_are_read_as_python_formats_them() -> None:
     found = list(own_catalogue.conversions("%(a)-5.2f %% %s %(b)*d 100%"))
-    assert found == [("a", 5, "f"), (None, 0, "%"), (None, 0, "s"), ("b", 10**9, "d")] + [
+    assert found == [("a", 5, "f"), (None, 0, "%"), (None, 0, "s"), ("b", -1, "d")] + [
         (None, 0, "")
     ]

@@ -46,7 +46,7 @@ class CatalogueProblem(PbemError):
 
 def conversions(text: str) -> Iterator[tuple[str | None, int, str]]:
     """The %-conversions of `text`: name (None when it has none), the larger of its width and
-    precision (a '*' counts as 10**9), kind; a '%' that begins none is kind ''."""
+    precision (-1 for a '*': given with the values), kind; a '%' that begins none is kind ''."""
     at = 0
     while (start := text.find("%", at)) >= 0:
         match = _CONVERSION.match(text, start)
@@ -55,7 +55,9 @@ def conversions(text: str) -> Iterator[tuple[str | None, int, str]]:
             at = start + 1
             continue
         numbers = [match["width"], match["precision"]]
-        widths = [int(n) if n != "*" and len(n) < 10 else 10**9 for n in numbers if n]
+        widths = [-1 if n == "*" else int(n) if len(n) < 10 else 10**9 for n in numbers if n]
+        if -1 in widths:
+            widths = [-1]
         yield match["name"], max(widths, default=0), match["kind"]
         at = match.end()
 
@@ -69,7 +71,7 @@ def translation_problem(message: str, translated: str, plural: bool) -> str | No
     if plural:
         given.setdefault("num", set()).update(_ANY_VALUE)
     for name, width, kind in conversions(translated):
-        if width > WIDEST:
+        if width > WIDEST or width < 0:
             return f"a format width or precision over {WIDEST} in {translated[:60]!r}"
         if kind == "%":
             continue

@@ -180,6 +180,10 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.filters["number"] = lambda n: i18n.language(language).number(n)
     env.globals["wrap"] = i18n.wrap
     env.globals["width"] = i18n.display_width
+    if own is not None:  # every filter of a game's own templates, its numbers bounded
+        from pbem.present.own_templates import bound_arguments
+
+        bound_arguments(env)
     return env
 
 
@@ -209,79 +213,11 @@ def _translators(catalogue: gettext.NullTranslations) -> dict[str, Callable[...,
     return {"_": translated, "gettext": translated, "ngettext": counted}
 
 
-@functools.cache
 def _sandbox() -> type[ImmutableSandboxedEnvironment]:
-    """Jinja2's immutable sandbox, its verdict on an attribute remembered by the type of the
-    object and the attribute's name, the only things the verdict depends on (a report reads
-    a thousand attributes, of a dozen kinds)."""
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    """Jinja2's immutable sandbox with the limits of a game's own templates (own_templates)."""
+    from pbem.present.own_templates import sandbox
 
-    from pbem.present import own_templates as limits
-
-    class Sandbox(ImmutableSandboxedEnvironment):
-        """The sandbox, with the limits of a game's own templates (own_templates): loops and
-        calls counted, the operators that can make huge values bounded."""
-
-        intercepted_binops = frozenset({"**", "*", "%", "+"})
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.verdicts: dict[tuple[type[Any], str], bool] = {}
-            self.steps = limits.Steps()
-            self.filters[limits.COUNTED] = self.steps.counted
-
-        def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
-            return limits.count_loops(super()._parse(source, name, filename))
-
-        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-            __self.steps.take()
-            return super().call(__context, __obj, *args, **kwargs)
-
-        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-            problem = limits.bounded_binop(operator, left, right)
-            if problem is not None:
-                raise limits.TemplateRefused(f"{problem}; {limits.FIX}")
-            return super().call_binop(context, operator, left, right)
-
-        def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
-            key = (type(obj), attr)
-            verdict = self.verdicts.get(key)
-            if verdict is None:
-                verdict = self.verdicts[key] = super().is_safe_attribute(obj, attr, value)
-            return verdict
-
-        def getattr(self, obj: Any, attribute: str) -> Any:
-            """The sandbox's `getattr`, with shortcuts that give the same answers: a name that
-            is no attribute of a plain dict is a key; a plain value (no method) needs only the
-            verdict on its attribute."""
-            kind = type(obj)
-            if kind is dict and attribute not in _DICT_ATTRIBUTES:
-                try:
-                    return obj[attribute]
-                except KeyError:
-                    return self.undefined(obj=obj, name=attribute)
-            try:
-                value = getattr(obj, attribute)
-            except AttributeError:
-                try:
-                    return obj[attribute]
-                except (TypeError, LookupError):
-                    return self.undefined(obj=obj, name=attribute)
-            if type(value) not in _PLAIN_VALUES:
-                wrapped = self.wrap_str_format(value)
-                if wrapped is not None:
-                    return wrapped
-            if self.is_safe_attribute(obj, attribute, value):
-                return value
-            return self.unsafe_undefined(obj, attribute)
-
-    return Sandbox
-
-
-_DICT_ATTRIBUTES = frozenset(dir(dict))
-"""Every attribute a plain dict has (its methods): any other name read from a dict is a key."""
-_PLAIN_VALUES = frozenset({str, int, float, bool, type(None), tuple, list, dict})
-"""Values that are never a bound `str.format`, which the sandbox wraps."""
+    return sandbox()
 
 
 def columns(text: str, indent: str | int = "", more: str | int | None = None) -> str:
