@@ -15,7 +15,7 @@ from test_mail import make_template, run, running_server
 
 from pbem.game import processor
 from pbem.game.history import report_dir
-from pbem.game.safety import first_link
+from pbem.game.safety import first_link, link_on_the_way
 from pbem.game.store import read_game
 from pbem.mail import send
 from pbem.present import i18n, report
@@ -201,6 +201,23 @@ def test_an_order_file_linked_to_the_game_file_is_refused_alone_and_nothing_leak
     assert os.path.islink(playing_dir / "orders" / "zz-game.toml")  # left as rejected files are
     assert (playing_dir / "game.toml").read_bytes() != game_file  # written anew, not through
     assert not (playing_dir / "game.toml").is_symlink()
+
+
+def test_a_game_folder_reached_through_a_link_of_the_moderators_is_used(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    """Only what is inside the game is looked at: the game's own folder, or a folder above
+    it, may be a link (a moderator's ~/games pointing to another disk)."""
+    write_skeletons(playing_dir)
+    (playing_dir / "templates").mkdir()
+    (playing_dir / "templates" / "report.txt.j2").write_text("own template\n")
+    mo_file(playing_dir / "locale" / "en" / "LC_MESSAGES", "en")
+    linked = tmp_path / "linked"
+    os.symlink(playing_dir, linked)
+    assert link_on_the_way(linked, linked / "templates" / "report.txt.j2") is None
+    run("resolve", linked)
+    assert (report_dir(playing_dir, 2) / "alice.txt").read_text() == "own template\n"
+    assert "FROM OUTSIDE" in (report_dir(playing_dir, 2) / "alice.html").read_text()
 
 
 def test_a_link_inside_a_folder_of_the_game_is_found(playing_dir: Path, tmp_path: Path) -> None:

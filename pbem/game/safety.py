@@ -96,15 +96,16 @@ def refuse_links(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> No
 
 
 def link_on_the_way(top: Path, path: Path) -> Path | None:
-    """The first symbolic link on the way from `top` down to `path` (both included, each part
-    looked at with lstat, nothing followed), or None; the way stops at the first part missing.
+    """The first symbolic link on the way from `top` down to `path` (`path` included, `top`
+    not: the game's folder may be reached through a link of the moderator's), each part looked
+    at with lstat and nothing followed, or None; the way stops at the first part missing.
     `path` lies inside `top` (ValueError otherwise), named without '..'."""
     parts = path.relative_to(top).parts
     if ".." in parts:
         raise ValueError(f"{path} is named with '..'")
     current = top
-    for part in ("", *parts):
-        current = current / part if part else current
+    for part in parts:
+        current = current / part
         try:
             if stat.S_ISLNK(os.lstat(current).st_mode):
                 return current
