@@ -146,7 +146,7 @@ def read_bounded(path: Path, limit: int, *, follow: bool = True) -> bytes:
         raise FileProblem(_too_big(before.st_size, limit))
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     if not follow:
-        flags |= os.O_NOFOLLOW
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except OSError as err:

@@ -8,13 +8,16 @@ template that is not a regular file (a FIFO, a device) is refused without being 
 
 A rendering in the sandbox counts its steps: every pass of a loop and every call (a macro, a
 function, a method) is one. A rendering that takes more than `STEPS` is stopped with a sentence
-naming the template; pbem's own templates take a few thousand for a report. The operators that
-can make a huge value from two small ones (`**`, `*` and `+` on text or lists, `%` with a
-format width) are bounded the same way, so that one expression cannot run for ever either.
+naming the template; pbem's own templates take a few hundred for a report. What can make a
+huge value from small ones is bounded too: `**`, `*`, `+` and `%` (and `str.format`) may not
+make a text or list over LONGEST, a filter or `lipsum()` is given no number over MAX_ARGUMENT,
+and a rendering may take at most MEMORY more bytes of memory (on Linux, through the process's
+address-space limit, set for the rendering and restored after it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -41,6 +44,8 @@ count); the value a filter is applied to may be any number."""
 LONGEST = 1_000_000
 """The longest text or list one `*` or `%` of a game's own template may make, and the largest
 format width or precision it may ask for."""
+MEMORY = 256 * 1024**2
+"""The most memory, in bytes, one rendering of a game's own template may take."""
 COUNTED = "pbem_counted"
 """The filter every loop of a game's own template is read through (added when compiled)."""
 
@@ -87,13 +92,23 @@ class OwnTemplates(jinja2.BaseLoader):
 
 
 class Steps:
-    """The steps left to the rendering under way (`begin` starts one)."""
+    """The steps left to the rendering under way (`rendering` starts one)."""
 
     def __init__(self) -> None:
         self.left = STEPS
 
-    def begin(self) -> None:
+    @contextlib.contextmanager
+    def rendering(self) -> Iterator[None]:
+        """One rendering: STEPS steps, and at most MEMORY more bytes of memory."""
         self.left = STEPS
+        try:
+            with memory_bound():
+                yield
+        except MemoryError as err:
+            raise TemplateRefused(
+                f"the template needed more than {MEMORY // 1024**2} MiB of memory and was "
+                f"stopped; a report needs a few megabytes: {FIX}"
+            ) from err
 
     def take(self) -> None:
         self.left -= 1
@@ -108,6 +123,33 @@ class Steps:
         for item in items:
             self.take()
             yield item
+
+
+@contextlib.contextmanager
+def memory_bound() -> Iterator[None]:
+    """At most MEMORY more bytes of address space for the process while it renders a game's
+    own template (where the system sets such a limit: Linux), so that a template that doubles
+    a text forty times meets MemoryError instead of taking the machine's memory."""
+    limit = None
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            size = int(statm.read().split()[0]) * resource.getpagesize()
+        wanted = size + MEMORY
+        if (soft == resource.RLIM_INFINITY or soft > wanted) and (
+            hard == resource.RLIM_INFINITY or hard >= wanted
+        ):
+            resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+            limit = (soft, hard)
+    except (ImportError, OSError, ValueError):
+        pass  # no such limit here: the steps still bound the time
+    try:
+        yield
+    finally:
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, limit)
 
 
 def count_loops(template: nodes.Template) -> nodes.Template:

@@ -9,6 +9,7 @@ the player's view of the state, so that nothing secret can reach a template by a
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gettext
 import traceback
@@ -318,13 +319,13 @@ def render_template(env: jinja2.Environment, name: str, context: Mapping[str, An
     import jinja2
 
     fix = "fix the template and run the command again"
-    steps = getattr(env, "steps", None)
-    if steps is not None:  # a game's own templates: the steps are counted from here
-        steps.begin()
+    steps = getattr(env, "steps", None)  # a game's own templates: rendered within limits
     try:
-        return env.get_template(name).render(context)
+        with steps.rendering() if steps is not None else contextlib.nullcontext():
+            return env.get_template(name).render(context)
     except PbemError as err:  # refused by the loader or stopped by a limit (own_templates)
-        raise TemplateProblem(f"template {_template_line(err, name)}: {err}") from None
+        where = _template_line(err.__cause__ or err, name)
+        raise TemplateProblem(f"template {where}: {err}") from None
     except jinja2.TemplateSyntaxError as err:
         where = f"{err.filename or err.name or name} line {err.lineno}"
         raise TemplateProblem(f"template {where}: {err.message}; {fix}") from None
