@@ -220,6 +220,25 @@ def test_a_game_folder_reached_through_a_link_of_the_moderators_is_used(
     assert "FROM OUTSIDE" in (report_dir(playing_dir, 2) / "alice.html").read_text()
 
 
+@pytest.mark.parametrize("link", ["templates/g.j2", "reports", "locale"])
+def test_a_new_game_in_a_folder_with_a_link_is_not_created(tmp_path: Path, link: str) -> None:
+    """A moderator copies a template pack into a new game's folder, then runs `pbem new`."""
+    directory, outside = tmp_path / "spring", tmp_path / "outside"
+    outside.mkdir()
+    (directory / "templates").mkdir(parents=True)
+    (directory / "templates" / "report.txt.j2").write_text('{% include "g.j2" %}\n')
+    if link == "templates/g.j2":
+        (tmp_path / "secret.txt").write_text("the moderator's own secret\n")
+        os.symlink(tmp_path / "secret.txt", directory / link)
+    else:
+        (directory / "templates" / "g.j2").write_text("hello\n")
+        os.symlink(outside, directory / link)
+    before, there = snapshot(directory), snapshot(outside)
+    refused(run("new", directory, "--players", "alice,bob,carol", code=1), directory / link)
+    assert snapshot(directory) == before and snapshot(outside) == there
+    assert not (directory / "game.toml").exists()
+
+
 def test_a_link_inside_a_folder_of_the_game_is_found(playing_dir: Path, tmp_path: Path) -> None:
     os.symlink(tmp_path, report_dir(playing_dir, 1) / "elsewhere")
     assert first_link(playing_dir) == report_dir(playing_dir, 1) / "elsewhere"
