@@ -151,6 +151,7 @@ EVERY_COMMAND = [
     ["audit", "{d}"],
     ["stats", "{d}"],
     ["undo", "{d}", "--why", "a mistake"],
+    ["release", "{d}"],
     ["mail", "fetch", "{d}", "{m}"],
     ["mail", "send", "{d}", "--dry-run"],
     ["mail", "resend", "{d}", "--player", "alice"],
