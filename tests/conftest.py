@@ -34,6 +34,17 @@ def new_game(directory: Path, players: str = "alice,bob,carol", **options: objec
     return directory
 
 
+def games_of_a_root(root: Path, *names: str) -> list[Path]:
+    """Games of two players named `names` in `root`, each with its order files written."""
+    games = [root / name for name in names]
+    for directory in games:
+        processor.new_game(
+            directory, processor.parse_player_list(["a", "b"]), Options(), name=directory.name
+        )
+        write_skeletons(directory)
+    return games
+
+
 def skeleton(directory: Path, player: str) -> str:
     """The ready order file a player's latest report holds (valid as it is)."""
     game = read_game(directory)

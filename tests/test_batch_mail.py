@@ -217,6 +217,30 @@ def test_a_game_that_cannot_take_its_mail_gets_it_next_time(root: Path, tmp_path
     assert output.splitlines()[-1] == "3 messages read: 1 to 1 games, 0 for no game, 2 read before"
 
 
+def test_a_game_whose_mail_folder_is_a_link_takes_none_and_the_others_do(
+    root: Path, tmp_path: Path
+) -> None:
+    """mail/ linked elsewhere: the fetch writes nothing there (no rejected message, no seen
+    list), the game's message is read again next time, the other games take theirs."""
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[:3])
+    elsewhere = tmp_path / "elsewhere"
+    if (root / "duel" / "mail").exists():
+        shutil.move(root / "duel" / "mail", elsewhere)
+    else:
+        elsewhere.mkdir()
+    there = snapshot(elsewhere)
+    (root / "duel" / "mail").symlink_to(elsewhere)
+    output = run("mail", "fetch", root, "--maildir", box, code=1)
+    assert f"failed: duel: {root / 'duel' / 'mail'} is a symbolic link" in output, output
+    assert "read again next time" in output
+    assert (root / "friday" / "orders" / "ann.toml").exists()
+    assert snapshot(elsewhere) == there
+    (root / "duel" / "mail").unlink()
+    shutil.move(elsewhere, root / "duel" / "mail")
+    output = run("mail", "fetch", root, "--maildir", box)
+    assert "accepted: <2@t> from ann@example.org (ann)" in output
+
+
 # --- sending -----------------------------------------------------------------------------------
 
 

@@ -261,9 +261,11 @@ def test_map_json_agrees_with_the_printed_board() -> None:
     ]
 
 
+@pytest.mark.timeout(300)  # some 40 resolutions of five commands each, on a busy machine
 def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Path) -> None:
     directory = tmp_path / "outside"
-    run("new", directory, "--players", "alice,bob", "--seed", SEED.hex())
+    # A seed whose game ends within the resolutions allowed (the dice follow the orders).
+    run("new", directory, "--players", "alice,bob", "--seed", "06" * 32)
     result = external_driver.main(directory, 120)
     assert result["phase"] == "over", result
     assert result["rolls"] > 0

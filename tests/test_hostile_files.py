@@ -142,6 +142,9 @@ SPECIAL = {
     "device": "a device",
     "link to a fifo": "a named pipe (FIFO)",
 }
+IN_THE_GAME = SPECIAL | {"device": "a symbolic link", "link to a fifo": "a symbolic link"}
+"""What each is called in the game's orders/, where no link is followed (a path given to
+`check --view` is the player's own, and followed)."""
 
 
 @pytest.mark.parametrize("kind", sorted(SPECIAL))
@@ -152,12 +155,12 @@ def test_an_order_file_that_is_not_a_regular_file_is_refused_without_blocking(
     special = _special(playing_dir, kind)
     before = snapshot(playing_dir)
     out = run("check", playing_dir, special, code=1)
-    assert f"zz-special.toml: this is {SPECIAL[kind]}, not a regular file" in out
+    assert f"zz-special.toml: this is {IN_THE_GAME[kind]}, not a regular file" in out
     assert snapshot(playing_dir) == before
     out = run("check", "--view", report_dir(playing_dir, 1) / "alice.view.json", special, code=1)
     assert f"zz-special.toml: this is {SPECIAL[kind]}" in out
     out = run("resolve", playing_dir)
-    assert f"rejected: zz-special.toml: this is {SPECIAL[kind]}, not a regular file" in out
+    assert f"rejected: zz-special.toml: this is {IN_THE_GAME[kind]}, not a regular file" in out
     assert "Resolved test-game turn 1 (resolution 2, history/0002.toml)" in out
     assert os.path.lexists(special)
 

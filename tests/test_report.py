@@ -771,7 +771,7 @@ def test_templates_compiled_for_the_sandbox_are_kept_apart_from_the_builtin_ones
             cache = template_cache(str(folder), sandboxed=sandboxed)
             assert _rendered_with_cache(playing_dir, cache, own if sandboxed else None) == plain
     names = {p.name.rsplit("_", 1)[0] for p in folder.iterdir()}
-    assert names == {f"__pbem-{__version__}-sandbox", f"__pbem-{__version__}-builtin"}
+    assert names == {f"__pbem-{__version__}-limited", f"__pbem-{__version__}-builtin"}
 
 
 def test_a_damaged_or_missing_template_cache_only_costs_time(

@@ -15,7 +15,7 @@ from pbem.core.orders import Orders, between_cuts
 from pbem.core.problems import check_text
 from pbem.errors import PbemError, Problem
 from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates
-from pbem.game.history import order_files
+from pbem.game.history import ORDERS, order_files
 from pbem.game.store import Game, read_game
 from pbem.present.i18n import language, moderator_language
 
@@ -27,8 +27,9 @@ def check_submission(
     problem at once (`pbem.core.problems.check_text`), told in `language` (None: the
     moderator's, PBEM_LANG)."""
     told = {"language": language or moderator_language(), "board": game.state.board.name}
-    if text is None:
-        read = read_order_text(path)
+    if text is None:  # an order file in the game's orders/ is not read through a link
+        inside = path.parent.absolute() == (game.path / ORDERS).absolute()
+        read = read_order_text(path, follow=not inside)
         if isinstance(read, Problem):
             return Submission(path, "", None, (read,), **told)
         text = read

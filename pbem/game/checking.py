@@ -50,11 +50,11 @@ class Submission:
         return printable(lang._("%(file)s: valid.", file=self.path.name))
 
 
-def read_order_text(path: Path) -> str | Problem:
+def read_order_text(path: Path, *, follow: bool = True) -> str | Problem:
     """An order file's text, or the problem that stops it being read (never blocking, never
-    past the size limit: see safety.read_bounded)."""
+    past the size limit, a link refused unless `follow`: see safety.read_bounded)."""
     try:
-        return read_text(path, ORDER_FILE_LIMIT)
+        return read_text(path, ORDER_FILE_LIMIT, follow=follow)
     except FileProblem as err:
         return Problem(str(err))
     except UnicodeDecodeError:

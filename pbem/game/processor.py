@@ -63,7 +63,7 @@ from pbem.game.history import (
 from pbem.game.players import EMAIL
 from pbem.game.replay import randomness, recorded_orders, replay_orders
 from pbem.game.root import refuse_duplicate
-from pbem.game.safety import disk_error
+from pbem.game.safety import disk_error, refuse_links
 from pbem.game.store import (
     PLAYER_NAME_RULE,
     Game,
@@ -239,6 +239,7 @@ def new_game(
                 f"{directory} already holds a game ({', '.join(found)}): choose another "
                 "directory, or move those away first"
             )
+        refuse_links(directory)  # a template pack copied in may carry links
         from pbem.present import report  # Jinja2 and the reports: only when rendering
 
         reports = report.render_reports(game, 0, events, now=now)

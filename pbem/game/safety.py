@@ -1,5 +1,6 @@
-"""Defences against files that are not what they claim: bounded reads that never block, the
-sentence a disk fault deserves, and the temporary files a killed run leaves behind.
+"""Defences against files that are not what they claim: bounded reads that never block, links
+that would lead out of a game folder, the sentence a disk fault deserves, and the temporary
+files a killed run leaves behind.
 
 A moderator runs pbem unattended on files from strangers, so no single file may stop it: a FIFO
 named `alice.toml` must not hang a resolution, a 2 GB "order file" must not be read into
@@ -16,7 +17,7 @@ import re
 import stat
 from pathlib import Path
 
-from pbem.errors import DiskError
+from pbem.errors import DiskError, GameFileError
 
 ORDER_FILE_LIMIT = 64 * 1024
 """The largest order file read, in bytes (mail refuses larger ones too)."""
@@ -29,12 +30,95 @@ TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 """The name `atomic_write` gives its temporary files: `.<name>.<8 random characters>.tmp`."""
 
 
+GAME_FOLDERS = ("history", "reports", "orders", "mail", "outbox", "templates", "locale")
+"""The folders of a game (and of a folder of games) that pbem reads, writes or mails from: none
+of them, and nothing in them, may be a symbolic link (`refuse_links`)."""
+
+
 class FileProblem(Exception):
     """Why a file cannot be read, in words for the person who gave it (not a PbemError: the
     caller decides whether it stops a command or only refuses that one file)."""
 
 
+def first_link(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> Path | None:
+    """The first symbolic link among `folders` of `directory` and everything in them, or None.
+
+    Nothing is followed: each folder is looked at with lstat and walked entry by entry, so a
+    link is found wherever it is (a folder that is a link, a link to a folder outside, a file
+    that is a link to the game file) and nothing it points to is read. A link among the order
+    files waiting in orders/ is left to the reading of orders, which refuses it alone."""
+    for name in folders:
+        top = directory / name
+        try:
+            if stat.S_ISLNK(os.lstat(top).st_mode):
+                return top
+        except OSError:
+            continue  # missing: pbem makes it when it needs it
+        waiting = [str(top)]
+        while waiting:
+            folder = waiting.pop()
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.is_symlink() and not _order_file(entry, folder, directory):
+                            return Path(entry.path)
+                        if entry.is_dir(follow_symlinks=False):
+                            waiting.append(entry.path)
+            except OSError:
+                continue  # not a folder, or unreadable: the code that needs it says so
+    return None
+
+
+def _order_file(entry: os.DirEntry[str], folder: str, directory: Path) -> bool:
+    """Whether a link is an order file waiting in orders/: refused alone, by name, when the
+    orders are read (check.check_submission), so that the turn resolves from the others."""
+    return folder == str(directory / "orders") and not entry.is_dir()
+
+
+def link_sentence(link: Path) -> str:
+    """What to do about a symbolic link found in a game folder."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    kind = "folder" if link.is_dir() else "file"
+    return (
+        f"{link} is a symbolic link (to {target}): pbem follows no link in a game's folders, "
+        f"so that nothing outside the game is read, written or mailed; replace the link by a "
+        f"real {kind} (a copy of what it points to) and run the command again"
+    )
+
+
+def refuse_links(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> None:
+    """Raise GameFileError naming the first symbolic link in `directory`'s `folders` (see
+    `first_link`); every command that opens a game calls it before it reads or writes any."""
+    link = first_link(directory, folders)
+    if link is not None:
+        raise GameFileError(link_sentence(link))
+
+
+def link_on_the_way(top: Path, path: Path) -> Path | None:
+    """The first symbolic link on the way from `top` down to `path` (`path` included, `top`
+    not: the game's folder may be reached through a link of the moderator's), each part looked
+    at with lstat and nothing followed, or None; the way stops at the first part missing.
+    `path` lies inside `top` (ValueError otherwise), named without '..'."""
+    parts = path.relative_to(top).parts
+    if ".." in parts:
+        raise ValueError(f"{path} is named with '..'")
+    current = top
+    for part in parts:
+        current = current / part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return current
+        except OSError:
+            return None
+    return None
+
+
 def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -46,12 +130,13 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_bounded(path: Path, limit: int) -> bytes:
+def read_bounded(path: Path, limit: int, *, follow: bool = True) -> bytes:
     """A regular file's bytes, at most `limit` of them; raises FileProblem otherwise.
 
     The file is looked at before it is opened and opened without blocking, so a FIFO, a device
-    or a directory is refused at once instead of hanging or being read forever."""
-    fd = _open_regular(path, limit)
+    or a directory is refused at once instead of hanging or being read forever. With `follow`
+    false a symbolic link is refused too (it is opened with O_NOFOLLOW)."""
+    fd = _open_regular(path, limit, follow)
     try:
         chunks: list[bytes] = []
         size = 0
@@ -70,11 +155,12 @@ def read_bounded(path: Path, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _open_regular(path: Path, limit: int | None) -> int:
+def _open_regular(path: Path, limit: int | None, follow: bool = True) -> int:
     """A descriptor of a regular file opened for reading without blocking (no larger than
-    `limit` bytes, when given); raises FileProblem otherwise."""
+    `limit` bytes, when given; with `follow` false, not a symbolic link: O_NOFOLLOW); raises
+    FileProblem otherwise."""
     try:
-        before = os.stat(path)
+        before = os.stat(path) if follow else os.lstat(path)
     except FileNotFoundError:
         raise FileProblem("no such file") from None
     except OSError as err:
@@ -84,6 +170,8 @@ def _open_regular(path: Path, limit: int | None) -> int:
     if limit is not None and before.st_size > limit:
         raise FileProblem(_too_big(before.st_size, limit))
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except OSError as err:
@@ -123,10 +211,11 @@ def not_regular(path: Path) -> str | None:
     return None if stat.S_ISREG(mode) else _kind(mode)
 
 
-def read_text(path: Path, limit: int) -> str:
+def read_text(path: Path, limit: int, *, follow: bool = True) -> str:
     """A regular file's UTF-8 text (see read_bounded), line ends read as Python reads text
     (CRLF becomes LF); raises FileProblem or UnicodeDecodeError."""
-    return io.TextIOWrapper(io.BytesIO(read_bounded(path, limit)), encoding="utf-8").read()
+    raw = read_bounded(path, limit, follow=follow)
+    return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
 
 
 def _too_big(size: int, limit: int) -> str:

@@ -33,7 +33,7 @@ from pbem.errors import GameFileError, PbemError
 from pbem.game import settings
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.disk import GAME_FILE, atomic_write
-from pbem.game.safety import GAME_FILE_LIMIT, FileProblem, read_bounded
+from pbem.game.safety import GAME_FILE_LIMIT, FileProblem, read_bounded, refuse_links
 from pbem.present.i18n import check_language
 from pbem.terminal import quoted
 
@@ -138,10 +138,13 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
     """Load a game directory; raises GameFileError if it is not one or is damaged.
 
     The game file is checked against the history (pbem.game.audit.history_problem) unless
-    `check_history` is false, which only the audit uses: it replays and compares everything."""
+    `check_history` is false, which only the audit uses: it replays and compares everything.
+    A symbolic link in the game's folders is refused before anything is read
+    (safety.refuse_links)."""
     path = directory / GAME_FILE
     if not path.exists():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
+    refuse_links(directory)
     data = upgrade_game_document(_load_toml(path), path)
     mail = settings.from_table(data.get("mail", {}), f"{path} [mail]")
     try:

@@ -35,7 +35,7 @@ from pbem.game.history import (
     read_history_file,
     report_dir,
 )
-from pbem.game.safety import FileProblem, read_regular
+from pbem.game.safety import FileProblem, read_regular, refuse_links
 from pbem.game.store import _load_toml, read_game, write_game
 from pbem.present.numbering import Played
 
@@ -218,7 +218,9 @@ def held(directory: Path) -> str | None:
 
 def release(directory: Path) -> str | None:
     """Let a game held after an undo go on (`pbem run` resolves it again when it is due);
-    what it was held for, or None when it was not held."""
+    what it was held for, or None when it was not held. A game whose folders hold a symbolic
+    link is refused first (safety.refuse_links), so that nothing outside it is removed."""
+    refuse_links(directory)
     why = held(directory)
     (directory / HISTORY / HELD).unlink(missing_ok=True)
     return why

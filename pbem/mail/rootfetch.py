@@ -25,7 +25,7 @@ from pbem.game import clock
 from pbem.game.disk import locked
 from pbem.game.mailbox_state import record_fetch, unread_since
 from pbem.game.root import Root, open_root
-from pbem.game.safety import remove_temporaries
+from pbem.game.safety import refuse_links, remove_temporaries
 from pbem.game.settings import Settings, Value, in_force
 from pbem.game.store import read_game
 from pbem.mail import route
@@ -293,8 +293,10 @@ class _Routing:
 
 
 def _sweep(root: Path) -> None:
-    """Remove the temporary files a killed run left in the root's own mail/ and outbox/ (the
-    games' own are swept under their locks); call it under the root's lock."""
+    """Refuse a root whose own mail/ or outbox/ is or holds a symbolic link, then remove the
+    temporary files a killed run left in them (the games' own are swept under their locks);
+    call it under the root's lock."""
+    refuse_links(root, (MAIL, OUTBOX))
     for folder in (root / MAIL, root / OUTBOX):
         if folder.is_dir() and not folder.is_symlink():
             remove_temporaries(folder)

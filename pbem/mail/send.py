@@ -317,6 +317,8 @@ def read_outgoing(path: Path) -> _Outgoing:
     """An outbox file as a message to send; _Permanent when it is not one."""
     if path.suffix != ".eml" or not path.is_file():
         raise _Permanent("not a message: only .eml files are sent from the outbox")
+    if path.is_symlink():
+        raise _Permanent("a symbolic link: pbem sends no file found through a link")
     try:
         raw = path.read_bytes()
     except OSError as err:

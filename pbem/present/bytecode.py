@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 PATTERN = f"__pbem-{__version__}-%s_%%s.cache"
 """pbem's own cache files, by version and kind of environment: its templates compile with
-pbem's own settings, and to different code in the sandbox (a game's own templates) and out of
-it (the built-in ones alone)."""
+pbem's own settings, and to different code in the sandbox with its limits (a game's own
+templates, "limited": loops counted) and out of it (the built-in ones alone)."""
 
 
 def template_cache(
@@ -44,6 +44,6 @@ def template_cache(
                 super().dump_bytecode(bucket)
 
     try:
-        return QuietCache(directory, pattern=PATTERN % ("sandbox" if sandboxed else "builtin"))
+        return QuietCache(directory, pattern=PATTERN % ("limited" if sandboxed else "builtin"))
     except (OSError, RuntimeError):  # no private folder to be had
         return None

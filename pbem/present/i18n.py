@@ -97,11 +97,13 @@ def _translations(code: str, game_dir: Path | None) -> gettext.NullTranslations:
     builtin = builtin_catalogue(code)
     if game_dir is None:
         return builtin
-    own = gettext.translation(DOMAIN, str(game_dir / "locale"), [code], fallback=True)
-    if isinstance(own, gettext.GNUTranslations):
-        own.add_fallback(builtin)
-        return own
-    return builtin
+    from pbem.present.own_catalogue import own_catalogue  # read without following links
+
+    own = own_catalogue(game_dir, code, DOMAIN)
+    if own is None:
+        return builtin
+    own.add_fallback(builtin)
+    return own
 
 
 @dataclass(frozen=True)

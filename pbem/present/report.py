@@ -9,6 +9,7 @@ the player's view of the state, so that nothing secret can reach a template by a
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gettext
 import traceback
@@ -147,7 +148,9 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
 
     loaders: list[jinja2.BaseLoader] = []
     if own is not None:
-        loaders.append(jinja2.FileSystemLoader(str(own)))
+        from pbem.present.own_templates import OwnTemplates
+
+        loaders.append(OwnTemplates(own.parent))
     loaders.append(jinja2.FileSystemLoader(str(builtin_templates())))
     # pbem's own templates alone need no sandbox: it guards against a game's own (a value a
     # player wrote is escaped and made printable the same way in both).
@@ -178,6 +181,10 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.filters["number"] = lambda n: i18n.language(language).number(n)
     env.globals["wrap"] = i18n.wrap
     env.globals["width"] = i18n.display_width
+    if own is not None:  # every filter of a game's own templates, its numbers bounded
+        from pbem.present.own_templates import bound_arguments
+
+        bound_arguments(env)
     return env
 
 
@@ -207,57 +214,11 @@ def _translators(catalogue: gettext.NullTranslations) -> dict[str, Callable[...,
     return {"_": translated, "gettext": translated, "ngettext": counted}
 
 
-@functools.cache
 def _sandbox() -> type[ImmutableSandboxedEnvironment]:
-    """Jinja2's immutable sandbox, its verdict on an attribute remembered by the type of the
-    object and the attribute's name, the only things the verdict depends on (a report reads
-    a thousand attributes, of a dozen kinds)."""
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    """Jinja2's immutable sandbox with the limits of a game's own templates (own_templates)."""
+    from pbem.present.own_templates import sandbox
 
-    class Sandbox(ImmutableSandboxedEnvironment):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.verdicts: dict[tuple[type[Any], str], bool] = {}
-
-        def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
-            key = (type(obj), attr)
-            verdict = self.verdicts.get(key)
-            if verdict is None:
-                verdict = self.verdicts[key] = super().is_safe_attribute(obj, attr, value)
-            return verdict
-
-        def getattr(self, obj: Any, attribute: str) -> Any:
-            """The sandbox's `getattr`, with shortcuts that give the same answers: a name that
-            is no attribute of a plain dict is a key; a plain value (no method) needs only the
-            verdict on its attribute."""
-            kind = type(obj)
-            if kind is dict and attribute not in _DICT_ATTRIBUTES:
-                try:
-                    return obj[attribute]
-                except KeyError:
-                    return self.undefined(obj=obj, name=attribute)
-            try:
-                value = getattr(obj, attribute)
-            except AttributeError:
-                try:
-                    return obj[attribute]
-                except (TypeError, LookupError):
-                    return self.undefined(obj=obj, name=attribute)
-            if type(value) not in _PLAIN_VALUES:
-                wrapped = self.wrap_str_format(value)
-                if wrapped is not None:
-                    return wrapped
-            if self.is_safe_attribute(obj, attribute, value):
-                return value
-            return self.unsafe_undefined(obj, attribute)
-
-    return Sandbox
-
-
-_DICT_ATTRIBUTES = frozenset(dir(dict))
-"""Every attribute a plain dict has (its methods): any other name read from a dict is a key."""
-_PLAIN_VALUES = frozenset({str, int, float, bool, type(None), tuple, list, dict})
-"""Values that are never a bound `str.format`, which the sandbox wraps."""
+    return sandbox()
 
 
 def columns(text: str, indent: str | int = "", more: str | int | None = None) -> str:
@@ -358,8 +319,13 @@ def render_template(env: jinja2.Environment, name: str, context: Mapping[str, An
     import jinja2
 
     fix = "fix the template and run the command again"
+    steps = getattr(env, "steps", None)  # a game's own templates: rendered within limits
     try:
-        return env.get_template(name).render(context)
+        with steps.rendering() if steps is not None else contextlib.nullcontext():
+            return env.get_template(name).render(context)
+    except PbemError as err:  # refused by the loader or stopped by a limit (own_templates)
+        where = _template_line(err.__cause__ or err, name)
+        raise TemplateProblem(f"template {where}: {err}") from None
     except jinja2.TemplateSyntaxError as err:
         where = f"{err.filename or err.name or name} line {err.lineno}"
         raise TemplateProblem(f"template {where}: {err.message}; {fix}") from None
