@@ -18,6 +18,7 @@ from pbem.game import processor
 from pbem.game.history import read_history, report_dir
 from pbem.game.store import read_game
 from pbem.present import verify
+from pbem.terminal import quoted
 
 RESOLUTIONS = 7
 
@@ -353,3 +354,61 @@ def test_a_resolution_number_beyond_any_chain_is_refused_at_once(
     done = verify_in_a_process(forged)  # JSON refuses so many digits itself: not a view file
     assert done.returncode == 1 and done.stderr.startswith("Error: ")
     assert "Traceback" not in done.stderr
+
+
+# --- what a report may not hold, one value at a time --------------------------------------
+
+
+def test_a_die_outside_one_to_six_is_no_roll(played: Path) -> None:
+    key, previous = read_game(played).key(1).hex(), read_game(played).key(0).hex()
+    assert "'0 3/2' is not a roll" in run("verify", key, previous, "--dice", "0 3/2", code=1)
+    view = json.loads(report_file(played, 0, "alice", "view.json").read_text())
+    for die in (7, 0, "x" * 100):
+        view["dice"]["first_player"][0]["die"] = die
+        with pytest.raises(verify.VerifyError) as caught:
+            verify.record_from_view(view)
+        assert f"{quoted(repr(die), 40)} is not a die: dice show 1 to 6" in str(caught.value)
+
+
+def test_the_first_resolution_beyond_the_longest_chain_is_refused(played: Path) -> None:
+    from pbem.core.dice import MAX_CHAIN_LENGTH
+
+    view = json.loads(report_file(played, 3, "alice", "view.json").read_text())
+    view["dice"]["resolution"] = MAX_CHAIN_LENGTH
+    with pytest.raises(verify.VerifyError, match="beyond the key chain of any game"):
+        verify.record_from_view(view)
+    view["dice"]["resolution"] = MAX_CHAIN_LENGTH - 1  # within: only the chain does not follow
+    assert verify.record_from_view(view).resolution == MAX_CHAIN_LENGTH - 1
+
+
+def test_a_key_without_its_previous_key_is_a_usage_error(played: Path) -> None:
+    key = read_game(played).key(1).hex()
+    result = CliRunner().invoke(main, ["verify", key])
+    assert result.exit_code == 2
+    assert "give KEY and PREVIOUS_KEY (with --dice), or --report FILE" in result.output
+
+
+def test_a_final_view_of_a_game_without_missions_checks_no_mission(
+    played: Path, tmp_path: Path
+) -> None:
+    data = json.loads(report_file(played, 3, "alice", "view.json").read_text())
+    data["dice"]["hidden_key"] = "00" * 32  # as the last view of a game over shows it
+    final = tmp_path / "final.view.json"
+    final.write_text(json.dumps(data))
+    out = run("verify", "--report", final)
+    assert "mission" not in out and "every die matches" in out
+
+
+def test_a_view_that_names_no_board_is_read_on_the_classic_one(
+    played: Path, tmp_path: Path
+) -> None:
+    r = next(r for r in range(1, RESOLUTIONS) if read_history(played, r).rolls())
+    record = read_history(played, r)
+    player = record.orders[0].player
+    data = json.loads(report_file(played, r, player, "view.json").read_text())
+    del data["board"]
+    view = tmp_path / "no-board.view.json"
+    view.write_text(json.dumps(data))
+    sent = tmp_path / "sent.toml"
+    sent.write_text(record.orders[0].text)
+    assert f"order file of {player} OK" in run("verify", "--report", view, "--orders", sent)

@@ -173,11 +173,8 @@ def verify(record: DiceRecord) -> Verdict:
     expected: Roll | None = None
     if index is not None:
         stream = dice.Stream.public(record.stream_key)
-        for i, (attacker, defender) in enumerate(record.rolls):
-            got = (stream.dice(len(attacker)), stream.dice(len(defender)))
-            if i == index:
-                expected = got
-                break
+        for attacker, defender in record.rolls[: index + 1]:  # the last is the one that differs
+            expected = (stream.dice(len(attacker)), stream.dice(len(defender)))
     end = None
     if record.commitment is not None and record.resolution is not None:
         end = dice.hash_back(record.previous, record.resolution)
