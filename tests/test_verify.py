@@ -412,3 +412,54 @@ def test_a_view_that_names_no_board_is_read_on_the_classic_one(
     sent = tmp_path / "sent.toml"
     sent.write_text(record.orders[0].text)
     assert f"order file of {player} OK" in run("verify", "--report", view, "--orders", sent)
+
+
+@pytest.mark.parametrize("side", ["attacker", "defender"])
+def test_a_roll_with_no_dice_on_a_side_is_refused(played: Path, side: str) -> None:
+    r = next(r for r in range(1, RESOLUTIONS) if read_history(played, r).rolls())
+    view = json.loads(report_file(played, r, "alice", "view.json").read_text())
+    view["dice"]["rolls"][0][side] = []
+    most = 3 if side == "attacker" else 2
+    with pytest.raises(verify.VerifyError, match=f"a roll has 1 to {most} dice on a side"):
+        verify.record_from_view(view)
+
+
+@pytest.mark.parametrize("resolution", ["3", True, -1, 2.5])
+def test_a_resolution_that_is_not_a_number_is_refused(played: Path, resolution: object) -> None:
+    view = json.loads(report_file(played, 3, "alice", "view.json").read_text())
+    view["dice"]["resolution"] = resolution
+    with pytest.raises(verify.VerifyError, match="the resolution is not a number"):
+        verify.record_from_view(view)
+
+
+@pytest.mark.parametrize("files", [[], "alice", [{"player": "alice", "digest": "00" * 32}] * 7])
+def test_a_view_must_list_one_to_six_order_files(played: Path, files: object) -> None:
+    r = next(r for r in range(1, RESOLUTIONS) if read_history(played, r).rolls())
+    view = json.loads(report_file(played, r, "alice", "view.json").read_text())
+    view["dice"]["orders"] = files
+    with pytest.raises(verify.VerifyError, match="the order files are not listed"):
+        verify.record_from_view(view)
+
+
+def test_a_text_report_without_its_previous_key_is_no_dice_check(
+    played: Path, tmp_path: Path
+) -> None:
+    text = report_file(played, 3, "alice", "txt").read_text()
+    cut = tmp_path / "cut.txt"
+    cut.write_text(text.replace("Previous key:", "Earlier:"))
+    out = run("verify", "--report", cut, code=1)
+    assert "no dice check found" in out
+
+
+def test_a_report_and_keys_together_are_a_usage_error(played: Path) -> None:
+    key = read_game(played).key(1).hex()
+    view = report_file(played, 1, "alice", "view.json")
+    for extra in ([key], ["--dice", "6/5"], ["--digest", key], ["--again", key]):
+        result = CliRunner().invoke(main, ["verify", "--report", str(view), *extra])
+        assert result.exit_code == 2, extra
+        assert "give either --report or KEY PREVIOUS_KEY --dice" in result.output
+
+
+def test_a_resolution_without_rolls_says_so(played: Path) -> None:
+    out = run("verify", "--report", report_file(played, 1, "alice", "view.json"))
+    assert "no dice were rolled" in out and "0 rolls" not in out
