@@ -311,3 +311,68 @@ def test_the_undo_notice_tells_the_players_how_the_dice_go(tmp_path: Path) -> No
     for message in told:
         text = " ".join(message.get_content().split())  # type: ignore[attr-defined]
         assert "The same orders roll the same dice as the first time" in text
+
+
+CANONICAL = """\
+game = "g"
+turn = 3
+player = "alice"
+secret = "0123456789abcdef01234567"
+trade = [["Alaska", "Peru", "wild"]]
+
+[[place]]
+territory = "Alaska"
+armies = 3
+
+[[place]]
+territory = "Peru"
+armies = "rest"
+
+[[attack]]
+from = "Alaska"
+to = "Kamchatka"
+dice = 2
+stop_at = 3
+move = "min"
+
+[fortify]
+from = "Peru"
+to = "Brazil"
+armies = "all"
+"""
+
+SPELT_OTHERWISE = """\
+# my turn
+player = "alice"   # me
+game = "g"
+secret = "0123456789abcdef01234567"
+turn = 3
+trade = [ [ "Alaska", "Peru", "wild" ] ]
+place = [ { territory = "Alaska", armies = 3 }, { armies = "rest", territory = "Peru" } ]
+
+[[attack]]
+move = "min"
+to = "Kamchatka"
+stop_at = 3
+dice = 2
+from = "Alaska"
+
+[fortify]
+armies = "all"
+to = "Brazil"
+from = "Peru"
+"""
+
+
+def test_the_digest_of_an_order_file_is_fixed_by_the_rule_not_by_its_spelling() -> None:
+    """The canonical form is part of the dice rule: every game of format 6 replays from it, so
+    a change to how pbem writes orders back must keep these bytes (or be a new rule)."""
+    from pbem.core.board import load_board
+
+    board = load_board("classic")
+    for text in (CANONICAL, SPELT_OTHERWISE):
+        orders = parse_orders(text, board)
+        assert orders.to_toml() == CANONICAL
+        assert dice.order_file_digest(orders.to_toml()).hex() == (
+            "42b526720d512e27675aad801853012b4c2a0ce6955b136feb4b24cdea450dc7"
+        )
