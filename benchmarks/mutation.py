@@ -197,6 +197,19 @@ TESTS: dict[str, list[str]] = {
         "tests/test_game_directory.py",
         "tests/test_languages.py",
     ],
+    "pbem/present/view.py": [
+        "tests/test_report.py",
+        "tests/test_missions.py",
+        "tests/test_deck.py",
+        "tests/test_draft.py",
+        "tests/test_shell_processor.py",
+        "tests/test_verify.py",
+    ],
+    "pbem/present/missions.py": [
+        "tests/test_missions.py",
+        "tests/test_report.py",
+        "tests/test_shell_processor.py",
+    ],
     "pbem/present/verify.py": [
         "tests/test_verify.py",
         "tests/test_dice_orders.py",

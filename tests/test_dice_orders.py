@@ -376,3 +376,16 @@ def test_the_digest_of_an_order_file_is_fixed_by_the_rule_not_by_its_spelling() 
         assert dice.order_file_digest(orders.to_toml()).hex() == (
             "42b526720d512e27675aad801853012b4c2a0ce6955b136feb4b24cdea450dc7"
         )
+
+
+def test_no_report_shows_the_record_of_the_orders_as_it_is_kept(tmp_path: Path) -> None:
+    from pbem.present.story import narrate
+
+    d = played_once(tmp_path)
+    for path in report_dir(d, 2).iterdir():
+        assert "DiceKeyed" not in path.read_text(), path.name
+        assert "dice_keyed" not in path.read_text() or path.suffix == ".json", path.name
+    keyed = read_history(d, 2).events[0]
+    assert narrate(keyed, None) == (
+        f"The dice come from the key and the order files of {keyed.players[0]}."  # type: ignore[attr-defined]
+    )

@@ -11,6 +11,7 @@ from pbem.core.events import (
     AttackStopped,
     Conquered,
     Dealt,
+    DiceKeyed,
     Drafted,
     DrewCard,
     DrewNoCard,
@@ -238,6 +239,11 @@ def narrate(event: Event, viewer: str | None) -> str:
         )
     if isinstance(event, Won):
         return _("%(player)s has won the game!", player=event.player)
+    if isinstance(event, DiceKeyed):
+        return _(
+            "The dice come from the key and the order files of %(players)s.",
+            players=", ".join(event.players),
+        )
     return str(event)
 
 
@@ -506,6 +512,9 @@ def tell(
         e = events[i]
         if mission_view.hidden_from(e, viewer):
             i += 1
+            continue
+        if isinstance(e, DiceKeyed):
+            i += 1  # the dice check of the report tells it, with the digests
             continue
         if isinstance(e, Skipped) and viewer is not None and viewer != e.player:
             i += 1  # a skipped order is its player's business (and the moderator's)
