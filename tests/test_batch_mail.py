@@ -10,7 +10,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from conftest import snapshot, write_skeletons
+from conftest import snapshot, stopped_after_the_history, write_skeletons
 from dovecot import Dovecot, start
 from test_mail import (
     NOW,
@@ -214,6 +214,60 @@ def test_a_game_that_cannot_take_its_mail_gets_it_next_time(root: Path, tmp_path
     output = run("mail", "fetch", root, "--maildir", box)
     assert "accepted: <2@t> from ann@example.org (ann)" in output
     assert output.splitlines()[-1] == "3 messages read: 1 to 1 games, 0 for no game, 2 read before"
+
+
+def interrupted(game: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game's pending turn resolved by a run stopped after writing its history."""
+    write_skeletons(game)
+    stopped_after_the_history(game, monkeypatch)
+
+
+def held_mail(root: Path) -> list[EmailMessage]:
+    """Orders for friday, and a question for duel (whose resolution is interrupted)."""
+    return [
+        message(ANN, orders_for(root / "friday", "ann"), mid="<f@t>", minutes=1),
+        message(ANN, "when is my turn?", mid="<h@t>", subject="Re: [duel] turn 0", minutes=2),
+    ]
+
+
+def test_mail_held_for_an_interrupted_game_is_read_once_it_is_complete(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    interrupted(root / "duel", monkeypatch)
+    box = into_maildir(tmp_path / "Maildir", held_mail(root))
+    first = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert "held: <h@t> from ann@example.org" in first
+    assert "accepted: <f@t> from ann@example.org (ann)" in first
+    assert outbox(root / "duel") == {}
+    again = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert "held: <h@t> from ann@example.org" in again  # still waiting, not lost
+    assert again.splitlines()[-1] == "2 messages read: 1 to 1 games, 0 for no game, 1 read before"
+    assert processor.resolve_game(root / "duel").recovered
+    done = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert "<h@t> from ann@example.org (ann)" in done and "held" not in done
+    assert [str(m["To"]) for m in outbox(root / "duel").values()].count(ANN) == 1
+    assert done.splitlines()[-1] == "2 messages read: 1 to 1 games, 0 for no game, 1 read before"
+    last = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert last.splitlines()[-1] == "2 messages read: 0 to 0 games, 0 for no game, 2 read before"
+
+
+def test_imap_mail_held_for_an_interrupted_game_stays_unseen_until_it_is_complete(
+    root: Path, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem.mail import inbox
+
+    interrupted(root / "duel", monkeypatch)
+    dovecot.deliver(*(m.as_bytes() for m in held_mail(root)), folder="Held")
+    box = inbox.Mailbox(imap=dovecot.server(Security.SSL, "Held"))
+    first = "\n".join(inbox.fetch(root, box, None, NOW).lines())
+    assert "held: <h@t> from ann@example.org" in first
+    assert ["\\Seen" in flags for flags in dovecot.flags("Held")] == [True, False]
+    assert processor.resolve_game(root / "duel").recovered
+    done = "\n".join(inbox.fetch(root, box, None, NOW).lines())
+    assert "<h@t> from ann@example.org (ann)" in done and "held" not in done
+    assert [str(m["To"]) for m in outbox(root / "duel").values()].count(ANN) == 1
+    assert all("\\Seen" in flags for flags in dovecot.flags("Held"))
+    assert done.splitlines()[-1] == "1 messages read: 1 to 1 games, 0 for no game, 0 read before"
 
 
 # --- sending -----------------------------------------------------------------------------------
