@@ -16,6 +16,7 @@ from test_mail import (
     NOW,
     Server,
     into_maildir,
+    into_mbox,
     message,
     orders_for,
     outbox,
@@ -268,6 +269,29 @@ def test_imap_mail_held_for_an_interrupted_game_stays_unseen_until_it_is_complet
     assert [str(m["To"]) for m in outbox(root / "duel").values()].count(ANN) == 1
     assert all("\\Seen" in flags for flags in dovecot.flags("Held"))
     assert done.splitlines()[-1] == "1 messages read: 1 to 1 games, 0 for no game, 0 read before"
+
+
+@pytest.mark.parametrize("kind", ["--maildir", "--mbox"])
+def test_run_with_a_mailbox_on_the_command_line_fetches_it_without_fetch(
+    root: Path, tmp_path: Path, kind: str
+) -> None:
+    """A mailbox named on the command line is there to be read: `pbem run ROOT --maildir M`
+    fetches as `--fetch --maildir M` does (docs/batch.md)."""
+    orders = [
+        message(ANN, orders_for(root / "friday", "ann"), mid="<a@t>", minutes=1),
+        message(BEN, orders_for(root / "friday", "ben"), mid="<b@t>", minutes=2),
+    ]
+    where = tmp_path / "box"
+    box = into_maildir(where, orders) if kind == "--maildir" else into_mbox(where, orders)
+    dry = run("run", root, kind, box, "--dry-run", "--now", NOW.isoformat())
+    assert "dry run: no mail fetched or sent" in dry
+    assert not (root / "friday" / "orders" / "ann.toml").exists()
+    output = run("run", root, kind, box, "--now", NOW.isoformat())
+    assert "accepted: <a@t> from ann@example.org (ann)" in output
+    assert "accepted: <b@t> from ben@example.org (ben)" in output
+    (row,) = [line for line in output.splitlines() if line.split()[1:2] == ["friday"]]
+    assert row.startswith("resolved ")
+    assert read_game(root / "friday").state.resolution == 2
 
 
 # --- sending -----------------------------------------------------------------------------------
