@@ -252,23 +252,28 @@ def test_mail_held_for_an_interrupted_game_is_read_once_it_is_complete(
     assert last.splitlines()[-1] == "2 messages read: 0 to 0 games, 0 for no game, 2 read before"
 
 
+@pytest.mark.parametrize("into", ["the root", "the game"])
 def test_imap_mail_held_for_an_interrupted_game_stays_unseen_until_it_is_complete(
-    root: Path, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch
+    root: Path, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch, into: str
 ) -> None:
     from pbem.mail import inbox
 
     interrupted(root / "duel", monkeypatch)
-    dovecot.deliver(*(m.as_bytes() for m in held_mail(root)), folder="Held")
-    box = inbox.Mailbox(imap=dovecot.server(Security.SSL, "Held"))
-    first = "\n".join(inbox.fetch(root, box, None, NOW).lines())
+    folder = "Held" + into.split()[-1]
+    dovecot.deliver(*(m.as_bytes() for m in held_mail(root)), folder=folder)
+    box = inbox.Mailbox(imap=dovecot.server(Security.SSL, folder))
+    target = root if into == "the root" else root / "duel"
+    first = "\n".join(inbox.fetch(target, box, None, NOW).lines())
     assert "held: <h@t> from ann@example.org" in first
-    assert ["\\Seen" in flags for flags in dovecot.flags("Held")] == [True, False]
+    # into the game alone, every message is held (each is read against the game)
+    held = [True, False] if into == "the root" else [False, False]
+    assert ["\\Seen" in flags for flags in dovecot.flags(folder)] == held
     assert processor.resolve_game(root / "duel").recovered
-    done = "\n".join(inbox.fetch(root, box, None, NOW).lines())
+    done = "\n".join(inbox.fetch(target, box, None, NOW).lines())
     assert "<h@t> from ann@example.org (ann)" in done and "held" not in done
-    assert [str(m["To"]) for m in outbox(root / "duel").values()].count(ANN) == 1
-    assert all("\\Seen" in flags for flags in dovecot.flags("Held"))
-    assert done.splitlines()[-1] == "1 messages read: 1 to 1 games, 0 for no game, 0 read before"
+    answered = 1 if into == "the root" else 2  # friday's orders too, fetched into duel
+    assert [str(m["To"]) for m in outbox(root / "duel").values()].count(ANN) == answered
+    assert all("\\Seen" in flags for flags in dovecot.flags(folder))
 
 
 @pytest.mark.parametrize("kind", ["--maildir", "--mbox"])
