@@ -1,5 +1,6 @@
 """A real IMAP server for the tests: Dovecot, started in the foreground on loopback ports with a
-throwaway configuration, certificate, user and mail location under the test's own folder.
+throwaway configuration, certificate, user and mail location in a folder of its own (the
+test's; run as root, one in /tmp that no pytest session changes, see `start`).
 
 Without Dovecot (Debian's dovecot-imapd) the tests that need it are skipped, saying why; with
 PBEM_REQUIRE_DOVECOT=1 in the environment (as .ci/run sets) they fail instead.
@@ -23,6 +24,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -163,6 +165,8 @@ def _skip_or_fail(reason: str) -> None:
 
 
 def start(folder: Path) -> Iterator[Dovecot]:
+    """A running Dovecot with its files in `folder` (run as root: in a folder of its own in
+    /tmp, see below), stopped at the end."""
     binary = shutil.which("dovecot") or (
         "/usr/sbin/dovecot" if Path("/usr/sbin/dovecot").exists() else None
     )
@@ -171,6 +175,23 @@ def start(folder: Path) -> Iterator[Dovecot]:
     if shutil.which("openssl") is None:
         _skip_or_fail("openssl is not installed: it makes the test server's certificate")
     assert binary is not None
+    own: Path | None = None
+    if os.geteuid() == 0:
+        # Dovecot's processes then run as its own users, which must reach the mail and the
+        # users file. Not through pytest's folder: any pytest session that starts (a second
+        # suite beside this one, someone else's run) sets /tmp/pytest-of-root back to 0700,
+        # and the server answers "Temporary authentication failure" and "Internal error" from
+        # then on. A folder of the server's own in /tmp keeps its mode.
+        own = folder = Path(tempfile.mkdtemp(prefix="pbem-dovecot-"))
+        own.chmod(0o711)
+    try:
+        yield from _start(binary, folder)
+    finally:
+        if own is not None:
+            shutil.rmtree(own, ignore_errors=True)
+
+
+def _start(binary: str, folder: Path) -> Iterator[Dovecot]:
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [
@@ -189,10 +210,6 @@ def start(folder: Path) -> Iterator[Dovecot]:
         uid, gid = owner.pw_uid, owner.pw_gid
         login_user, internal_user = "dovenull", "dovecot"
         os.chown(mail, uid, gid)
-        for parent in mail.parents:  # let it reach the mail folder, without listing the way
-            if parent == Path("/tmp") or parent == parent.parent:
-                break
-            parent.chmod(parent.stat().st_mode | 0o001)
     else:
         uid, gid = os.geteuid(), os.getegid()
         login_user = internal_user = pwd.getpwuid(uid).pw_name
