@@ -2,12 +2,14 @@
 
 Usage: python benchmarks/stress.py [--runs N] [--load K] [PYTEST ARGS...]
 
-Runs the suite N times in a row (default 20), each run in a folder of its own
-(`--basetemp`), while K other runs of the suite (default 1) go on beside it, started again as
-soon as they end, so that the machine's cores stay busy the whole time (two cores: the
-suite and one more beside it). The runs beside only make load: their results are not
-counted. Prints each counted run's outcome as it ends (with the tests that failed), then how
-many of the N runs passed; exit code 0 when every one did.
+Runs the suite N times in a row (default 20) while K other runs of the suite (default 1) go
+on beside it, started again as soon as they end, so that the machine's cores stay busy the
+whole time (two cores: the suite and one more beside it). Every run is a plain pytest run, as
+anyone runs the suite, in pytest's own temporary folders: a run that starts beside another
+changes what they share (pytest sets /tmp/pytest-of-USER back to 0700 when it starts), and that
+must break no test. The runs beside only make load: their results are not counted.
+Prints each counted run's outcome as it ends (with the tests that failed), then how many of
+the N runs passed; exit code 0 when every one did.
 
 PBEM_REQUIRE_DOVECOT=1 and PBEM_REQUIRE_CHROMIUM=1 are set for every run, so that a test
 server that does not start fails instead of being skipped. Arguments after the options go to
@@ -27,25 +29,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def pytest_command(basetemp: Path, extra: list[str]) -> list[str]:
-    return [
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-        f"--basetemp={basetemp}", *extra,
-    ]  # fmt: skip
+def pytest_command(extra: list[str]) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
 
 
 class Load:
     """Runs of the suite beside the counted ones, each started again when it ends."""
 
-    def __init__(self, count: int, folder: Path, extra: list[str], env: dict[str, str]) -> None:
-        self.folder, self.extra, self.env = folder, extra, env
+    def __init__(self, count: int, extra: list[str], env: dict[str, str]) -> None:
+        self.extra, self.env = extra, env
         self.started = 0
         self.running: list[subprocess.Popen[bytes]] = [self._start() for _ in range(count)]
 
     def _start(self) -> subprocess.Popen[bytes]:
         self.started += 1
         return subprocess.Popen(
-            pytest_command(self.folder / f"load-{self.started}", self.extra),
+            pytest_command(self.extra),
             cwd=ROOT,
             env=self.env,
             stdout=subprocess.DEVNULL,
@@ -79,14 +78,14 @@ def main() -> int:
     passed = 0
     with tempfile.TemporaryDirectory(prefix="pbem-stress-") as scratch:
         folder = Path(scratch)
-        load = Load(args.load, folder, extra, env)
+        load = Load(args.load, extra, env)
         try:
             for n in range(1, args.runs + 1):
                 start = time.monotonic()
                 log = folder / f"run-{n}.log"
                 with log.open("wb") as out:  # a file, not a pipe nobody reads while it runs
                     run = subprocess.Popen(
-                        pytest_command(folder / f"run-{n}", extra),
+                        pytest_command(extra),
                         cwd=ROOT,
                         env=env,
                         stdout=out,
