@@ -100,6 +100,19 @@ def playing_dir(game_dir: Path) -> Path:
     return game_dir
 
 
+def stopped_after_the_history(directory: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolve the pending turn in a run stopped after writing its history (the game file, the
+    reports and the used orders not yet): an interrupted resolution."""
+
+    def stop(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(processor, "archive_orders", stop)
+        with pytest.raises(KeyboardInterrupt):
+            processor.resolve_game(directory)
+
+
 def snapshot(directory: Path) -> dict[str, bytes]:
     """Every file of a game directory (but the lock), for byte-for-byte comparisons."""
     return {

@@ -10,12 +10,13 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from conftest import snapshot, write_skeletons
+from conftest import snapshot, stopped_after_the_history, write_skeletons
 from dovecot import Dovecot, start
 from test_mail import (
     NOW,
     Server,
     into_maildir,
+    into_mbox,
     message,
     orders_for,
     outbox,
@@ -239,6 +240,88 @@ def test_a_game_whose_mail_folder_is_a_link_takes_none_and_the_others_do(
     shutil.move(elsewhere, root / "duel" / "mail")
     output = run("mail", "fetch", root, "--maildir", box)
     assert "accepted: <2@t> from ann@example.org (ann)" in output
+
+
+def interrupted(game: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game's pending turn resolved by a run stopped after writing its history."""
+    write_skeletons(game)
+    stopped_after_the_history(game, monkeypatch)
+
+
+def held_mail(root: Path) -> list[EmailMessage]:
+    """Orders for friday, and a question for duel (whose resolution is interrupted)."""
+    return [
+        message(ANN, orders_for(root / "friday", "ann"), mid="<f@t>", minutes=1),
+        message(ANN, "when is my turn?", mid="<h@t>", subject="Re: [duel] turn 0", minutes=2),
+    ]
+
+
+def test_mail_held_for_an_interrupted_game_is_read_once_it_is_complete(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    interrupted(root / "duel", monkeypatch)
+    box = into_maildir(tmp_path / "Maildir", held_mail(root))
+    first = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert "held: <h@t> from ann@example.org" in first
+    assert "accepted: <f@t> from ann@example.org (ann)" in first
+    assert outbox(root / "duel") == {}
+    again = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert "held: <h@t> from ann@example.org" in again  # still waiting, not lost
+    assert again.splitlines()[-1] == "2 messages read: 1 to 1 games, 0 for no game, 1 read before"
+    assert processor.resolve_game(root / "duel").recovered
+    done = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert "<h@t> from ann@example.org (ann)" in done and "held" not in done
+    assert [str(m["To"]) for m in outbox(root / "duel").values()].count(ANN) == 1
+    assert done.splitlines()[-1] == "2 messages read: 1 to 1 games, 0 for no game, 1 read before"
+    last = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert last.splitlines()[-1] == "2 messages read: 0 to 0 games, 0 for no game, 2 read before"
+
+
+@pytest.mark.parametrize("into", ["the root", "the game"])
+def test_imap_mail_held_for_an_interrupted_game_stays_unseen_until_it_is_complete(
+    root: Path, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch, into: str
+) -> None:
+    from pbem.mail import inbox
+
+    interrupted(root / "duel", monkeypatch)
+    folder = "Held" + into.split()[-1]
+    dovecot.deliver(*(m.as_bytes() for m in held_mail(root)), folder=folder)
+    box = inbox.Mailbox(imap=dovecot.server(Security.SSL, folder))
+    target = root if into == "the root" else root / "duel"
+    first = "\n".join(inbox.fetch(target, box, None, NOW).lines())
+    assert "held: <h@t> from ann@example.org" in first
+    # into the game alone, every message is held (each is read against the game)
+    held = [True, False] if into == "the root" else [False, False]
+    assert ["\\Seen" in flags for flags in dovecot.flags(folder)] == held
+    assert processor.resolve_game(root / "duel").recovered
+    done = "\n".join(inbox.fetch(target, box, None, NOW).lines())
+    assert "<h@t> from ann@example.org (ann)" in done and "held" not in done
+    answered = 1 if into == "the root" else 2  # friday's orders too, fetched into duel
+    assert [str(m["To"]) for m in outbox(root / "duel").values()].count(ANN) == answered
+    assert all("\\Seen" in flags for flags in dovecot.flags(folder))
+
+
+@pytest.mark.parametrize("kind", ["--maildir", "--mbox"])
+def test_run_with_a_mailbox_on_the_command_line_fetches_it_without_fetch(
+    root: Path, tmp_path: Path, kind: str
+) -> None:
+    """A mailbox named on the command line is there to be read: `pbem run ROOT --maildir M`
+    fetches as `--fetch --maildir M` does (docs/batch.md)."""
+    orders = [
+        message(ANN, orders_for(root / "friday", "ann"), mid="<a@t>", minutes=1),
+        message(BEN, orders_for(root / "friday", "ben"), mid="<b@t>", minutes=2),
+    ]
+    where = tmp_path / "box"
+    box = into_maildir(where, orders) if kind == "--maildir" else into_mbox(where, orders)
+    dry = run("run", root, kind, box, "--dry-run", "--now", NOW.isoformat())
+    assert "dry run: no mail fetched or sent" in dry
+    assert not (root / "friday" / "orders" / "ann.toml").exists()
+    output = run("run", root, kind, box, "--now", NOW.isoformat())
+    assert "accepted: <a@t> from ann@example.org (ann)" in output
+    assert "accepted: <b@t> from ben@example.org (ben)" in output
+    (row,) = [line for line in output.splitlines() if line.split()[1:2] == ["friday"]]
+    assert row.startswith("resolved ")
+    assert read_game(root / "friday").state.resolution == 2
 
 
 # --- sending -----------------------------------------------------------------------------------

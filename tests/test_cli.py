@@ -261,7 +261,8 @@ def test_map_json_agrees_with_the_printed_board() -> None:
     ]
 
 
-@pytest.mark.timeout(300)  # some 40 resolutions of five commands each, on a busy machine
+@pytest.mark.timeout(600)  # up to some 500 pbem processes one after another: on two cores shared
+# with a second run of the suite that takes longer than the 120 s that catch a hung test
 def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Path) -> None:
     directory = tmp_path / "outside"
     # A seed whose game ends within the resolutions allowed (the dice follow the orders).

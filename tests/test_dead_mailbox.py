@@ -121,12 +121,12 @@ def dovecot(tmp_path: Path) -> Iterator[Dovecot]:
     server = start(tmp_path / "dovecot")
     running = next(server)
     yield running
-    if not (running.folder / "run" / "master.pid").is_file():
-        return
     try:
-        running.stop()
+        if (running.folder / "run" / "master.pid").is_file():
+            running.stop()
     finally:
         shutil.rmtree(running.folder / "run", ignore_errors=True)
+        server.close()  # the first server's process, and the server's own folder
 
 
 def test_an_imap_server_down_after_the_deadline_holds_the_game_until_it_is_back(

@@ -358,6 +358,22 @@ def test_deadline_set_and_its_mistakes(tmp_path: Path) -> None:
     assert "has no deadlines" in run("deadline", plain, "--extend", "1d", "--why", "x", code=1)
 
 
+def test_of_two_deadline_changes_in_one_turn_the_later_wins(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    run("deadline", d, "--extend", "48h", "--why", "carol is away", "--now", START)
+    # the second change moves it back, to before the first: the later change counts, not the
+    # latest time
+    run("deadline", d, "--set", "2026-12-04T12:00+01:00", "--why", "carol is back", "--now", START)
+    assert clock.iso(deadline(d)) == "2026-12-04T12:00:00+01:00"  # the game file
+    (row,) = json.loads(run("status", d, "--json", "--now", START))
+    assert row["deadline"] == "2026-12-04T11:00Z"
+    assert "audit passed" in run("audit", d)
+    send(d, "alice", "bob")
+    run("resolve", d, "--now", "2026-12-04T11:59+01:00", code=1)
+    run("resolve", d, "--now", "2026-12-04T12:00+01:00")  # carol by the autopilot
+    assert "audit passed" in run("audit", d)
+
+
 def test_a_deadline_across_the_spring_change_in_rome(tmp_path: Path) -> None:
     d = new(
         tmp_path / "g",

@@ -233,16 +233,25 @@ class Recorder:
         return [parse(content) for _, _, content in self.received]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class _OwnSocket(Controller):
+    """aiosmtpd's Controller serving on a socket the test bound itself: no other server can
+    take its port between choosing it and listening on it (as with a port chosen, closed and
+    bound again)."""
+
+    def __init__(self, sock: socket.socket, handler: Any, **kwargs: Any) -> None:
+        super().__init__(handler, **kwargs)
+        self._sock = sock
+
+    def _create_server(self) -> Any:
+        return self.loop.create_server(self._factory_invoker, sock=self._sock, ssl=self.ssl_context)
 
 
 @dataclass
 class Server:
     recorder: Recorder
-    port: int
+    port: int = 0
+    """0 until started: then the port its socket was bound to (kept when stopped, so that it
+    starts again on it)."""
     options: dict[str, Any] = field(default_factory=dict)
     controller: Controller | None = None
 
@@ -254,8 +263,14 @@ class Server:
         return mail.SmtpServer("127.0.0.1", self.port, timeout=5, **kwargs)
 
     def start(self) -> None:
-        self.controller = Controller(
-            self.recorder, hostname="127.0.0.1", port=self.port, **self.options
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", self.port))
+        sock.listen()
+        sock.setblocking(False)
+        self.port = int(sock.getsockname()[1])
+        self.controller = _OwnSocket(
+            sock, self.recorder, hostname="127.0.0.1", port=self.port, **self.options
         )
         self.controller.start()
 
@@ -267,7 +282,7 @@ class Server:
 
 def running_server(recorder: Recorder | None = None, **options: Any) -> Iterator[Server]:
     """A server on a free port for the length of a test (the body of the server fixtures)."""
-    running = Server(recorder or Recorder(), free_port(), options)
+    running = Server(recorder or Recorder(), options=options)
     running.start()
     yield running
     running.stop()
@@ -849,8 +864,7 @@ def tls_server(tmp_path: Path) -> Iterator[tuple[Server, Path, list[tuple[str, s
 
     running = Server(
         Recorder(),
-        free_port(),
-        {
+        options={
             "tls_context": context,
             "require_starttls": True,
             "authenticator": authenticate,

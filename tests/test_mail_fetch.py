@@ -15,6 +15,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from conftest import stopped_after_the_history
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_mail import (
@@ -269,14 +270,7 @@ def interrupted(d: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fetch(
         d, [message(p, orders_for(d, p.split("@")[0]), mid=f"<{p}>") for p in (ALICE, BOB, CAROL)]
     )
-
-    def stop(*args: object) -> None:
-        raise KeyboardInterrupt
-
-    with monkeypatch.context() as patch:
-        patch.setattr(processor, "archive_orders", stop)
-        with pytest.raises(KeyboardInterrupt):
-            processor.resolve_game(d)
+    stopped_after_the_history(d, monkeypatch)
     assert (d / "history" / "0001.toml").exists()
 
 

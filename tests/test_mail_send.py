@@ -217,6 +217,35 @@ def test_a_421_at_data_stops_the_run_and_the_rest_wait(
     assert "stopped taking mail (421" in first.failed[0]
 
 
+class Dropping(Recorder):
+    """A server whose connection drops in the middle of DATA for bob's message: the message
+    was sent but no reply comes (a server restarting, a network gone)."""
+
+    async def handle_DATA(  # noqa: N802
+        self, server: Any, session: Any, envelope: Any
+    ) -> str:
+        if "bob@example.org" in envelope.rcpt_tos:
+            server.transport.close()
+            return "250 OK"  # never reaches the client: the connection is gone
+        return await super().handle_DATA(server, session, envelope)
+
+
+def test_a_connection_dropped_during_data_leaves_the_message_waiting(game_dir: Path) -> None:
+    for srv in running_server(Dropping()):
+        first = mail.send_mail(game_dir, MODERATOR, srv.smtp())
+        assert not first.ok
+        assert folder(game_dir, "sent") == ["r0000-deal-alice.eml"]
+        assert folder(game_dir, "failed") == []
+        assert first.pending == ["r0000-deal-bob.eml", "r0000-deal-carol.eml"]
+        assert first.failed[0].startswith("r0000-deal-bob.eml: not sent, ")
+        assert "stopped taking mail" in first.failed[0]
+    for srv in running_server():
+        second = mail.send_mail(game_dir, MODERATOR, srv.smtp())
+        assert second.ok and second.pending == []
+        assert received_to(srv) == ["bob@example.org", "carol@example.org"]
+    assert folder(game_dir, "failed") == []
+
+
 # --- killed at random moments --------------------------------------------------------------------
 
 

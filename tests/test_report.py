@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jinja2
 import pytest
-from conftest import new_game, skeleton, write_skeletons
+from conftest import force_state, new_game, skeleton, write_skeletons
 
 from pbem import __version__
 from pbem.core import dice, missions, rules
@@ -32,7 +32,7 @@ from pbem.core.events import (
     Won,
 )
 from pbem.core.orders import Attack, Orders, parse_orders
-from pbem.core.state import Phase, Player
+from pbem.core.state import Holding, Phase, Player
 from pbem.game import processor
 from pbem.game.history import read_history, report_dir
 from pbem.game.store import read_game
@@ -184,6 +184,82 @@ def test_no_report_shows_another_players_mission_before_the_end(mission_played: 
         assert [e["name"] for e in view["players"] if "mission" in e] == [p.name]
         progress = view["players"][p.seat]["mission"]["progress"]
         assert progress == missions.progress(game.state, p.name)
+
+
+def bob_eliminated_by_carol(directory: Path, dave_holds: int) -> Path:
+    """A game of missions for four in which carol, whose turn it is, takes bob's last
+    territory: dave's card ("destroy bob") falls back to 24 territories, and dave holds
+    `dave_holds` (24: he wins at once, on carol's turn). Every player but bob holds cards.
+    Returns the folder of that resolution's reports."""
+    new_game(directory, "alice,bob,carol,dave", missions=True)
+    write_skeletons(directory)
+    processor.resolve_game(directory)
+    state = read_game(directory).state
+    assert state.current_player.name == "carol"
+    rest = [t for t in state.board.names if t not in ("Madagascar", "East Africa")]
+    owners = {"Madagascar": Holding("bob", 1), "East Africa": Holding("carol", 30)}
+    owners |= {t: Holding("dave" if i < dave_holds else "alice", 1) for i, t in enumerate(rest)}
+    cards = {"alice": "continents:Asia,Africa", "bob": "territories:24", "carol": "destroy:alice"}
+    cards["dave"] = "destroy:bob"
+    hands = {"alice": state.deck[0:2], "bob": (), "carol": state.deck[2:4], "dave": state.deck[4:6]}
+    players = tuple(replace(p, mission=cards[p.name], hand=hands[p.name]) for p in state.players)
+    force_state(
+        directory,
+        replace(
+            state,
+            players=players,
+            territories={t: owners[t] for t in state.board.names},
+            deck=state.deck[6:],
+        ),
+    )
+    header = skeleton(directory, "carol").split("\n\n")[0]
+    (directory / "orders" / "carol.toml").write_text(
+        header + '\n\n[[place]]\nterritory = "East Africa"\narmies = "rest"\n\n'
+        '[[attack]]\nfrom = "East Africa"\nto = "Madagascar"\n'
+    )
+    processor.resolve_game(directory)
+    game = read_game(directory)
+    assert not game.state.player("bob").alive and game.state.player("dave").mission_fallback
+    return report_dir(directory, game.state.resolution - 1)
+
+
+def test_a_mission_falling_back_is_told_to_its_holder_only(tmp_path: Path) -> None:
+    folder = bob_eliminated_by_carol(tmp_path / "game", dave_holds=20)
+    assert read_game(tmp_path / "game").state.phase is Phase.PLAY
+
+    def words(path: Path) -> str:  # the text as one line: a sentence wraps anywhere
+        return " ".join(path.read_text().split())
+
+    told = "Your mission to destroy bob became: occupy 24 territories (bob was eliminated by"
+    assert told in words(folder / "dave.txt")
+    assert "Your mission to destroy bob became" in words(folder / "dave.html")
+    state = read_game(tmp_path / "game").state
+    for name in ("alice", "bob", "carol"):
+        for suffix in ("txt", "html", "view.json"):
+            text = words(folder / f"{name}.{suffix}")
+            assert "destroy bob" not in text and "dave's mission" not in text, (name, suffix)
+            assert "fell_back" not in text and "eliminate bob" not in text, (name, suffix)
+        view = json.loads((folder / f"{name}.view.json").read_text())
+        assert [e["name"] for e in view["players"] if "mission" in e] == [name]
+        shown = " ".join(processor.show_table(state, game_view(state, name)).split())
+        assert "destroy bob" not in shown and "dave's mission" not in shown
+
+
+def test_after_the_game_each_view_still_holds_its_players_hand_only(tmp_path: Path) -> None:
+    folder = bob_eliminated_by_carol(tmp_path / "game", dave_holds=24)
+    state = read_game(tmp_path / "game").state
+    assert state.phase is Phase.OVER and state.winner == "dave"
+    assert all(state.player(p).hand for p in ("alice", "carol", "dave"))
+    for p in state.players:
+        view = json.loads((folder / f"{p.name}.view.json").read_text())
+        assert [e["name"] for e in view["players"] if "hand" in e] == [p.name]
+        # every mission is told at the end, never a hand
+        assert [e["name"] for e in view["players"] if "mission" in e] == [
+            q.name for q in state.players
+        ]
+        assert [e["name"] for e in game_view(state, p.name)["players"] if "hand" in e] == [p.name]
+    everyone = game_view(state, None)["players"]
+    assert [e["name"] for e in everyone if "hand" in e] == [p.name for p in state.players]
 
 
 def test_the_moderator_sees_every_mission_and_show_player_only_their_own(

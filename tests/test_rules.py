@@ -108,6 +108,14 @@ def test_best_set_prefers_a_territory_you_hold_then_keeps_wilds() -> None:
     assert rules.best_set(BOARD, ("Alaska", "Greenland"), owned=("Alaska",)) is None
 
 
+def test_best_set_shows_a_territory_you_hold_even_if_it_spends_a_wild() -> None:
+    # The only sets showing Japan need the wild; the set that keeps it shows nothing held.
+    hand = ("Alaska", "Peru", "Venezuela", "Japan", WILD)
+    assert rules.best_set(BOARD, hand, owned=("Japan",)) == ("Alaska", "Japan", WILD)
+    state = make_state({"Japan": "alice"}, players=["alice", "bob"], hands={"alice": hand})
+    assert rules.sets_to_trade(state, "alice", "best") == (("Alaska", "Japan", WILD),)
+
+
 def test_remove_cards_counts_each_card_named() -> None:
     assert rules.remove_cards(("Alaska", WILD, WILD), (WILD, "Alaska")) == (WILD,)
     assert rules.remove_cards(("Alaska", WILD), (WILD, WILD)) is None
@@ -258,6 +266,11 @@ def test_move_all_leaves_one_behind() -> None:
 def test_move_min_is_the_dice_of_the_last_roll() -> None:
     assert rules.move_in(10, 3, MIN) == (3, None)
     assert rules.move_in(10, 1, MIN) == (1, None)
+
+
+def test_move_min_never_leaves_the_source_empty() -> None:
+    assert rules.move_in(3, 3, MIN) == (2, None)  # one army stays behind
+    assert rules.move_in(2, 2, MIN) == (1, None)
 
 
 def test_move_in_after_one_die_last_roll() -> None:

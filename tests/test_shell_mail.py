@@ -88,11 +88,49 @@ def test_a_from_with_a_registered_and_an_unregistered_address_is_not_the_player(
     assert message.sender_address([from_header])[0] is None
 
 
-def test_two_from_headers_are_not_the_player(game_dir: Path) -> None:
+@pytest.mark.parametrize("player_first", [False, True])
+def test_two_from_headers_are_not_the_player(game_dir: Path, player_first: bool) -> None:
     two = [("From", "mallory@evil.example"), *headers("alice@example.org")]
+    if player_first:  # the player's address where a reader of the first header finds it
+        two = [*headers("alice@example.org"), ("From", "mallory@evil.example")]
     result = fetch_raw(game_dir, raw_message(two, ready_orders(game_dir, "alice")))
     assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert "more than one From header" in " ".join(result.incoming[0].reasons)
     assert not (game_dir / "orders" / "alice.toml").exists()
+    values = [value for name, value in two if name == "From"]
+    assert message.sender_address(values) == (None, "it has more than one From header")
+
+
+def test_a_route_address_is_not_the_player(game_dir: Path) -> None:
+    value = "<@relay.example:alice@example.org>"
+    result = fetch_raw(game_dir, raw_message(headers(value), ready_orders(game_dir, "alice")))
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert not (game_dir / "orders" / "alice.toml").exists()
+    assert message.sender_address([value]) == (
+        None,
+        f"its From header is not one readable address: {value}",
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "pairs"),
+    [
+        ("<@relay.example:alice@example.org>", [("", "alice@example.org")]),
+        ("Alice <@relay.example:alice@example.org>", [("Alice", "alice@example.org")]),
+        ("alice@example.org <bob@evil.example>", [("", "alice@example.org")]),
+        ("alice@example.org <bob@evil.example>", [("alice@example.org", "bob@evil.example")]),
+    ],
+)
+def test_a_lenient_address_parser_does_not_make_a_stranger_the_player(
+    value: str, pairs: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Older Pythons' `getaddresses` reads these as one address (the newer ones refuse them or
+    give two): what pbem checks beside the parser refuses them all the same."""
+    monkeypatch.setattr(message, "getaddresses", lambda values: pairs)
+    assert message.sender_address([value]) == (
+        None,
+        f"its From header is not one readable address: {value}",
+    )
 
 
 def test_the_registered_address_alone_is_the_player_whatever_its_case(game_dir: Path) -> None:

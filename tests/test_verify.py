@@ -132,6 +132,25 @@ def test_a_text_report_with_a_changed_key_fails(played: Path) -> None:
     assert "key WRONG" in run("verify", "--report", path, code=1)
 
 
+def test_a_text_report_with_fewer_rolls_than_its_heading_says_fails(played: Path) -> None:
+    r, rolls = _played_roll(played)
+    lines = report_file(played, r, "carol", "txt").read_text().splitlines()
+    (i,) = [n for n, line in enumerate(lines) if "Rolls, attacker/defender as rolled" in line]
+    assert lines[i].endswith(f"({len(rolls)}):")
+    end = i + 1
+    while lines[end].startswith("    "):
+        end += 1
+    written = " ".join(lines[i + 1 : end]).split(";")
+    assert len(written) == len(rolls)
+    # the last roll left out: what is left still matches the key's first dice
+    shorter = [*lines[: i + 1], "    " + ";".join(written[:-1]).strip(), *lines[end:]]
+    path = played.parent / "shorter.txt"
+    path.write_text("\n".join(shorter) + "\n")
+    out = run("verify", "--report", path, code=1)
+    assert f"the report lists {len(rolls)} rolls but {len(rolls) - 1} could be read" in out
+    assert "every die matches" not in out
+
+
 def test_verify_follows_the_key_chain_back_to_the_commitment(played: Path) -> None:
     game = read_game(played)
     for suffix in ("view.json", "txt"):

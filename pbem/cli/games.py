@@ -51,7 +51,8 @@ def status(root: Path, as_json: bool, now: str | None) -> None:
 @click.option(
     "--fetch",
     is_flag=True,
-    help="First fetch the mail: the mailbox given, or the one the settings name.",
+    help="First fetch the mail of the mailbox the settings name (a mailbox given here is "
+    "fetched without --fetch).",
 )
 @mailbox_options
 @click.option("--send", is_flag=True, help="Last, send every game's mail with its settings.")
@@ -76,8 +77,8 @@ def run(
     send: bool,
     kit: bool,
 ) -> None:
-    """Fetch the mail (--fetch), resolve every game of ROOT that is due, send what was
-    written (--send), then print one line per game.
+    """Fetch the mail (--fetch, or a mailbox given), resolve every game of ROOT that is due,
+    send what was written (--send), then print one line per game.
 
     Exit code 1 when any game failed (a damaged game, a resolution that went wrong) or mail
     could not be fetched or sent; the other games are resolved all the same. Made for cron:
