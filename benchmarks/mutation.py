@@ -198,6 +198,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_languages.py",
     ],
     "pbem/present/view.py": [
+        "tests/test_view_files.py",
         "tests/test_report.py",
         "tests/test_missions.py",
         "tests/test_deck.py",
