@@ -20,7 +20,6 @@ from pbem.game import clock, deadlines, processor, undo
 from pbem.game.disk import held_by_another
 from pbem.game.history import history_path, played_in, read_history
 from pbem.game.root import Root, game_name, open_root
-from pbem.game.safety import FileProblem, read_regular
 from pbem.game.store import Game, read_game
 
 
@@ -288,15 +287,15 @@ def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | Non
 
 
 def _arrival(game: Game, submission: processor.Submission) -> datetime | None:
-    """When a player's order file came in: the date of the mail it came by (mail/seen.json),
+    """When a player's order file came in: the date of the mail it came by (the mail state),
     or else the time the file was written (an order file saved by hand)."""
-    import json
+    from pbem.game.mailstate import MailState
 
     try:
-        seen = json.loads(read_regular(game.path / "mail" / "seen.json").decode("utf-8"))
+        seen = MailState.peek(game.path).seen
         record = seen["accepted"][f"{game.state.resolution}/{submission.player}"]
         return clock.parse_instant(str(record["date"]), "time")
-    except (FileProblem, ValueError, KeyError, TypeError, RecursionError, PbemError):
+    except (ValueError, KeyError, TypeError, PbemError):
         pass
     try:
         return datetime.fromtimestamp(submission.path.stat().st_mtime, timezone.utc)
