@@ -570,7 +570,7 @@ def resend_reports(
 ) -> Resent:
     """Queue reports again, each as a new message ("resent" in its subject, a Message-ID of
     its own): the latest report of each of `players` (default: every player with an
-    address), or the report after `turn`. Recorded in mail/sent.json; `now` (default: the
+    address), or the report after `turn`. Recorded in the mail state; `now` (default: the
     clock) dates the messages and names them, so the same call twice queues them once."""
     from pbem.mail.reports import resent_report
 
