@@ -15,6 +15,11 @@ tree's pbem (`mail/ledger.sqlite`, one transaction a message):
   SMTP server on loopback (aiosmtpd, in this process), so that the delivery ledger grows to
   that many records.
 
+Then the mail state alone, in this process: `--fetch` message records (and `--send` delivery
+records) written one by one, each made durable before the next, by a copy of the old code's
+save (the whole file dumped as JSON and written atomically, synced) and by `MailState` (one
+transaction a record), with the time of the first and of the last hundred.
+
 Prints the wall time of each, old and new, and their ratio, with the machine. Nothing is
 asserted; the two are measured in the same run so that the machine's load bears on both.
 """
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import multiprocessing
 import os
 import platform
@@ -45,6 +51,8 @@ from test_mail import free_port  # noqa: E402
 
 from pbem.core.state import Options  # noqa: E402
 from pbem.game import processor  # noqa: E402
+from pbem.game.disk import atomic_write  # noqa: E402
+from pbem.game.mailstate import MailState  # noqa: E402
 from pbem.game.store import read_game  # noqa: E402
 from pbem.present import report  # noqa: E402
 
@@ -150,6 +158,47 @@ def pbem(args: list[str], pythonpath: Path) -> float:
     return elapsed
 
 
+def old_save(path: Path, data: dict[str, Any]) -> None:
+    """The old code's `records.save` (7c47fca), kept here only to be measured."""
+    atomic_write(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def record(n: int, what: str) -> tuple[str, dict[str, Any]]:
+    if what == "seen":
+        return f"<o{n}.ann.game-{n % 100:04d}@example.net> {n:064x}", {
+            "game": f"game-{n % 100:04d}",
+            "read": NOW,
+        }
+    return f"m{n:05d}.eml", {
+        "delivered": [f"ann@game-{n % 100:04d}.example"],
+        "refused": {},
+        "message_id": f"<note.{n}@example.org>",
+    }
+
+
+def state_alone(folder: Path, count: int, what: str) -> dict[str, tuple[float, float, float]]:
+    """Seconds for `count` records, and for the first and the last hundred of them."""
+    out: dict[str, tuple[float, float, float]] = {}
+    for name in ("old", "new"):
+        times: list[float] = []
+        directory = folder / f"{what}-{name}"
+        (directory / "mail").mkdir(parents=True)
+        data: dict[str, Any] = {"messages": {}}
+        with MailState.open(directory) as state:
+            for n in range(count):
+                key, value = record(n, what)
+                started = time.perf_counter()
+                if name == "old":
+                    data["messages"][key] = value
+                    old_save(directory / "mail" / f"{what}.json", data)
+                else:
+                    state.put(what, "messages", key, value)
+                    state.commit()
+                times.append(time.perf_counter() - started)
+        out[name] = (sum(times), sum(times[:100]), sum(times[-100:]))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=100)
@@ -196,12 +245,24 @@ def main() -> None:
                     raise SystemExit(f"{name}: {len(left)} messages were not sent")
         finally:
             controller.stop()
+        alone_figures = {
+            "seen": state_alone(work / "alone-state", args.fetch, "seen"),
+            "sent": state_alone(work / "alone-state", args.send, "sent"),
+        }
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     for what, count in (("fetch", args.fetch), ("send", args.send)):
         old_s, new_s = results[what]["old"], results[what]["new"]
         print(
             f"{what} {count} messages: JSON state {old_s:.1f} s, SQLite {new_s:.1f} s: "
             f"{old_s / new_s:.1f}x faster (aim: at least 5x)"
+        )
+    for what, count in (("seen", args.fetch), ("sent", args.send)):
+        old_f, new_f = alone_figures[what]["old"], alone_figures[what]["new"]
+        print(
+            f"the state alone, {count} {what} records: JSON {old_f[0]:.1f} s (first 100 "
+            f"{old_f[1] * 10:.1f} ms each, last 100 {old_f[2] * 10:.1f} ms each), SQLite "
+            f"{new_f[0]:.1f} s (first 100 {new_f[1] * 10:.1f} ms, last 100 {new_f[2] * 10:.1f} "
+            f"ms): {old_f[0] / new_f[0]:.1f}x faster"
         )
 
 
