@@ -29,7 +29,7 @@ from pbem.errors import PbemError
 from pbem.game.disk import locked
 from pbem.game.history import history_count, played_in, read_history, report_dir
 from pbem.game.mailstate import MailState
-from pbem.game.store import read_game
+from pbem.game.store import Game, read_game
 from pbem.game.undo import undo_records
 from pbem.kit import kit_bytes
 from pbem.mail.machine import LOOP_HEADER
@@ -161,7 +161,7 @@ def send_mail(
 
 def _send_game(
     directory: Path,
-    game: Any,
+    game: Game,
     state: MailState,
     sender: str,
     server: SmtpServer | None,
