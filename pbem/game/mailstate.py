@@ -202,12 +202,13 @@ class MailState:
         return state
 
     @classmethod
-    def peek(cls, directory: Path) -> MailState:
+    def peek(cls, directory: Path, section: str | None = None) -> MailState:
         """The state of `directory` as it is, for reading only: nothing is migrated or made
-        (`status`, which takes no lock)."""
+        (`status`, which takes no lock). `section`: only that section is read from the
+        database (the others are left empty)."""
         state = cls(directory)
         _check_regular(state.path)
-        if state.path.exists() and state._read_database():
+        if state.path.exists() and state._read_database(section):
             state.close()
             return state
         for name in FILES:
@@ -231,7 +232,7 @@ class MailState:
             self._db = db
         return self._db
 
-    def _read_database(self) -> bool:
+    def _read_database(self, section: str | None = None) -> bool:
         """Read the database; False when it was never completed (made or migrated by a command
         stopped before its commit), which is then made again."""
         db = self._connect()
@@ -248,7 +249,12 @@ class MailState:
                     f"{self.path} was written by a newer pbem (schema {version}, this pbem "
                     f"reads {SCHEMA}): upgrade pbem"
                 )
-            rows = db.execute("SELECT file, section, key, value FROM entries ORDER BY n").fetchall()
+            rows = db.execute(
+                "SELECT file, section, key, value FROM entries"
+                + (" WHERE section = ?" if section is not None else "")
+                + " ORDER BY n",
+                () if section is None else (section,),
+            ).fetchall()
         except sqlite3.DatabaseError as err:
             raise _damaged(self.path, err) from None
         self._made = str(meta["made"])

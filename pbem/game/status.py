@@ -276,7 +276,8 @@ def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | Non
     grace = settings.grace
     if not grace:
         return None
-    arrived = [_arrival(game, s) for s in found.used]
+    accepted = _accepted(game)
+    arrived = [_arrival(game, s, accepted) for s in found.used]
     last = max((a for a in arrived if a is not None), default=None)
     if last is not None and now < last + grace:
         return (
@@ -286,15 +287,25 @@ def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | Non
     return None
 
 
-def _arrival(game: Game, submission: processor.Submission) -> datetime | None:
-    """When a player's order file came in: the date of the mail it came by (the mail state),
-    or else the time the file was written (an order file saved by hand)."""
+def _accepted(game: Game) -> dict[str, object]:
+    """The orders accepted by mail, as the mail state records them (none if it is damaged)."""
     from pbem.game.mailstate import MailState
 
     try:
-        seen = MailState.peek(game.path).seen
-        record = seen["accepted"][f"{game.state.resolution}/{submission.player}"]
-        return clock.parse_instant(str(record["date"]), "time")
+        return dict(MailState.peek(game.path, "accepted").seen["accepted"])
+    except PbemError:
+        return {}
+
+
+def _arrival(
+    game: Game, submission: processor.Submission, accepted: dict[str, object]
+) -> datetime | None:
+    """When a player's order file came in: the date of the mail it came by (the mail state),
+    or else the time the file was written (an order file saved by hand)."""
+    try:
+        record = accepted.get(f"{game.state.resolution}/{submission.player}")
+        if isinstance(record, dict):
+            return clock.parse_instant(str(record["date"]), "time")
     except (ValueError, KeyError, TypeError, PbemError):
         pass
     try:
