@@ -172,6 +172,12 @@ TESTS: dict[str, list[str]] = {
         "tests/test_mail_reading.py",
         "tests/test_mail_clients.py",
     ],
+    "pbem/game/mailstate.py": [
+        "tests/test_ledger.py",
+        "tests/test_damaged_state.py",
+        "tests/test_mail_send.py",
+        "tests/test_mail_fetch.py",
+    ],
     "pbem/mail/send.py": [
         "tests/test_shell_mail.py",
         "tests/test_mail_send.py",

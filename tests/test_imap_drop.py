@@ -20,6 +20,7 @@ from test_mail import into_maildir, message, orders_for, run
 
 from pbem.game import batch, clock
 from pbem.game.history import history_count, read_history
+from pbem.game.mailstate import MailState
 from pbem.mail import fetch as fetching
 from pbem.mail import inbox
 from pbem.mail.mailboxes import Mailbox
@@ -99,7 +100,7 @@ def test_a_server_that_drops_at_the_third_fetch_leaves_the_rest_for_next_time(
     assert accepted(root / "first") == 2 and accepted(root / "second") == 2
     record = read_history(root / "second", 1)
     assert {o.player: o.autopilot for o in record.orders} == {"ann": False, "ben": False}
-    routed = json.loads((root / "mail" / "seen.json").read_text())["messages"]
+    routed = MailState.peek(root).seen["messages"]
     assert sorted(v["game"] for v in routed.values()) == ["first", "first", "second", "second"]
 
 

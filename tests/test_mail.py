@@ -33,8 +33,8 @@ from pbem.core.state import Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.history import report_dir
+from pbem.game.mailstate import MailState
 from pbem.game.store import read_game
-from pbem.mail import fetch as fetching
 from pbem.mail.message import orders_from_body, read_letter
 from pbem.present import report
 
@@ -602,15 +602,15 @@ def test_an_interrupted_fetch_can_be_run_again(
     game_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     messages = [message("alice@example.org", orders_for(game_dir, "alice"), mid="<i@t>")]
-    real_save = fetching.save
+    real_commit = MailState.commit
 
-    def crash(path: Path, data: dict[str, Any]) -> None:
+    def crash(self: MailState) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fetching, "save", crash)
+    monkeypatch.setattr(MailState, "commit", crash)
     with pytest.raises(KeyboardInterrupt):
         fetch(game_dir, messages)
-    monkeypatch.setattr(fetching, "save", real_save)
+    monkeypatch.setattr(MailState, "commit", real_commit)
     result = fetch(game_dir, messages)
     assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
     assert not (game_dir / "orders" / "replaced").exists()
@@ -925,7 +925,7 @@ def test_a_password_is_asked_for_never_taken_as_an_argument(
     assert logins[-1] == ("mod", "hunter2") and {pw for _, pw in logins[:-1]} == {"wrong"}
     assert len(server.recorder.received) == 3
     assert "hunter2" not in (game_dir / "game.toml").read_text()
-    assert all("hunter2" not in p.read_text() for p in (game_dir / "mail").iterdir())
+    assert all(b"hunter2" not in p.read_bytes() for p in (game_dir / "mail").iterdir())
 
 
 def test_without_starttls_a_server_that_requires_it_refuses(

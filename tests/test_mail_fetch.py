@@ -38,6 +38,7 @@ from test_mail import (
 from pbem import mail
 from pbem.game import processor
 from pbem.game.history import read_history
+from pbem.game.mailstate import MailState
 from pbem.mail.message import read_letter
 
 ALICE, BOB, CAROL = (address for _, address in PLAYERS)
@@ -181,7 +182,7 @@ def test_orders_that_cannot_be_stored_are_held_for_the_next_fetch(d: Path, kind:
     first = fetch(d, msgs)
     assert [i.verdict for i in first.incoming] == [V.HELD, V.ACCEPTED]
     assert "is not a regular file: remove it" in first.incoming[0].reasons[0]
-    assert "<x@t>" not in mail.records.seen_state(d)["messages"]
+    assert "<x@t>" not in MailState.peek(d).seen["messages"]
     if kind == "directory":
         target.rmdir()
     else:
@@ -314,7 +315,7 @@ def test_a_message_dated_in_the_future_counts_as_received_when_read(d: Path) -> 
     future = message(ALICE, orders_for(d, "alice"), minutes=60 * 24 * 365 * 50, mid="<fut@t>")
     (first,) = fetch(d, [future]).incoming
     assert first.verdict is V.ACCEPTED and "in the future" in first.reasons[0]
-    accepted = mail.records.seen_state(d)["accepted"]["1/alice"]
+    accepted = MailState.peek(d).seen["accepted"]["1/alice"]
     assert accepted["date"] == NOW.isoformat()
     later = message(ALICE, orders_for(d, "alice", owned(d, "alice", 2)), mid="<later@t>")
     later.replace_header("Date", "Wed, 03 Mar 2027 12:30:00 +0000")  # after NOW, before 2077

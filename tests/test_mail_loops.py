@@ -31,8 +31,8 @@ from test_mail import (
     running_server,
 )
 
+from pbem.game.mailstate import MailState
 from pbem.mail import muting
-from pbem.mail.records import seen_state
 
 ALICE = "alice@example.org"
 HOME = "moderator@home.example"
@@ -111,7 +111,7 @@ def test_an_auto_responder_loop_of_50_rounds_gets_the_documented_answers(
     answered, summaries = loop(game, server, 50, threaded)
     limit = muting.PER_THREAD if threaded else muting.PER_DAY
     assert answered == limit
-    assert len(seen_state(game)[muting.ANSWERED]) == answered
+    assert len(MailState.peek(game).seen[muting.ANSWERED]) == answered
     why = "muted for this thread" if threaded else "muted until"
     assert f"{ALICE} {why}" in " ".join(summaries.split())
 

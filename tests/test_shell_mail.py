@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import FrozenInstanceError
 from datetime import datetime, timedelta, timezone
@@ -17,6 +16,7 @@ from pbem import mail
 from pbem.core.state import Options
 from pbem.errors import GameFileError, PbemError
 from pbem.game import processor
+from pbem.game.mailstate import SEEN, MailState
 from pbem.game.store import read_game
 from pbem.mail import machine, message, records, send, sources
 
@@ -308,13 +308,13 @@ def test_mail_state_files_that_are_damaged_are_named(game_dir: Path) -> None:
     hello = raw_message(headers("stranger@example.org"), "hello")
     folder = game_dir / records.MAIL
     folder.mkdir()
-    (folder / records.SEEN).write_text("[1]")
+    (folder / SEEN).write_text("[1]")
     with pytest.raises(GameFileError, match="seen.json is damaged: not a JSON object"):
         fetch_raw(game_dir, hello)
-    (folder / records.SEEN).write_text("{")
+    (folder / SEEN).write_text("{")
     with pytest.raises(GameFileError, match="seen.json is damaged"):
         fetch_raw(game_dir, hello)
-    (folder / records.SEEN).write_text('{"messages": {}}')
+    (folder / SEEN).write_text('{"messages": {}}')
     [incoming] = fetch_raw(game_dir, hello).incoming
     assert incoming.verdict is mail.Verdict.REJECTED
     with pytest.raises(PbemError, match="give a mailbox to read"):
@@ -430,13 +430,13 @@ def test_a_refusal_is_forgotten_once_the_address_takes_the_message(
     assert first.failed == [
         "r0000-deal-bob.eml: bob@example.org refused for now: 450 mailbox busy; it waits"
     ]
-    state = json.loads((game_dir / "mail" / "sent.json").read_text())
+    state = MailState.peek(game_dir).sent
     refused = state["messages"]["r0000-deal-bob.eml"]["refused"]
     assert refused == {"bob@example.org": "450 mailbox busy"}
     client.refuse = set()
     second = mail.send_mail(game_dir, MODERATOR, mail.SmtpServer("h"))
     assert second.ok and second.delivered == ["r0000-deal-bob.eml to bob@example.org"]
-    state = json.loads((game_dir / "mail" / "sent.json").read_text())
+    state = MailState.peek(game_dir).sent
     assert state["messages"]["r0000-deal-bob.eml"] == {
         "delivered": ["bob@example.org"],
         "refused": {},
@@ -546,7 +546,7 @@ def test_a_message_from_the_future_counts_as_read_now(game_dir: Path) -> None:
         now=T0 + timedelta(days=1),
     ).incoming
     assert present.verdict is mail.Verdict.ACCEPTED and present.reasons == ()
-    accepted = json.loads((game_dir / "mail" / "seen.json").read_text())["accepted"]
+    accepted = MailState.peek(game_dir).seen["accepted"]
     r = read_game(game_dir).state.resolution
     assert accepted[f"{r}/alice"]["dated"] == T0.isoformat()  # the date it gave is kept
     assert "dated" not in accepted[f"{r}/bob"]

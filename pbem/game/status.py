@@ -20,7 +20,6 @@ from pbem.game import clock, deadlines, processor, undo
 from pbem.game.disk import held_by_another
 from pbem.game.history import history_path, played_in, read_history
 from pbem.game.root import Root, game_name, open_root
-from pbem.game.safety import FileProblem, read_regular
 from pbem.game.store import Game, read_game
 
 
@@ -277,7 +276,8 @@ def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | Non
     grace = settings.grace
     if not grace:
         return None
-    arrived = [_arrival(game, s) for s in found.used]
+    accepted = _accepted(game)
+    arrived = [_arrival(game, s, accepted) for s in found.used]
     last = max((a for a in arrived if a is not None), default=None)
     if last is not None and now < last + grace:
         return (
@@ -287,16 +287,26 @@ def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | Non
     return None
 
 
-def _arrival(game: Game, submission: processor.Submission) -> datetime | None:
-    """When a player's order file came in: the date of the mail it came by (mail/seen.json),
-    or else the time the file was written (an order file saved by hand)."""
-    import json
+def _accepted(game: Game) -> dict[str, object]:
+    """The orders accepted by mail, as the mail state records them (none if it is damaged)."""
+    from pbem.game.mailstate import MailState
 
     try:
-        seen = json.loads(read_regular(game.path / "mail" / "seen.json").decode("utf-8"))
-        record = seen["accepted"][f"{game.state.resolution}/{submission.player}"]
-        return clock.parse_instant(str(record["date"]), "time")
-    except (FileProblem, ValueError, KeyError, TypeError, RecursionError, PbemError):
+        return dict(MailState.peek(game.path, "accepted").seen["accepted"])
+    except PbemError:
+        return {}
+
+
+def _arrival(
+    game: Game, submission: processor.Submission, accepted: dict[str, object]
+) -> datetime | None:
+    """When a player's order file came in: the date of the mail it came by (the mail state),
+    or else the time the file was written (an order file saved by hand)."""
+    try:
+        record = accepted.get(f"{game.state.resolution}/{submission.player}")
+        if isinstance(record, dict):
+            return clock.parse_instant(str(record["date"]), "time")
+    except (ValueError, KeyError, TypeError, PbemError):
         pass
     try:
         return datetime.fromtimestamp(submission.path.stat().st_mtime, timezone.utc)

@@ -192,10 +192,9 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
                     "which is not a plain file name: the undo cannot move it; restore the "
                     "history from a backup"
                 )
-        from pbem.mail.records import seen_state, sent_state
+        from pbem.game.mailstate import MailState
 
-        seen_state(directory)  # damaged mail state files are refused before anything is moved
-        sent_state(directory)
+        MailState.open(directory).close()  # damaged mail state is refused before anything moves
         attempt = 1 + sum(1 for u in undo_records(directory) if u.resolution == r)
         record = UndoRecord(r, attempt, clock.iso(now), why.strip(), history.key, history.turn)
         atomic_write(directory / HISTORY / PENDING, tomli_w.dumps(record.to_dict()))

@@ -8,22 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
 
+from pbem.game.mailstate import MailState
 from pbem.game.store import Game, Registration
 from pbem.mail.message import Letter
 from pbem.mail.muting import Muting
-from pbem.mail.records import (
-    MAIL,
-    SEEN,
-    address,
-    domain,
-    keep_rejected,
-    outgoing,
-    save,
-    slug,
-    write_eml,
-)
+from pbem.mail.records import address, domain, keep_rejected, outgoing, slug, write_eml
 from pbem.terminal import printable
 
 MAX_WORDS = 4000
@@ -51,7 +41,7 @@ class Answers:
     """Writes a fetch's answers and records into the game directory."""
 
     game: Game
-    seen: dict[str, Any]
+    state: MailState
     sender: str
     now: datetime
     moderator: str = ""
@@ -60,7 +50,7 @@ class Answers:
     """Why a message (by its key) was not answered though it would have been (`muting`)."""
 
     def __post_init__(self) -> None:
-        self.muting = Muting(self.seen, self.now)
+        self.muting = Muting(self.state, self.now)
 
     @property
     def path(self) -> Path:
@@ -116,7 +106,7 @@ class Answers:
     def summarise(
         self, key: str, frm: str, subject: str, what: str, kept: str, words: str = ""
     ) -> None:
-        """Add a message to the moderator's summary (kept in seen.json until it is written);
+        """Add a message to the moderator's summary (kept in the mail state until it is written);
         `words`: what a player wrote, listed in full (up to MAX_WORDS characters)."""
         line = f"{printable(key)} from {printable(frm) or '(unreadable sender)'}"
         if subject:
@@ -132,12 +122,12 @@ class Answers:
             ).rstrip("\n")
             if len(text) > MAX_WORDS:
                 item += f"\n  | ... ({len(text) - MAX_WORDS} more characters, in {kept or 'it'})"
-        self.seen.setdefault("to_tell", []).append(item)
+        self.state.append("seen", "to_tell", item)  # committed with the message's record
 
     def tell_moderator(self) -> str | None:
         """One message to the moderator about every message not answered or sent in another
         player's name since the last summary."""
-        items: list[str] = self.seen.get("to_tell", [])
+        items: list[str] = self.state.seen.get("to_tell", [])
         if not items:
             return None
         digest = hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
@@ -160,6 +150,6 @@ class Answers:
         )
         name = f"note-{digest}.eml"
         write_eml(self.path, name, out)
-        self.seen["to_tell"] = []
-        save(self.path / MAIL / SEEN, self.seen)
+        self.state.reset("seen", "to_tell", [])
+        self.state.commit()
         return name

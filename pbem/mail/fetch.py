@@ -19,6 +19,7 @@ from pbem.errors import GameFileError, OrderError
 from pbem.game import clock, processor
 from pbem.game.disk import locked
 from pbem.game.history import played_in, resolution_interrupted
+from pbem.game.mailstate import MailState
 from pbem.game.store import Game, Registration, read_game
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
@@ -26,14 +27,10 @@ from pbem.mail.message import Letter, addresses_match, read_body, read_head
 from pbem.mail.outcomes import FetchResult, Incoming, Verdict
 from pbem.mail.records import (
     DEFAULT_FROM,
-    MAIL,
     OUTBOX,
-    SEEN,
     CannotStore,
     address,
     prune_rejected,
-    save,
-    seen_state,
     store_orders,
     write_eml,
 )
@@ -99,10 +96,11 @@ def game_fetch(
     with locked(directory):
         game = read_game(directory)
         held = resolution_interrupted(directory, game.state.resolution)
-        fetcher = _Fetcher(game, seen_state(directory), sender, read_at, moderator or sender, held)
-        prune_rejected(directory, read_at)
-        yield fetcher
-        fetcher.finish()
+        with MailState.open(directory) as state:
+            fetcher = _Fetcher(game, state, sender, read_at, moderator or sender, held)
+            prune_rejected(directory, read_at)
+            yield fetcher
+            fetcher.finish()
 
 
 @dataclass
@@ -110,7 +108,7 @@ class _Fetcher(Refusing):
     """Handles each message against the game; writes orders, answers and records."""
 
     game: Game
-    seen: dict[str, Any]
+    state: MailState
     sender: str
     now: datetime
     moderator: str
@@ -118,7 +116,7 @@ class _Fetcher(Refusing):
     """A resolution of the game is interrupted: every new message is held."""
 
     def __post_init__(self) -> None:
-        self.out = Answers(self.game, self.seen, self.sender, self.now, self.moderator)
+        self.out = Answers(self.game, self.state, self.sender, self.now, self.moderator)
         self._ready: dict[str, tuple[str, dict[str, Any] | None]] | None = None
         self.incoming: list[Incoming] = []
         self.note: str | None = None
@@ -135,6 +133,10 @@ class _Fetcher(Refusing):
     def path(self) -> Path:
         return self.game.path
 
+    @property
+    def seen(self) -> dict[str, Any]:
+        return self.state.seen
+
     def record(self, key: str, outcome: Incoming, digest: str | None) -> Incoming:
         entry: dict[str, Any] = {
             "from": outcome.sender,
@@ -145,8 +147,8 @@ class _Fetcher(Refusing):
         }
         if digest is not None:
             entry["digest"] = digest
-        self.seen["messages"][key] = entry
-        save(self.path / MAIL / SEEN, self.seen)
+        self.state.put("seen", "messages", key, entry)
+        self.state.commit()  # one transaction a message
         return outcome
 
     def take(self, entry: Entry, letter: Letter | None = None) -> Incoming:
@@ -188,7 +190,8 @@ class _Fetcher(Refusing):
                 return self.hold(mid, frm)
             outcome = self.reused_id(letter, previous)
             previous.setdefault("also", []).append(letter.digest)
-            save(self.path / MAIL / SEEN, self.seen)
+            self.state.put("seen", "messages", key, previous)
+            self.state.commit()
             return outcome
         if held:
             return self.hold(mid, frm)
@@ -326,9 +329,10 @@ class _Fetcher(Refusing):
             reply = self.out.answer(letter, me, _("not used: older orders"), body)
             return Incoming(mid, frm, Verdict.IGNORED, me.name, (reason,), reply)
         replaced = store_orders(self.path, me.name, choice.found.text)
-        self.seen["accepted"][key] = {"date": when.isoformat(), "message_id": mid}
+        taken = {"date": when.isoformat(), "message_id": mid}
         if future is not None:
-            self.seen["accepted"][key]["dated"] = letter.date.isoformat()
+            taken["dated"] = letter.date.isoformat()
+        self.state.put("seen", "accepted", key, taken)  # committed with the message's record
         lines = processor.forecast(state, submission.orders, self.speaking(me))
         _ = self.speaking(me)._
         body = _(

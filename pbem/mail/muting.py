@@ -11,7 +11,8 @@ and stops answering an address that has had its share:
   References names one of pbem's own answers is as deep in the chain as that answer, and the
   chain ends when it is `PER_THREAD` answers deep (a new message, not a reply, starts again);
 - per day: `PER_DAY` answers to one address in 24 hours, counted by the run's `--now` time and
-  recorded in `mail/seen.json`, so that a run repeated or a fetch from cron counts them all.
+  recorded in the mail state (`mail/ledger.sqlite`), so that a run repeated or a fetch from
+  cron counts them all.
 
 A message that is not answered because of these limits is still read: its orders are taken and
 played when valid. Only the answer is left out, and the moderator's summary says which address,
@@ -22,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.utils import format_datetime
-from typing import Any
 
+from pbem.game.mailstate import MailState
 from pbem.mail.message import Letter
 
 PER_FETCH = 3
@@ -36,7 +37,8 @@ DAY = timedelta(hours=24)
 KEPT = timedelta(days=7)
 """How long an answer is remembered (for its thread and the day's count)."""
 ANSWERED = "answered"
-"""The key in seen.json: pbem's answers by Message-ID, with the address, time and depth."""
+"""The section of the mail state (`seen`): pbem's answers by Message-ID, with the address,
+time and depth."""
 
 
 def _when(value: object) -> datetime | None:
@@ -51,14 +53,14 @@ def _when(value: object) -> datetime | None:
 class Muting:
     """The answers of one fetch, counted against the limits and recorded in `seen`."""
 
-    seen: dict[str, Any]
+    state: MailState
     now: datetime
     fetched: dict[str, int] = field(default_factory=dict)
 
-    def _answers(self) -> dict[str, Any]:
-        answers = self.seen.get(ANSWERED)
+    def _answers(self) -> dict[str, object]:
+        answers = self.state.seen.get(ANSWERED)
         if not isinstance(answers, dict):
-            answers = self.seen[ANSWERED] = {}
+            answers = self.state.seen[ANSWERED] = {}
         return answers
 
     def depth(self, letter: Letter) -> int:
@@ -118,14 +120,10 @@ class Muting:
         older than `KEPT` are forgotten."""
         to = to.strip().lower()
         self.fetched[to] = self.fetched.get(to, 0) + 1
-        answers = self._answers()
-        for key in [k for k, r in answers.items() if not self._recent(r)]:
-            del answers[key]
-        answers[message_id] = {
-            "to": to,
-            "at": self.now.isoformat(),
-            "depth": self.depth(letter) + 1,
-        }
+        for key in [k for k, r in self._answers().items() if not self._recent(r)]:
+            self.state.drop("seen", ANSWERED, key)
+        record = {"to": to, "at": self.now.isoformat(), "depth": self.depth(letter) + 1}
+        self.state.put("seen", ANSWERED, message_id, record)  # committed with the message
 
     def _recent(self, record: object) -> bool:
         when = _when(record.get("at")) if isinstance(record, dict) else None

@@ -1,13 +1,13 @@
 """The mail folders and state files of a game directory, and the messages pbem writes.
 
 Everything pbem mails goes through DIR/outbox/ first, as one .eml file per message. The state
-lives in DIR/mail/, written atomically after every message so that an interrupted run can
-simply be run again:
+lives in DIR/mail/, recorded after every message so that an interrupted run can simply be
+run again:
 
-- seen.json: every incoming Message-ID processed (a second copy is skipped), and per pending
-  resolution and player the date and Message-ID of the orders accepted;
-- sent.json: which reports were built into the outbox, and per outbox file the addresses it
-  was delivered to and those refused, so a failed send retries only what did not go;
+- ledger.sqlite (pbem.game.mailstate): every incoming Message-ID processed (a second copy is
+  skipped), per pending resolution and player the date and Message-ID of the orders accepted;
+  which reports were built into the outbox, and per outbox file the addresses it was
+  delivered to and those refused, so a failed send retries only what did not go;
 - rejected/: each message rejected, kept with a .txt file giving the reason (the first
   KEPT_BYTES of it; removed by the first fetch REJECTED_DAYS after it was read).
 """
@@ -15,7 +15,6 @@ simply be run again:
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
@@ -24,19 +23,15 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime, parseaddr
 from pathlib import Path
-from typing import Any
 
 from pbem.errors import GameFileError, PbemError
 from pbem.game.disk import atomic_write
 from pbem.game.history import ORDERS
-from pbem.game.safety import FileProblem, read_regular
 from pbem.game.settings import one_address
 from pbem.mail.machine import LOOP_HEADER
 
 DEFAULT_FROM = "pbem@localhost"
 MAIL = "mail"
-SEEN = "seen.json"
-SENT = "sent.json"
 REJECTED = "rejected"
 OUTBOX = "outbox"
 SENT_FOLDER = "sent"
@@ -49,70 +44,6 @@ REJECTED_DAYS = 90
 _READ = re.compile(r"^Read: (\S+)$", re.MULTILINE)
 
 
-def load(path: Path, default: dict[str, Any]) -> dict[str, Any]:
-    if not path.exists():
-        return default
-    try:
-        data = json.loads(read_regular(path).decode("utf-8"))
-    except FileProblem as err:
-        raise GameFileError(f"cannot read {path}: {err}; restore it from a backup") from None
-    except (ValueError, RecursionError) as err:
-        raise GameFileError(f"{path} is damaged ({err}); restore it from a backup") from None
-    if not isinstance(data, dict):
-        raise GameFileError(f"{path} is damaged: not a JSON object; restore it from a backup")
-    for key, value in default.items():
-        data.setdefault(key, value)
-    why = damage(data)
-    if why is not None:
-        raise GameFileError(f"{path} is damaged: {why}; restore it from a backup")
-    return data
-
-
-_SHAPES: dict[str, tuple[type, type, str]] = {
-    "messages": (dict, dict, "a table of messages"),
-    "accepted": (dict, dict, "a table of accepted orders"),
-    "to_tell": (list, str, "a list of lines for the moderator"),
-    "answered": (dict, dict, "a table of answers"),
-    "reports": (list, str, "a list of reports"),
-    "skipped": (list, str, "a list of reports"),
-    "reminded": (list, str, "a list of reminders"),
-    "resent": (list, dict, "a list of reports resent"),
-    "earlier": (dict, list, "a table of earlier deliveries"),
-}
-"""What each value of the mail state files (seen.json, sent.json, the folder's seen.json)
-holds: the container, the kind of each of its items, and how to say it."""
-
-_FIELDS: dict[str, type] = {"also": list, "delivered": list, "refused": dict, "date": str}
-"""The fields of a message's or an accepted order's record that are read as that kind."""
-
-
-def damage(data: dict[str, Any]) -> str | None:
-    """What is wrong with a mail state file's contents, or None: each value of the kind that
-    is read from it, so that a hand-edited or damaged file is a sentence, not a traceback
-    half-way through a fetch or a send."""
-    for key, (kind, item, what) in _SHAPES.items():
-        value = data.get(key)
-        if value is None:
-            continue
-        items = list(value.values()) if isinstance(value, dict) else value
-        if not isinstance(value, kind) or not all(isinstance(i, item) for i in items):
-            return f"'{key}' is not {what}"
-        for record in items if item is dict else ():
-            for name, field_kind in _FIELDS.items():
-                if name in record and not isinstance(record[name], field_kind):
-                    return f"'{key}' holds a record whose '{name}' is not {field_kind.__name__}"
-            if key == "accepted" and not _instant(record.get("date")):
-                return f"'{key}' holds a record without a valid date"
-    return None
-
-
-def _instant(value: object) -> bool:
-    try:
-        return datetime.fromisoformat(str(value)).tzinfo is not None
-    except ValueError:
-        return False
-
-
 def write(path: Path, data: bytes | str) -> None:
     """Write a file atomically; a failure (disk full, read-only) is a sentence, not a crash."""
     try:
@@ -122,18 +53,6 @@ def write(path: Path, data: bytes | str) -> None:
             f"cannot write {path}: {err.strerror or err}; fix that and run the command again "
             "(nothing is lost: what was done so far is recorded)"
         ) from None
-
-
-def save(path: Path, data: dict[str, Any]) -> None:
-    write(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-
-
-def seen_state(directory: Path) -> dict[str, Any]:
-    return load(directory / MAIL / SEEN, {"messages": {}, "accepted": {}})
-
-
-def sent_state(directory: Path) -> dict[str, Any]:
-    return load(directory / MAIL / SENT, {"reports": [], "messages": {}})
 
 
 def keep_rejected(directory: Path, key: str, raw: bytes | None, about: str) -> str:

@@ -10,6 +10,7 @@ from email.utils import format_datetime
 from typing import Any
 
 from pbem.errors import Problem
+from pbem.game.mailstate import MailState
 from pbem.game.store import Game, Registration
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice
@@ -25,7 +26,7 @@ class Refusing:
     """The refusals of a game's fetch (pbem.mail.fetch's `_Fetcher` is one)."""
 
     game: Game
-    seen: dict[str, Any]
+    state: MailState
     out: Answers
 
     def speaking(self, player: Registration) -> i18n.Language:
@@ -91,7 +92,7 @@ class Refusing:
                 "your latest report, ready to edit; answer 'resend' to have that report again."
             )
             body += "\n\n" + _("Your message has been passed to the moderator.") + "\n"
-        if f"{self.game.state.resolution}/{to.name}" in self.seen["accepted"]:
+        if f"{self.game.state.resolution}/{to.name}" in self.state.seen["accepted"]:
             body += "\n" + _(
                 "Nothing from this message was used: your orders accepted earlier stand."
             )
@@ -115,7 +116,7 @@ class Refusing:
         self.out.summarise(mid, frm, letter.subject, f"rejected, {told}: {reason}", kept)
         if not registered:
             return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), kept=kept)
-        stands = f"{self.game.state.resolution}/{player.name}" in self.seen["accepted"]
+        stands = f"{self.game.state.resolution}/{player.name}" in self.state.seen["accepted"]
         _ = self.speaking(player)._
         values = {
             "sender": printable(frm),

@@ -1,6 +1,6 @@
 """Reminders: a player awaited without valid orders is told, at the times the `remind` setting
 gives before the deadline ("24h, 2h"), that their turn is due, and how many more missed turns
-would drop them. Each reminder is queued once (recorded in mail/sent.json, `reminded`), so a
+would drop them. Each reminder is queued once (recorded in the mail state, `reminded`), so a
 run again changes nothing; when several times have passed since the last run (cron was down),
 only the latest is sent."""
 
@@ -12,11 +12,12 @@ from pathlib import Path
 
 from pbem.game import clock, processor
 from pbem.game.disk import locked
+from pbem.game.mailstate import MailState
 from pbem.game.settings import Settings
 from pbem.game.status import deadline_of
 from pbem.game.store import Game, read_game
 from pbem.mail.notices import deadline_words
-from pbem.mail.records import MAIL, SENT, address, queue, save, sent_state
+from pbem.mail.records import address, queue
 from pbem.mail.told import speaking
 
 
@@ -42,21 +43,22 @@ def queue_reminders(directory: Path, settings: Settings, now: datetime) -> Remin
         passed = [o for o in offsets if deadline - o <= now]
         if not passed:
             return out
-        sent = sent_state(directory)
-        done: list[str] = sent.setdefault("reminded", [])
-        ready = {s.player for s in processor.readiness(game).used}
-        r = game.state.resolution
-        for reg in game.registrations:
-            player = game.state.player(reg.name)
-            if reg.name not in game.state.awaiting() or reg.name in ready or not player.alive:
-                continue
-            keys = [f"{r}/{reg.name}/{clock.format_duration(o)}" for o in passed]
-            if all(k in done for k in keys) or not address(reg.email):
-                continue
-            name = _write(game, reg.name, address(reg.email), settings, deadline, now, keys[-1])
-            done.extend(k for k in keys if k not in done)
-            save(directory / MAIL / SENT, sent)
-            out.queued.append(name)
+        with MailState.open(directory) as state:
+            done: list[str] = state.sent.setdefault("reminded", [])
+            ready = {s.player for s in processor.readiness(game).used}
+            r = game.state.resolution
+            for reg in game.registrations:
+                player = game.state.player(reg.name)
+                if reg.name not in game.state.awaiting() or reg.name in ready or not player.alive:
+                    continue
+                keys = [f"{r}/{reg.name}/{clock.format_duration(o)}" for o in passed]
+                if all(k in done for k in keys) or not address(reg.email):
+                    continue
+                name = _write(game, reg.name, address(reg.email), settings, deadline, now, keys[-1])
+                for key in [k for k in keys if k not in done]:
+                    state.append("sent", "reminded", key)
+                state.commit()
+                out.queued.append(name)
     return out
 
 

@@ -146,7 +146,7 @@ def _played(game: Game, resolution: int) -> str:
 def remade(game: Game, resolution: int, undone: Sequence[int] | None = None) -> str:
     """`.a2` for a resolution made again after its first was undone, `.a3` after a second
     undo..., "" for one made once: what tells the reports of each attempt apart (their
-    Message-ID, their name in the outbox, their record in mail/sent.json), so that the reports
+    Message-ID, their name in the outbox, their record in the mail state), so that the reports
     of a resolution made again are new messages and are sent. `undone`: the resolutions of
     the game's undo records, when the caller has them."""
     if undone is None:

@@ -4,7 +4,7 @@ A message goes to the game its orders name (`game = "..."`), or else to the game
 tagged with (`Re: [friday] turn 3: your move`); that game's fetch then handles it as it would
 have alone. A message for no game of the root is answered once, to a player's registered
 address only, naming the games that address plays in. The root keeps its own record of every
-message it has routed (ROOT/mail/seen.json), so a message is routed once, even if a game of its
+message it has routed (ROOT/mail/ledger.sqlite), so a message is routed once, even if a game of its
 name appears later; whether a message was routed before is told from its headers alone, its
 body never parsed again. Each message is handled as it is read (an IMAP message as it is
 downloaded, and marked seen once its game has handled it); each game is opened, under its
@@ -24,6 +24,7 @@ from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game import clock
 from pbem.game.disk import locked
 from pbem.game.mailbox_state import record_fetch, unread_since
+from pbem.game.mailstate import MailState
 from pbem.game.root import Root, open_root
 from pbem.game.safety import refuse_links, remove_temporaries
 from pbem.game.settings import Settings, Value, in_force
@@ -38,14 +39,11 @@ from pbem.mail.outcomes import FetchResult, Verdict, not_to_the_end
 from pbem.mail.records import (
     MAIL,
     OUTBOX,
-    SEEN,
     address,
     domain,
     keep_rejected,
-    load,
     outgoing,
     prune_rejected,
-    save,
     write_eml,
 )
 from pbem.mail.sources import Entry
@@ -140,7 +138,10 @@ def fetch_root(
                 if routing.take(entry):
                     reading.done(entry)
         finally:
-            routing.finish()
+            try:
+                routing.finish()
+            finally:
+                routing.state.close()
         out.broken = reading.broken
         before = unread_since(root)
         since = {n: before.get(n, clock.iso(read_at)) for n in sorted(routing.unread)}
@@ -180,7 +181,7 @@ class _Routing:
     answers: _RootAnswers | None = None
 
     def __post_init__(self) -> None:
-        self.seen = load(self.root / MAIL / SEEN, {"messages": {}})
+        self.state = MailState.open(self.root)
 
     @property
     def unread(self) -> set[str]:
@@ -190,7 +191,7 @@ class _Routing:
         """Hand one message on; whether it is handled (else it is read again next time)."""
         letter = read_head(entry.raw, entry.cut) if entry.raw is not None else None
         key = _key(entry, letter)
-        if key in self.seen["messages"]:
+        if key in self.state.seen["messages"]:
             self.out.skipped += 1
             return True
         if letter is not None and entry.raw is not None:
@@ -207,7 +208,7 @@ class _Routing:
         if name is None:
             if self.answers is None:
                 settings = in_force(self.root, (), self.flags)
-                muting = Muting(self.seen, self.now)
+                muting = Muting(self.state, self.now)
                 self.answers = _RootAnswers(
                     self.root, settings, self.now, self.games.by_name, muting=muting
                 )
@@ -265,8 +266,8 @@ class _Routing:
         self.lost[name] = _Lost(err)
 
     def record(self, key: str, what: dict[str, object]) -> None:
-        self.seen["messages"][key] = {**what, "read": self.now.isoformat()}
-        save(self.root / MAIL / SEEN, self.seen)
+        self.state.put("seen", "messages", key, {**what, "read": self.now.isoformat()})
+        self.state.commit()  # one transaction a message, before the server marks it seen
 
     def finish(self) -> None:
         """Finish every game's fetch (each writes its moderator's summary), the answers for
@@ -321,7 +322,7 @@ class _RootAnswers:
     told: list[str] = field(default_factory=list)
     """The players' messages for the moderator's note."""
     muting: Muting | None = None
-    """The limits of answers to one address (the root's own, in ROOT/mail/seen.json)."""
+    """The limits of answers to one address (the root's own, in ROOT/mail/ledger.sqlite)."""
 
     def plays_in(self, sender: str) -> list[str]:
         """The games of the root in which `sender` is a player's registered address."""

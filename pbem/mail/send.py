@@ -28,22 +28,17 @@ from typing import Any
 from pbem.errors import PbemError
 from pbem.game.disk import locked
 from pbem.game.history import history_count, played_in, read_history, report_dir
-from pbem.game.store import read_game
+from pbem.game.mailstate import MailState
+from pbem.game.store import Game, read_game
 from pbem.game.undo import undo_records
 from pbem.kit import kit_bytes
 from pbem.mail.machine import LOOP_HEADER
 from pbem.mail.records import (
     DEFAULT_FROM,
     FAILED_FOLDER,
-    MAIL,
     OUTBOX,
-    SEEN,
-    SENT,
     SENT_FOLDER,
     address,
-    load,
-    save,
-    sent_state,
     write,
     write_eml,
 )
@@ -156,100 +151,120 @@ def send_mail(
     in the outbox, from the settings given now. The first send of a game already under way
     builds only the latest resolution's reports (`every`: all of them). With `kit`, the first
     report (resolution 0) carries the player's kit."""
-    result = SendResult(dry_run=dry_run)
     with locked(directory):
         game = read_game(directory)
-        first = not (directory / MAIL / SENT).exists()
-        sent = sent_state(directory)
-        kit_file: bytes | None = None
-        count = history_count(directory)
-        undone = [u.resolution for u in undo_records(directory)]
-        attempt = {r: remade(game, r, undone) for r in range(count)}
-        skipped = set(sent.get("skipped", []))
-        if first and not every and count > 1:
-            skipped |= {
-                f"{r:04d}{attempt[r]}/{reg.name}"
-                for r in range(count - 1)
-                for reg in game.registrations
-            }
-            latest = played_in(game, count - 1, read_history(directory, count - 1).turn)
-            result.notes.append(
-                f"the game was under way when its mail began: only the reports after "
-                f"{latest.words()} are mailed ('pbem mail send --all' mails the earlier ones too)"
+        with MailState.open(directory) as state:
+            return _send_game(
+                directory, game, state, sender, server, bcc, dry_run, now, reply_to, every, kit
             )
-            if not dry_run:  # decided once: a send stopped after this never mails them
-                sent["skipped"] = sorted(skipped)
-                save(directory / MAIL / SENT, sent)
-        if every:
-            skipped = set()
-        for resolution in range(count):
-            folder = report_dir(directory, resolution)
-            for reg in game.registrations:
-                # a resolution made again after an undo is another attempt: new messages
-                key = f"{resolution:04d}{attempt[resolution]}/{reg.name}"
-                if key in sent["reports"] or key in skipped:
-                    continue
-                if not (folder / f"{reg.name}.txt").exists():
-                    continue
-                if not address(reg.email):
-                    where = f"{folder.name}/{reg.name}"
-                    why = (
-                        f"{reg.name}'s address is not one address ({printable(reg.email)!r}): "
-                        f"report {where} not mailed; correct it with 'pbem config DIR "
-                        f"player.{reg.name}.email=ADDRESS'"
-                        if reg.email.strip()
-                        else f"{reg.name} has no address: report {where} not mailed"
-                    )
-                    result.notes.append(why)
-                    continue
-                name = f"r{folder.name}{attempt[resolution]}-{reg.name}.eml"
-                if not dry_run:
-                    if kit and resolution == 0:
-                        kit_file = kit_file or kit_bytes()
-                    attached = kit_file if resolution == 0 else None
-                    msg = build_report(game, resolution, reg.name, sender, bcc, now, attached)
-                    assert msg is not None
-                    write_eml(directory, name, msg)
-                    sent["reports"].append(key)
-                    save(directory / MAIL / SENT, sent)
-                result.built.append(name)
-        if sorted(skipped) != sent.get("skipped", []) and not dry_run:
-            sent["skipped"] = sorted(skipped)
-            save(directory / MAIL / SENT, sent)
-        pending = waiting(directory)
-        if not dry_run:
-            for path in pending:
-                stamp(path, sender, reply_to or sender, bcc)
-        result.pending = [p.name for p in pending]
-        if dry_run:
-            result.pending += result.built
-        if server is None or dry_run or not pending:
-            return result
-        _Delivery(directory, server, sent, result).run(pending)
-        result.pending = [p.name for p in waiting(directory)]
+
+
+def _send_game(
+    directory: Path,
+    game: Game,
+    state: MailState,
+    sender: str,
+    server: SmtpServer | None,
+    bcc: str | None,
+    dry_run: bool,
+    now: datetime | None,
+    reply_to: str | None,
+    every: bool,
+    kit: bool,
+) -> SendResult:
+    """`send_mail` under the game's lock, with its mail state open."""
+    result = SendResult(dry_run=dry_run)
+    first = "sent" not in state.begun
+    sent = state.sent
+    kit_file: bytes | None = None
+    count = history_count(directory)
+    undone = [u.resolution for u in undo_records(directory)]
+    attempt = {r: remade(game, r, undone) for r in range(count)}
+    skipped = set(sent.get("skipped", []))
+    if first and not every and count > 1:
+        skipped |= {
+            f"{r:04d}{attempt[r]}/{reg.name}"
+            for r in range(count - 1)
+            for reg in game.registrations
+        }
+        latest = played_in(game, count - 1, read_history(directory, count - 1).turn)
+        result.notes.append(
+            f"the game was under way when its mail began: only the reports after "
+            f"{latest.words()} are mailed ('pbem mail send --all' mails the earlier ones too)"
+        )
+        if not dry_run:  # decided once: a send stopped after this never mails them
+            state.reset("sent", "skipped", sorted(skipped))
+            state.commit()
+    if every:
+        skipped = set()
+    for resolution in range(count):
+        folder = report_dir(directory, resolution)
+        for reg in game.registrations:
+            # a resolution made again after an undo is another attempt: new messages
+            key = f"{resolution:04d}{attempt[resolution]}/{reg.name}"
+            if key in sent["reports"] or key in skipped:
+                continue
+            if not (folder / f"{reg.name}.txt").exists():
+                continue
+            if not address(reg.email):
+                where = f"{folder.name}/{reg.name}"
+                why = (
+                    f"{reg.name}'s address is not one address ({printable(reg.email)!r}): "
+                    f"report {where} not mailed; correct it with 'pbem config DIR "
+                    f"player.{reg.name}.email=ADDRESS'"
+                    if reg.email.strip()
+                    else f"{reg.name} has no address: report {where} not mailed"
+                )
+                result.notes.append(why)
+                continue
+            name = f"r{folder.name}{attempt[resolution]}-{reg.name}.eml"
+            if not dry_run:
+                if kit and resolution == 0:
+                    kit_file = kit_file or kit_bytes()
+                attached = kit_file if resolution == 0 else None
+                msg = build_report(game, resolution, reg.name, sender, bcc, now, attached)
+                assert msg is not None
+                write_eml(directory, name, msg)
+                state.append("sent", "reports", key)
+                state.commit()
+            result.built.append(name)
+    if sorted(skipped) != sent.get("skipped", []) and not dry_run:
+        state.reset("sent", "skipped", sorted(skipped))
+        state.commit()
+    pending = waiting(directory, state)
+    if not dry_run:
+        for path in pending:
+            stamp(path, sender, reply_to or sender, bcc)
+    result.pending = [p.name for p in pending]
+    if dry_run:
+        result.pending += result.built
+    if server is None or dry_run or not pending:
+        return result
+    _Delivery(directory, server, state, result).run(pending)
+    result.pending = [p.name for p in waiting(directory, state)]
     return result
 
 
 def deliver_waiting(directory: Path, server: SmtpServer, result: SendResult) -> None:
     """Deliver what waits in a folder's outbox (a game's, or a root's own answers); the caller
     holds the folder's lock."""
-    _Delivery(directory, server, sent_state(directory), result).run(waiting(directory))
+    with MailState.open(directory) as state:
+        _Delivery(directory, server, state, result).run(waiting(directory, state))
 
 
-def waiting(directory: Path) -> list[Path]:
+def waiting(directory: Path, state: MailState | None = None) -> list[Path]:
     """The files waiting at the top of the outbox (hidden ones are half-written files): the
-    answers in the order the messages they answer came in (the order of mail/seen.json), then
+    answers in the order the messages they answer came in (the order of the mail state), then
     the reports, then anything else; so that a player who sent orders reads "accepted" before
     the report of the turn they were for (a fetch, a resolution and a send in one run)."""
     folder = directory / OUTBOX
     if not folder.is_dir():
         return []
     files = [p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_dir()]
+    seen = (state or MailState.peek(directory)).seen
     answers = {
         str(record["reply"]): n
-        for n, record in enumerate(
-            load(directory / MAIL / SEEN, {"messages": {}})["messages"].values()
-        )
+        for n, record in enumerate(seen["messages"].values())
         if isinstance(record, dict) and record.get("reply")
     }
 
@@ -355,8 +370,12 @@ class _Delivery:
 
     directory: Path
     server: SmtpServer
-    sent: dict[str, Any]
+    state: MailState
     result: SendResult
+
+    @property
+    def sent(self) -> dict[str, Any]:
+        return self.state.sent
 
     def run(self, pending: Sequence[Path]) -> None:
         try:
@@ -388,9 +407,10 @@ class _Delivery:
         record = self.sent["messages"].setdefault(path.name, {"delivered": [], "refused": {}})
         if record.get("message_id", message.message_id) != message.message_id:
             # another message under a name delivered before: delivery is by message
-            earlier = self.sent.setdefault("earlier", {}).setdefault(path.name, [])
-            earlier.append(record)
-            record = self.sent["messages"][path.name] = {"delivered": [], "refused": {}}
+            earlier = self.sent.setdefault("earlier", {}).get(path.name, [])
+            self.state.put("sent", "earlier", path.name, [*earlier, record])
+            record = {"delivered": [], "refused": {}}
+            self.state.put("sent", "messages", path.name, record)
         record["message_id"] = message.message_id
         todo = [a for a in message.recipients if a not in record["delivered"]]
         permanent: dict[str, str] = {}
@@ -410,7 +430,10 @@ class _Delivery:
                     record["delivered"].append(recipient)
                     record["refused"].pop(recipient, None)
                     self.result.delivered.append(f"{path.name} to {recipient}")
-            save(self.directory / MAIL / SENT, self.sent)
+            # committed before the file moves to outbox/sent/: a run killed between the two
+            # finds every recipient delivered and only moves it
+            self.state.put("sent", "messages", path.name, record)
+            self.state.commit()
         if permanent:
             raise _Permanent(
                 "; ".join(f"{recipient} refused: {why}" for recipient, why in permanent.items())
@@ -424,7 +447,8 @@ class _Delivery:
         write(folder / f"{path.name}.reason.txt", f"{printable(reason)}\n")
         record = self.sent["messages"].setdefault(path.name, {"delivered": [], "refused": {}})
         record["failed"] = reason
-        save(self.directory / MAIL / SENT, self.sent)
+        self.state.put("sent", "messages", path.name, record)
+        self.state.commit()
         _move(path, folder)
         self.result.failed.append(
             f"{path.name}: {reason}; moved to {OUTBOX}/{FAILED_FOLDER}/ (put it back in "
@@ -511,20 +535,22 @@ def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
     outbox/ to `into`, and they count as not mailed, so the reports of the resolution made
     again in its place are mailed. Safe to run again."""
     prefix = f"r{resolution:04d}-"
-    for path in waiting(directory):
-        if path.name.startswith(prefix):
-            write(into / path.name, path.read_bytes())
-            path.unlink()
-    if (directory / MAIL / SENT).exists():
-        sent = sent_state(directory)
+    with MailState.open(directory) as state:
+        for path in waiting(directory, state):
+            if path.name.startswith(prefix):
+                write(into / path.name, path.read_bytes())
+                path.unlink()
+        if "sent" not in state.begun:
+            return
+        sent = state.sent
         mine = f"{resolution:04d}/"
         keep = [k for k in sent["reports"] if not str(k).startswith(mine)]
         skipped = [k for k in sent.get("skipped", []) if not str(k).startswith(mine)]
         if keep != sent["reports"] or skipped != sent.get("skipped", []):
-            sent["reports"] = keep
+            state.reset("sent", "reports", keep)
             if "skipped" in sent:
-                sent["skipped"] = skipped
-            save(directory / MAIL / SENT, sent)
+                state.reset("sent", "skipped", skipped)
+            state.commit()
 
 
 @dataclass
@@ -544,7 +570,7 @@ def resend_reports(
 ) -> Resent:
     """Queue reports again, each as a new message ("resent" in its subject, a Message-ID of
     its own): the latest report of each of `players` (default: every player with an
-    address), or the report after `turn`. Recorded in mail/sent.json; `now` (default: the
+    address), or the report after `turn`. Recorded in the mail state; `now` (default: the
     clock) dates the messages and names them, so the same call twice queues them once."""
     from pbem.mail.reports import resent_report
 
@@ -560,25 +586,28 @@ def resend_reports(
                 + ", ".join(sorted(known))
             )
         resolution = None if turn is None else _resolution_of(game, turn)
-        sent = sent_state(directory)
-        for reg in game.registrations:
-            if (players and reg.name not in players) or not address(reg.email):
-                if players and reg.name in players:
-                    out.notes.append(f"{reg.name} has no address: nothing resent")
-                continue
-            key = f"resend/{reg.name}/{resolution}/{when.isoformat()}"
-            made = resent_report(game, reg.name, sender, when, key, resolution)
-            if made is None:
-                which = f"after turn {turn}" if turn is not None else "yet"
-                out.notes.append(f"{reg.name} has no report {which}: nothing resent")
-                continue
-            name, msg = made
-            if any(r.get("file") == name for r in sent.setdefault("resent", [])):
-                continue
-            write_eml(directory, name, msg)
-            sent["resent"].append({"player": reg.name, "file": name, "at": when.isoformat()})
-            save(directory / MAIL / SENT, sent)
-            out.queued.append(name)
+        with MailState.open(directory) as state:
+            sent = state.sent
+            for reg in game.registrations:
+                if (players and reg.name not in players) or not address(reg.email):
+                    if players and reg.name in players:
+                        out.notes.append(f"{reg.name} has no address: nothing resent")
+                    continue
+                key = f"resend/{reg.name}/{resolution}/{when.isoformat()}"
+                made = resent_report(game, reg.name, sender, when, key, resolution)
+                if made is None:
+                    which = f"after turn {turn}" if turn is not None else "yet"
+                    out.notes.append(f"{reg.name} has no report {which}: nothing resent")
+                    continue
+                name, msg = made
+                if any(r.get("file") == name for r in sent.setdefault("resent", [])):
+                    continue
+                write_eml(directory, name, msg)
+                state.append(
+                    "sent", "resent", {"player": reg.name, "file": name, "at": when.isoformat()}
+                )
+                state.commit()
+                out.queued.append(name)
     return out
 
 

@@ -1,0 +1,454 @@
+"""The mail state of a game, or of a folder of games: one SQLite database, `mail/ledger.sqlite`.
+
+It holds what `mail/seen.json` and `mail/sent.json` held (the messages read, the orders
+accepted, the answers counted against the limits, the lines waiting for the moderator; the
+reports built, skipped, resent and reminded, and the delivery ledger of the outbox), as rows
+of one table, so that recording a message writes that message's rows and no others: reading
+or sending a message costs the same with 100 or 100,000 behind it.
+
+A command reads the whole state once (`MailState.open`), changes it in memory through `put`,
+`drop`, `append` and `reset`, and makes each step durable with `commit`: one transaction, in
+WAL mode and synced (`synchronous=FULL`), so that a command killed at any moment finds, when
+run again, every step committed before and none of the one in flight.
+
+A game whose state is still in the JSON files of older versions is migrated the first time a
+command opens it under its lock: everything is copied in one transaction, which also records
+the migration, and the JSON files are then renamed `seen.json.migrated` and
+`sent.json.migrated`. A migration stopped before its commit leaves nothing that counts (it is
+simply made again); one stopped after it has only the renaming left, which the next command
+does. A damaged JSON file or database is a sentence naming it, never a traceback.
+
+This lives with the game's storage rather than the mail, because `status` (which decides when
+a turn may be resolved) reads when accepted orders came in; the mail layer is its only writer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pbem.errors import GameFileError
+from pbem.game.safety import FileProblem, _kind, read_regular
+
+MAIL = "mail"
+DATABASE = "ledger.sqlite"
+SEEN = "seen.json"
+SENT = "sent.json"
+MIGRATED = ".migrated"
+"""What a migrated JSON file's name gets at its end (`seen.json.migrated`)."""
+SCHEMA = 1
+"""The version of the database's tables (table `schema_version`); a newer one is refused."""
+FILES = ("seen", "sent")
+"""The two halves of the state, as the JSON files named them."""
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    n INTEGER PRIMARY KEY AUTOINCREMENT,
+    file TEXT NOT NULL,
+    section TEXT NOT NULL,
+    key TEXT,
+    value TEXT NOT NULL,
+    UNIQUE (file, section, key)
+);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+"""`entries`: one row per record (`key`: its key in a table of records; NULL for an item of a
+list), in the order it was first written (`n`), its value as JSON. `meta`: `made` (which JSON
+files the database was made from, in the transaction that made it), `begun:seen` and
+`begun:sent` (that half has been written: the first `mail send` of a game is decided by it)."""
+
+_SHAPES: dict[str, tuple[type, type, str]] = {
+    "messages": (dict, dict, "a table of messages"),
+    "accepted": (dict, dict, "a table of accepted orders"),
+    "to_tell": (list, str, "a list of lines for the moderator"),
+    "answered": (dict, dict, "a table of answers"),
+    "reports": (list, str, "a list of reports"),
+    "skipped": (list, str, "a list of reports"),
+    "reminded": (list, str, "a list of reminders"),
+    "resent": (list, dict, "a list of reports resent"),
+    "earlier": (dict, list, "a table of earlier deliveries"),
+}
+"""What each section of the mail state holds: the container, the kind of each of its items,
+and how to say it."""
+
+_DEFAULTS: dict[str, tuple[str, ...]] = {
+    "seen": ("messages", "accepted"),
+    "sent": ("reports", "messages"),
+}
+"""The sections each half always has (empty when nothing was written)."""
+
+_FIELDS: dict[str, type] = {"also": list, "delivered": list, "refused": dict, "date": str}
+"""The fields of a message's or an accepted order's record that are read as that kind."""
+
+
+_UPSERT = (
+    "INSERT INTO entries (file, section, key, value) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (file, section, key) DO UPDATE SET value = excluded.value"
+)
+
+
+def damage(data: dict[str, Any]) -> str | None:
+    """What is wrong with one half of the mail state, or None: each value of the kind that is
+    read from it, so that a hand-edited or damaged file is a sentence, not a traceback half-way
+    through a fetch or a send."""
+    for key, (kind, item, what) in _SHAPES.items():
+        value = data.get(key)
+        if value is None:
+            continue
+        items = list(value.values()) if isinstance(value, dict) else value
+        if not isinstance(value, kind) or not all(isinstance(i, item) for i in items):
+            return f"'{key}' is not {what}"
+        for record in items if item is dict else ():
+            for name, field_kind in _FIELDS.items():
+                if name in record and not isinstance(record[name], field_kind):
+                    return f"'{key}' holds a record whose '{name}' is not {field_kind.__name__}"
+            if key == "accepted" and not _instant(record.get("date")):
+                return f"'{key}' holds a record without a valid date"
+    return None
+
+
+def _instant(value: object) -> bool:
+    try:
+        return datetime.fromisoformat(str(value)).tzinfo is not None
+    except ValueError:
+        return False
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    """An old JSON state file's contents, checked (None when there is none): what the
+    migration copies. Damage is a GameFileError naming the file."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        data = json.loads(read_regular(path).decode("utf-8"))
+    except FileProblem as err:
+        raise GameFileError(f"cannot read {path}: {err}; restore it from a backup") from None
+    except (ValueError, RecursionError) as err:
+        raise GameFileError(f"{path} is damaged ({err}); restore it from a backup") from None
+    if not isinstance(data, dict):
+        raise GameFileError(f"{path} is damaged: not a JSON object; restore it from a backup")
+    why = damage(data)
+    if why is not None:
+        raise GameFileError(f"{path} is damaged: {why}; restore it from a backup")
+    return data
+
+
+def _damaged(path: Path, why: object) -> GameFileError:
+    return GameFileError(
+        f"{path} is damaged ({why}); restore it from a backup (or, to start the mail state "
+        "afresh, remove it: every message in the mailbox is then read again, and a game under "
+        "way counts as never mailed)"
+    )
+
+
+def _unwritable(path: Path, err: Exception) -> GameFileError:
+    return GameFileError(
+        f"cannot write {path}: {err}; fix that and run the command again "
+        "(nothing is lost: what was done so far is recorded)"
+    )
+
+
+def _check_regular(path: Path) -> None:
+    """The database and its companions must be regular files (or absent): SQLite would block
+    on a FIFO and follow a link."""
+    for each in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            mode = os.lstat(each).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise GameFileError(f"cannot read {each}: {err.strerror or err}") from None
+        if not stat.S_ISREG(mode):
+            raise GameFileError(
+                f"cannot read {each}: this is {_kind(mode)}, not a regular file; remove it "
+                "(and restore the mail state from a backup)"
+            )
+
+
+class MailState:
+    """The mail state of one folder (a game, or a folder of games), read whole, changed in
+    memory and written back change by change. `seen` and `sent` hold it as the JSON files did:
+    sections of records (`seen["messages"][key]`) or lists (`sent["reports"]`)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / MAIL / DATABASE
+        self.seen: dict[str, Any] = {s: _SHAPES[s][0]() for s in _DEFAULTS["seen"]}
+        self.sent: dict[str, Any] = {s: _SHAPES[s][0]() for s in _DEFAULTS["sent"]}
+        self.begun: set[str] = set()
+        self._changes: list[tuple[str, str, str, Any]] = []
+        self._made = ""
+        self._db: sqlite3.Connection | None = None
+
+    # --- opening --------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, directory: Path) -> MailState:
+        """The state of `directory`, its JSON files migrated first if it has them (the caller
+        holds the folder's lock)."""
+        state = cls(directory)
+        _check_regular(state.path)
+        if state.path.exists() and state._read_database():
+            state._finish_migration()
+            return state
+        state._migrate()
+        return state
+
+    @classmethod
+    def peek(cls, directory: Path, section: str | None = None) -> MailState:
+        """The state of `directory` as it is, for reading only: nothing is migrated or made
+        (`status`, which takes no lock). `section`: only that section is read from the
+        database (the others are left empty)."""
+        state = cls(directory)
+        _check_regular(state.path)
+        if state.path.exists() and state._read_database(section):
+            state.close()
+            return state
+        for name in FILES:
+            data = read_json(directory / MAIL / f"{name}.json")
+            if data is not None:
+                state._take(name, data)
+                state.begun.add(name)
+        return state
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+            except sqlite3.DatabaseError as err:
+                raise _damaged(self.path, err) from None
+            except (OSError, sqlite3.Error) as err:
+                raise _unwritable(self.path, err) from None
+            self._db = db
+        return self._db
+
+    def _read_database(self, section: str | None = None) -> bool:
+        """Read the database; False when it was never completed (made or migrated by a command
+        stopped before its commit), which is then made again."""
+        db = self._connect()
+        try:
+            names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not {"schema_version", "entries", "meta"} <= names:
+                return False
+            meta = dict(db.execute("SELECT name, value FROM meta").fetchall())
+            if "made" not in meta:
+                return False
+            (version,) = db.execute("SELECT max(version) FROM schema_version").fetchone()
+            if not isinstance(version, int) or version > SCHEMA:
+                raise GameFileError(
+                    f"{self.path} was written by a newer pbem (schema {version}, this pbem "
+                    f"reads {SCHEMA}): upgrade pbem"
+                )
+            rows = db.execute(
+                "SELECT file, section, key, value FROM entries"
+                + (" WHERE section = ?" if section is not None else "")
+                + " ORDER BY n",
+                () if section is None else (section,),
+            ).fetchall()
+        except sqlite3.DatabaseError as err:
+            raise _damaged(self.path, err) from None
+        self._made = str(meta["made"])
+        self.begun = {name for name in FILES if f"begun:{name}" in meta}
+        halves: dict[str, dict[str, Any]] = {"seen": {}, "sent": {}}
+        for file, section, key, value in rows:
+            if file not in halves or not isinstance(section, str):
+                raise _damaged(self.path, f"a row of an unknown kind ({file!r})")
+            try:
+                item = json.loads(value)
+            except (TypeError, ValueError, RecursionError) as err:
+                raise _damaged(self.path, f"a record of '{section}' is not JSON: {err}") from None
+            if key is None:
+                halves[file].setdefault(section, []).append(item)
+            else:
+                halves[file].setdefault(section, {})[key] = item
+        for file, data in halves.items():
+            why = damage(data)
+            if why is not None:
+                raise _damaged(self.path, f"the {file} state: {why}")
+            self._take(file, data)
+        return True
+
+    def _take(self, file: str, data: dict[str, Any]) -> None:
+        mine = self.seen if file == "seen" else self.sent
+        for section, value in data.items():
+            if isinstance(value, dict | list):
+                mine[section] = value
+
+    def _migrate(self) -> None:
+        """Make the database, from the JSON files when there are any: in one transaction, which
+        also records what it was made from; then the JSON files are renamed."""
+        olds = {name: read_json(self.directory / MAIL / f"{name}.json") for name in FILES}
+        found = {name: data for name, data in olds.items() if data is not None}
+        if not found and not self.path.exists():
+            return  # nothing yet: the database is made by the first commit
+        rows: list[tuple[str, str, str | None, str]] = []
+        for name, data in found.items():
+            self._take(name, data)
+            self.begun.add(name)
+            for section, items in data.items():
+                pairs: list[tuple[str | None, Any]] = (
+                    list(items.items())
+                    if isinstance(items, dict)
+                    else [(None, v) for v in items]
+                    if isinstance(items, list)
+                    else []  # nothing pbem wrote: a value that is neither is not kept
+                )
+                rows += [(name, section, k, json.dumps(v, ensure_ascii=False)) for k, v in pairs]
+        made = " ".join(f"{name}.json" for name in found) or "nothing"
+        self._write(
+            lambda db: (
+                db.execute("DELETE FROM entries"),
+                db.execute("DELETE FROM meta"),
+                db.executemany(
+                    "INSERT INTO entries (file, section, key, value) VALUES (?, ?, ?, ?)", rows
+                ),
+                db.executemany(
+                    "INSERT INTO meta VALUES (?, '')", [(f"begun:{name}",) for name in found]
+                ),
+                db.execute("INSERT INTO meta VALUES ('made', ?)", (made,)),
+            ),
+            fresh=True,
+        )
+        self._made = made
+        self._finish_migration()
+
+    def _finish_migration(self) -> None:
+        """Rename the JSON files the database was made from (left by a command stopped right
+        after the migration's commit)."""
+        for name in FILES:
+            old = self.directory / MAIL / f"{name}.json"
+            if f"{name}.json" in self._made.split() and os.path.lexists(old):
+                try:
+                    os.replace(old, old.with_name(old.name + MIGRATED))
+                except OSError as err:
+                    raise _unwritable(old, err) from None
+
+    # --- changing -------------------------------------------------------------------------
+
+    def _half(self, file: str) -> dict[str, Any]:
+        return self.seen if file == "seen" else self.sent
+
+    def put(self, file: str, section: str, key: str, value: Any) -> None:
+        """Set the record `key` of a table (its value as it is when `commit` comes)."""
+        self._half(file).setdefault(section, {})[key] = value
+        self._changes.append(("put", file, section, key))
+
+    def drop(self, file: str, section: str, key: str) -> None:
+        self._half(file).setdefault(section, {}).pop(key, None)
+        self._changes.append(("put", file, section, key))
+
+    def append(self, file: str, section: str, item: Any) -> None:
+        self._half(file).setdefault(section, []).append(item)
+        self._changes.append(("append", file, section, json.dumps(item, ensure_ascii=False)))
+
+    def reset(self, file: str, section: str, items: list[Any]) -> None:
+        """Replace a whole list (or table) by `items` (a list's items)."""
+        self._half(file)[section] = list(items)
+        dumped = [json.dumps(i, ensure_ascii=False) for i in items]
+        self._changes.append(("reset", file, section, dumped))
+
+    def begin(self, file: str) -> None:
+        """Mark a half as written though nothing is in it yet."""
+        self._changes.append(("begin", file, "", None))
+
+    def commit(self) -> None:
+        """Write every change since the last commit, in one synced transaction."""
+        changes, self._changes = self._changes, []
+        if not changes:
+            return
+        rows: list[tuple[str, tuple[Any, ...]]] = [
+            ("INSERT OR IGNORE INTO meta VALUES (?, '')", (f"begun:{file}",))
+            for file in sorted({c[1] for c in changes} - self.begun)
+        ]
+        self.begun |= {c[1] for c in changes}
+        for op, file, section, arg in changes:
+            if op == "put":
+                table = self._half(file).get(section, {})
+                if arg in table:
+                    rows.append(
+                        (
+                            _UPSERT,
+                            (file, section, arg, json.dumps(table[arg], ensure_ascii=False)),
+                        )
+                    )
+                else:
+                    rows.append(
+                        (
+                            "DELETE FROM entries WHERE file = ? AND section = ? AND key = ?",
+                            (file, section, arg),
+                        )
+                    )
+            elif op == "append":
+                rows.append(
+                    (
+                        "INSERT INTO entries (file, section, key, value) VALUES (?, ?, NULL, ?)",
+                        (file, section, arg),
+                    )
+                )
+            elif op == "reset":
+                rows.append(("DELETE FROM entries WHERE file = ? AND section = ?", (file, section)))
+                rows.extend(
+                    (
+                        "INSERT INTO entries (file, section, key, value) VALUES (?, ?, NULL, ?)",
+                        (file, section, item),
+                    )
+                    for item in arg
+                )
+
+        def apply(db: sqlite3.Connection) -> None:
+            for sql, values in rows:
+                db.execute(sql, values)
+
+        self._write(apply, fresh=not self.path.exists())
+
+    def _write(self, work: Any, fresh: bool = False) -> None:
+        """One transaction: `work(db)`, committed (synced) or, on any failure, rolled back."""
+        db = self._connect()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if fresh:
+                    for statement in _TABLES.strip().split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    if db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:
+                        db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA,))
+                    db.execute("INSERT OR IGNORE INTO meta VALUES ('made', 'nothing')")
+                work(db)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as err:
+            raise _unwritable(self.path, err) from None
+        except sqlite3.DatabaseError as err:
+            raise _damaged(self.path, err) from None
+
+    # --- closing --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def __enter__(self) -> MailState:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
