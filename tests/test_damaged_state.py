@@ -253,3 +253,13 @@ def test_a_held_file_nested_too_deep_is_read_as_undone(played: Path, tmp_path: P
     (game / "history" / "held.toml").write_text(nested(1000))
     out = run("status", game)
     assert "undone" in out
+
+
+def test_a_dot_file_in_a_maildir_is_no_message(game: Path) -> None:
+    orders = orders_for(game, "alice")
+    box = into_maildir(game.parent / "box", [message(ALICE, orders, mid="<o@t>")])
+    (box / "cur" / ".gitkeep").write_bytes(b"")  # what a tool leaves to keep a folder
+    (box / "new" / ".notes").write_bytes(b"From: x@y\n\nnot mail\n")
+    out = fetch(game, "--maildir", box)
+    assert "accepted: <o@t>" in out
+    assert out.splitlines()[-1].startswith("spring-2027: 1 message read"), out

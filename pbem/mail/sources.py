@@ -120,7 +120,7 @@ def _odd_entries(path: Path, colon: str) -> dict[str, str]:
 def _maildir(path: Path) -> Iterator[Entry]:
     try:
         box = mailbox.Maildir(path, factory=_Dated, create=False)  # type: ignore[arg-type]
-        keys = sorted(box.keys())
+        keys = sorted(k for k in box.iterkeys() if not k.startswith("."))  # dot files: no mail
     except (OSError, mailbox.Error) as err:
         raise PbemError(f"cannot read the Maildir {path}: {err}") from None
     order: list[tuple[float, str, str | None]] = []
