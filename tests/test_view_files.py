@@ -72,6 +72,12 @@ CRAFTED = [
     ("armies that are text", _set("territories.Alaska.armies", "3"), "'Alaska' is not a whole"),
     ("armies true", _set("territories.Alaska.armies", True), "'Alaska' is not a whole number"),
     ("a game name that is a number", _set("game", 7), "'game' is not text"),
+    ("missed turns below 0", _set("players.0.missed", -1), "missed turns' is not a whole number"),
+    (
+        "more armies than any view",
+        _set("territories.Alaska.armies", view.ARMIES_LIMIT + 1),
+        "Alaska",
+    ),
     ("piles that are text", _set("piles", "none"), "'piles' is not a JSON object"),
     ("a discard that is no card", _set("piles.discards", [3]), "the discard pile holds something"),
 ]
@@ -122,3 +128,23 @@ def test_a_deadline_is_in_the_view_until_the_game_is_over(tmp_path: Path) -> Non
     assert "deadline" not in view.game_view(state, "alice", "00")
     over = replace(state, phase=Phase.OVER, winner="alice")
     assert "deadline" not in view.game_view(over, "alice", "00", deadline=due)
+
+
+def test_the_most_armies_a_view_may_give_are_read(played: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(played)
+    data["territories"]["Alaska"]["armies"] = view.ARMIES_LIMIT
+    path = tmp_path / "alice.view.json"
+    path.write_text(json.dumps(data))
+    assert view.read_view(path).armies("Alaska") == view.ARMIES_LIMIT
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_number_json_allows_but_pbem_never_writes_is_refused(
+    played: dict[str, Any], tmp_path: Path, number: str
+) -> None:
+    text = json.dumps(played).replace('"sets_traded": 0', f'"sets_traded": {number}', 1)
+    assert number in text
+    path = tmp_path / "alice.view.json"
+    path.write_text(text)
+    with pytest.raises(view.ViewError, match="is not a number a view file holds"):
+        view.read_view(path)
