@@ -80,6 +80,7 @@ CRAFTED = [
     ),
     ("piles that are text", _set("piles", "none"), "'piles' is not a JSON object"),
     ("a discard that is no card", _set("piles.discards", [3]), "the discard pile holds something"),
+    ("a discard of no board", _set("piles.discards", ["Atlantis"]), "the discard pile holds"),
 ]
 
 
