@@ -512,3 +512,60 @@ def test_the_moderators_summary_names_the_mission_that_won() -> None:
         "alice from the game)." in text
     )
     assert "The game is over: alice won." in text
+
+
+# --- how a mission is told ------------------------------------------------------------------
+
+
+def test_the_progress_of_a_mission_with_armies_is_told_to_its_holder_and_to_others() -> None:
+    from pbem.present import missions as told
+
+    state = with_missions(make_state(first_n(5, 2)), {})
+    assert told.progress(state, "alice", "alice") == (
+        "you hold 5/18 territories with at least 2 armies"
+    )
+    assert told.progress(state, "alice", None) == (
+        "alice holds 5/18 territories with at least 2 armies"
+    )
+
+
+def test_a_mission_is_done_only_for_the_winner_who_completed_it() -> None:
+    from pbem.present import missions as told
+
+    state = with_missions(make_state(first_n(18, 2)), {})
+    alice, bob = state.player("alice"), state.player("bob")
+    won = replace(state, phase=Phase.OVER, winner="alice")
+    assert told.mission_entry(won, alice, "alice").get("done") is True
+    assert "done" not in told.mission_entry(won, bob, "alice")
+    assert "done" not in told.mission_entry(state, alice, "alice")  # not over yet
+    by_conquest = with_missions(make_state(first_n(5, 2)), {})
+    over = replace(by_conquest, phase=Phase.OVER, winner="alice")
+    assert "done" not in told.mission_entry(over, alice, "alice")  # won, mission not done
+
+
+def test_a_draft_round_is_told_in_one_sentence_with_the_fill_in_picks_marked() -> None:
+    from pbem.core.events import Drafted
+    from pbem.present import missions as told
+
+    events = [
+        Drafted("alice", "Alaska", 1, "list"),
+        Drafted("bob", "Peru", 1, "rest"),
+        Drafted("carol", "Siam", 1, "list"),
+        Drafted("alice", "Ural", 2, "list"),
+    ]
+    assert told.draft_round(events, 0) == (
+        "Draft round 1: alice Alaska, bob Peru (fill-in rule), carol Siam.",
+        3,
+    )
+    assert told.draft_round(events, 3) == ("Draft round 2: alice Ural.", 4)
+
+
+def test_a_draft_forecast_names_the_first_three_picks() -> None:
+    from pbem.present import missions as told
+
+    assert told.draft_forecast(["Alaska", "Peru", "Ural", "Siam", "rest"]) == (
+        "draft: 4 territories ranked (Alaska, Peru, Ural, ...), then the fill-in rule"
+    )
+    assert told.draft_forecast(["Alaska", "Peru", "Ural", "rest"]) == (
+        "draft: 3 territories ranked (Alaska, Peru, Ural), then the fill-in rule"
+    )
