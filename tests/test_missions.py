@@ -569,3 +569,8 @@ def test_a_draft_forecast_names_the_first_three_picks() -> None:
     assert told.draft_forecast(["Alaska", "Peru", "Ural", "rest"]) == (
         "draft: 3 territories ranked (Alaska, Peru, Ural), then the fill-in rule"
     )
+    assert told.draft_forecast(["rest"]) == "draft: every pick by the fill-in rule"
+    every = list(BOARD.names)
+    assert told.draft_forecast(every) == (
+        f"draft: all 42 territories ranked ({', '.join(every[:3])}, ...)"
+    )
