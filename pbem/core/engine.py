@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pbem.core import dice, draft, missions, rules
 from pbem.core.battle import battle
@@ -80,13 +80,15 @@ def by_orders(
     again = None
     if randomness.first is not None and randomness.first != digest:
         again = dice.again_salt(randomness.hidden, state.resolution, digest)
-    keyed = Randomness(dice.dice_key(randomness.public, digest, again), randomness.hidden)
+    keyed = Randomness(
+        dice.dice_key(randomness.public, digest, again), randomness.hidden, orders=digest
+    )
     event = DiceKeyed(
         tuple(o.player for o in resolving),
         tuple(f.hex() for f in files),
         again.hex() if again is not None else None,
     )
-    return replace(keyed, orders=digest), (event,)
+    return keyed, (event,)
 
 
 class _Table:

@@ -3,7 +3,9 @@
 `undo_last` moves history/NNNN.toml, reports/NNNN/ and the used order files into
 history/undone/NNNN-<n>/ (n: the how-many-th undo of resolution NNNN), with undo.toml saying
 when and why; the order files go back into orders/ and game.toml returns to the state before.
-The next resolution NNNN uses the same key: keys come from the chain by resolution number.
+The next resolution NNNN uses the same key (keys come from the chain by resolution number);
+in a game whose dice follow the orders, other orders than the first time add a salt to it
+(`first_orders`, docs/dice.md).
 
 Crash safety: the undo is first written down in history/undo.toml; every step after that can
 be done again; the last one removes history/undo.toml. `pbem undo` run again after a crash
