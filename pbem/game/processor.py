@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hmac
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -62,7 +61,7 @@ from pbem.game.history import (
 )
 from pbem.game.players import EMAIL
 from pbem.game.replay import randomness, recorded_orders, replay_orders
-from pbem.game.root import refuse_duplicate
+from pbem.game.root import fold, refuse_duplicate
 from pbem.game.safety import disk_error, refuse_links
 from pbem.game.store import (
     PLAYER_NAME_RULE,
@@ -122,11 +121,6 @@ def parse_player_languages(text: Sequence[str]) -> dict[str, str]:
     return {name: lang for name, _email, lang in _parse_players(text) if lang is not None}
 
 
-def _folded(name: str) -> str:
-    """A player's name as a reader tells names apart: `alice`, `Alice` and `ａｌｉｃｅ` are one."""
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
 def _parse_players(text: Sequence[str]) -> list[tuple[str, str, str | None]]:
     out: list[tuple[str, str, str | None]] = []
     for item in text:
@@ -142,7 +136,7 @@ def _parse_players(text: Sequence[str]) -> list[tuple[str, str, str | None]]:
         name = player_name(name)
         if not valid_player_name(name):
             raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
-        if any(same_name(n, name) or _folded(n) == _folded(name) for n, _e, _lang in out):
+        if any(same_name(n, name) or fold(n) == fold(name) for n, _e, _lang in out):
             raise PbemError(
                 f"player '{name}' is listed twice (names that differ only in case or in the "
                 "width of their letters are one name)"

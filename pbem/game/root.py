@@ -90,7 +90,8 @@ class Root:
 
 
 def fold(name: str) -> str:
-    """A game's name as names are compared: `Friday`, `friday` and `ｆｒｉｄａｙ` are one."""
+    """A name as names are compared (a game's, a player's): `Friday`, `friday` and `ｆｒｉｄａｙ`
+    are one."""
     return unicodedata.normalize("NFKC", name).casefold()
 
 
