@@ -1,12 +1,14 @@
 """The mail state before and after it moved into SQLite, side by side in one run.
 
 Usage: python benchmarks/mail_state.py [--games 100] [--fetch 2000] [--send 3000] [--old 7c47fca]
+       [--rounds 3]
 
 Two workloads, each run as the moderator runs it (`python -m pbem ...`, a child process) on a
 fresh copy of the same folder, once with the pbem of commit `--old` (the mail state in
 `mail/seen.json` and `mail/sent.json`, rewritten and synced after every message: its package
 is taken from git with `git archive`, nothing of it is kept in this tree) and once with this
-tree's pbem (`mail/ledger.sqlite`, one transaction a message):
+tree's pbem (`mail/ledger.sqlite`; a fetch commits its messages a group at a time, writing its
+answers in the background), old and new in turn `--rounds` times, the median of each taken:
 
 - fetch: `pbem mail fetch ROOT --maildir BOX` of `--fetch` order mails (each player of each
   game of the root attaching their ready order file, a few times), so that the root's state
@@ -21,7 +23,8 @@ save (the whole file dumped as JSON and written atomically, synced) and by `Mail
 transaction a record), with the time of the first and of the last hundred.
 
 Prints the wall time of each, old and new, and their ratio, with the machine. Nothing is
-asserted; the two are measured in the same run so that the machine's load bears on both.
+asserted; the two are measured in turn in the same run so that the machine's load bears on
+both.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import multiprocessing
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -47,7 +51,7 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE / "tests"))
 
 from aiosmtpd.controller import Controller  # noqa: E402
-from test_mail import free_port  # noqa: E402
+from dovecot import free_port  # noqa: E402
 
 from pbem.core.state import Options  # noqa: E402
 from pbem.game import processor  # noqa: E402
@@ -205,6 +209,7 @@ def main() -> None:
     parser.add_argument("--fetch", type=int, default=2000)
     parser.add_argument("--send", type=int, default=3000)
     parser.add_argument("--old", default="7c47fca")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     print(f"machine: {cpu()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"load average at the start: {os.getloadavg()[0]:.2f}")
@@ -224,27 +229,37 @@ def main() -> None:
         port = free_port()
         controller = Controller(Sink(), hostname="127.0.0.1", port=port)
         controller.start()
-        results: dict[str, dict[str, float]] = {"fetch": {}, "send": {}}
+        times: dict[str, dict[str, list[float]]] = {
+            "fetch": {"old": [], "new": []},
+            "send": {"old": [], "new": []},
+        }
         try:
-            for name, path in (("old", old), ("new", new)):
-                root = work / f"root-{name}"
-                shutil.copytree(pristine, root)
-                fetch = ["mail", "fetch", str(root), "--maildir", str(box), "--now", NOW]
-                results["fetch"][name] = pbem(fetch, path)
-                kept = root / "mail" / ("seen.json" if name == "old" else "ledger.sqlite")
-                if not kept.exists():  # the pbem run was not the one meant
-                    raise SystemExit(f"{name}: no {kept} after the fetch")
-                print(f"  fetch of {args.fetch} messages, {name}: {results['fetch'][name]:.1f} s")
-                game = work / f"send-{name}" / "game-9999"
-                shutil.copytree(alone / "game-9999", game)
-                send = ["mail", "send", str(game), "--smtp", f"127.0.0.1:{port}", "--now", NOW]
-                results["send"][name] = pbem(send, path)
-                print(f"  send of {args.send} messages, {name}: {results['send'][name]:.1f} s")
-                left = list((game / "outbox").glob("*.eml"))
-                if left:
-                    raise SystemExit(f"{name}: {len(left)} messages were not sent")
+            for n in range(args.rounds):  # old and new in turn, so that both meet the same load
+                for name, path in (("old", old), ("new", new)):
+                    root = work / f"root-{name}-{n}"
+                    shutil.copytree(pristine, root)
+                    fetch = ["mail", "fetch", str(root), "--maildir", str(box), "--now", NOW]
+                    times["fetch"][name].append(pbem(fetch, path))
+                    kept = root / "mail" / ("seen.json" if name == "old" else "ledger.sqlite")
+                    if not kept.exists():  # the pbem run was not the one meant
+                        raise SystemExit(f"{name}: no {kept} after the fetch")
+                    shutil.rmtree(root)
+                    print(f"  fetch of {args.fetch}, {name}: {times['fetch'][name][-1]:.1f} s")
+                    game = work / f"send-{name}-{n}" / "game-9999"
+                    shutil.copytree(alone / "game-9999", game)
+                    send = ["mail", "send", str(game), "--smtp", f"127.0.0.1:{port}", "--now", NOW]
+                    times["send"][name].append(pbem(send, path))
+                    print(f"  send of {args.send}, {name}: {times['send'][name][-1]:.1f} s")
+                    left = list((game / "outbox").glob("*.eml"))
+                    if left:
+                        raise SystemExit(f"{name}: {len(left)} messages were not sent")
+                    shutil.rmtree(game.parent)
         finally:
             controller.stop()
+        results = {
+            what: {name: statistics.median(runs) for name, runs in by.items()}
+            for what, by in times.items()
+        }
         alone_figures = {
             "seen": state_alone(work / "alone-state", args.fetch, "seen"),
             "sent": state_alone(work / "alone-state", args.send, "sent"),
@@ -252,9 +267,13 @@ def main() -> None:
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     for what, count in (("fetch", args.fetch), ("send", args.send)):
         old_s, new_s = results[what]["old"], results[what]["new"]
+        each = ", ".join(
+            f"{o:.1f}/{w:.1f}" for o, w in zip(times[what]["old"], times[what]["new"], strict=True)
+        )
         print(
-            f"{what} {count} messages: JSON state {old_s:.1f} s, SQLite {new_s:.1f} s: "
-            f"{old_s / new_s:.1f}x faster (aim: at least 5x)"
+            f"{what} {count} messages (median of {args.rounds}): before {old_s:.1f} s, now "
+            f"{new_s:.1f} s: {old_s / new_s:.1f}x faster (aim: at least 5x); each round "
+            f"before/now: {each}"
         )
     for what, count in (("seen", args.fetch), ("sent", args.send)):
         old_f, new_f = alone_figures[what]["old"], alone_figures[what]["new"]

@@ -56,9 +56,7 @@ def player(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def bare(
-    python: str, kit: Path, folder: Path, *args: str, timeout: float = 60
-) -> tuple[int, str]:
+def bare(python: str, kit: Path, folder: Path, *args: str, timeout: float = 60) -> tuple[int, str]:
     """Run the kit as a player would: isolated, no site-packages, from their own folder."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     done = subprocess.run(

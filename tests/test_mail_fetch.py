@@ -36,7 +36,7 @@ from test_mail import (
 )
 
 from pbem import mail
-from pbem.game import processor
+from pbem.game import disk, processor
 from pbem.game.history import read_history
 from pbem.game.mailstate import MailState
 from pbem.mail.message import read_letter
@@ -465,11 +465,12 @@ def test_a_full_disk_stops_the_fetch_with_a_sentence_and_a_rerun_completes(
     def full(path: Path, data: bytes | str) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    with monkeypatch.context() as patch:
-        patch.setattr(mail.records, "atomic_write", full)
+    with monkeypatch.context() as patch:  # the orders and the answer are written in the
+        patch.setattr(disk, "_write_one", full)  # background, and found failed at the commit
         out = run("mail", "fetch", d, "--maildir", box, "--now", NOW.isoformat(), code=1)
-    assert "cannot write" in out and "No space left on device" in out
+    assert "cannot write" in out and "the disk is full" in out, out
     assert "Traceback" not in out
+    assert MailState.peek(d).seen["messages"] == {}  # nothing recorded: read again
     result = mail.fetch_orders(d, mail.Sources(maildir=box), MODERATOR, NOW)
     assert [i.verdict for i in result.incoming] == [V.ACCEPTED]
 

@@ -3,26 +3,189 @@
 Every write goes to a temporary file that is flushed, synced and renamed over the target, so a
 reader sees the old file or the new one, never half of one. The lock keeps a second run off a
 game directory while one works in it.
+
+Inside `grouped()`, the folders written in are synced together when `settle()` is called (the
+mail state calls it, for its own folder, before each commit) rather than after each file, and
+the files given to `write_later` (the answers a fetch writes) are written, synced and renamed
+in the background meanwhile: a fetch of a hundred messages writes two hundred files and syncs
+each of its folders once, while it reads the next messages. Every file is still whole; what
+waits for `settle` is that it is in place and on the disk, and nothing counts it as written
+before then.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import fcntl
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbem.errors import GameFileError, LockedError
+from pbem.errors import DiskError, GameFileError, LockedError, PbemError
 from pbem.game.safety import disk_error, lock_error, remove_temporaries
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 GAME_FILE = "game.toml"
 LOCK_FILE = ".lock"
+
+
+@dataclass
+class _Group:
+    """The writes of a `grouped` block not yet settled."""
+
+    writes: dict[Path, Future[None]] = field(default_factory=dict)
+    """Files written in the background (`write_later`), by their paths."""
+    folders: dict[Path, None] = field(default_factory=dict)
+    """Folders written in, to be synced."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held to change `writes` and `folders` (settled side by side, `side_by_side`)."""
+
+
+_GROUP: ContextVar[_Group | None] = ContextVar("pbem_group", default=None)
+
+
+@contextlib.contextmanager
+def grouped() -> Iterator[None]:
+    """Writes settled together (`settle`, and at the end whatever happens): the folders
+    written in are synced then rather than after each file, and `write_later` writes in the
+    background until then."""
+    token = _GROUP.set(_Group())
+    try:
+        yield
+        settle()
+    except BaseException:
+        with contextlib.suppress(PbemError):
+            settle()  # what was written is synced all the same; the first error is told
+        raise
+    finally:
+        _GROUP.reset(token)
+
+
+def write_later(path: Path, data: bytes | str) -> None:
+    """`atomic_write`, in the background inside `grouped` (at once outside it): the file is in
+    place, whole and synced, by the next `settle` that covers it, and not seen before."""
+    group = _GROUP.get()
+    if group is None:
+        atomic_write(path, data)
+        return
+    key = Path(os.path.abspath(path))
+    with group.lock:
+        earlier = group.writes.pop(key, None)
+    if earlier is not None:  # the same file again: the first write ends before the second
+        _wait(key, earlier)
+    raw = data.encode() if isinstance(data, str) else data
+    folders = _make_folder(key.parent)
+    with group.lock:
+        group.folders.update(dict.fromkeys(folders))
+        group.writes[key] = _syncing().submit(_write_one, key, raw)
+
+
+def written(path: Path) -> None:
+    """Wait for a `write_later` of `path` under way, if any: it is then in place (a DiskError
+    if it failed). Call it before reading or moving a file written that way."""
+    group = _GROUP.get()
+    if group is None:
+        return
+    key = Path(os.path.abspath(path))
+    with group.lock:
+        write = group.writes.pop(key, None)
+    if write is not None:
+        _wait(key, write)
+
+
+def settle(under: Path | None = None) -> None:
+    """Finish the `grouped` writes under way (nothing outside them) in `under` (all of them
+    when None): every `write_later` file in place, every folder written in synced. The first
+    failure is raised (DiskError) once all are finished; those writes are not tried again."""
+    group = _GROUP.get()
+    if group is None:
+        return
+    top = os.path.abspath(under) if under is not None else None
+
+    def mine(path: Path) -> bool:
+        return top is None or str(path) == top or str(path).startswith(top + os.sep)
+
+    with group.lock:
+        writes = {p: group.writes.pop(p) for p in [p for p in group.writes if mine(p)]}
+        folders = [f for f in group.folders if mine(f)]
+        for folder in folders:
+            del group.folders[folder]
+    failed: DiskError | None = None
+    for path, write in writes.items():
+        try:
+            _wait(path, write)
+        except DiskError as err:
+            failed = failed or err
+    for folder in folders:
+        try:
+            _sync(folder)
+        except OSError as err:
+            failed = failed or disk_error(err, folder)
+    if failed is not None:
+        raise failed
+
+
+def side_by_side(calls: Sequence[Callable[[], None]]) -> list[PbemError | None]:
+    """Run `calls` side by side (each in threads of its own, with the `grouped` writes under
+    way: the commits of a fetch's games, whose syncs the file system then makes together);
+    the PbemError each raised, or None. Any other error is raised once all have ended."""
+    if len(calls) < 2:
+        return [_outcome(call) for call in calls]
+    from concurrent.futures import wait
+
+    pool = _pool("commit")
+    futures = [pool.submit(contextvars.copy_context().run, _outcome, call) for call in calls]
+    wait(futures)
+    return [future.result() for future in futures]
+
+
+def _outcome(call: Callable[[], None]) -> PbemError | None:
+    try:
+        call()
+    except PbemError as err:
+        return err
+    return None
+
+
+def _wait(path: Path, write: Future[None]) -> None:
+    try:
+        write.result()
+    except OSError as err:
+        raise disk_error(err, path) from None
+
+
+def _make_folder(folder: Path) -> list[Path]:
+    """Make `folder` (and its parents); the folders whose entries changed (to be synced)."""
+    made: list[Path] = []
+    missing = folder
+    while not missing.exists() and missing.parent != missing:
+        made.append(missing)
+        missing = missing.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return [folder] + [m.parent for m in made]
+
+
+def _write_one(path: Path, raw: bytes) -> None:
+    """One file written, synced and renamed over `path` (a background write)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
@@ -67,6 +230,11 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
         for current, tmp in written:
             os.replace(tmp, current)
         synced = [path.parent for path, _ in written] + [folder.parent for folder in made]
+        group = _GROUP.get()
+        if group is not None:
+            with group.lock:
+                group.folders.update(dict.fromkeys(Path(os.path.abspath(f)) for f in synced))
+            return
         for folder in dict.fromkeys(synced):
             current = folder
             _sync(folder)
@@ -79,18 +247,26 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
         raise
 
 
-_SYNCING: tuple[int, ThreadPoolExecutor] | None = None
+_POOLS: dict[str, tuple[int, ThreadPoolExecutor]] = {}
+
+
+def _pool(name: str) -> ThreadPoolExecutor:
+    """Threads kept for one kind of work (`sync`: files synced and written in the background;
+    `commit`: commits side by side, which wait for those): made once in each process (a
+    process forked from one that had them has none of its threads)."""
+    made = _POOLS.get(name)
+    if made is None or made[0] != os.getpid():
+        from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
+
+        made = _POOLS[name] = (
+            os.getpid(),
+            ThreadPoolExecutor(8, thread_name_prefix=f"pbem-{name}"),
+        )
+    return made[1]
 
 
 def _syncing() -> ThreadPoolExecutor:
-    """The threads that sync files side by side: made once in each process (a process forked
-    from one that had them has none of its threads) and kept for its later writes."""
-    global _SYNCING
-    if _SYNCING is None or _SYNCING[0] != os.getpid():
-        from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
-
-        _SYNCING = (os.getpid(), ThreadPoolExecutor(8, thread_name_prefix="pbem-sync"))
-    return _SYNCING[1]
+    return _pool("sync")
 
 
 def _sync(path: str | Path) -> None:

@@ -9,7 +9,11 @@ or sending a message costs the same with 100 or 100,000 behind it.
 A command reads the whole state once (`MailState.open`), changes it in memory through `put`,
 `drop`, `append` and `reset`, and makes each step durable with `commit`: one transaction, in
 WAL mode and synced (`synchronous=FULL`), so that a command killed at any moment finds, when
-run again, every step committed before and none of the one in flight.
+run again, every step committed before and none of the one in flight. A commit first settles
+the files written before it (`disk.settle`), so that nothing is recorded as done before what
+it wrote is on the disk. A fetch marks each message's steps finished (`complete`) and commits
+a group of messages at once; one that fails part way commits only its finished steps
+(`commit_complete`).
 
 A game whose state is still in the JSON files of older versions is migrated the first time a
 command opens it under its lock: everything is copied in one transaction, which also records
@@ -34,6 +38,7 @@ from types import TracebackType
 from typing import Any
 
 from pbem.errors import GameFileError
+from pbem.game.disk import settle
 from pbem.game.safety import FileProblem, _kind, read_regular
 
 MAIL = "mail"
@@ -184,6 +189,8 @@ class MailState:
         self.sent: dict[str, Any] = {s: _SHAPES[s][0]() for s in _DEFAULTS["sent"]}
         self.begun: set[str] = set()
         self._changes: list[tuple[str, str, str, Any]] = []
+        self._complete = 0
+        """How many of `_changes` belong to finished steps (`complete`)."""
         self._made = ""
         self._db: sqlite3.Connection | None = None
 
@@ -222,7 +229,9 @@ class MailState:
         if self._db is None:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+                db = sqlite3.connect(
+                    self.path, isolation_level=None, timeout=30, check_same_thread=False
+                )  # one thread at a time (a fetch commits its games side by side)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
             except sqlite3.DatabaseError as err:
@@ -361,11 +370,31 @@ class MailState:
         """Mark a half as written though nothing is in it yet."""
         self._changes.append(("begin", file, "", None))
 
+    def complete(self) -> None:
+        """Every change made so far belongs to a finished step: `commit_complete` writes it."""
+        self._complete = len(self._changes)
+
+    @property
+    def pending(self) -> bool:
+        """Whether changes wait for a commit."""
+        return bool(self._changes)
+
     def commit(self) -> None:
-        """Write every change since the last commit, in one synced transaction."""
-        changes, self._changes = self._changes, []
+        """Write every change since the last commit, in one synced transaction, once every
+        file written before is on the disk (`disk.settle`)."""
+        changes, self._changes, self._complete = self._changes, [], 0
+        self._commit(changes)
+
+    def commit_complete(self) -> None:
+        """`commit` the changes of the finished steps (`complete`); those of a step under way
+        are left out and dropped (the step is made again by the next command)."""
+        changes, self._changes, self._complete = self._changes[: self._complete], [], 0
+        self._commit(changes)
+
+    def _commit(self, changes: list[tuple[str, str, str, Any]]) -> None:
         if not changes:
             return
+        settle(self.directory)
         rows: list[tuple[str, tuple[Any, ...]]] = [
             ("INSERT OR IGNORE INTO meta VALUES (?, '')", (f"begun:{file}",))
             for file in sorted({c[1] for c in changes} - self.begun)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 
 import tomli as tomllib  # the compiled parser the game files are read with (pbem.game.store)
 
@@ -66,19 +68,26 @@ class Root:
     path: Path
     games: tuple[tuple[str, Path], ...]
 
-    @property
-    def by_name(self) -> dict[str, Path]:
-        folds = [fold(n) for n, _ in self.games]
-        return {n: p for n, p in self.games if folds.count(fold(n)) == 1}
+    @cached_property
+    def by_name(self) -> Mapping[str, Path]:
+        """Every game whose name no other game shares (compared as `fold` compares)."""
+        return MappingProxyType({n: p for n, p in self.games if len(self._groups[fold(n)]) == 1})
 
-    @property
-    def duplicates(self) -> dict[str, list[Path]]:
+    @cached_property
+    def duplicates(self) -> Mapping[str, list[Path]]:
         """Every name shared with another game (letters in any case and width: `friday` and
         `Friday` are one name), with the paths of all the games that share it."""
+        groups = self._groups
+        return MappingProxyType(
+            {n: list(groups[fold(n)]) for n, _ in self.games if len(groups[fold(n)]) > 1}
+        )
+
+    @cached_property
+    def _groups(self) -> dict[str, tuple[Path, ...]]:
         groups: dict[str, list[Path]] = {}
         for name, path in self.games:
             groups.setdefault(fold(name), []).append(path)
-        return {n: groups[fold(n)] for n, _ in self.games if len(groups[fold(n)]) > 1}
+        return {k: tuple(v) for k, v in groups.items()}
 
     def duplicate_reason(self, path: Path) -> str | None:
         """Why the game at `path` cannot be told apart from another, or None."""

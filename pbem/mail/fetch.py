@@ -6,7 +6,7 @@ fetch). One bad message never stops a fetch; only the game's own players are eve
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import format_datetime
@@ -17,9 +17,10 @@ from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, OrderError
 from pbem.game import clock, processor
-from pbem.game.disk import locked
+from pbem.game.disk import grouped, locked
 from pbem.game.history import played_in, resolution_interrupted
 from pbem.game.mailstate import MailState
+from pbem.game.settings import Value, in_force
 from pbem.game.store import Game, Registration, read_game
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
@@ -39,6 +40,11 @@ from pbem.mail.reports import ready_files, resent_report
 from pbem.mail.sources import Entry, Sources, read_entries
 from pbem.mail.told import found_notes, why_none
 from pbem.present import i18n
+
+GROUP = 100
+"""How many messages of a Maildir, mbox or .eml files are taken between two commits of the
+mail state: a fetch killed part way reads at most this many again. An IMAP message is
+committed as soon as it is taken, then marked seen on the server, before the next is read."""
 
 ORDER_FILE = Path("orders.toml")
 """The name problems are reported against (`orders.toml line 7: ...`)."""
@@ -75,11 +81,29 @@ def fetch_entries(
     """`fetch_orders` for messages from any mailbox (IMAP too), each handled as it comes (an
     IMAP message as it is downloaded); the outcomes come in the order of `entries`. `done`:
     told of each message once it is handled (not of one held for the next fetch)."""
-    with game_fetch(directory, sender, now, moderator) as fetcher:
+    taken = 0
+    marking: list[Entry] = []  # the IMAP messages taken, without their bytes
+    with grouped(), game_fetch(directory, sender, now, moderator) as fetcher:
         for entry in entries:
-            if fetcher.take(entry).verdict is not Verdict.HELD and done is not None:
-                done(entry)
+            if fetcher.take(entry).verdict is Verdict.HELD:
+                continue
+            taken += 1
+            if entry.uid is not None:
+                marking.append(replace(entry, raw=None))
+            if taken >= GROUP or entry.uid is not None:
+                fetcher.state.commit()
+                _tell(marking, done)
+                taken = 0
+    _tell(marking, done)  # committed as the fetch finished
     return fetcher.result
+
+
+def _tell(entries: list[Entry], done: Callable[[Entry], None] | None) -> None:
+    """Tell `done` of each message taken, once committed."""
+    if done is not None:
+        for entry in entries:
+            done(entry)
+    entries.clear()
 
 
 @contextlib.contextmanager
@@ -88,19 +112,30 @@ def game_fetch(
     sender: str = DEFAULT_FROM,
     now: datetime | None = None,
     moderator: str | None = None,
+    flags: Mapping[str, Value | None] | None = None,
 ) -> Iterator[_Fetcher]:
     """A fetch into one game, under its lock: hand it messages (`take`) as they come; once
     they are all in, the moderator's summary is written and `result` says what became of
-    each. The rejected messages kept longer than REJECTED_DAYS are removed first."""
+    each. The rejected messages kept longer than REJECTED_DAYS are removed first. `flags`:
+    the sender and moderator are the game's own settings in force (with these flags), read
+    with the game, in place of `sender` and `moderator`."""
     read_at = now or datetime.now(timezone.utc)
     with locked(directory):
         game = read_game(directory)
+        if flags is not None:
+            settings = in_force(directory, game.mail, flags)
+            sender, moderator = settings.sender, settings.moderator
         held = resolution_interrupted(directory, game.state.resolution)
         with MailState.open(directory) as state:
             fetcher = _Fetcher(game, state, sender, read_at, moderator or sender, held)
             prune_rejected(directory, read_at)
-            yield fetcher
+            try:
+                yield fetcher
+            except BaseException:
+                state.commit_complete()  # the messages taken before stay taken
+                raise
             fetcher.finish()
+            state.commit()
 
 
 @dataclass
@@ -148,7 +183,7 @@ class _Fetcher(Refusing):
         if digest is not None:
             entry["digest"] = digest
         self.state.put("seen", "messages", key, entry)
-        self.state.commit()  # one transaction a message
+        self.state.complete()  # committed with its group (`GROUP`)
         return outcome
 
     def take(self, entry: Entry, letter: Letter | None = None) -> Incoming:
@@ -191,7 +226,7 @@ class _Fetcher(Refusing):
             outcome = self.reused_id(letter, previous)
             previous.setdefault("also", []).append(letter.digest)
             self.state.put("seen", "messages", key, previous)
-            self.state.commit()
+            self.state.complete()
             return outcome
         if held:
             return self.hold(mid, frm)

@@ -14,18 +14,21 @@ run again:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
 import stat
 from datetime import datetime
 from email import policy
+from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.utils import format_datetime, parseaddr
 from pathlib import Path
+from typing import Any
 
-from pbem.errors import GameFileError, PbemError
-from pbem.game.disk import atomic_write
+from pbem.errors import DiskError, GameFileError, PbemError
+from pbem.game.disk import atomic_write, write_later, written
 from pbem.game.history import ORDERS
 from pbem.game.settings import one_address
 from pbem.mail.machine import LOOP_HEADER
@@ -44,10 +47,14 @@ REJECTED_DAYS = 90
 _READ = re.compile(r"^Read: (\S+)$", re.MULTILINE)
 
 
-def write(path: Path, data: bytes | str) -> None:
-    """Write a file atomically; a failure (disk full, read-only) is a sentence, not a crash."""
+def write(path: Path, data: bytes | str, later: bool = False) -> None:
+    """Write a file atomically; a failure (disk full, read-only) is a sentence, not a crash.
+    `later`: in the background in a fetch (`disk.write_later`), in place by its commit."""
     try:
-        atomic_write(path, data)
+        if later:
+            write_later(path, data)
+        else:
+            atomic_write(path, data)
     except OSError as err:
         raise GameFileError(
             f"cannot write {path}: {err.strerror or err}; fix that and run the command again "
@@ -104,7 +111,12 @@ def address(value: object) -> str:
     mail their report and secret to both) or holding a line break is no address at all, as
     it would be refused when set (a line break at its end too: it would end the headers of
     every message to it)."""
-    text = str(value or "")
+    return _address(str(value or ""))
+
+
+@functools.lru_cache(maxsize=4096)
+def _address(text: str) -> str:
+    """`address` of a text (the same few addresses come again and again in a fetch)."""
     if not text.strip() or any(c in text for c in "\r\n\0") or not one_address(text.strip()):
         return ""
     return parseaddr(text)[1].strip()
@@ -122,14 +134,44 @@ def outgoing(
     sender: str, to: str, subject: str, game: str, auto: str, now: datetime
 ) -> EmailMessage:
     """A message from pbem, marked so that no machine answers it and pbem skips it."""
-    out = EmailMessage()
-    out["From"] = sender
-    out["To"] = to
-    out["Subject"] = subject
-    out["Date"] = format_datetime(now)
-    out["Auto-Submitted"] = auto
-    out[LOOP_HEADER] = game
+    out = EmailMessage(policy=POLICY)
+    out["From"] = header("From", sender)
+    out["To"] = header("To", to)
+    out["Subject"] = header("Subject", subject)
+    out["Date"] = header("Date", format_datetime(now))
+    out["Auto-Submitted"] = header("Auto-Submitted", auto)
+    out[LOOP_HEADER] = header(LOOP_HEADER, game)
     return out
+
+
+class _Registry(HeaderRegistry):
+    """The standard header classes, each made once: the standard registry makes a new class
+    for every header set or parsed (a tenth of what building an answer costs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._made: dict[str, type[BaseHeader]] = {}
+
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        made = self._made.get(name.lower())
+        if made is None:
+            made = self._made[name.lower()] = super().__getitem__(name)
+        return made
+
+
+POLICY = policy.default.clone(header_factory=_Registry())
+"""The policy of every message pbem writes: the standard one (`email.policy.default`), with
+the header classes made once."""
+
+
+@functools.lru_cache(maxsize=4096)
+def header(name: str, value: str) -> Any:
+    """The header `name: value` as an EmailMessage makes it, made once for every message that
+    carries it (a game's From, a player's To, the time of a fetch): parsing headers is much of
+    what an answer costs. A value holding a line break is refused, as EmailMessage does."""
+    if "\r" in value or "\n" in value:
+        raise ValueError("Header values may not contain linefeed or carriage return characters")
+    return POLICY.header_factory(name, value)
 
 
 def fixed_boundaries(msg: EmailMessage) -> None:
@@ -156,7 +198,7 @@ def write_eml(directory: Path, name: str, msg: EmailMessage) -> None:
     fixed_boundaries(msg)
     to = str(msg.get("To", ""))
     data = msg.as_bytes() if to.isascii() else msg.as_bytes(policy=policy.default.clone(utf8=True))
-    write(directory / OUTBOX / name, data)
+    write(directory / OUTBOX / name, data, later=True)
 
 
 def queue(
@@ -187,8 +229,13 @@ class CannotStore(PbemError):
 
 
 def store_orders(directory: Path, player: str, text: str) -> str | None:
-    """Write orders/<player>.toml; an earlier file there is kept in orders/replaced/."""
+    """Write orders/<player>.toml (in the background in a fetch: in place by its commit); an
+    earlier file there is kept in orders/replaced/."""
     target = directory / ORDERS / f"{player}.toml"
+    try:
+        written(target)  # the player's orders of an earlier message of this fetch
+    except DiskError as err:
+        raise GameFileError(str(err)) from None
     moved: str | None = None
     try:
         mode = os.lstat(target).st_mode
@@ -210,5 +257,5 @@ def store_orders(directory: Path, player: str, text: str) -> str | None:
             n += 1
         os.replace(target, folder / f"{player}-{n}.toml")
         moved = f"{ORDERS}/{REPLACED}/{player}-{n}.toml"
-    write(target, text)
+    write(target, text, later=True)
     return moved

@@ -15,21 +15,21 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.game import clock
-from pbem.game.disk import locked
+from pbem.game.disk import grouped, locked, side_by_side
 from pbem.game.mailbox_state import record_fetch, unread_since
 from pbem.game.mailstate import MailState
 from pbem.game.root import Root, open_root
 from pbem.game.safety import refuse_links, remove_temporaries
 from pbem.game.settings import Settings, Value, in_force
 from pbem.game.store import read_game
-from pbem.mail import route
+from pbem.mail import fetch, route
 from pbem.mail.answers import MAX_WORDS, write_reply
 from pbem.mail.fetch import _Fetcher, game_fetch
 from pbem.mail.mailboxes import Mailbox, opened
@@ -117,6 +117,12 @@ def game_settings(directory: Path, flags: Mapping[str, Value | None] | None = No
     return in_force(directory, read_game(directory).mail, flags)
 
 
+ROOT_GROUP = 1000
+"""How many messages of a Maildir, mbox or .eml files a folder's fetch handles, at most,
+between two commits of the mail state (a game commits the messages it took, at most
+`fetch.GROUP`, with them): a fetch killed part way reads at most this many again."""
+
+
 def fetch_root(
     root: Path,
     mailbox: Mailbox,
@@ -132,16 +138,18 @@ def fetch_root(
     with opened(mailbox) as reading, locked(root, creating=True):
         _sweep(root)
         prune_rejected(root, read_at)
-        routing = _Routing(root, games, flags, read_at, out)
+        routing = _Routing(root, games, flags, read_at, out, reading.done)
         try:
-            for entry in reading.entries():
-                if routing.take(entry):
-                    reading.done(entry)
-        finally:
-            try:
+            with grouped():
+                try:
+                    for entry in reading.entries():
+                        routing.take(entry)
+                except BaseException:
+                    routing.finish(failed=True)
+                    raise
                 routing.finish()
-            finally:
-                routing.state.close()
+        finally:
+            routing.state.close()
         out.broken = reading.broken
         before = unread_since(root)
         since = {n: before.get(n, clock.iso(read_at)) for n in sorted(routing.unread)}
@@ -175,6 +183,9 @@ class _Routing:
     flags: Mapping[str, Value | None] | None
     now: datetime
     out: RootFetch
+    done: Callable[[Entry], None]
+    """Told of each message once its handling is committed (an IMAP message is then marked
+    seen)."""
     open: dict[str, _Open] = field(default_factory=dict)
     lost: dict[str, _Lost] = field(default_factory=dict)
     """The games that could not take their messages (busy: a LockedError)."""
@@ -182,29 +193,67 @@ class _Routing:
 
     def __post_init__(self) -> None:
         self.state = MailState.open(self.root)
+        self.known = {*self.games.by_name, *self.games.duplicates}
+        self.handled = 0
+        """How many messages were handled since the last commit."""
+        self.to_mark: list[tuple[str, Entry]] = []
+        """The IMAP messages among them, to be marked seen once committed (their keys, and
+        their entries without their bytes)."""
+        self.unsettled: dict[str, list[str]] = {}
+        """The root's keys of those each game took."""
 
     @property
     def unread(self) -> set[str]:
         return set(self.lost)
 
-    def take(self, entry: Entry) -> bool:
-        """Hand one message on; whether it is handled (else it is read again next time)."""
+    def take(self, entry: Entry) -> None:
+        """Hand one message on. Once handled, it waits with the others handled since the last
+        commit; they are committed together (`settle`: each game's state, then the root's) when
+        one game has taken `fetch.GROUP` of them or the folder ROOT_GROUP, and at the end. An
+        IMAP message is committed at once and then marked seen on the server, before the next
+        is downloaded. One not handled is read again next time."""
+        key = self._take(entry)
+        if key is None:
+            return
+        self.handled += 1
+        if entry.uid is not None:
+            self.to_mark.append((key, replace(entry, raw=None)))
+        busiest = max((len(keys) for keys in self.unsettled.values()), default=0)
+        if entry.uid is not None or self.handled >= ROOT_GROUP or busiest >= fetch.GROUP:
+            self.settle()
+
+    def settle(self) -> None:
+        """Commit the messages handled since the last commit, then tell `done` of each. A game
+        whose state cannot be written is given up, and its messages of the group are read
+        again next time (the root does not record them either)."""
+        waiting = [(n, g) for n, g in self.open.items() if g.fetcher.state.pending]
+        failures = side_by_side([g.fetcher.state.commit for _, g in waiting])
+        for (name, _), err in zip(waiting, failures, strict=True):
+            if err is not None:
+                self.lose(name, err, recorded=False)
+        self.state.commit()
+        marking, self.to_mark, self.handled = self.to_mark, [], 0
+        self.unsettled.clear()
+        for _, entry in marking:
+            self.done(entry)
+
+    def _take(self, entry: Entry) -> str | None:
+        """Handle one message; its key once handled, or None (it is read again next time)."""
         letter = read_head(entry.raw, entry.cut) if entry.raw is not None else None
         key = _key(entry, letter)
         if key in self.state.seen["messages"]:
             self.out.skipped += 1
-            return True
+            return key
         if letter is not None and entry.raw is not None:
             letter = read_body(letter, entry.raw)
-        known = {*self.games.by_name, *self.games.duplicates}
-        name = route.game_for(letter.orders, letter.subject, known) if letter else None
-        if name in self.games.duplicates:
+        name = route.game_for(letter.orders, letter.subject, self.known) if letter else None
+        if name is not None and name in self.games.duplicates:
             where = ", ".join(str(p) for p in self.games.duplicates[name])
             self.out.failed.append(
                 f"{printable(letter.message_id) if letter else key}: for '{name}', the name of "
                 f"more than one game ({where}): rename one; it is read again next time"
             )
-            return False
+            return None
         if name is None:
             if self.answers is None:
                 settings = in_force(self.root, (), self.flags)
@@ -215,10 +264,10 @@ class _Routing:
             outcome = self.answers.take(key, entry, letter)
             self.out.unrouted.append(outcome)
             self.record(key, {"game": None, "reply": outcome.reply})
-            return True
+            return key
         fetcher = self.fetcher(name)
         if fetcher is None:
-            return False
+            return None
         try:
             incoming = fetcher.take(entry, letter)
         except (PbemError, OSError) as err:  # the game cannot be written: its messages wait
@@ -230,11 +279,12 @@ class _Routing:
                 )
             )
             self.lose(name, why)
-            return False
+            return None
         if incoming.verdict is Verdict.HELD:
-            return False
+            return None
         self.record(key, {"game": name})
-        return True
+        self.unsettled.setdefault(name, []).append(key)
+        return key
 
     def fetcher(self, name: str) -> _Fetcher | None:
         """The open fetch of a game (opened at its first message), or None when the game
@@ -246,9 +296,8 @@ class _Routing:
             path = self.games.by_name[name]
             stack = contextlib.ExitStack()
             try:
-                settings = game_settings(path, self.flags)
                 fetcher = stack.enter_context(
-                    game_fetch(path, settings.sender, self.now, settings.moderator)
+                    game_fetch(path, now=self.now, flags=self.flags or {})
                 )
             except PbemError as err:
                 stack.close()
@@ -257,28 +306,56 @@ class _Routing:
             self.open[name] = _Open(fetcher, stack)
         return self.open[name].fetcher
 
-    def lose(self, name: str, err: PbemError) -> None:
-        """A game that failed while taking a message: its lock is let go (its summary is
-        written by its next fetch); the message and those after are read again next time."""
+    def lose(self, name: str, err: PbemError, recorded: bool = True) -> None:
+        """A game that failed while taking a message (or, not `recorded`, while committing
+        them): its lock is let go (its summary is written by its next fetch) once the messages
+        it had finished are committed; the message and those after are read again next time.
+        When those cannot be committed, they are read again too (`forget`)."""
         game = self.open.pop(name)
-        game.stack.__exit__(type(err), err, err.__traceback__)
+        try:
+            game.stack.__exit__(type(err), err, err.__traceback__)
+            if not recorded:
+                raise err
+        except PbemError:
+            self.forget(name, err, 0 if not recorded else 1)
+        else:
+            self.unsettled.pop(name, None)
+            self.lost[name] = _Lost(err)
         self.out.games.append(game.fetcher.result)
-        self.lost[name] = _Lost(err)
+
+    def forget(self, name: str, err: PbemError, more: int = 0) -> None:
+        """The messages a game took since the last commit are not recorded in it: the root
+        does not record them either, so that they are read again next time (with `more`)."""
+        unsettled = self.unsettled.pop(name, [])
+        for key in unsettled:
+            self.state.drop("seen", "messages", key)
+        self.to_mark = [(k, e) for k, e in self.to_mark if k not in unsettled]
+        self.handled -= len(unsettled)
+        self.lost[name] = _Lost(err, len(unsettled) + more)
 
     def record(self, key: str, what: dict[str, object]) -> None:
+        """Record a message as handled (committed with its group, before the server marks it
+        seen)."""
         self.state.put("seen", "messages", key, {**what, "read": self.now.isoformat()})
-        self.state.commit()  # one transaction a message, before the server marks it seen
+        self.state.complete()
 
-    def finish(self) -> None:
-        """Finish every game's fetch (each writes its moderator's summary), the answers for
-        no game, and word what could not be taken."""
-        for name, game in self.open.items():
-            try:
-                game.stack.close()
-            except PbemError as err:
-                self.lost[name] = _Lost(err, 0)
+    def finish(self, failed: bool = False) -> None:
+        """Finish every game's fetch (each writes its moderator's summary and commits the
+        messages it took), then commit the root's records (`settle`), write the answers for no
+        game, and word what could not be taken. `failed`: the fetch is stopping on an error;
+        the root commits only its finished steps."""
+        games, self.open = self.open, {}
+        # each writes its summary and commits every message it took
+        failures = side_by_side([game.stack.close for game in games.values()])
+        for (name, game), err in zip(games.items(), failures, strict=True):
+            if err is not None:
+                self.forget(name, err)
             self.out.games.append(game.fetcher.result)
-        self.open.clear()
+        self.unsettled.clear()
+        if failed:
+            self.state.commit_complete()
+        else:
+            self.settle()  # the root's records, and then the IMAP message marked seen
         for name, lost in sorted(self.lost.items()):
             left = (
                 f"its {lost.left} messages are read again next time"
