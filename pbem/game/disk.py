@@ -45,6 +45,8 @@ class _Group:
     """Files written in the background (`write_later`), by their paths."""
     folders: dict[Path, None] = field(default_factory=dict)
     """Folders written in, to be synced."""
+    made: set[Path] = field(default_factory=set)
+    """Folders known to be there (made or found by an earlier `write_later`)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Held to change `writes` and `folders` (settled side by side, `side_by_side`)."""
 
@@ -82,8 +84,9 @@ def write_later(path: Path, data: bytes | str) -> None:
     if earlier is not None:  # the same file again: the first write ends before the second
         _wait(key, earlier)
     raw = data.encode() if isinstance(data, str) else data
-    folders = _make_folder(key.parent)
+    folders = [key.parent] if key.parent in group.made else _make_folder(key.parent)
     with group.lock:
+        group.made.add(key.parent)
         group.folders.update(dict.fromkeys(folders))
         group.writes[key] = _syncing().submit(_write_one, key, raw)
 
