@@ -550,6 +550,43 @@ def test_mailed_orders_are_answered_in_the_players_language(tmp_path: Path) -> N
     assert any("respinti: i tuoi ordini" in s for s in subjects), subjects
 
 
+@pytest.mark.parametrize(
+    ("change", "english", "translated"),
+    [
+        (
+            ('game = "spring-2027"', 'game = "autumn-2027"'),
+            "these orders are for an unknown game 'autumn-2027'",
+            "ordern gäller ett okänt spel 'autumn-2027': den här adressen tar emot order för "
+            "'spring-2027'",
+        ),
+        (
+            ('player = "alice"', 'player = "zoe"'),
+            "there is no player 'zoe' in this game",
+            "det finns ingen spelare 'zoe' i det här spelet",
+        ),
+    ],
+)
+def test_a_refusal_of_orders_for_another_game_or_player_is_in_the_players_language(
+    tmp_path: Path, change: tuple[str, str], english: str, translated: str
+) -> None:
+    """The answer tells the reason in the player's language; the moderator's records keep it
+    in English."""
+    directory = tmp_path / GAME
+    processor.new_game(directory, MAIL_PLAYERS, Options(), seed=SEED, name=GAME)
+    players.set_language(directory, "alice", "sv")
+    orders = orders_for(directory, "alice")
+    assert change[0] in orders
+    got = fetch(
+        directory,
+        [message("alice@example.org", orders.replace(*change), mid="<x@t>")],
+    )
+    incoming, body = reply_to(directory, got, "<x@t>")
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert translated in body, body
+    assert english not in body
+    assert any(r.startswith(english) for r in incoming.reasons), incoming.reasons
+
+
 # --- The forecast and warnings of a check, in the reader's language --------------------------
 
 FORECAST_ENGLISH = (

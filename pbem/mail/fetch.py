@@ -15,7 +15,7 @@ from typing import Any
 
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
-from pbem.errors import GameFileError, OrderError
+from pbem.errors import GameFileError, OrderError, Problem
 from pbem.game import clock, processor
 from pbem.game.disk import grouped, locked
 from pbem.game.history import played_in, resolution_interrupted
@@ -242,9 +242,11 @@ class _Fetcher(Refusing):
         except Exception as err:  # noqa: BLE001 (the last line of defence, see below)
             # A message that trips an unforeseen error while being read is a bad message, not a
             # reason to stop reading everyone else's: it is kept and shown to the moderator.
-            reason = f"pbem could not read this message ({type(err).__name__}: {err})"
+            error = f"{type(err).__name__}: {err}"[:500]
+            failed = Problem.of("pbem could not read this message (%(error)s)", error=error)
+            failed.message = failed.message[:500]  # for the records: a long error is cut
             me = self.registered(letter.sender) if letter.machine is None else None
-            outcome = self.reject(letter, entry.raw, [reason[:500]], to=me)
+            outcome = self.reject(letter, entry.raw, [failed], to=me)
         muted = self.out.muted.get(letter.message_id)
         if muted is not None:
             outcome = replace(outcome, reasons=(*outcome.reasons, f"not answered: {muted}"))
@@ -282,22 +284,30 @@ class _Fetcher(Refusing):
                 return self.reject(letter, raw, problems, to=me, shown=text, choice=choice)
             orders = err.partial  # every problem is listed by check_submission below
         except RecursionError:
-            reason = "the orders are nested too deep to read: send the plain order file"
-            return self.reject(letter, raw, [reason], to=me)
+            deep = Problem.of("the orders are nested too deep to read: send the plain order file")
+            return self.reject(letter, raw, [deep], to=me)
         name = self.game.name
         if orders.game != name:
-            reason = (
-                f"these orders are for an unknown game '{orders.game}': this address takes "
-                f"orders for '{name}'"
+            unknown = Problem.of(
+                "these orders are for an unknown game '%(other)s': this address takes orders "
+                "for '%(game)s'",
+                other=orders.game,
+                game=name,
             )
-            return self.reject(letter, raw, [reason], to=me)
+            return self.reject(letter, raw, [unknown], to=me)
         if state.phase is Phase.OVER:
-            reason = f"game '{name}' is over ({state.winner} won): no more orders are taken"
-            return self.reject(letter, raw, [reason], to=me)
+            over = Problem.of(
+                "game '%(game)s' is over (%(winner)s won): no more orders are taken",
+                game=name,
+                winner=str(state.winner),
+            )
+            return self.reject(letter, raw, [over], to=me)
         player = self.game.registration(orders.player)
         if player is None:
-            reason = f"there is no player '{orders.player}' in this game"
-            return self.reject(letter, raw, [reason], to=me)
+            nobody = Problem.of(
+                "there is no player '%(player)s' in this game", player=orders.player
+            )
+            return self.reject(letter, raw, [nobody], to=me)
         if letter.sender is not None and addresses_match(letter.sender, address(player.email)):
             me = player  # two players of one household may share an address
         if me is None or me.name != player.name:
@@ -308,8 +318,8 @@ class _Fetcher(Refusing):
         if not submission.accepted:
             return self.reject(letter, raw, submission.messages(), to=me, shown=text, choice=choice)
         if letter.date is None:
-            reason = "the message has no valid Date header: send it again"
-            return self.reject(letter, raw, [reason], to=me)
+            undated = Problem.of("the message has no valid Date header: send it again")
+            return self.reject(letter, raw, [undated], to=me)
         return self.accept(letter, me, submission, choice)
 
     def ready(self, found: Found) -> str | None:

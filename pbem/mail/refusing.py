@@ -46,7 +46,7 @@ class Refusing:
         self,
         letter: Letter,
         raw: bytes,
-        reasons: Sequence[str],
+        why: Sequence[str | Problem],
         *,
         to: Registration | None,
         shown: str | Sequence[str] | None = None,
@@ -54,9 +54,12 @@ class Refusing:
         passed: bool = False,
     ) -> Incoming:
         """Refuse a message: kept in mail/rejected/, answered only to a registered sender.
+        `why`: the reasons, each a sentence already in the player's language or a Problem (in
+        English for the moderator and the records, in the player's language in the answer).
         `shown`: the orders as read (or the sets of them) to list in the answer; `passed`: the
         message holds no orders and goes to the moderator (the answer says so)."""
         mid, frm = letter.message_id, letter.sender or ""
+        reasons = [r.message if isinstance(r, Problem) else r for r in why]
         kept = self.out.keep(mid, raw, frm, "\n".join(reasons), letter)
         if passed and to is not None:
             what = f"no orders from {to.name}, passed on: {reasons[0]}"
@@ -71,7 +74,10 @@ class Refusing:
             if letter.subject
             else _("Your message was not accepted:")
         )
-        body += "\n\n" + "".join(f"  {printable(r)}\n" for r in reasons)
+        told = [
+            _(r.template, **r.values) if isinstance(r, Problem) and r.template else r for r in why
+        ]
+        body += "\n\n" + "".join(f"  {printable(str(r))}\n" for r in told)
         if choice is not None:
             body += "".join(f"\n{note}\n" for note in found_notes(choice, self.speaking(to)))
         sets = [shown] if isinstance(shown, str) else list(shown or ())
