@@ -4,6 +4,7 @@ autopilot (its players' orders may be waiting there); a game whose orders are al
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,6 +88,21 @@ def test_a_mailbox_not_read_since_the_deadline_plays_no_one(root: Path, tmp_path
     assert row["late"].startswith("resolved")
     record = read_history(root / "late", 1)
     assert {o.player: o.autopilot for o in record.orders} == {"ann": False, "ben": True}
+
+
+def test_a_mailbox_never_read_in_full_says_so(root: Path) -> None:
+    """A folder whose every fetch failed: the game past its deadline is held, in words that
+    say the mailbox was never read (not "last read never")."""
+    run("config", root, "maildir=gone")
+    run("mail", "fetch", root, "--now", BEFORE, code=1)
+    assert "at" not in json.loads((root / FETCHED).read_text())  # tried, never read
+    row = rows(run("run", root, "--now", NOW))
+    assert row["late"] == (
+        "held not played by the autopilot: its mailbox has never been read in full, and the "
+        "deadline 2027-02-27T12:00:00+00:00 has passed: the autopilot plays only once it is "
+        "read (pbem run --fetch, pbem mail fetch)"
+    )
+    assert history_count(root / "late") == 1
 
 
 def test_a_game_that_could_not_take_its_messages_is_held(root: Path, tmp_path: Path) -> None:

@@ -95,10 +95,16 @@ def held_by_mailbox(game_dir: Path, name: str, deadline: datetime) -> str | None
     latest = max(times) if times else None
     if latest is not None and latest >= deadline:
         return None
-    when = f"at {clock.iso(latest)}" if latest is not None else "never"
+    if latest is None:
+        return (
+            f"its mailbox has never been read in full, and the deadline {clock.iso(deadline)} "
+            "has passed: the autopilot plays only once it is read (pbem run --fetch, pbem mail "
+            "fetch)"
+        )
     return (
-        f"its mailbox was last read {when}, before the deadline {clock.iso(deadline)}: the "
-        "autopilot plays only once the mail since is read (pbem run --fetch, pbem mail fetch)"
+        f"its mailbox was last read at {clock.iso(latest)}, before the deadline "
+        f"{clock.iso(deadline)}: the autopilot plays only once the mail since is read (pbem "
+        "run --fetch, pbem mail fetch)"
     )
 
 
