@@ -23,6 +23,16 @@ from pbem.present import report
 SEED = bytes(range(32))
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Make the run's temporary folder before the first test: pytest removes what an earlier
+    run left there (a --basetemp given again, or its older numbered folders), which on a busy
+    disk can take longer than a test's time limit, and must not count against the first test
+    that asks for a temporary folder."""
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is not None:
+        factory.getbasetemp()
+
+
 def new_game(directory: Path, players: str = "alice,bob,carol", **options: object) -> Path:
     processor.new_game(
         directory,
