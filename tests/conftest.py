@@ -177,3 +177,19 @@ def held_lock(folder: Path) -> Iterator[None]:
     finally:
         holder.kill()
         holder.wait()
+
+
+def refused_with_option(directory: Path, key: str, value: str | None, said: str) -> None:
+    """The game's file with its option `key` left out (None) or set to `value` is refused by
+    pbem with a sentence matching `said`."""
+    from pbem.errors import GameFileError
+    from pbem.game import store
+
+    data = store._load_toml(directory / "game.toml")
+    if value is None:
+        del data["options"][key]
+    else:
+        data["options"][key] = value
+    (directory / "game.toml").write_text(tomli_w.dumps(data))
+    with pytest.raises(GameFileError, match=said):
+        store.read_game(directory)

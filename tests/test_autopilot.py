@@ -7,12 +7,13 @@ from dataclasses import replace
 from helpers import BOARD, SECRET, make_state, only, orders, play, randomness
 
 from pbem.core import rules
-from pbem.core.autopilot import autopilot_orders, autopilot_text, front, spread
+from pbem.core.autopilot import autopilot_orders, autopilot_text, borders, front, spread
 from pbem.core.engine import resolve
 from pbem.core.events import Conquered, Dropped, MissedTurn, Placed, Rolled, Traded, Won
 from pbem.core.orders import Attack, parse_orders
 from pbem.core.state import (
     NEUTRAL,
+    AutopilotRule,
     Options,
     Phase,
     TradedCards,
@@ -86,6 +87,47 @@ def test_the_autopilot_in_the_setup_turn_places_the_rest() -> None:
     got = autopilot_orders(state, "alice", SECRET)
     assert sum(int(p.armies) for p in got.place) == 7
     assert rules.validate(state, got) == []
+
+
+DEALT = {t: ("alice", 1) for t in ("Alaska", "Northwest Territory", "Alberta", "Ontario",
+                                   "Western United States")}  # fmt: skip
+"""A dealt setup's corner: Alberta inside (every neighbour alice's), the four others borders."""
+
+
+def test_in_a_dealt_setup_the_autopilot_spreads_over_every_border_fewest_first() -> None:
+    state = make_state(DEALT, default=("bob", 1), phase=Phase.SETUP, turn=0,
+                       to_place={"alice": 7, "bob": 7})  # fmt: skip
+    assert state.options.autopilot is AutopilotRule.BORDERS  # a new game's rule
+    got = {p.territory: int(p.armies) for p in autopilot_orders(state, "alice", SECRET).place}
+    edge = [t for t in BOARD.names if t in DEALT and t != "Alberta"]
+    assert borders(state, "alice") == tuple(edge)
+    # one each, then the other three one more each in board order (all at 2 then)
+    assert got == {edge[0]: 2, edge[1]: 2, edge[2]: 2, edge[3]: 1}
+    assert "Alberta" not in got
+    assert rules.validate(state, autopilot_orders(state, "alice", SECRET)) == []
+
+
+def test_an_older_games_setup_autopilot_still_stacks_next_to_the_first_enemy() -> None:
+    """Games made before format 7 record `autopilot = "front"`: their setup turns replay as
+    they were played."""
+    state = make_state(DEALT, default=("bob", 1), phase=Phase.SETUP, turn=0,
+                       to_place={"alice": 7, "bob": 7},
+                       options=Options(autopilot=AutopilotRule.FRONT))  # fmt: skip
+    got = autopilot_orders(state, "alice", SECRET).place
+    assert got == spread(state, front(state, "alice"), 7)
+    assert len(front(state, "alice")) < len(borders(state, "alice"))  # the rules differ here
+
+
+def test_a_turns_autopilot_is_the_same_under_both_rules() -> None:
+    state = make_state({**WEST, "Kamchatka": ("bob", 9)})
+    older = replace(state, options=replace(state.options, autopilot=AutopilotRule.FRONT))
+    assert autopilot_orders(state, "alice", SECRET) == autopilot_orders(older, "alice", SECRET)
+
+
+def test_a_setup_holding_no_border_spreads_over_all_it_holds() -> None:
+    state = make_state({}, default=("alice", 1), players=["alice", "bob"], phase=Phase.SETUP,
+                       turn=0, to_place={"alice": 3, "bob": 0})  # fmt: skip
+    assert borders(state, "alice") == state.owned("alice")
 
 
 def test_the_autopilot_file_is_text_that_parses_to_its_orders() -> None:

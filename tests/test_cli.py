@@ -160,6 +160,7 @@ def test_new_accepts_the_options(tmp_path: Path) -> None:
         "traded_cards": "deck",
         "stop_at": "promise",
         "dice": "orders",
+        "autopilot": "borders",
     }
     assert sum(p["armies"] for p in view["players"]) == 100
 

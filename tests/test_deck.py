@@ -30,6 +30,7 @@ from pbem.core.dice import Stream
 from pbem.core.events import DiceKeyed, DrewCard, DrewNoCard, Reshuffled, Traded
 from pbem.core.orders import Attack, Orders
 from pbem.core.state import (
+    AutopilotRule,
     DiceRule,
     GameState,
     Options,
@@ -48,7 +49,9 @@ from pbem.present import report
 from pbem.present.report import narrate
 from pbem.present.view import game_view
 
-OLD_RULE = Options(traded_cards=TradedCards.DECK, stop_at=StopAt.THRESHOLD)
+OLD_RULE = Options(
+    traded_cards=TradedCards.DECK, stop_at=StopAt.THRESHOLD, autopilot=AutopilotRule.FRONT
+)
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "format1-example"
 CARD_ORDER = {c: i for i, c in enumerate(BOARD.cards())}
 
@@ -237,10 +240,11 @@ def test_a_format_1_game_is_written_back_in_todays_format_with_its_rule(tmp_path
     old = read_game(copy)
     write_game(old)
     text = (copy / "game.toml").read_text()
-    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 6
+    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 7
     assert 'traded_cards = "deck"' in text and "discards" not in text
     assert "missions = false" in text  # format 2 to 3: a game of classic Risk
     assert 'stop_at = "threshold"' in text
+    assert 'autopilot = "front"' in text  # format 6 to 7: the autopilot of then
     again = read_game(copy)
     assert again.state == old.state
     assert state_digest(again.state) == state_digest(old.state)

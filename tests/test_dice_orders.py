@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 from click.testing import CliRunner
-from conftest import SEED, attacking, new_game, skeleton, write_skeletons
+from conftest import SEED, attacking, new_game, refused_with_option, skeleton, write_skeletons
 
 from pbem import kit
 from pbem.cli import main
@@ -19,7 +19,7 @@ from pbem.core import dice
 from pbem.core.events import DiceKeyed, DrewCard, Rolled
 from pbem.core.orders import parse_orders
 from pbem.core.state import DiceRule
-from pbem.errors import AuditError, GameFileError
+from pbem.errors import AuditError
 from pbem.game import processor, store, undo
 from pbem.game.clock import parse_instant
 from pbem.game.history import HistoryRecord, read_history, read_history_file, report_dir
@@ -187,15 +187,7 @@ def test_an_old_game_keeps_rolling_from_the_key_alone(tmp_path: Path) -> None:
 def test_a_game_file_must_say_where_the_dice_come_from(
     tmp_path: Path, dice_rule: str | None, said: str
 ) -> None:
-    d = played_once(tmp_path)
-    data = store._load_toml(d / "game.toml")
-    if dice_rule is None:
-        del data["options"]["dice"]
-    else:
-        data["options"]["dice"] = dice_rule
-    (d / "game.toml").write_text(tomli_w.dumps(data))
-    with pytest.raises(GameFileError, match=said):
-        read_game(d)
+    refused_with_option(played_once(tmp_path), "dice", dice_rule, said)
 
 
 def test_the_audit_finds_a_digest_changed_in_the_history(tmp_path: Path) -> None:

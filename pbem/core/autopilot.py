@@ -5,8 +5,13 @@ hand forces a trade (5 or more cards); find the largest enemy stack that borders
 territories (another player's, the neutral's only if no player's borders them; ties go to the
 first in board order); place every army, one at a time, on the player's territory next to it
 that holds the fewest armies at that moment (ties: board order). No attack, no fortify. In the
-setup turn the armies still to place go the same way. In the draft turn the list is just
-"rest": every territory is picked by the draft's fill-in rule (pbem/core/draft.py).
+setup turn the armies still to place go, one at a time, to whichever of the player's
+territories that border another owner's (a player's or the neutral's) holds the fewest at that
+moment (ties: board order), so that the borders are held rather than one territory; games made
+before format 7 (`autopilot = "front"`) place the setup's armies as a turn's, which in a dealt
+setup puts them all next to the first enemy territory in board order. In the draft turn the
+list is just "rest": every territory is picked by the draft's fill-in rule
+(pbem/core/draft.py).
 
 Pure: the orders are a function of the state alone, so the audit gets the same file again.
 """
@@ -15,7 +20,7 @@ from __future__ import annotations
 
 from pbem.core import rules
 from pbem.core.orders import BEST, REST, Orders, Place
-from pbem.core.state import NEUTRAL, GameState, Phase
+from pbem.core.state import NEUTRAL, AutopilotRule, GameState, Phase
 
 AUTOPILOT_FILE = "(autopilot)"
 """The file name the history gives an autopilot's order file: no received file has it."""
@@ -40,6 +45,16 @@ def front(state: GameState, player: str) -> tuple[str, ...]:
     return tuple(t for t in owned if t in state.board.neighbours(largest))
 
 
+def borders(state: GameState, player: str) -> tuple[str, ...]:
+    """The player's territories that border another owner's, in board order (every territory
+    they hold when none does)."""
+    owned = state.owned(player)
+    edge = tuple(
+        t for t in owned if any(state.owner(n) != player for n in state.board.neighbours(t))
+    )
+    return edge or owned
+
+
 def spread(state: GameState, territories: tuple[str, ...], armies: int) -> tuple[Place, ...]:
     """`armies` placed one at a time on whichever of `territories` holds the fewest at that
     moment (the first in board order among equals), as one placement per territory."""
@@ -58,8 +73,11 @@ def autopilot_orders(state: GameState, player: str, secret: str) -> Orders:
     if state.phase is Phase.DRAFT:
         return Orders(state.game, state.turn, player, secret, draft=(REST,))
     trade: tuple[()] | str = ()
+    where = front(state, player)
     if state.phase is Phase.SETUP:
         armies = me.to_place
+        if state.options.autopilot is AutopilotRule.BORDERS:
+            where = borders(state, player)
     else:
         armies = rules.reinforcement(state, player).total
         if len(me.hand) >= rules.FORCED_TRADE_HAND:
@@ -71,7 +89,7 @@ def autopilot_orders(state: GameState, player: str, secret: str) -> Orders:
         player=player,
         secret=secret,
         trade=trade,  # type: ignore[arg-type]
-        place=spread(state, front(state, player), armies),
+        place=spread(state, where, armies),
     )
 
 

@@ -111,6 +111,16 @@ class DiceRule(str, enum.Enum):
     KEY = "key"
 
 
+class AutopilotRule(str, enum.Enum):
+    """Where the autopilot puts the armies of a player's setup turn (pbem.core.autopilot): over
+    every territory of theirs that borders another owner's, fewest first (the rule of games
+    made from format 7 on); or, as before, all next to the largest enemy stack, which in a
+    dealt setup (every stack of one army) is the first enemy territory in board order."""
+
+    BORDERS = "borders"
+    FRONT = "front"
+
+
 @dataclass(frozen=True)
 class Options:
     """The rules options a game is created with; they never change afterwards.
@@ -126,11 +136,12 @@ class Options:
     missions: bool = False
     stop_at: StopAt = StopAt.PROMISE
     dice: DiceRule = DiceRule.ORDERS
+    autopilot: AutopilotRule = AutopilotRule.BORDERS
 
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
-        default, `missions` only when set and `dice` only when it is `orders`, so that games
-        written before they existed keep their digests."""
+        default, `missions` only when set, `dice` only when it is `orders` and `autopilot` only
+        when it is `borders`, so that games written before they existed keep their digests."""
         out: dict[str, Any] = {
             "setup": self.setup.value,
             "two_player": self.two_player.value,
@@ -144,14 +155,17 @@ class Options:
             out["missions"] = True
         if self.dice_by_orders:
             out["dice"] = self.dice.value
+        if self.autopilot is AutopilotRule.BORDERS:
+            out["autopilot"] = self.autopilot.value
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Options:
         """Options from `to_dict` output; a missing key takes its default, except the traded
-        cards, stop_at and dice rules: data that does not record them comes from before they
-        were recorded, when traded cards went back into the deck, stop_at was a threshold and
-        the dice came from the key alone."""
+        cards, stop_at, dice and autopilot rules: data that does not record them comes from
+        before they were recorded, when traded cards went back into the deck, stop_at was a
+        threshold, the dice came from the key alone and the autopilot placed a setup next to
+        the largest enemy stack."""
         default = cls()
         return cls(
             setup=SetupMode(data.get("setup", default.setup.value)),
@@ -162,6 +176,7 @@ class Options:
             missions=_flag(data.get("missions", False), "missions"),
             stop_at=StopAt(data.get("stop_at", StopAt.THRESHOLD.value)),
             dice=DiceRule(data.get("dice", DiceRule.KEY.value)),
+            autopilot=AutopilotRule(data.get("autopilot", AutopilotRule.FRONT.value)),
         )
 
     @property

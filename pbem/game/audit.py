@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pbem.core import dice
+from pbem.core.autopilot import autopilot_orders
 from pbem.core.orders import Orders
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
@@ -201,6 +202,15 @@ def _check_recorded_orders(
                 f"{quoted(o.player)}'s but holds {quoted(submission.player or '')}'s orders"
             )
         assert submission.orders is not None  # no problems: they parsed
+        if o.autopilot:
+            reg = game.registration(o.player)
+            wrote = autopilot_orders(state, o.player, reg.secret if reg else "")
+            if submission.orders != wrote:
+                raise AuditError(
+                    f"{where}: the order file recorded as the autopilot's for "
+                    f"{quoted(o.player)} is not what the autopilot writes for that turn (its "
+                    f"rule: {state.options.autopilot.value}): it was not the autopilot's"
+                )
         parsed.append(submission.orders)
     return parsed
 

@@ -18,6 +18,7 @@ from pbem.core.board import load_board
 from pbem.core.state import NEUTRAL as NEUTRAL
 from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
+    AutopilotRule,
     DiceRule,
     GameState,
     Phase,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 # The engine is imported where it is used: checking orders reads a game without it.
 
-FORMAT = 6
+FORMAT = 7
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = (
     "name",
@@ -239,12 +240,22 @@ def _format_5_to_6(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format": 6, "options": options}
 
 
+def _format_6_to_7(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 6 and older games placed a setup turn's autopilot armies next to the largest
+    enemy stack: their games record `autopilot = "front"` and go on by that rule."""
+    options = data.get("options")
+    if isinstance(options, dict):
+        options = {**options, "autopilot": AutopilotRule.FRONT.value}
+    return {**data, "format": 7, "options": options}
+
+
 MIGRATIONS = {
     1: _format_1_to_2,
     2: _format_2_to_3,
     3: _format_3_to_4,
     4: _format_4_to_5,
     5: _format_5_to_6,
+    6: _format_6_to_7,
 }
 """For each older format, the step that turns its data into the next format's."""
 
@@ -282,12 +293,20 @@ def upgrade_game_document(data: dict[str, Any], path: Path) -> dict[str, Any]:
         )
     _rule_named(options, "stop_at", StopAt, path, "what stop_at means", _STOP_AT_WAYS)
     _rule_named(options, "dice", DiceRule, path, "where the dice come from", _DICE_WAYS)
+    _rule_named(
+        options, "autopilot", AutopilotRule, path, "how the autopilot places a setup's armies",
+        _AUTOPILOT_WAYS,
+    )  # fmt: skip
     return data
 
 
 _STOP_AT_WAYS = (
     'write stop_at = "promise" (fewer dice, never below it) or "threshold" (the last roll may '
     "go below it)"
+)
+_AUTOPILOT_WAYS = (
+    'write autopilot = "borders" (over every border the player holds, every game made from '
+    'format 7 on) or "front" (next to the largest enemy stack, the games made before)'
 )
 _DICE_WAYS = (
     'write dice = "orders" (the key and the orders, every game made from format 6 on) or "key" '
@@ -415,6 +434,7 @@ def game_document(game: Game) -> dict[str, Any]:
             **game.state.options.to_dict(),
             "missions": game.state.options.missions,
             "dice": game.state.options.dice.value,
+            "autopilot": game.state.options.autopilot.value,
         },
     }
     if game.language is not None:
