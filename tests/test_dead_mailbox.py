@@ -105,6 +105,29 @@ def test_a_mailbox_never_read_in_full_says_so(root: Path) -> None:
     assert history_count(root / "late") == 1
 
 
+@pytest.mark.parametrize("where", ["root"])
+def test_messages_given_as_eml_files_do_not_count_as_the_mailbox_read(
+    root: Path, tmp_path: Path, where: str
+) -> None:
+    """A moderator who fetches one message by hand after the deadline has not read the
+    mailbox: the game past its deadline stays held (other players' orders may wait there)."""
+    box = into_maildir(tmp_path / "Maildir", [])
+    run("mail", "fetch", root, "--maildir", box, "--now", BEFORE)
+    eml = tmp_path / "ann.eml"
+    mine = orders_for(root / "late", "ann")
+    eml.write_bytes(message("ann@example.org", mine, subject="[late] orders").as_bytes())
+    target = root if where == "root" else root / "late"
+    run("mail", "fetch", target, eml, "--now", NOW)
+    assert (root / "late" / "orders" / "ann.toml").read_text() == mine  # taken
+    assert json.loads((root / FETCHED).read_text())["at"] == BEFORE
+    assert not (root / "late" / FETCHED).exists()
+    row = rows(run("run", root, "--now", NOW))
+    assert row["late"].startswith(
+        "held not played by the autopilot: its mailbox was last read at 2027-02-26T12:00:00"
+    ), row["late"]
+    assert history_count(root / "late") == 1
+
+
 def test_a_game_that_could_not_take_its_messages_is_held(root: Path, tmp_path: Path) -> None:
     box = into_maildir(
         tmp_path / "Maildir",

@@ -38,6 +38,14 @@ class Mailbox:
         f = self.folders
         return f.maildir is None and f.mbox is None and not f.files and self.imap is None
 
+    @property
+    def whole(self) -> bool:
+        """Whether it reads a mailbox (a Maildir, an mbox, an IMAP folder), whose reading in
+        full is recorded (pbem.game.mailbox_state): .eml files alone are some messages the
+        moderator gave, which say nothing of what waits in the mailbox."""
+        f = self.folders
+        return f.maildir is not None or f.mbox is not None or self.imap is not None
+
 
 def mailbox(
     directory: Path,

@@ -153,7 +153,7 @@ def fetch_root(
         out.broken = reading.broken
         before = unread_since(root)
         since = {n: before.get(n, clock.iso(read_at)) for n in sorted(routing.unread)}
-        if out.broken is None:
+        if out.broken is None and mailbox.whole:
             record_fetch(root, read_at, since)
     return out
 
