@@ -82,7 +82,7 @@ def write_later(path: Path, data: bytes | str) -> None:
     with group.lock:
         earlier = group.writes.pop(key, None)
     if earlier is not None:  # the same file again: the first write ends before the second
-        _wait(key, earlier)
+        _waited(group, key, earlier)
     raw = data.encode() if isinstance(data, str) else data
     folders = [key.parent] if key.parent in group.made else _make_folder(key.parent)
     with group.lock:
@@ -101,7 +101,19 @@ def written(path: Path) -> None:
     with group.lock:
         write = group.writes.pop(key, None)
     if write is not None:
+        _waited(group, key, write)
+
+
+def _waited(group: _Group, key: Path, write: Future[None]) -> None:
+    """Wait for a background write taken out of the group; one that failed is put back, so
+    that the `settle` covering it fails too (what its commit would record is not on the
+    disk), not only the call that found it."""
+    try:
         _wait(key, write)
+    except DiskError:
+        with group.lock:
+            group.writes.setdefault(key, write)
+        raise
 
 
 def settle(under: Path | None = None) -> None:
