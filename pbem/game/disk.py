@@ -158,7 +158,11 @@ def side_by_side(calls: Sequence[Callable[[], None]]) -> list[PbemError | None]:
 
     pool = _pool("commit")
     futures = [pool.submit(contextvars.copy_context().run, _outcome, call) for call in calls]
-    wait(futures)
+    try:
+        wait(futures)
+    except BaseException:  # stopped (Ctrl-C): the calls under way end before the caller goes on
+        wait(futures)
+        raise
     return [future.result() for future in futures]
 
 
