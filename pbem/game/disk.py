@@ -104,6 +104,16 @@ def written(path: Path) -> None:
         _waited(group, key, write)
 
 
+def under_way(path: Path) -> bool:
+    """Whether `path` was given to `write_later` since the last `settle` that covers it (it is
+    written in the current group of a fetch, not yet committed)."""
+    group = _GROUP.get()
+    if group is None:
+        return False
+    with group.lock:
+        return Path(os.path.abspath(path)) in group.writes
+
+
 def _waited(group: _Group, key: Path, write: Future[None]) -> None:
     """Wait for a background write taken out of the group; one that failed is put back, so
     that the `settle` covering it fails too (what its commit would record is not on the

@@ -375,6 +375,12 @@ class MailState:
         self._complete = len(self._changes)
 
     @property
+    def between_steps(self) -> bool:
+        """Whether every change waiting belongs to a finished step (`complete`): a commit now
+        cuts no step in two."""
+        return self._complete == len(self._changes)
+
+    @property
     def pending(self) -> bool:
         """Whether changes wait for a commit."""
         return bool(self._changes)
