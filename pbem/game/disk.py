@@ -49,6 +49,17 @@ class _Group:
     """Folders known to be there (made or found by an earlier `write_later`)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Held to change `writes` and `folders` (settled side by side, `side_by_side`)."""
+    real: dict[Path, Path] = field(default_factory=dict)
+    """Each folder as named, as the system finds it (`key`)."""
+
+    def key(self, path: Path) -> Path:
+        """The path the system writes for `path` (its folder's links followed, then `..`):
+        what the writes are known and made by, and settled under."""
+        folder = Path(path).parent
+        real = self.real.get(folder)
+        if real is None:
+            real = self.real[folder] = Path(os.path.realpath(folder))
+        return real / Path(path).name
 
 
 _GROUP: ContextVar[_Group | None] = ContextVar("pbem_group", default=None)
@@ -78,7 +89,7 @@ def write_later(path: Path, data: bytes | str) -> None:
     if group is None:
         atomic_write(path, data)
         return
-    key = Path(os.path.abspath(path))
+    key = group.key(path)
     with group.lock:
         earlier = group.writes.pop(key, None)
     if earlier is not None:  # the same file again: the first write ends before the second
@@ -97,7 +108,7 @@ def written(path: Path) -> None:
     group = _GROUP.get()
     if group is None:
         return
-    key = Path(os.path.abspath(path))
+    key = group.key(path)
     with group.lock:
         write = group.writes.pop(key, None)
     if write is not None:
@@ -111,7 +122,7 @@ def under_way(path: Path) -> bool:
     if group is None:
         return False
     with group.lock:
-        return Path(os.path.abspath(path)) in group.writes
+        return group.key(path) in group.writes
 
 
 def _waited(group: _Group, key: Path, write: Future[None]) -> None:
@@ -133,7 +144,7 @@ def settle(under: Path | None = None) -> None:
     group = _GROUP.get()
     if group is None:
         return
-    top = os.path.abspath(under) if under is not None else None
+    top = os.path.realpath(under) if under is not None else None
 
     def mine(path: Path) -> bool:
         return top is None or str(path) == top or str(path).startswith(top + os.sep)
@@ -262,7 +273,7 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
         group = _GROUP.get()
         if group is not None:
             with group.lock:
-                group.folders.update(dict.fromkeys(Path(os.path.abspath(f)) for f in synced))
+                group.folders.update(dict.fromkeys(Path(os.path.realpath(f)) for f in synced))
             return
         for folder in dict.fromkeys(synced):
             current = folder
