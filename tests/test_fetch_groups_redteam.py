@@ -173,3 +173,35 @@ def test_a_game_named_through_a_link_and_dot_dot_gets_its_answers(
     assert not (tmp_path / "autumn").exists(), "written to a folder made beside the link"
     assert (root / "autumn" / "outbox" / str(outcome.reply)).is_file()
     assert (root / "autumn" / "orders" / "ann.toml").is_file()
+
+
+def test_a_folder_fetch_whose_game_failed_an_orders_write_reads_its_messages_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder's side of the first problem: a game whose orders write failed, found while
+    it takes a later message, records neither message, and the folder neither."""
+    from pbem.mail import inbox
+    from pbem.mail.mailboxes import Mailbox
+    from pbem.mail.sources import Sources
+
+    root = two_games(tmp_path, addresses=True)
+    game = root / "autumn"
+    text = orders_for(game, "ann")
+    box = into_maildir(
+        tmp_path / "box",
+        [
+            message("ann@autumn.example", text, minutes=1, mid="<one@t>"),
+            message("ann@autumn.example", text + "# later\n", minutes=2, mid="<two@t>"),
+            message("ben@winter.example", orders_for(root / "winter", "ben"), mid="<w@t>"),
+        ],
+    )
+    failing_once(monkeypatch, "orders/ann.toml")
+    result = inbox.fetch(root, Mailbox(Sources(maildir=box)), now=NOW)
+    assert isinstance(result, inbox.RootFetch) and not result.ok
+    assert MailState.peek(game).seen["messages"] == {}
+    routed = MailState.peek(root).seen["messages"]
+    assert sorted(str(v["game"]) for v in routed.values()) == ["winter"], routed
+    again = inbox.fetch(root, Mailbox(Sources(maildir=box)), now=NOW)
+    assert isinstance(again, inbox.RootFetch) and again.ok
+    assert len(MailState.peek(game).seen["messages"]) == 2
+    assert (game / "orders" / "ann.toml").read_text() == text + "# later\n"
