@@ -191,6 +191,8 @@ class MailState:
         self._changes: list[tuple[str, str, str, Any]] = []
         self._complete = 0
         """How many of `_changes` belong to finished steps (`complete`)."""
+        self.failed = False
+        """Whether a commit failed: the changes it held are not written, and are dropped."""
         self._made = ""
         self._db: sqlite3.Connection | None = None
 
@@ -400,6 +402,13 @@ class MailState:
     def _commit(self, changes: list[tuple[str, str, str, Any]]) -> None:
         if not changes:
             return
+        try:
+            self._commit_now(changes)
+        except BaseException:
+            self.failed = True
+            raise
+
+    def _commit_now(self, changes: list[tuple[str, str, str, Any]]) -> None:
         settle(self.directory)
         rows: list[tuple[str, tuple[Any, ...]]] = [
             ("INSERT OR IGNORE INTO meta VALUES (?, '')", (f"begun:{file}",))

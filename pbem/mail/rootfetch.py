@@ -319,7 +319,7 @@ class _Routing:
         game = self.open.pop(name)
         try:
             game.stack.__exit__(type(err), err, err.__traceback__)
-            if not recorded:
+            if not recorded or game.fetcher.state.failed:  # (a commit of its own failed)
                 raise err
         except PbemError:
             self.forget(name, err, 0 if not recorded else 1)
