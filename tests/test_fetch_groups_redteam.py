@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,37 @@ def test_a_folder_fetch_whose_game_failed_an_orders_write_reads_its_messages_aga
     assert isinstance(again, inbox.RootFetch) and again.ok
     assert len(MailState.peek(game).seen["messages"]) == 2
     assert (game / "orders" / "ann.toml").read_text() == text + "# later\n"
+
+
+def test_a_game_given_up_on_its_first_message_leaves_no_failed_write_to_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROBLEM (pbem/game/mailstate.py _commit, pbem/mail/rootfetch.py lose): a game given up
+    while it takes the first message of its group has no finished step to commit, so its
+    `commit_complete` settles nothing; a background write of that message that failed is left
+    to the folder's own commit, which then fails with it: the other games' messages are not
+    recorded by the folder, and the fetch stops, instead of telling of the one game."""
+    from pbem.mail import inbox
+    from pbem.mail.mailboxes import Mailbox
+    from pbem.mail.sources import Sources
+
+    root = two_games(tmp_path, addresses=True)
+    game = root / "autumn"
+    outbox = game / "outbox"
+    if outbox.exists():
+        shutil.rmtree(outbox)
+    outbox.write_text("not a folder\n")  # the answer cannot be written
+    box = into_maildir(
+        tmp_path / "box",
+        [
+            message("ann@autumn.example", orders_for(game, "ann"), mid="<a@t>"),
+            message("ben@winter.example", orders_for(root / "winter", "ben"), mid="<w@t>"),
+        ],
+    )
+    failing_once(monkeypatch, "orders/ann.toml")  # and the orders write fails in the background
+    result = inbox.fetch(root, Mailbox(Sources(maildir=box)), now=NOW)
+    assert isinstance(result, inbox.RootFetch)
+    assert any(f.startswith("autumn:") for f in result.failed), result.failed
+    assert len(MailState.peek(root / "winter").seen["messages"]) == 1
+    routed = MailState.peek(root).seen["messages"]
+    assert sorted(str(v["game"]) for v in routed.values()) == ["winter"], routed
