@@ -400,16 +400,17 @@ class MailState:
         self._commit(changes)
 
     def _commit(self, changes: list[tuple[str, str, str, Any]]) -> None:
-        if not changes:
-            return
         try:
-            self._commit_now(changes)
+            # settled with no change to write too: a write that failed fails this commit,
+            # not a later one of a folder holding this one
+            settle(self.directory)
+            if changes:
+                self._commit_now(changes)
         except BaseException:
             self.failed = True
             raise
 
     def _commit_now(self, changes: list[tuple[str, str, str, Any]]) -> None:
-        settle(self.directory)
         rows: list[tuple[str, tuple[Any, ...]]] = [
             ("INSERT OR IGNORE INTO meta VALUES (?, '')", (f"begun:{file}",))
             for file in sorted({c[1] for c in changes} - self.begun)
