@@ -357,7 +357,7 @@ class _Routing:
                 self.forget(name, err)
             self.out.games.append(game.fetcher.result)
         for name in sorted(self.committing & set(self.unsettled)):  # a commit stopped part way
-            self.forget(name, GameFileError(f"{name}: the fetch stopped while it was committed"))
+            self.forget(name, GameFileError("the fetch stopped while its messages were committed"))
         self.committing.clear()
         self.unsettled.clear()
         if failed:
