@@ -49,6 +49,17 @@ class _Group:
     """Folders known to be there (made or found by an earlier `write_later`)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Held to change `writes` and `folders` (settled side by side, `side_by_side`)."""
+    real: dict[Path, Path] = field(default_factory=dict)
+    """Each folder as named, as the system finds it (`key`)."""
+
+    def key(self, path: Path) -> Path:
+        """The path the system writes for `path` (its folder's links followed, then `..`):
+        what the writes are known and made by, and settled under."""
+        folder = Path(path).parent
+        real = self.real.get(folder)
+        if real is None:
+            real = self.real[folder] = Path(os.path.realpath(folder))
+        return real / Path(path).name
 
 
 _GROUP: ContextVar[_Group | None] = ContextVar("pbem_group", default=None)
@@ -78,11 +89,11 @@ def write_later(path: Path, data: bytes | str) -> None:
     if group is None:
         atomic_write(path, data)
         return
-    key = Path(os.path.abspath(path))
+    key = group.key(path)
     with group.lock:
         earlier = group.writes.pop(key, None)
     if earlier is not None:  # the same file again: the first write ends before the second
-        _wait(key, earlier)
+        _waited(group, key, earlier)
     raw = data.encode() if isinstance(data, str) else data
     folders = [key.parent] if key.parent in group.made else _make_folder(key.parent)
     with group.lock:
@@ -97,11 +108,33 @@ def written(path: Path) -> None:
     group = _GROUP.get()
     if group is None:
         return
-    key = Path(os.path.abspath(path))
+    key = group.key(path)
     with group.lock:
         write = group.writes.pop(key, None)
     if write is not None:
+        _waited(group, key, write)
+
+
+def under_way(path: Path) -> bool:
+    """Whether `path` was given to `write_later` since the last `settle` that covers it (it is
+    written in the current group of a fetch, not yet committed)."""
+    group = _GROUP.get()
+    if group is None:
+        return False
+    with group.lock:
+        return group.key(path) in group.writes
+
+
+def _waited(group: _Group, key: Path, write: Future[None]) -> None:
+    """Wait for a background write taken out of the group; one that failed is put back, so
+    that the `settle` covering it fails too (what its commit would record is not on the
+    disk), not only the call that found it."""
+    try:
         _wait(key, write)
+    except DiskError:
+        with group.lock:
+            group.writes.setdefault(key, write)
+        raise
 
 
 def settle(under: Path | None = None) -> None:
@@ -111,7 +144,7 @@ def settle(under: Path | None = None) -> None:
     group = _GROUP.get()
     if group is None:
         return
-    top = os.path.abspath(under) if under is not None else None
+    top = os.path.realpath(under) if under is not None else None
 
     def mine(path: Path) -> bool:
         return top is None or str(path) == top or str(path).startswith(top + os.sep)
@@ -146,7 +179,11 @@ def side_by_side(calls: Sequence[Callable[[], None]]) -> list[PbemError | None]:
 
     pool = _pool("commit")
     futures = [pool.submit(contextvars.copy_context().run, _outcome, call) for call in calls]
-    wait(futures)
+    try:
+        wait(futures)
+    except BaseException:  # stopped (Ctrl-C): the calls under way end before the caller goes on
+        wait(futures)
+        raise
     return [future.result() for future in futures]
 
 
@@ -236,7 +273,7 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
         group = _GROUP.get()
         if group is not None:
             with group.lock:
-                group.folders.update(dict.fromkeys(Path(os.path.abspath(f)) for f in synced))
+                group.folders.update(dict.fromkeys(Path(os.path.realpath(f)) for f in synced))
             return
         for folder in dict.fromkeys(synced):
             current = folder

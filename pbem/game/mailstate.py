@@ -191,6 +191,8 @@ class MailState:
         self._changes: list[tuple[str, str, str, Any]] = []
         self._complete = 0
         """How many of `_changes` belong to finished steps (`complete`)."""
+        self.failed = False
+        """Whether a commit failed: the changes it held are not written, and are dropped."""
         self._made = ""
         self._db: sqlite3.Connection | None = None
 
@@ -375,6 +377,12 @@ class MailState:
         self._complete = len(self._changes)
 
     @property
+    def between_steps(self) -> bool:
+        """Whether every change waiting belongs to a finished step (`complete`): a commit now
+        cuts no step in two."""
+        return self._complete == len(self._changes)
+
+    @property
     def pending(self) -> bool:
         """Whether changes wait for a commit."""
         return bool(self._changes)
@@ -392,9 +400,17 @@ class MailState:
         self._commit(changes)
 
     def _commit(self, changes: list[tuple[str, str, str, Any]]) -> None:
-        if not changes:
-            return
-        settle(self.directory)
+        try:
+            # settled with no change to write too: a write that failed fails this commit,
+            # not a later one of a folder holding this one
+            settle(self.directory)
+            if changes:
+                self._commit_now(changes)
+        except BaseException:
+            self.failed = True
+            raise
+
+    def _commit_now(self, changes: list[tuple[str, str, str, Any]]) -> None:
         rows: list[tuple[str, tuple[Any, ...]]] = [
             ("INSERT OR IGNORE INTO meta VALUES (?, '')", (f"begun:{file}",))
             for file in sorted({c[1] for c in changes} - self.begun)

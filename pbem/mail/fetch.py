@@ -15,10 +15,10 @@ from typing import Any
 
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
-from pbem.errors import GameFileError, OrderError, Problem
+from pbem.errors import DiskError, GameFileError, OrderError, Problem
 from pbem.game import clock, processor
-from pbem.game.disk import grouped, locked
-from pbem.game.history import played_in, resolution_interrupted
+from pbem.game.disk import grouped, locked, under_way
+from pbem.game.history import ORDERS, played_in, resolution_interrupted
 from pbem.game.mailstate import MailState
 from pbem.game.settings import Value, in_force
 from pbem.game.store import Game, Registration, read_game
@@ -237,7 +237,7 @@ class _Fetcher(Refusing):
             outcome = self.handle(letter, entry.raw)
         except CannotStore as err:
             return Incoming(mid, frm, Verdict.HELD, reasons=(str(err),))
-        except (GameFileError, OSError):
+        except (GameFileError, DiskError, OSError):
             raise  # the game directory cannot be written: stop, with the reason
         except Exception as err:  # noqa: BLE001 (the last line of defence, see below)
             # A message that trips an unforeseen error while being read is a bad message, not a
@@ -373,6 +373,11 @@ class _Fetcher(Refusing):
             body += "\n"
             reply = self.out.answer(letter, me, _("not used: older orders"), body)
             return Incoming(mid, frm, Verdict.IGNORED, me.name, (reason,), reply)
+        if under_way(self.path / ORDERS / f"{me.name}.toml") and self.state.between_steps:
+            # the player's orders of an earlier message of this group: those are committed
+            # first, so that a fetch stopped before the next commit, read again, does not keep
+            # them twice in orders/replaced/ (and the later ones as if they came first)
+            self.state.commit()
         replaced = store_orders(self.path, me.name, choice.found.text)
         taken = {"date": when.isoformat(), "message_id": mid}
         if future is not None:

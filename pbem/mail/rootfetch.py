@@ -201,6 +201,9 @@ class _Routing:
         their entries without their bytes)."""
         self.unsettled: dict[str, list[str]] = {}
         """The root's keys of those each game took."""
+        self.committing: set[str] = set()
+        """The games whose commit is under way or was stopped before its outcome was known
+        (`settle`): the root does not record their messages of the group."""
 
     @property
     def unread(self) -> set[str]:
@@ -227,10 +230,12 @@ class _Routing:
         whose state cannot be written is given up, and its messages of the group are read
         again next time (the root does not record them either)."""
         waiting = [(n, g) for n, g in self.open.items() if g.fetcher.state.pending]
+        self.committing = {n for n, _ in waiting}
         failures = side_by_side([g.fetcher.state.commit for _, g in waiting])
         for (name, _), err in zip(waiting, failures, strict=True):
             if err is not None:
                 self.lose(name, err, recorded=False)
+        self.committing.clear()
         self.state.commit()
         marking, self.to_mark, self.handled = self.to_mark, [], 0
         self.unsettled.clear()
@@ -314,7 +319,7 @@ class _Routing:
         game = self.open.pop(name)
         try:
             game.stack.__exit__(type(err), err, err.__traceback__)
-            if not recorded:
+            if not recorded or game.fetcher.state.failed:  # (a commit of its own failed)
                 raise err
         except PbemError:
             self.forget(name, err, 0 if not recorded else 1)
@@ -351,6 +356,9 @@ class _Routing:
             if err is not None:
                 self.forget(name, err)
             self.out.games.append(game.fetcher.result)
+        for name in sorted(self.committing & set(self.unsettled)):  # a commit stopped part way
+            self.forget(name, GameFileError("the fetch stopped while its messages were committed"))
+        self.committing.clear()
         self.unsettled.clear()
         if failed:
             self.state.commit_complete()
