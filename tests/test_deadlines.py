@@ -114,6 +114,16 @@ def test_a_game_without_deadlines_waits_for_ever(tmp_path: Path) -> None:
     assert "deadlines" not in tomllib.loads((d / "game.toml").read_text())
 
 
+def test_a_turn_time_without_a_due_time_is_kept_whole(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", "--turn-time", "36h")
+    doc = tomllib.loads((d / "game.toml").read_text())
+    assert doc["deadlines"] == {
+        "turn_time": "1d12h",
+        "timezone": "UTC",
+        "deadline": "2026-12-02T08:00:00+00:00",  # no due time: no tolerance to shorten a turn by
+    }
+
+
 def test_the_setup_turn_with_one_silent_player_is_placed_by_the_autopilot(
     tmp_path: Path,
 ) -> None:
@@ -290,6 +300,18 @@ def test_half_of_the_players_awaited_missing_is_no_outage(tmp_path: Path) -> Non
     d = new(tmp_path / "g", *ROME, players="alice,bob,carol,dave")
     send(d, "alice", "bob")
     assert "2 of the 4 players" not in run("resolve", d, "--now", SETUP_DUE)  # 2 of 4: allowed
+
+
+def test_both_players_of_a_game_of_two_missing_is_an_outage(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME, players="alice,bob")
+    before = snapshot(d)
+    out = run("resolve", d, "--now", SETUP_DUE, code=1)
+    assert "2 of the 2 players would be played by the autopilot (alice, bob)" in out
+    assert snapshot(d) == before
+    send(d, "alice")
+    assert "would be played by the autopilot" not in run("resolve", d, "--now", SETUP_DUE)
+    record = read_history(d, 1)
+    assert [(o.player, o.autopilot) for o in record.orders] == [("alice", False), ("bob", True)]
 
 
 def test_deadline_extend_moves_the_turn_and_is_recorded_with_its_reason(tmp_path: Path) -> None:
@@ -516,20 +538,25 @@ def test_a_drop_is_told_with_the_armies_and_cards_left() -> None:
     assert "1 army on 1 territory" in narrate(Dropped("carol", 1, 1, 1, 1), None)
 
 
-def test_a_deadline_change_interrupted_before_the_game_file_is_completed_not_repeated(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def interrupted_extension(directory: Path, why: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deadline extended by 24h, killed after the change was recorded in the history and
+    before the game file followed it."""
     from pbem.game import deadlines
 
-    d = new(tmp_path / "g", *ROME)
-
     def stopped(game: object) -> None:
-        raise KeyboardInterrupt  # killed after the change was recorded
+        raise KeyboardInterrupt
 
     monkeypatch.setattr(deadlines, "write_game", stopped)
     with pytest.raises(KeyboardInterrupt):
-        deadlines.change_deadline(d, clock.parse_instant(START), "carol is away", extend="24h")
+        deadlines.change_deadline(directory, clock.parse_instant(START), why, extend="24h")
     monkeypatch.undo()
+
+
+def test_a_deadline_change_interrupted_before_the_game_file_is_completed_not_repeated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = new(tmp_path / "g", *ROME)
+    interrupted_extension(d, "carol is away", monkeypatch)
     assert (d / "history" / "deadlines" / "0001-1.toml").exists()
     assert clock.iso(deadline(d)) != "2026-12-04T20:00:00+01:00"  # the game file lags
     assert "deadline differs" in run("audit", d, code=1)
@@ -541,6 +568,32 @@ def test_a_deadline_change_interrupted_before_the_game_file_is_completed_not_rep
     assert "audit passed" in run("audit", d)
     out = run("deadline", d, "--extend", "24h", "--why", "longer", "--now", START)
     assert "Sat 5 Dec 2026, 20:00 CET" in out and "change 2" in out
+
+
+def test_of_two_deadline_changes_the_interrupted_second_is_the_one_completed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = new(tmp_path / "g", *ROME)
+    run("deadline", d, "--extend", "24h", "--why", "carol is away", "--now", START)
+    interrupted_extension(d, "bob is away too", monkeypatch)
+    out = run("deadline", d, "--extend", "24h", "--why", "bob is away too", "--now", START)
+    assert '(change 2 of this turn, "bob is away too") was interrupted' in out, out
+    assert "Sat 5 Dec 2026, 20:00 CET" in out
+    assert clock.iso(deadline(d)) == "2026-12-05T20:00:00+01:00"
+
+
+def test_a_turn_whose_start_is_not_known_has_no_deadline_to_extend(tmp_path: Path) -> None:
+    d = new(tmp_path / "g", *ROME)
+    first = d / "history" / "0000.toml"
+    text = first.read_text()
+    assert 'time = "2026-11-30T21:00:00+01:00"\n' in text
+    first.write_text(text.replace('time = "2026-11-30T21:00:00+01:00"\n', ""))
+    before = snapshot(d)
+    out = run("deadline", d, "--extend", "1d", "--why", "x", "--now", START, code=1)
+    assert "this turn has no deadline yet to extend: use --set" in out
+    assert snapshot(d) == before
+    run("deadline", d, "--set", "2026-12-05T20:00+01:00", "--why", "x", "--now", START)
+    assert clock.iso(deadline(d)) == "2026-12-05T20:00:00+01:00"
 
 
 def test_status_shows_the_deadline_in_the_games_zone_and_no_dropped_player_as_missing(

@@ -137,6 +137,29 @@ def test_a_short_list_without_rest_is_refused() -> None:
     assert problem.message.endswith('or end the list with "rest"')
 
 
+@pytest.mark.parametrize(
+    ("left_out", "message"),
+    [
+        (
+            5,
+            "your draft list names 37 of the 42 territories: add the other 5 (Alaska, Northwest "
+            'Territory, Greenland, Alberta, Ontario) or end the list with "rest"',
+        ),
+        (
+            6,
+            "your draft list names 36 of the 42 territories: add the other 6 (Alaska, Northwest "
+            'Territory, Greenland, Alberta, Ontario, ...) or end the list with "rest"',
+        ),
+    ],
+)
+def test_a_short_list_shows_five_of_the_territories_it_leaves_out(
+    left_out: int, message: str
+) -> None:
+    state = drafting()
+    orders = draft_orders(state, "alice", *BOARD.names[left_out:])
+    assert [p.message for p in rules.validate(state, orders)] == [message]
+
+
 def test_the_draft_turn_takes_only_a_list_and_the_setup_turn_no_list() -> None:
     state = drafting()
     placing = Orders(state.game, 0, "alice", SECRET, place=())

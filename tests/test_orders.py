@@ -448,6 +448,20 @@ def test_fortify_from_or_to_a_territory_not_yours() -> None:
     ]
 
 
+def test_fortify_from_a_territory_to_itself() -> None:
+    body = PLACE_3 + '[fortify]\nfrom = "Ural"\nto = "Ural"\narmies = 1\n'
+    connected = alice_to_play(options=Options(fortify=FortifyMode.CONNECTED))
+    assert check(connected, body) == [Problem("fortify needs two different territories", 8)]
+    assert check(alice_to_play(), body) == [
+        Problem("fortify needs two different territories", 8),
+        Problem(
+            "cannot fortify 'Ural' from 'Ural': not adjacent (this game fortifies between "
+            "adjacent territories only)",
+            8,
+        ),
+    ]
+
+
 def test_fortify_more_armies_than_there_are_is_accepted_and_cut_when_resolved() -> None:
     # As after an attack: the engine moves all but one and says so (test_engine).
     body = PLACE_3 + '[fortify]\nfrom = "Ural"\nto = "Ukraine"\narmies = 999\n'
@@ -538,6 +552,20 @@ def test_setup_turn_only_places() -> None:
     assert check(state, '[[place]]\nterritory = "Siam"\narmies = 10\n', turn=0) == []
     assert check(state, '[[place]]\nterritory = "Siam"\narmies = 10\n', turn=0, player="bob") == [
         Problem("cannot place on 'Siam': it is not yours", 5)
+    ]
+
+
+def test_setup_turn_places_exactly_the_setup_armies() -> None:
+    state = alice_to_play(phase=Phase.SETUP, turn=0, to_place={"alice": 10, "bob": 10})
+    assert check(state, '[[place]]\nterritory = "Siam"\narmies = 9\n', turn=0) == [
+        Problem(
+            '9 armies placed, but your setup armies are 10: place 1 more (armies = "rest" '
+            "places whatever is left)",
+            7,
+        )
+    ]
+    assert check(state, '[[place]]\nterritory = "Siam"\narmies = 11\n', turn=0) == [
+        Problem("too many armies placed: 11, but your setup armies are 10", 7)
     ]
 
 

@@ -156,6 +156,21 @@ def test_card_trade_adds_its_value_to_the_armies_to_place() -> None:
     ]
 
 
+def test_two_sets_traded_in_one_turn_give_the_next_two_values() -> None:
+    # Six cards at the start of a turn: one set must go, and the second may go too.
+    state = make_state(
+        {"Ukraine": ("alice", 5)}, hands={"alice": INFANTRY + CAVALRY}, sets_traded=4
+    )  # the 5th and 6th sets of the game: 12 and 15
+    three = rules.reinforcement(state, "alice").total
+    both = orders(state, trade=[INFANTRY, CAVALRY], place=[("Ukraine", three + 12 + 15)])
+    assert rules.validate(state, both) == []
+    short = orders(state, trade=[INFANTRY, CAVALRY], place=[("Ukraine", three + 12 + 14)])
+    assert [p.message for p in rules.validate(state, short)] == [
+        f"{three + 26} armies placed, but your reinforcements are {three + 27}: place 1 more "
+        '(armies = "rest" places whatever is left)'
+    ]
+
+
 # --- reinforcements ----------------------------------------------------------------------------
 
 
@@ -223,6 +238,17 @@ def test_attacker_may_roll_fewer_dice_than_allowed() -> None:
     assert rules.attack_dice(10, wanted=1) == 1
     assert rules.attack_dice(10, wanted=2) == 2
     assert rules.attack_dice(3, wanted=3) == 2
+
+
+def test_fewer_dice_than_asked_are_told_and_as_many_as_asked_are_not() -> None:
+    assert rules.attack_dice_note(3, 3) == (
+        "2 dice, not the 3 asked: with 3 armies there, one must stay behind"
+    )
+    assert rules.attack_dice_note(2, 2) == (
+        "1 die, not the 2 asked: with 2 armies there, one must stay behind"
+    )
+    assert [rules.attack_dice_note(a, d) for a, d in [(4, 3), (3, 2), (2, 1), (9, 1)]] == [None] * 4
+    assert rules.attack_dice_note(2, None) is None  # no dice asked: as many as allowed
 
 
 def test_defender_rolls_two_with_two_armies() -> None:
