@@ -232,6 +232,21 @@ TESTS: dict[str, list[str]] = {
         "tests/test_orders.py",
         "tests/test_shell_processor.py",
     ],
+    "pbem/cli/turn.py": [
+        "tests/test_cli.py",
+        "tests/test_undo.py",
+        "tests/test_deadlines.py",
+    ],
+    "pbem/cli/mail.py": [
+        "tests/test_mail.py",
+        "tests/test_cli.py",
+        "tests/test_batch_mail.py",
+        "tests/test_imap_drop.py",
+        "tests/test_mail_send.py",
+    ],
+    "pbem/cli/common.py": [
+        "tests/test_cli.py",
+    ],
     "pbem/core/battle.py": [
         "tests/test_engine.py",
         "tests/test_dice.py",
@@ -323,6 +338,12 @@ SKIPPED += [
         'lines.append(f"Reports: {outcome.reports[0].parent}")',
         ("0 -> 1", "0 -> -1"),
         "every report of a resolution is written in the same folder",
+    ),
+    (
+        "pbem/cli/turn.py",
+        'echo(f"Reports to send: {outcome.reports[0].parent}")',
+        ("0 -> -1",),
+        "every report of a new game is written in the same folder",
     ),
     (
         "pbem/game/processor.py",

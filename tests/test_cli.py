@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import click
-import external_driver
 import pytest
 from click.testing import CliRunner
-from conftest import SEED, skeleton, snapshot
+from conftest import SEED, attacking, skeleton, snapshot, stopped_after_the_history
 
 from pbem.cli import main
 from pbem.core.board import load_board
@@ -164,6 +165,67 @@ def test_new_accepts_the_options(tmp_path: Path) -> None:
     assert sum(p["armies"] for p in view["players"]) == 100
 
 
+def test_new_says_what_it_made_and_what_the_first_turn_asks(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    lines = run("new", directory, "--players", "alice,bob,carol", "--seed", SEED.hex()).splitlines()
+    game = read_game(directory)
+    assert lines == [
+        f"Created game 'g' in {directory}: 3 players.",
+        "Order of play: " + ", ".join(p.name for p in game.state.players),
+        "Setup turn: every player places their remaining armies in one order file.",
+        f"Reports to send: {report_dir(directory, 0)}",
+    ]
+    assert game.state.options.drop_after == 3 and game.state.options.missions is False
+    draft = run("new", tmp_path / "d", "--players", "a,b,c", "--setup", "draft")
+    assert "Draft turn: every player sends a ranked list of territories" in draft
+    assert "Setup turn" not in draft and "Orders are due by" not in draft
+    placed = run("new", tmp_path / "r", "--players", "a,b,c", "--setup", "random")
+    assert "Setup turn" not in placed and "Draft turn" not in placed
+    assert "secret mission" not in placed
+    missions = run("new", tmp_path / "m", "--players", "a,b,c", "--missions")
+    assert "Each player's secret mission is in their own report only." in missions
+    assert read_game(tmp_path / "m").state.options.missions is True
+    due = run(
+        "new",
+        tmp_path / "t",
+        "--players",
+        "a,b",
+        "--turn-time",
+        "48h",
+        "--now",
+        "2026-12-01T09:00Z",
+    )
+    assert "Orders are due by Thu 3 Dec 2026, 09:00 UTC" in due
+
+
+def test_new_checks_its_options(tmp_path: Path) -> None:
+    out = run("new", tmp_path / "g", code=2)
+    assert "Missing option '--players'" in out
+    assert not (tmp_path / "g").exists()
+    run("new", tmp_path / "never", "--players", "a,b,c", "--drop-after", "0")
+    assert read_game(tmp_path / "never").state.options.drop_after == 0
+    out = run("new", tmp_path / "x", "--players", "a,b,c", "--drop-after", "-1", code=2)
+    assert "Invalid value for '--drop-after'" in out
+    assert "[default: UTC]" in run("new", "--help")
+
+
+def test_new_takes_every_mail_setting_given(tmp_path: Path) -> None:
+    run(
+        "new",
+        tmp_path / "g",
+        "--players",
+        "a,b",
+        "--mail",
+        "from=games@club.example",
+        "--mail",
+        "reply_to=moderator@club.example",
+    )
+    assert dict(read_game(tmp_path / "g").mail) == {
+        "from": "games@club.example",
+        "reply_to": "moderator@club.example",
+    }
+
+
 def test_user_mistakes_give_one_line_and_exit_code_not_a_traceback(tmp_path: Path) -> None:
     runner = CliRunner()
     for args in (
@@ -213,6 +275,41 @@ def test_resolve_refuses_while_orders_are_missing(tmp_path: Path) -> None:
     assert "no valid orders from alice" in result.output
 
 
+def test_check_says_what_it_needs(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    view = report_dir(directory, 0) / "carol.view.json"
+    assert "give at least one order file to check" in run("check", "--view", view, code=2)
+    assert "give a game directory" in run("check", code=2)
+    orders = tmp_path / "carol.toml"
+    orders.write_text(skeleton(directory, "carol"))
+    assert "carol.toml: valid." in run("check", orders, "--view", view)
+
+
+def test_resolve_takes_the_files_given_and_names_those_it_rejects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = new(tmp_path / "g")
+    files = []
+    for player in ("alice", "bob", "carol"):
+        files.append(tmp_path / f"{player}.toml")
+        files[-1].write_text(skeleton(directory, player))
+    junk = tmp_path / "zz-junk.toml"
+    junk.write_text("this is not an order file\n")
+    out = run("resolve", directory, *files, junk)
+    assert "rejected: zz-junk.toml" in out
+    assert "the setup turn, turn 0 (resolution 1, history/0001.toml)" in out
+    assert "interrupted earlier" not in out
+    assert out.splitlines()[-1] == f"Reports: {report_dir(directory, 1)}"
+    for player in ("alice", "bob", "carol"):
+        orders = attacking(skeleton(directory, player))
+        (directory / "orders" / f"{player}.toml").write_text(orders)
+    stopped_after_the_history(directory, monkeypatch)
+    out = run("resolve", directory)
+    assert out.startswith(
+        "Completed turn 1 (resolution 2, history/0002.toml), interrupted earlier.\n"
+    ), out
+
+
 def test_resolve_dice_audit_map_odds(tmp_path: Path) -> None:
     directory = new(tmp_path / "g")
     for player in ("alice", "bob", "carol"):
@@ -259,32 +356,6 @@ def test_map_json_agrees_with_the_printed_board() -> None:
         ("cavalry", 14),
         ("infantry", 14),
     ]
-
-
-@pytest.mark.timeout(600)  # up to some 500 pbem processes one after another: on two cores shared
-# with a second run of the suite that takes longer than the 120 s that catch a hung test
-def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Path) -> None:
-    directory = tmp_path / "outside"
-    # A seed whose game ends within the resolutions allowed (the dice follow the orders).
-    run("new", directory, "--players", "alice,bob", "--seed", "06" * 32)
-    result = external_driver.main(directory, 120)
-    assert result["phase"] == "over", result
-    assert result["rolls"] > 0
-    view = json.loads(run("show", directory, "--json"))
-    assert view["winner"] in ("alice", "bob")
-    assert [p["alive"] for p in view["players"]].count(True) == 1
-    history = directory / "history"
-    target = next(p for p in sorted(history.glob("*.toml"))[1:] if "attacker = [" in p.read_text())
-    text = target.read_text()
-    start = text.index("attacker = [")
-    start += next(i for i, c in enumerate(text[start:]) if c.isdigit())
-    die = int(text[start])
-    target.write_text(text[:start] + str(die % 6 + 1) + text[start + 1 :])
-    audit = subprocess.run(
-        [sys.executable, "-m", "pbem", "audit", str(directory)], capture_output=True, text=True
-    )
-    assert audit.returncode == 1
-    assert f"(resolution {int(target.stem)}, history/{target.name}): " in audit.stderr
 
 
 @pytest.mark.parametrize("setup", ["deal", "random"])
@@ -354,6 +425,49 @@ def test_a_damaged_game_file_is_refused_by_every_command(
         assert "Traceback" not in result.output
         assert "damaged" in result.output and reason in result.output, result.output
     assert snapshot(directory) == before
+
+
+def test_an_error_of_several_lines_is_printed_line_by_line(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    lines = run("resolve", directory, code=1).splitlines()
+    assert lines[0].startswith("Error: no valid orders from ")
+    assert sorted(line.removeprefix("Error: ") for line in lines) == [
+        f"no valid orders from {player} for turn 0" for player in ("alice", "bob", "carol")
+    ]
+
+
+def test_a_disk_fault_no_library_function_foresaw_is_a_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from pbem.game import processor
+
+    directory = new(tmp_path / "g")
+
+    def broken(*args: object) -> None:
+        raise OSError(errno.EIO, "Input/output error", str(directory / "game.toml"))
+
+    monkeypatch.setattr(processor, "audit_game", broken)
+    out = run("audit", directory, code=1)
+    assert out.startswith(f"Error: cannot use {directory / 'game.toml'}: "), out
+    assert "Traceback" not in out
+
+
+def test_a_game_directory_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    for command in ("show", "resolve", "audit", "undo", "release"):
+        assert "is a file" in run(command, directory / "game.toml", code=2), command
+
+
+def test_a_time_from_the_clock_is_taken_to_the_second(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    run("new", directory, "--players", "alice=alice@example.org,bob=bob@example.org")
+    run("mail", "resend", directory, "--player", "alice")
+    with contextlib.closing(sqlite3.connect(directory / "mail" / "ledger.sqlite")) as ledger:
+        rows = ledger.execute("SELECT value FROM entries WHERE section = 'resent'").fetchall()
+    (record,) = [json.loads(value) for (value,) in rows]
+    assert "." not in record["at"] and record["at"].endswith("+00:00"), record
 
 
 def test_resolve_refuses_a_history_with_a_gap(tmp_path: Path) -> None:
