@@ -247,6 +247,20 @@ TESTS: dict[str, list[str]] = {
     "pbem/cli/common.py": [
         "tests/test_cli.py",
     ],
+    "pbem/cli/games.py": [
+        "tests/test_batch.py",
+        "tests/test_players.py",
+        "tests/test_batch_settings.py",
+        "tests/test_batch_mail.py",
+    ],
+    "pbem/cli/tools.py": [
+        "tests/test_cli.py",
+        "tests/test_verify.py",
+        "tests/test_kit.py",
+    ],
+    "pbem/cli/look.py": [
+        "tests/test_cli.py",
+    ],
     "pbem/core/battle.py": [
         "tests/test_engine.py",
         "tests/test_dice.py",

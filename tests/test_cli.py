@@ -358,6 +358,83 @@ def test_map_json_agrees_with_the_printed_board() -> None:
     ]
 
 
+def test_show_dice_and_stats_print_what_they_read_as_written(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    run("new", directory, "--players", "zoë,bob,cy", "--seed", SEED.hex())
+    table = run("show", directory)
+    assert table.splitlines()[0].startswith("g: setup, turn 0, awaiting ")
+    assert "\nNorth America (+5)\n" in table and table.endswith(".\n")
+    assert not table.endswith("\n\n")
+    for args in (["show", directory, "--json"], ["stats", directory, "--json"]):
+        out = run(*args)
+        assert (
+            "zoë" in out and out == json.dumps(json.loads(out), indent=2, ensure_ascii=False) + "\n"
+        )
+    out = run("dice", directory, "--json")
+    assert out == json.dumps(json.loads(out), indent=2) + "\n"
+    assert "there is no player 'zed' in this game" in run(
+        "show", directory, "--player", "zed", code=1
+    )
+    assert "there is no turn 0 in the history" in run("dice", directory, "--turn", "0", code=1)
+    assert "Invalid value for '--turn'" in run("dice", directory, "--turn", "-1", code=2)
+    story = run("stats", directory)
+    assert story.startswith("The game so far: 0 turns.\n\nWho fell\n  Nobody yet.\n")
+    view = report_dir(directory, 0) / "bob.view.json"
+    assert run("stats", "--view", view) == story
+    assert "is a directory" in run("stats", "--view", tmp_path, code=2)
+    for args in ([], [directory, "--view", view]):
+        out = run("stats", *args, code=1)
+        assert out == "Error: give a game directory or --view FILE (one of them)\n"
+
+
+def test_map_prints_how_names_are_read_then_each_continent() -> None:
+    lines = run("map").splitlines()
+    assert lines[:3] == [
+        "Orders accept each name in any case, with or without spaces, hyphens and dots,",
+        "and the other names given after 'also'.",
+        "North America (+5)",
+    ]
+    assert "Australia (+2)" in lines
+    out = run("map", "--json")
+    assert out == json.dumps(json.loads(out), indent=2) + "\n"
+
+
+def test_odds_take_the_smallest_armies_and_dice_and_refuse_fewer() -> None:
+    assert run("odds", "1", "1").startswith("1 against 1: takes it 0.0% of the time")
+    assert run("odds", "3", "1", "--stop-at", "1").startswith("3 against 1: takes it 75.4%")
+    assert "(at most 1 die)" in run("odds", "2", "1", "--dice", "1")
+    assert "(at most 3 dice)" in run("odds", "4", "1", "--dice", "3")
+    for args in (["0", "1"], ["1", "0"], ["2", "1", "--stop-at", "0"]):
+        assert "Invalid value" in run("odds", *args, code=2), args
+    for dice in ("0", "4"):
+        assert "Invalid value for '--dice'" in run("odds", "2", "1", "--dice", dice, code=2)
+    assert "many armies. [default: 1; x>=1]" in " ".join(run("odds", "--help").split())
+
+
+def test_kit_says_where_it_wrote_and_how_big(tmp_path: Path) -> None:
+    lines = run("kit", tmp_path).splitlines()
+    path = tmp_path / "pbem-player.pyz"
+    assert lines == [
+        f"Wrote {path} ({path.stat().st_size // 1024} KiB): players run it with",
+        "  python3 pbem-player.pyz check --view NAME.view.json ORDERS.toml",
+    ]
+
+
+@pytest.mark.parametrize(("size", "kib"), [(1023, 0), (1024, 1), (2047, 1), (2048, 2)])
+def test_the_kits_size_is_told_in_whole_kib(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, kib: int
+) -> None:
+    from pbem import kit
+
+    def write(directory: Path) -> Path:
+        path = directory / kit.KIT_NAME
+        path.write_bytes(b"k" * size)
+        return path
+
+    monkeypatch.setattr(kit, "write_kit", write)
+    assert f"pbem-player.pyz ({kib} KiB)" in run("kit", tmp_path)
+
+
 @pytest.mark.parametrize("setup", ["deal", "random"])
 def test_python_m_pbem_runs(tmp_path: Path, setup: str) -> None:
     result = subprocess.run(
