@@ -261,6 +261,9 @@ TESTS: dict[str, list[str]] = {
     "pbem/cli/look.py": [
         "tests/test_cli.py",
     ],
+    "pbem/cli/__init__.py": [
+        "tests/test_cli.py",
+    ],
     "pbem/core/battle.py": [
         "tests/test_engine.py",
         "tests/test_dice.py",

@@ -629,6 +629,23 @@ def test_a_lazy_command_that_is_not_there_says_so() -> None:
     assert list(group.commands) == []
 
 
+def test_a_lazy_command_is_listed_until_taken_away_unloaded() -> None:
+    from pbem.cli import LazyGroup
+
+    group = LazyGroup(
+        name="g", lazy_subcommands={"map": "pbem.cli.tools:map_command", "odds": "x:y"}
+    )
+    assert list(group.commands) == ["map", "odds"] and len(group.commands) == 2
+    assert group.commands["map"].name == "map"
+    assert list(group.commands) == ["map", "odds"] and len(group.commands) == 2
+    del group.commands["odds"]
+    assert list(group.commands) == ["map"] and len(group.commands) == 1
+    with pytest.raises(KeyError):
+        del group.commands["odds"]
+    del group.commands["map"]
+    assert list(group.commands) == [] and len(group.commands) == 0
+
+
 @pytest.mark.parametrize(
     ("words", "cword", "expected"),
     [("pbem ch", "1", "plain,check"), ("pbem check --v", "2", "plain,--view")],
