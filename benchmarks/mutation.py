@@ -247,6 +247,38 @@ TESTS: dict[str, list[str]] = {
         "tests/test_orders.py",
         "tests/test_shell_processor.py",
     ],
+    "pbem/cli/turn.py": [
+        "tests/test_cli.py",
+        "tests/test_undo.py",
+        "tests/test_deadlines.py",
+    ],
+    "pbem/cli/mail.py": [
+        "tests/test_mail.py",
+        "tests/test_cli.py",
+        "tests/test_batch_mail.py",
+        "tests/test_imap_drop.py",
+        "tests/test_mail_send.py",
+    ],
+    "pbem/cli/common.py": [
+        "tests/test_cli.py",
+    ],
+    "pbem/cli/games.py": [
+        "tests/test_batch.py",
+        "tests/test_players.py",
+        "tests/test_batch_settings.py",
+        "tests/test_batch_mail.py",
+    ],
+    "pbem/cli/tools.py": [
+        "tests/test_cli.py",
+        "tests/test_verify.py",
+        "tests/test_kit.py",
+    ],
+    "pbem/cli/look.py": [
+        "tests/test_cli.py",
+    ],
+    "pbem/cli/__init__.py": [
+        "tests/test_cli.py",
+    ],
     "pbem/core/battle.py": [
         "tests/test_engine.py",
         "tests/test_dice.py",
@@ -338,6 +370,12 @@ SKIPPED += [
         'lines.append(f"Reports: {outcome.reports[0].parent}")',
         ("0 -> 1", "0 -> -1"),
         "every report of a resolution is written in the same folder",
+    ),
+    (
+        "pbem/cli/turn.py",
+        'echo(f"Reports to send: {outcome.reports[0].parent}")',
+        ("0 -> -1",),
+        "every report of a new game is written in the same folder",
     ),
     (
         "pbem/game/processor.py",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import held_lock, skeleton, snapshot, write_skeletons
+from conftest import SEED, held_lock, skeleton, snapshot, write_skeletons
 from test_old_games import play_to_the_end
 
 from pbem.cli import main
@@ -324,6 +324,26 @@ def test_now_must_be_an_iso_time(tmp_path: Path) -> None:
 
 def test_jobs_must_be_at_least_one(tmp_path: Path) -> None:
     assert "--jobs" in invoke("run", tmp_path, "--jobs", "0", code=2)
+
+
+def test_the_commands_of_many_games_want_a_folder_that_is_there(tmp_path: Path) -> None:
+    game = make(tmp_path / "games", "duel", 2)
+    for command in ("status", "run", "config"):
+        assert "is a file" in invoke(command, game / GAME_FILE, code=2), command
+        assert "does not exist" in invoke(command, tmp_path / "nowhere", code=2), command
+    assert "each in a process of its own. [default: 1; x>=1]" in " ".join(
+        invoke("run", "--help").split()
+    )
+    assert "waiting  duel" in invoke("run", tmp_path / "games", "--jobs", "1", "--now", NOW)
+
+
+def test_status_json_is_indented_and_keeps_names_as_written(tmp_path: Path) -> None:
+    game = tmp_path / "games" / "duel"
+    processor.new_game(game, processor.parse_player_list(["zoë", "ann"]), Options(), seed=SEED)
+    out = invoke("status", tmp_path / "games", "--json", "--now", NOW)
+    data = json.loads(out)
+    assert "zoë" in data[0]["awaiting"]
+    assert out == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def test_new_refuses_a_name_already_in_the_root(tmp_path: Path) -> None:

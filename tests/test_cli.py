@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import click
-import external_driver
 import pytest
 from click.testing import CliRunner
-from conftest import SEED, skeleton, snapshot
+from conftest import SEED, attacking, skeleton, snapshot, stopped_after_the_history
 
 from pbem.cli import main
 from pbem.core.board import load_board
@@ -165,6 +166,67 @@ def test_new_accepts_the_options(tmp_path: Path) -> None:
     assert sum(p["armies"] for p in view["players"]) == 100
 
 
+def test_new_says_what_it_made_and_what_the_first_turn_asks(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    lines = run("new", directory, "--players", "alice,bob,carol", "--seed", SEED.hex()).splitlines()
+    game = read_game(directory)
+    assert lines == [
+        f"Created game 'g' in {directory}: 3 players.",
+        "Order of play: " + ", ".join(p.name for p in game.state.players),
+        "Setup turn: every player places their remaining armies in one order file.",
+        f"Reports to send: {report_dir(directory, 0)}",
+    ]
+    assert game.state.options.drop_after == 3 and game.state.options.missions is False
+    draft = run("new", tmp_path / "d", "--players", "a,b,c", "--setup", "draft")
+    assert "Draft turn: every player sends a ranked list of territories" in draft
+    assert "Setup turn" not in draft and "Orders are due by" not in draft
+    placed = run("new", tmp_path / "r", "--players", "a,b,c", "--setup", "random")
+    assert "Setup turn" not in placed and "Draft turn" not in placed
+    assert "secret mission" not in placed
+    missions = run("new", tmp_path / "m", "--players", "a,b,c", "--missions")
+    assert "Each player's secret mission is in their own report only." in missions
+    assert read_game(tmp_path / "m").state.options.missions is True
+    due = run(
+        "new",
+        tmp_path / "t",
+        "--players",
+        "a,b",
+        "--turn-time",
+        "48h",
+        "--now",
+        "2026-12-01T09:00Z",
+    )
+    assert "Orders are due by Thu 3 Dec 2026, 09:00 UTC" in due
+
+
+def test_new_checks_its_options(tmp_path: Path) -> None:
+    out = run("new", tmp_path / "g", code=2)
+    assert "Missing option '--players'" in out
+    assert not (tmp_path / "g").exists()
+    run("new", tmp_path / "never", "--players", "a,b,c", "--drop-after", "0")
+    assert read_game(tmp_path / "never").state.options.drop_after == 0
+    out = run("new", tmp_path / "x", "--players", "a,b,c", "--drop-after", "-1", code=2)
+    assert "Invalid value for '--drop-after'" in out
+    assert "[default: UTC]" in run("new", "--help")
+
+
+def test_new_takes_every_mail_setting_given(tmp_path: Path) -> None:
+    run(
+        "new",
+        tmp_path / "g",
+        "--players",
+        "a,b",
+        "--mail",
+        "from=games@club.example",
+        "--mail",
+        "reply_to=moderator@club.example",
+    )
+    assert dict(read_game(tmp_path / "g").mail) == {
+        "from": "games@club.example",
+        "reply_to": "moderator@club.example",
+    }
+
+
 def test_user_mistakes_give_one_line_and_exit_code_not_a_traceback(tmp_path: Path) -> None:
     runner = CliRunner()
     for args in (
@@ -212,6 +274,41 @@ def test_resolve_refuses_while_orders_are_missing(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["resolve", str(directory)])
     assert result.exit_code == 1
     assert "no valid orders from alice" in result.output
+
+
+def test_check_says_what_it_needs(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    view = report_dir(directory, 0) / "carol.view.json"
+    assert "give at least one order file to check" in run("check", "--view", view, code=2)
+    assert "give a game directory" in run("check", code=2)
+    orders = tmp_path / "carol.toml"
+    orders.write_text(skeleton(directory, "carol"))
+    assert "carol.toml: valid." in run("check", orders, "--view", view)
+
+
+def test_resolve_takes_the_files_given_and_names_those_it_rejects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = new(tmp_path / "g")
+    files = []
+    for player in ("alice", "bob", "carol"):
+        files.append(tmp_path / f"{player}.toml")
+        files[-1].write_text(skeleton(directory, player))
+    junk = tmp_path / "zz-junk.toml"
+    junk.write_text("this is not an order file\n")
+    out = run("resolve", directory, *files, junk)
+    assert "rejected: zz-junk.toml" in out
+    assert "the setup turn, turn 0 (resolution 1, history/0001.toml)" in out
+    assert "interrupted earlier" not in out
+    assert out.splitlines()[-1] == f"Reports: {report_dir(directory, 1)}"
+    for player in ("alice", "bob", "carol"):
+        orders = attacking(skeleton(directory, player))
+        (directory / "orders" / f"{player}.toml").write_text(orders)
+    stopped_after_the_history(directory, monkeypatch)
+    out = run("resolve", directory)
+    assert out.startswith(
+        "Completed turn 1 (resolution 2, history/0002.toml), interrupted earlier.\n"
+    ), out
 
 
 def test_resolve_dice_audit_map_odds(tmp_path: Path) -> None:
@@ -262,30 +359,81 @@ def test_map_json_agrees_with_the_printed_board() -> None:
     ]
 
 
-@pytest.mark.timeout(600)  # up to some 500 pbem processes one after another: on two cores shared
-# with a second run of the suite that takes longer than the 120 s that catch a hung test
-def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Path) -> None:
-    directory = tmp_path / "outside"
-    # A seed whose game ends within the resolutions allowed (the dice follow the orders).
-    run("new", directory, "--players", "alice,bob", "--seed", "06" * 32)
-    result = external_driver.main(directory, 120)
-    assert result["phase"] == "over", result
-    assert result["rolls"] > 0
-    view = json.loads(run("show", directory, "--json"))
-    assert view["winner"] in ("alice", "bob")
-    assert [p["alive"] for p in view["players"]].count(True) == 1
-    history = directory / "history"
-    target = next(p for p in sorted(history.glob("*.toml"))[1:] if "attacker = [" in p.read_text())
-    text = target.read_text()
-    start = text.index("attacker = [")
-    start += next(i for i, c in enumerate(text[start:]) if c.isdigit())
-    die = int(text[start])
-    target.write_text(text[:start] + str(die % 6 + 1) + text[start + 1 :])
-    audit = subprocess.run(
-        [sys.executable, "-m", "pbem", "audit", str(directory)], capture_output=True, text=True
+def test_show_dice_and_stats_print_what_they_read_as_written(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    run("new", directory, "--players", "zoë,bob,cy", "--seed", SEED.hex())
+    table = run("show", directory)
+    assert table.splitlines()[0].startswith("g: setup, turn 0, awaiting ")
+    assert "\nNorth America (+5)\n" in table and table.endswith(".\n")
+    assert not table.endswith("\n\n")
+    for args in (["show", directory, "--json"], ["stats", directory, "--json"]):
+        out = run(*args)
+        assert (
+            "zoë" in out and out == json.dumps(json.loads(out), indent=2, ensure_ascii=False) + "\n"
+        )
+    out = run("dice", directory, "--json")
+    assert out == json.dumps(json.loads(out), indent=2) + "\n"
+    assert "there is no player 'zed' in this game" in run(
+        "show", directory, "--player", "zed", code=1
     )
-    assert audit.returncode == 1
-    assert f"(resolution {int(target.stem)}, history/{target.name}): " in audit.stderr
+    assert "there is no turn 0 in the history" in run("dice", directory, "--turn", "0", code=1)
+    assert "Invalid value for '--turn'" in run("dice", directory, "--turn", "-1", code=2)
+    story = run("stats", directory)
+    assert story.startswith("The game so far: 0 turns.\n\nWho fell\n  Nobody yet.\n")
+    view = report_dir(directory, 0) / "bob.view.json"
+    assert run("stats", "--view", view) == story
+    assert "is a directory" in run("stats", "--view", tmp_path, code=2)
+    for args in ([], [directory, "--view", view]):
+        out = run("stats", *args, code=1)
+        assert out == "Error: give a game directory or --view FILE (one of them)\n"
+
+
+def test_map_prints_how_names_are_read_then_each_continent() -> None:
+    lines = run("map").splitlines()
+    assert lines[:3] == [
+        "Orders accept each name in any case, with or without spaces, hyphens and dots,",
+        "and the other names given after 'also'.",
+        "North America (+5)",
+    ]
+    assert "Australia (+2)" in lines
+    out = run("map", "--json")
+    assert out == json.dumps(json.loads(out), indent=2) + "\n"
+
+
+def test_odds_take_the_smallest_armies_and_dice_and_refuse_fewer() -> None:
+    assert run("odds", "1", "1").startswith("1 against 1: takes it 0.0% of the time")
+    assert run("odds", "3", "1", "--stop-at", "1").startswith("3 against 1: takes it 75.4%")
+    assert "(at most 1 die)" in run("odds", "2", "1", "--dice", "1")
+    assert "(at most 3 dice)" in run("odds", "4", "1", "--dice", "3")
+    for args in (["0", "1"], ["1", "0"], ["2", "1", "--stop-at", "0"]):
+        assert "Invalid value" in run("odds", *args, code=2), args
+    for dice in ("0", "4"):
+        assert "Invalid value for '--dice'" in run("odds", "2", "1", "--dice", dice, code=2)
+    assert "many armies. [default: 1; x>=1]" in " ".join(run("odds", "--help").split())
+
+
+def test_kit_says_where_it_wrote_and_how_big(tmp_path: Path) -> None:
+    lines = run("kit", tmp_path).splitlines()
+    path = tmp_path / "pbem-player.pyz"
+    assert lines == [
+        f"Wrote {path} ({path.stat().st_size // 1024} KiB): players run it with",
+        "  python3 pbem-player.pyz check --view NAME.view.json ORDERS.toml",
+    ]
+
+
+@pytest.mark.parametrize(("size", "kib"), [(1023, 0), (1024, 1), (2047, 1), (2048, 2)])
+def test_the_kits_size_is_told_in_whole_kib(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, kib: int
+) -> None:
+    from pbem import kit
+
+    def write(directory: Path) -> Path:
+        path = directory / kit.KIT_NAME
+        path.write_bytes(b"k" * size)
+        return path
+
+    monkeypatch.setattr(kit, "write_kit", write)
+    assert f"pbem-player.pyz ({kib} KiB)" in run("kit", tmp_path)
 
 
 @pytest.mark.parametrize("setup", ["deal", "random"])
@@ -355,6 +503,49 @@ def test_a_damaged_game_file_is_refused_by_every_command(
         assert "Traceback" not in result.output
         assert "damaged" in result.output and reason in result.output, result.output
     assert snapshot(directory) == before
+
+
+def test_an_error_of_several_lines_is_printed_line_by_line(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    lines = run("resolve", directory, code=1).splitlines()
+    assert lines[0].startswith("Error: no valid orders from ")
+    assert sorted(line.removeprefix("Error: ") for line in lines) == [
+        f"no valid orders from {player} for turn 0" for player in ("alice", "bob", "carol")
+    ]
+
+
+def test_a_disk_fault_no_library_function_foresaw_is_a_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from pbem.game import processor
+
+    directory = new(tmp_path / "g")
+
+    def broken(*args: object) -> None:
+        raise OSError(errno.EIO, "Input/output error", str(directory / "game.toml"))
+
+    monkeypatch.setattr(processor, "audit_game", broken)
+    out = run("audit", directory, code=1)
+    assert out.startswith(f"Error: cannot use {directory / 'game.toml'}: "), out
+    assert "Traceback" not in out
+
+
+def test_a_game_directory_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    directory = new(tmp_path / "g")
+    for command in ("show", "resolve", "audit", "undo", "release"):
+        assert "is a file" in run(command, directory / "game.toml", code=2), command
+
+
+def test_a_time_from_the_clock_is_taken_to_the_second(tmp_path: Path) -> None:
+    directory = tmp_path / "g"
+    run("new", directory, "--players", "alice=alice@example.org,bob=bob@example.org")
+    run("mail", "resend", directory, "--player", "alice")
+    with contextlib.closing(sqlite3.connect(directory / "mail" / "ledger.sqlite")) as ledger:
+        rows = ledger.execute("SELECT value FROM entries WHERE section = 'resent'").fetchall()
+    (record,) = [json.loads(value) for (value,) in rows]
+    assert "." not in record["at"] and record["at"].endswith("+00:00"), record
 
 
 def test_resolve_refuses_a_history_with_a_gap(tmp_path: Path) -> None:
@@ -437,6 +628,23 @@ def test_a_lazy_command_that_is_not_there_says_so() -> None:
     assert group.commands["odds"].name == "odds" and len(group.commands) == 1
     del group.commands["odds"]
     assert list(group.commands) == []
+
+
+def test_a_lazy_command_is_listed_until_taken_away_unloaded() -> None:
+    from pbem.cli import LazyGroup
+
+    group = LazyGroup(
+        name="g", lazy_subcommands={"map": "pbem.cli.tools:map_command", "odds": "x:y"}
+    )
+    assert list(group.commands) == ["map", "odds"] and len(group.commands) == 2
+    assert group.commands["map"].name == "map"
+    assert list(group.commands) == ["map", "odds"] and len(group.commands) == 2
+    del group.commands["odds"]
+    assert list(group.commands) == ["map"] and len(group.commands) == 1
+    with pytest.raises(KeyError):
+        del group.commands["odds"]
+    del group.commands["map"]
+    assert list(group.commands) == [] and len(group.commands) == 0
 
 
 @pytest.mark.parametrize(

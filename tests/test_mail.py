@@ -898,6 +898,9 @@ def test_a_password_is_asked_for_never_taken_as_an_argument(
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))
     monkeypatch.delenv("PBEM_SMTP_PASSWORD", raising=False)
     run("mail", "send", game_dir, "--smtp", server.spec, "--password", "x", code=2)
+    login = ["--smtp", server.spec, "--starttls", "--user", "mod"]
+    out = run("mail", "send", game_dir, *login, input="", code=1)
+    assert f"no SMTP password for mod at {server.spec}: set PBEM_SMTP_PASSWORD" in out
     out = run(
         "mail",
         "send",
@@ -938,6 +941,92 @@ def test_without_starttls_a_server_that_requires_it_refuses(
 
 def test_a_bad_server_spec_is_a_clean_error(game_dir: Path) -> None:
     assert "must be HOST:PORT" in run("mail", "send", game_dir, "--smtp", "host:port", code=1)
+
+
+def test_the_mail_commands_check_their_arguments(game_dir: Path, tmp_path: Path) -> None:
+    afile = tmp_path / "a-file"
+    afile.write_text("not a folder\n")
+    for args in (["send", afile], ["fetch", afile, "--maildir", tmp_path]):
+        assert "is a file" in run("mail", *args, code=2)
+    for option in ("--starttls", "--ssl", "--user mod"):
+        out = run("mail", "send", game_dir, *option.split(), code=2)
+        assert "--starttls, --ssl and --user go with --smtp" in out
+    for args, message in (
+        (["--maildir", afile], "is a file"),
+        (["--maildir", tmp_path / "nowhere"], "does not exist"),
+        (["--mbox", tmp_path], "is a directory"),
+        ([tmp_path / "missing.eml"], "does not exist"),
+    ):
+        assert message in run("mail", "fetch", game_dir, *args, code=2)
+    assert not (game_dir / "outbox").exists() or not list((game_dir / "outbox").iterdir())
+
+
+def test_fetch_reads_the_message_files_given(game_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "alice.eml"
+    path.write_bytes(
+        message("alice@example.org", orders_for(game_dir, "alice"), mid="<e@t>").as_bytes()
+    )
+    out = run("mail", "fetch", game_dir, path, "--from", MODERATOR, "--now", NOW.isoformat())
+    assert "accepted: <e@t> from alice@example.org (alice)" in out
+    assert (game_dir / "orders" / "alice.toml").exists()
+
+
+def test_a_password_is_asked_once_per_server_and_login(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    import click
+
+    from pbem.cli.mail import asker
+
+    def never(*args: object, **kwargs: object) -> str:
+        raise AssertionError("no prompt without a terminal")
+
+    monkeypatch.setattr(click, "prompt", never)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("first\r\nsecond\n\n"))
+    ask = asker("SMTP")
+    assert ask("mail.example.org:587", "mod") == "first"
+    assert ask("mail.example.org:587", "mod") == "first"
+    assert ask("mail.example.org:587", "other") == "second"
+    with pytest.raises(PbemError, match="no SMTP password for third at h: set PBEM_SMTP_PASSWORD"):
+        ask("h", "third")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    asked: list[str] = []
+
+    def prompt(text: str, hide_input: bool) -> str:
+        asked.append(text)
+        assert hide_input
+        return "typed"
+
+    monkeypatch.setattr(sys, "stdin", Terminal("not read\n"))
+    monkeypatch.setattr(click, "prompt", prompt)
+    ask = asker("IMAP")
+    assert ask("imap.example.org", "games") == "typed"
+    assert ask("imap.example.org", "games") == "typed"
+    assert asked == ["IMAP password for games at imap.example.org"]
+
+    def aborted(text: str, hide_input: bool) -> str:
+        raise click.Abort
+
+    monkeypatch.setattr(click, "prompt", aborted)
+    with pytest.raises(PbemError, match="no IMAP password for games at x: set PBEM_IMAP_PASSWORD"):
+        asker("IMAP")("x", "games")
+
+
+def test_send_attaches_the_kit_and_resend_takes_several_players(game_dir: Path) -> None:
+    run("mail", "send", game_dir, "--kit", "--from", MODERATOR)
+    for msg in outbox(game_dir).values():
+        assert "pbem-player.pyz" in {p.get_filename() for p in msg.iter_attachments()}
+    out = run(
+        "mail", "resend", game_dir, "--player", "alice", "--player", "bob", "--from", MODERATOR
+    )
+    names = [line.split()[1].rstrip(":") for line in out.splitlines()]
+    assert len(names) == 2 and all(n.startswith("resend-") for n in names), out
+    assert {outbox(game_dir)[n]["To"] for n in names} == {"alice@example.org", "bob@example.org"}
 
 
 # --- the whole loop ----------------------------------------------------------------------------

@@ -177,3 +177,19 @@ def test_an_address_is_not_changed_while_an_undo_is_half_done(d: Path) -> None:
         "run 'pbem undo' again to finish it"
     ) in out
     assert snapshot(d) == before
+
+
+def test_a_language_and_an_address_changed_in_one_command_are_both_told(d: Path) -> None:
+    out = run(
+        "config",
+        d,
+        "player.bob.language=it",
+        f"player.alice.email={NEW}",
+        "--now",
+        "2027-03-02T09:30Z",
+    )
+    assert sorted(out.splitlines()) == [
+        f"alice's address is now {NEW} (was {OLD}); recorded in history/addresses/.",
+        "bob's language is now italiano (it) (was the game's); from the next report on.",
+    ]
+    assert read_game(d).language_of("bob") == "it"

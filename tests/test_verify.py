@@ -482,3 +482,17 @@ def test_a_report_and_keys_together_are_a_usage_error(played: Path) -> None:
 def test_a_resolution_without_rolls_says_so(played: Path) -> None:
     out = run("verify", "--report", report_file(played, 1, "alice", "view.json"))
     assert "no dice were rolled" in out and "0 rolls" not in out
+
+
+def test_the_report_and_orders_given_must_be_files_that_are_there(
+    played: Path, tmp_path: Path
+) -> None:
+    view = report_file(played, 1, "alice", "view.json")
+    missing = tmp_path / "missing.json"
+    for args, message in (
+        (["--report", missing], "does not exist"),
+        (["--report", tmp_path], "is a directory"),
+        (["--report", view, "--orders", missing], "does not exist"),
+        (["--report", view, "--orders", tmp_path], "is a directory"),
+    ):
+        assert message in run("verify", *args, code=2), args
