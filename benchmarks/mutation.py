@@ -121,6 +121,8 @@ TESTS: dict[str, list[str]] = {
         "tests/test_batch_mail.py",
         "tests/test_imap.py",
         "tests/test_batch_settings.py",
+        "tests/test_dead_mailbox.py",
+        "tests/test_imap_drop.py",
     ],
     "pbem/mail/message.py": [
         "tests/test_mail_reading.py",
