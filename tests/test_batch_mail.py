@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -540,6 +541,27 @@ def test_the_library_sends_the_latest_reports_and_no_copies_unless_asked(root: P
     assert all(msg["Bcc"] is None for msg in every_outbox(root).values())
 
 
+def test_the_library_writes_a_new_games_first_reports_without_the_kit_unless_asked(
+    root: Path,
+) -> None:
+    from pbem.mail import inbox
+
+    def attached(game: str) -> dict[str, list[str | None]]:
+        return {
+            name: [p.get_filename() for p in msg.iter_attachments()]
+            for name, msg in outbox(root / game).items()
+        }
+
+    inbox.send_game(root / "league")
+    inbox.send_root(root, games=[root / "friday"])
+    inbox.send(root / "duel")
+    for game, players in GAMES.items():
+        files = attached(game)
+        assert sorted(files) == [f"r0000-deal-{p}.eml" for p, _ in players]  # written
+        assert all("pbem-player.pyz" not in names for names in files.values())
+    assert all(msg["Bcc"] is None for msg in every_outbox(root).values())
+
+
 def test_a_game_whose_settings_are_damaged_is_not_sent_and_the_rest_are(
     root: Path, server: Server
 ) -> None:
@@ -600,3 +622,50 @@ def test_a_killed_root_fetch_leaves_no_temporary_behind_the_next(
     kept.write_text("mine")
     run("mail", "fetch", root, "--maildir", box)
     assert not left.exists() and kept.read_text() == "mine"
+
+
+def test_a_game_fetched_alone_records_when_its_mailbox_was_read_and_when_it_failed(
+    root: Path, tmp_path: Path
+) -> None:
+    import json
+
+    from pbem import mail
+    from pbem.errors import PbemError
+    from pbem.game.mailbox_state import FETCHED, last_read
+    from pbem.mail import inbox
+
+    game = root / "friday"
+    box = into_maildir(tmp_path / "Maildir", [])
+    inbox.fetch(game, inbox.Mailbox(mail.Sources(maildir=box)), now=NOW)
+    assert last_read(game) == NOW  # the time of the fetch, not the clock's
+    later = NOW + timedelta(hours=1)
+    gone = inbox.Mailbox(mail.Sources(maildir=tmp_path / "gone"))
+    with pytest.raises(PbemError, match="cannot read the Maildir"):
+        inbox.fetch(game, gone, now=later)
+    record = json.loads((game / FETCHED).read_text())
+    assert record["failed"] == later.isoformat() and "cannot read the Maildir" in record["why"]
+    assert last_read(game) == NOW  # still the last time it was read in full
+
+
+def test_a_root_whose_one_address_is_refused_sends_the_rest_and_fails(
+    root: Path, server: Server
+) -> None:
+    server.recorder.refuse = {CY: "550 5.1.1 no such user"}
+    output = run("mail", "send", root, "--smtp", server.spec, code=1)
+    assert "friday: sent r0000-deal-ann.eml to ann@example.org" in output
+    assert "duel: failed: r0000-deal-cy.eml: cy@example.org refused: 550" in output
+    assert sorted(a for _, rcpt, _ in server.recorder.received for a in rcpt) == sorted(
+        [ANN, BEN, ANN, BEN, DEE]
+    )
+
+
+def test_a_root_send_removes_what_a_killed_run_left_half_written_in_the_roots_outbox(
+    root: Path, tmp_path: Path, server: Server
+) -> None:
+    box = into_maildir(tmp_path / "Maildir", mixed_mail(root)[4:5])  # cy's, for no game
+    run("mail", "fetch", root, "--maildir", box)
+    left = root / "outbox" / ".reply-ab.eml.ab12cd34.tmp"  # as atomic_write names them
+    left.write_text("half")
+    output = run("mail", "send", root, "--smtp", server.spec)
+    assert "games (messages for no game): sent reply-" in output
+    assert not left.exists()

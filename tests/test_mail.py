@@ -882,9 +882,17 @@ def test_starttls_and_a_password_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     server, cert, logins = tls_server
-    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    untrusted = cert.with_name("none.pem")
+    untrusted.write_text("")  # the server's certificate is not trusted: no password, no mail
+    monkeypatch.setenv("SSL_CERT_FILE", str(untrusted))
     monkeypatch.setenv("PBEM_SMTP_PASSWORD", "hunter2")
-    run("mail", "send", game_dir, "--smtp", server.spec, "--starttls", "--user", "mod")
+    args = ("mail", "send", game_dir, "--smtp", server.spec, "--starttls", "--user", "mod")
+    out = run(*args, code=1)
+    assert "certificate verify failed" in out and "3 messages wait" in out
+    assert logins == [] and server.recorder.received == []
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    run(*args)
     assert logins == [("mod", "hunter2")]
     assert len(server.recorder.received) == 3
 

@@ -497,6 +497,12 @@ def test_resend_further_down_is_not_a_request() -> None:
     assert not asks_for_resend("Re: [g] turn 3", "Hi!\nCould you resend it?\n")
 
 
+def test_a_resend_is_looked_for_in_the_first_300_characters_only() -> None:
+    within, beyond = "!" * 294 + "resend", "!" * 295 + "resend"  # 300 and 301 characters
+    assert asks_for_resend(within, "") and asks_for_resend("", within)
+    assert not asks_for_resend(beyond, "") and not asks_for_resend("", beyond)
+
+
 # -- never a traceback ---------------------------------------------------------------------------
 
 

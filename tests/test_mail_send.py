@@ -207,6 +207,44 @@ def test_a_file_that_is_not_a_message_goes_to_failed_never_to_sent(
     assert (outbox / ".r0000-deal-alice.eml.x.tmp").exists()
 
 
+def test_a_report_renamed_out_of_eml_goes_to_failed_as_it_was_not_restamped(
+    game_dir: Path, server: Server
+) -> None:
+    mail.send_mail(game_dir, MODERATOR)  # built, waiting
+    renamed = game_dir / "outbox" / "r0000-deal-alice.eml.bak"
+    os.replace(game_dir / "outbox" / "r0000-deal-alice.eml", renamed)
+    before = renamed.read_bytes()
+    result = mail.send_mail(game_dir, "club@club.example", server.smtp())  # another From now
+    assert result.failed[0].startswith("r0000-deal-alice.eml.bak: not a message")
+    assert (game_dir / "outbox" / "failed" / renamed.name).read_bytes() == before
+    assert {str(m["From"]) for m in server.recorder.messages()} == {"club@club.example"}
+
+
+def test_a_waiting_message_that_cannot_be_read_goes_to_failed_and_the_rest_are_sent(
+    game_dir: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem.mail import send
+
+    mail.send_mail(game_dir, MODERATOR)  # built, waiting
+    unreadable = game_dir / "outbox" / "r0000-deal-alice.eml"
+    read_bytes = Path.read_bytes
+
+    def failing(path: Path) -> bytes:
+        if path == unreadable:
+            raise PermissionError(13, "Permission denied")
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", failing)
+    result = mail.SendResult()
+    send.deliver_waiting(game_dir, server.smtp(), result)
+    assert result.failed == [
+        "r0000-deal-alice.eml: cannot be read: Permission denied; moved to outbox/failed/ "
+        "(put it back in outbox/ to try again)"
+    ]
+    assert folder(game_dir, "failed") == ["r0000-deal-alice.eml", "r0000-deal-alice.eml.reason.txt"]
+    assert received_to(server) == ["bob@example.org", "carol@example.org"]
+
+
 def test_a_421_at_data_stops_the_run_and_the_rest_wait(
     game_dir: Path,
     server: Server,
@@ -417,6 +455,18 @@ def test_the_first_send_of_a_game_under_way_builds_only_its_latest_reports(
     ]
 
 
+def test_a_game_one_resolution_past_its_deal_first_mails_only_that_resolutions_reports(
+    game_dir: Path,
+) -> None:
+    from conftest import write_skeletons
+
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir)  # resolutions 0 (the deal) and 1
+    first = mail.send_mail(game_dir, MODERATOR)
+    assert sorted(first.built) == [f"r0001-setup-turn-{p}.eml" for p in ("alice", "bob", "carol")]
+    assert "only the reports after" in first.notes[0]
+
+
 def test_a_first_send_stopped_after_its_first_report_never_mails_the_earlier_ones(
     game_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -446,7 +496,8 @@ def test_a_first_send_stopped_after_its_first_report_never_mails_the_earlier_one
     assert len(again.built) == 2
 
 
-def test_a_report_carries_the_kit_only_when_asked(game_dir: Path) -> None:
+def test_a_report_carries_the_kit_only_when_asked(game_dir: Path, tmp_path: Path) -> None:
+    asked = Path(shutil.copytree(game_dir, tmp_path / "asked"))
     mail.send_mail(game_dir, MODERATOR)
     from pbem.kit import KIT_NAME
 
@@ -456,6 +507,10 @@ def test_a_report_carries_the_kit_only_when_asked(game_dir: Path) -> None:
         "alice.view.json",
     ]
     assert KIT_NAME not in str(built.get_body(("plain",)))
+    mail.send_mail(asked, MODERATOR, kit=True)
+    for player in ("alice", "bob", "carol"):
+        first = parse((asked / "outbox" / f"r0000-deal-{player}.eml").read_bytes())
+        assert KIT_NAME in [p.get_filename() for p in first.iter_attachments()]
 
 
 def test_waiting_messages_take_the_addresses_in_force_when_sent(game_dir: Path) -> None:
@@ -623,6 +678,9 @@ def test_a_report_is_resent_as_a_new_message_once(game_dir: Path, server: Server
     assert resent["Date"] == "Sat, 06 Mar 2027 09:00:00 +0100"
     older = run("mail", "resend", game_dir, "--player", "alice", "--turn", "0", "--now", now)
     assert older.startswith("queued resend-")
+    (again,) = [parse(p.read_bytes()) for p in (game_dir / "outbox").glob("resend-*")]
+    # turn 0 was resolved twice (the deal, the setup turn): the report after its last
+    assert ".r0001.resent." in again["Message-ID"] and "turn 1: carol's move" in again["Subject"]
     assert "no player zed in" in run("mail", "resend", game_dir, "--player", "zed", code=1)
     assert "has no report after turn 7" in run("mail", "resend", game_dir, "--turn", "7", code=1)
 

@@ -101,6 +101,11 @@ def test_two_from_headers_are_not_the_player(game_dir: Path, player_first: bool)
     assert message.sender_address(values) == (None, "it has more than one From header")
 
 
+@pytest.mark.parametrize("values", [[], [""], ["  "]])
+def test_a_from_header_missing_or_blank_is_no_from_address(values: list[str]) -> None:
+    assert message.sender_address(values) == (None, "it has no From address")
+
+
 def test_a_route_address_is_not_the_player(game_dir: Path) -> None:
     value = "<@relay.example:alice@example.org>"
     result = fetch_raw(game_dir, raw_message(headers(value), ready_orders(game_dir, "alice")))
@@ -467,6 +472,31 @@ def test_a_made_up_message_id_is_the_hash_of_the_bytes() -> None:
     assert message.read_letter(raw).message_id == expected
 
 
+def test_an_overlong_message_id_is_recorded_under_its_first_500_characters() -> None:
+    mid = "<" + "x" * 300 + "@" + "y" * 300 + ">"
+    letter = message.read_letter(
+        raw_message([("From", "alice@example.org"), ("Message-ID", mid)], "hi")
+    )
+    assert letter.message_id == mid[:500]
+    assert letter.thread_id is None  # too long to be one: answers are not threaded to it
+
+
+def test_the_last_20_references_and_the_first_5_replied_to_are_kept() -> None:
+    ids = [f"<r{n}@t>" for n in range(30)]
+    raw = raw_message(
+        [
+            ("From", "alice@example.org"),
+            ("Message-ID", "<m@t>"),
+            ("References", " ".join(ids)),
+            ("In-Reply-To", " ".join(ids[:8])),
+        ],
+        "hi",
+    )
+    letter = message.read_letter(raw)
+    assert letter.references == tuple(ids[10:])  # the nearest the message answered
+    assert letter.in_reply_to == tuple(ids[:5])
+
+
 @pytest.mark.parametrize(
     "text", ["2027-03-01T12:00Z", "2027-03-01T12:00z", "2027-03-01T13:00+01:00"]
 )
@@ -610,6 +640,7 @@ def test_many_different_order_files_are_refused_as_two_sets_of_orders() -> None:
     assert letter.problem == "it holds two different sets of orders"
     first, second = letter.choice().ambiguous or ()
     assert (first.name, second.name) == ("o0.toml", "")
+    assert letter.orders == "x"  # the first set (which names the game it goes to)
     same = EmailMessage()
     same.set_content("see attached")
     for _ in range(2):
