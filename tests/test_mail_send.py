@@ -220,8 +220,9 @@ def test_a_report_renamed_out_of_eml_goes_to_failed_as_it_was_not_restamped(
     assert {str(m["From"]) for m in server.recorder.messages()} == {"club@club.example"}
 
 
+@pytest.mark.parametrize("through", ["deliver", "send"])
 def test_a_waiting_message_that_cannot_be_read_goes_to_failed_and_the_rest_are_sent(
-    game_dir: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+    game_dir: Path, server: Server, monkeypatch: pytest.MonkeyPatch, through: str
 ) -> None:
     from pbem.mail import send
 
@@ -235,8 +236,11 @@ def test_a_waiting_message_that_cannot_be_read_goes_to_failed_and_the_rest_are_s
         return read_bytes(path)
 
     monkeypatch.setattr(Path, "read_bytes", failing)
-    result = mail.SendResult()
-    send.deliver_waiting(game_dir, server.smtp(), result)
+    if through == "send":  # the whole command: the addresses stamped first, then delivered
+        result = mail.send_mail(game_dir, MODERATOR, server.smtp())
+    else:
+        result = mail.SendResult()
+        send.deliver_waiting(game_dir, server.smtp(), result)
     assert result.failed == [
         "r0000-deal-alice.eml: cannot be read: Permission denied; moved to outbox/failed/ "
         "(put it back in outbox/ to try again)"

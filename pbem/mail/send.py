@@ -289,7 +289,10 @@ def stamp(path: Path, sender: str, reply_to: str, bcc: str | None) -> None:
     are left as they are."""
     if path.suffix != ".eml" or not path.is_file():
         return
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return  # left as it is: its delivery moves it to outbox/failed/ with the reason
     msg = BytesParser(policy=policy.default).parsebytes(raw)
     if msg.get(LOOP_HEADER) is None:
         return  # not written by pbem (a message the moderator put there): left as it is
