@@ -105,7 +105,7 @@ def test_a_mailbox_never_read_in_full_says_so(root: Path) -> None:
     assert history_count(root / "late") == 1
 
 
-@pytest.mark.parametrize("where", ["root"])
+@pytest.mark.parametrize("where", ["root", "game"])
 def test_messages_given_as_eml_files_do_not_count_as_the_mailbox_read(
     root: Path, tmp_path: Path, where: str
 ) -> None:

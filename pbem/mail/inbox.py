@@ -51,7 +51,8 @@ def fetch(
 ) -> FetchResult | RootFetch:
     """Fetch into a game, or into every game of a root. A mailbox that cannot be read, or
     not to the end (`broken`), is recorded as such (pbem.game.mailbox_state), so that no game
-    waiting for it is played by the autopilot."""
+    waiting for it is played by the autopilot; .eml files given alone are some messages, not
+    the mailbox, and are not recorded."""
     exists(directory)
     when = now or datetime.now(timezone.utc)
     try:
@@ -60,10 +61,10 @@ def fetch(
         else:
             result = fetch_root(directory, box, flags, when)
     except PbemError as err:
-        if not isinstance(err, (GameFileError, LockedError)):
+        if box.whole and not isinstance(err, (GameFileError, LockedError)):
             record_failure(directory, when, str(err))
         raise
-    if result.broken is not None:
+    if result.broken is not None and box.whole:
         record_failure(directory, when, result.broken)
     return result
 
@@ -87,7 +88,8 @@ def fetch_game(
         )
     if reading.broken is not None:
         return replace(result, broken=reading.broken)
-    record_fetch(directory, result.read_at or datetime.now(timezone.utc))
+    if mailbox.whole:  # .eml files alone are not the mailbox read
+        record_fetch(directory, result.read_at or datetime.now(timezone.utc))
     return result
 
 
