@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import snapshot
 from test_damaged_state import played, two_games  # noqa: F401 (a fixture)
 from test_hostile_files import never_hang  # noqa: F401 (a read that blocks fails the test)
 from test_mail import (
@@ -98,6 +99,15 @@ def test_status_reads_an_old_game_without_migrating_it(old: Path) -> None:
     assert MailState.peek(old).seen["accepted"]["1/alice"]["message_id"] == "<a1@test>"
     run("status", old)
     assert (old / "mail" / "seen.json").exists() and not (old / "mail" / DATABASE).exists()
+
+
+def test_a_dry_run_send_of_an_old_game_migrates_nothing_and_changes_nothing(old: Path) -> None:
+    before = snapshot(old)
+    assert "would" in run("mail", "send", old, "--dry-run")
+    assert snapshot(old) == before
+    assert (old / "mail" / "seen.json").exists() and not (old / "mail" / DATABASE).exists()
+    run("mail", "send", old)  # a real send migrates, as documented
+    assert (old / "mail" / DATABASE).exists() and not (old / "mail" / "seen.json").exists()
 
 
 def killed_in(monkeypatch: pytest.MonkeyPatch, where: str, old: Path) -> None:

@@ -153,7 +153,9 @@ def send_mail(
     report (resolution 0) carries the player's kit."""
     with locked(directory):
         game = read_game(directory)
-        with MailState.open(directory) as state:
+        # a dry run changes nothing: an older game's JSON state is read as it is, not migrated
+        opened = MailState.peek(directory) if dry_run else MailState.open(directory)
+        with opened as state:
             return _send_game(
                 directory, game, state, sender, server, bcc, dry_run, now, reply_to, every, kit
             )
