@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import multiprocessing
 import os
 import platform
 import shutil
@@ -53,8 +52,6 @@ sys.path.insert(0, str(HERE / "tests"))
 from aiosmtpd.controller import Controller  # noqa: E402
 from dovecot import free_port  # noqa: E402
 
-from pbem.core.state import Options  # noqa: E402
-from pbem.game import processor  # noqa: E402
 from pbem.game.disk import atomic_write  # noqa: E402
 from pbem.game.mailstate import MailState  # noqa: E402
 from pbem.game.store import read_game  # noqa: E402
@@ -78,7 +75,7 @@ def cpu() -> str:
 def old_pbem(commit: str, into: Path) -> Path:
     """The `pbem` package of `commit`, unpacked into `into` (for PYTHONPATH)."""
     data = subprocess.run(
-        ["git", "-C", str(HERE), "archive", "--format=tar", commit, "pbem"],
+        ["git", "-C", str(HERE), "archive", "--format=tar", commit, "pbem", "templates"],
         capture_output=True,
         check=True,
     ).stdout
@@ -87,10 +84,34 @@ def old_pbem(commit: str, into: Path) -> Path:
     return into
 
 
-def make_game(directory: Path) -> None:
-    players = [(p, f"{p}@{directory.name}.example") for p in PLAYERS]
-    seed = int(directory.name.rsplit("-", 1)[1]).to_bytes(32, "big")
-    processor.new_game(directory, players, Options(), seed=seed, name=directory.name)
+_MAKE = """
+import sys
+from pathlib import Path
+from pbem.core.state import Options
+from pbem.game import processor
+for d in map(Path, sys.argv[2:]):
+    players = [(p, f"{p}@{d.name}.example") for p in sys.argv[1].split(",")]
+    seed = int(d.name.rsplit("-", 1)[1]).to_bytes(32, "big")
+    processor.new_game(d, players, Options(), seed=seed, name=d.name)
+"""
+
+
+def make_games(games: list[Path], pythonpath: Path) -> None:
+    """The games, made by the pbem at `pythonpath` (the old one: its game file format is one
+    that both read; today's pbem reads every older format)."""
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    halves = [games[: len(games) // 2], games[len(games) // 2 :]]
+    makers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _MAKE, ",".join(PLAYERS), *map(str, half)],
+            env=env,
+            cwd=pythonpath.parent,
+        )
+        for half in halves
+        if half
+    ]
+    if any(maker.wait() != 0 for maker in makers):
+        raise SystemExit("the old pbem could not make the games")
 
 
 def order_mail(game: Path, player: str, n: int) -> bytes:
@@ -219,12 +240,10 @@ def main() -> None:
         new = HERE
         pristine = work / "pristine"
         games = [pristine / f"game-{i:04d}" for i in range(args.games)]
-        with multiprocessing.get_context("fork").Pool(os.cpu_count() or 1) as pool:
-            pool.map(make_game, games, chunksize=4)
+        alone = work / "alone"
+        make_games([*games, alone / "game-9999"], old)
         box = work / "Maildir"
         maildir(box, games, args.fetch)
-        alone = work / "alone"
-        make_game(alone / "game-9999")
         queue(alone / "game-9999", args.send)
         port = free_port()
         controller = Controller(Sink(), hostname="127.0.0.1", port=port)

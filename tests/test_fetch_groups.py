@@ -19,6 +19,7 @@ from pbem import mail
 from pbem.errors import DiskError
 from pbem.game import disk
 from pbem.game.mailstate import MailState
+from pbem.game.store import read_game
 from pbem.mail import inbox
 from pbem.mail.mailboxes import Mailbox
 from pbem.mail.sources import Sources
@@ -321,3 +322,31 @@ def test_a_header_ending_in_a_line_break_is_refused_too() -> None:
     for value in ("a\r", "a\n"):
         with pytest.raises(ValueError, match="linefeed or carriage return"):
             records.header("Subject", value)
+
+
+@pytest.mark.parametrize(("same", "commits"), [(True, 1), (False, 2)])
+def test_a_players_second_orders_in_a_group_commit_the_first_only_when_they_differ(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same: bool, commits: int
+) -> None:
+    """The same orders again replace nothing, so the group goes on; other orders move the first
+    ones aside, so those are committed first (a fetch stopped then keeps them once)."""
+    root = two_games(tmp_path, addresses=True)
+    game = root / "autumn"
+    first = orders_for(game, "ann")
+    held = read_game(game).state.owned("ann")
+    other = next(t for t in held if f'"{t}"' not in first)
+    second = first if same else orders_for(game, "ann", other)
+    assert (first == second) is same
+    box = into_maildir(
+        tmp_path / "box",
+        [
+            message("ann@autumn.example", first, mid="<one@t>", minutes=1),
+            message("ann@autumn.example", second, mid="<two@t>", minutes=2),
+        ],
+    )
+    done = counted_commits(monkeypatch)
+    result = mail.fetch_orders(game, mail.Sources(maildir=box), MODERATOR, NOW)
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED] * 2
+    assert done == ["autumn"] * commits
+    assert (game / "orders" / "ann.toml").read_text() == second
+    assert len(list((game / "orders" / "replaced").glob("*"))) == (0 if same else 1)

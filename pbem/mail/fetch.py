@@ -17,7 +17,7 @@ from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
 from pbem.errors import DiskError, GameFileError, OrderError, Problem
 from pbem.game import clock, processor
-from pbem.game.disk import grouped, locked, under_way
+from pbem.game.disk import grouped, locked, under_way, written
 from pbem.game.history import ORDERS, played_in, resolution_interrupted
 from pbem.game.mailstate import MailState
 from pbem.game.settings import Value, in_force
@@ -96,6 +96,15 @@ def fetch_entries(
                 taken = 0
     _tell(marking, done)  # committed as the fetch finished
     return fetcher.result
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether the file at `path` (once its write under way is done) holds `text` already."""
+    written(path)
+    try:
+        return path.read_bytes() == text.encode("utf-8")
+    except OSError:
+        return False
 
 
 def _tell(entries: list[Entry], done: Callable[[Entry], None] | None) -> None:
@@ -373,10 +382,11 @@ class _Fetcher(Refusing):
             body += "\n"
             reply = self.out.answer(letter, me, _("not used: older orders"), body)
             return Incoming(mid, frm, Verdict.IGNORED, me.name, (reason,), reply)
-        if under_way(self.path / ORDERS / f"{me.name}.toml") and self.state.between_steps:
-            # the player's orders of an earlier message of this group: those are committed
-            # first, so that a fetch stopped before the next commit, read again, does not keep
-            # them twice in orders/replaced/ (and the later ones as if they came first)
+        mine = self.path / ORDERS / f"{me.name}.toml"
+        if under_way(mine) and self.state.between_steps and not _holds(mine, choice.found.text):
+            # other orders than the player's of an earlier message of this group: those are
+            # committed first, so that a fetch stopped before the next commit, read again, does
+            # not keep them twice in orders/replaced/ (and the later ones as if they came first)
             self.state.commit()
         replaced = store_orders(self.path, me.name, choice.found.text)
         taken = {"date": when.isoformat(), "message_id": mid}
