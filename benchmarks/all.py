@@ -44,6 +44,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from machine import cpu  # noqa: E402 (benchmarks/, beside this script)
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -68,20 +70,10 @@ PLAYERS6 = ["alice", "bob", "carol", "dave", "erin", "frank"]
 # --- the machine ---------------------------------------------------------------------------------
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "(processor unknown)"
-
-
 def machine() -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return (
-        f"machine: {cpu_model()}, {os.cpu_count()} cores, {platform.system()} "
+        f"machine: {cpu()}, {os.cpu_count()} cores, {platform.system()} "
         f"{platform.release()}; Python {platform.python_version()} "
         f"({platform.python_implementation()}); load average {load}"
     )

@@ -46,6 +46,8 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
+from machine import cpu  # noqa: E402 (benchmarks/, beside this script)
+
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE / "tests"))
 
@@ -60,16 +62,6 @@ from pbem.present import report  # noqa: E402
 PLAYERS = ["ann", "ben", "cy", "dee"]
 _games: dict[Path, Any] = {}
 NOW = "2027-03-02T12:00:00+00:00"
-
-
-def cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def old_pbem(commit: str, into: Path) -> Path:

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import cpu  # noqa: E402 (benchmarks/, beside this script)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from conftest import write_skeletons  # noqa: E402
@@ -39,16 +41,6 @@ def make_game(directory: Path) -> None:
         seed=int(directory.name.rsplit("-", 1)[1]).to_bytes(32, "big"),
     )
     write_skeletons(directory)
-
-
-def cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def run(root: Path, jobs: int) -> tuple[float, float]:

@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from machine import cpu  # noqa: E402 (benchmarks/, beside this script)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bots import orders_for  # noqa: E402
@@ -49,19 +51,6 @@ def game_setup(i: int) -> tuple[bytes, tuple[str, ...], Options]:
         fortify=(FortifyMode.ADJACENT, FortifyMode.CONNECTED)[(i // 10) % 2],
     )
     return hashlib.sha256(b"selfplay-bench/%d" % i).digest(), NAMES[: 2 + i % 5], options
-
-
-def processor() -> str:
-    """platform.processor(), or the model name Linux gives when that is empty."""
-    if platform.processor():
-        return platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "(processor unknown)"
 
 
 def main(games: int) -> None:
@@ -98,7 +87,7 @@ def main(games: int) -> None:
 
     print(f"python {platform.python_version()} ({platform.python_implementation()})")
     print(
-        f"machine: {platform.machine()} {processor()}, "
+        f"machine: {platform.machine()} {cpu()}, "
         f"{os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
     )
     print(f"games: {games}, ended: {ended}, resolutions (setup included): {resolutions}")
