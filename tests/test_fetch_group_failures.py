@@ -34,23 +34,29 @@ def failing_once(monkeypatch: pytest.MonkeyPatch, hit: str) -> list[Path]:
     return failed
 
 
+def ann_twice(tmp_path: Path, later: str, ben: bool = False) -> tuple[Path, str, Path]:
+    """A folder of two games, ann's orders for autumn (the text of them) and a Maildir holding
+    them and then other orders of hers (`later` added); `ben`: and ben's orders for winter."""
+    root = two_games(tmp_path, addresses=True)
+    text = orders_for(root / "autumn", "ann")
+    messages = [
+        message("ann@autumn.example", text, minutes=1, mid="<one@t>"),
+        message("ann@autumn.example", text + later, minutes=2, mid="<two@t>"),
+    ]
+    if ben:
+        winter = orders_for(root / "winter", "ben")
+        messages.append(message("ben@winter.example", winter, mid="<w@t>"))
+    return root, text, into_maildir(tmp_path / "box", messages)
+
+
 def test_a_failed_orders_write_found_by_the_next_message_is_not_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """PROBLEM (pbem/game/disk.py written(), pbem/mail/records.py store_orders): a background
-    write that failed and is first found by `written()` (the same player's next orders in the
-    group) is popped from the group there; the fetch then stops with the error and
-    `commit_complete` settles nothing that failed, so it records the earlier message as
-    accepted although its orders file was never written."""
-    game = two_games(tmp_path, addresses=True) / "autumn"
-    text = orders_for(game, "ann")
-    box = into_maildir(
-        tmp_path / "box",
-        [
-            message("ann@autumn.example", text, minutes=1, mid="<one@t>"),
-            message("ann@autumn.example", text + "# later\n", minutes=2, mid="<two@t>"),
-        ],
-    )
+    """A background write that failed, first found by the same player's next orders in the
+    group (`disk.written`), stays failed for the commit that covers it: the fetch stops, and the
+    earlier message is not recorded as accepted without its orders file."""
+    root, _, box = ann_twice(tmp_path, "# later\n")
+    game = root / "autumn"
     failed = failing_once(monkeypatch, "orders/ann.toml")
     with pytest.raises(PbemError):
         mail.fetch_orders(game, mail.Sources(maildir=box), MODERATOR, NOW)
@@ -77,22 +83,12 @@ def killed_at_the_first_commit(game: Path, box: Path) -> None:
 def test_a_fetch_killed_before_its_group_is_committed_keeps_no_orders_twice(
     tmp_path: Path,
 ) -> None:
-    """PROBLEM (pbem/mail/records.py store_orders, with pbem/mail/fetch.py GROUP): a player's
-    two orders messages in one group, and the fetch killed before the group's commit. The old
-    code had committed the first with its own transaction, so the second, read again, found its
-    own orders in place and moved nothing; now both are read again, and each moves the orders in
-    place to orders/replaced/: the folder holds the second message's orders (the newest) as if
-    the first had replaced them, and the first's twice."""
-    root = two_games(tmp_path, addresses=True)
+    """A player's two orders messages in one group, and the fetch killed before the group's
+    commit: read again, the second finds the first's orders committed before it moves them to
+    orders/replaced/, so they are kept there once, as an uninterrupted fetch keeps them (not
+    twice, with the newest among them as if the first had replaced it)."""
+    root, text, box = ann_twice(tmp_path, "# changed my mind\n")
     game = root / "autumn"
-    text = orders_for(game, "ann")
-    box = into_maildir(
-        tmp_path / "box",
-        [
-            message("ann@autumn.example", text, minutes=1, mid="<one@t>"),
-            message("ann@autumn.example", text + "# changed my mind\n", minutes=2, mid="<two@t>"),
-        ],
-    )
     killed_at_the_first_commit(game, box)
     result = mail.fetch_orders(game, mail.Sources(maildir=box), MODERATOR, NOW)
     assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED] * 2
@@ -105,12 +101,9 @@ def test_a_fetch_killed_before_its_group_is_committed_keeps_no_orders_twice(
 def test_a_fetch_stopped_while_its_games_commit_reads_a_failed_games_messages_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """PROBLEM (pbem/mail/rootfetch.py _Routing.settle, finish(failed=True); pbem/game/disk.py
-    side_by_side): a folder's fetch stopped (Ctrl-C) while its games commit side by side, just
-    as they have ended and one of them (winter) has failed. `side_by_side` raises at once, the
-    failure it had is never looked at (`lose` is not called), and `finish(failed=True)` then
-    commits the folder's records of winter's messages: the folder counts them as routed while
-    winter never recorded them, and no later fetch reads them again."""
+    """A folder's fetch stopped (Ctrl-C) while its games commit side by side, just as they have
+    ended and one of them (winter) has failed: the folder does not record winter's messages as
+    routed (winter never recorded them), so the next fetch reads them again."""
     import concurrent.futures
 
     from test_fetch_groups import orders_of_two_games
@@ -155,10 +148,9 @@ def test_a_fetch_stopped_while_its_games_commit_reads_a_failed_games_messages_ag
 def test_a_game_named_through_a_link_and_dot_dot_gets_its_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """PROBLEM (pbem/game/disk.py write_later: `os.path.abspath`): a background write goes to
-    `os.path.abspath(path)`, which drops `name/..` as text; the system follows a link first.
-    A game named `link/../autumn` (link to a folder elsewhere) has its answers and orders
-    written into another folder (made for them), not into the game."""
+    """A game named `link/../autumn` (the link to a folder elsewhere): its background writes go
+    where the system takes the path (the link followed, then `..`), into the game, not into a
+    folder made beside the link (`name/..` dropped as text)."""
     root = two_games(tmp_path / "real", addresses=True)
     (root / "deep").mkdir()
     (tmp_path / "link").symlink_to(root / "deep")
@@ -180,23 +172,14 @@ def test_a_game_named_through_a_link_and_dot_dot_gets_its_answers(
 def test_a_folder_fetch_whose_game_failed_an_orders_write_reads_its_messages_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The folder's side of the first problem: a game whose orders write failed, found while
-    it takes a later message, records neither message, and the folder neither."""
+    """The same in a folder of games: a game whose orders write failed, found while it takes a
+    later message, records neither message, and the folder neither; the other game's are."""
     from pbem.mail import inbox
     from pbem.mail.mailboxes import Mailbox
     from pbem.mail.sources import Sources
 
-    root = two_games(tmp_path, addresses=True)
+    root, text, box = ann_twice(tmp_path, "# later\n", ben=True)
     game = root / "autumn"
-    text = orders_for(game, "ann")
-    box = into_maildir(
-        tmp_path / "box",
-        [
-            message("ann@autumn.example", text, minutes=1, mid="<one@t>"),
-            message("ann@autumn.example", text + "# later\n", minutes=2, mid="<two@t>"),
-            message("ben@winter.example", orders_for(root / "winter", "ben"), mid="<w@t>"),
-        ],
-    )
     failing_once(monkeypatch, "orders/ann.toml")
     result = inbox.fetch(root, Mailbox(Sources(maildir=box)), now=NOW)
     assert isinstance(result, inbox.RootFetch) and not result.ok
@@ -212,11 +195,9 @@ def test_a_folder_fetch_whose_game_failed_an_orders_write_reads_its_messages_aga
 def test_a_game_given_up_on_its_first_message_leaves_no_failed_write_to_the_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """PROBLEM (pbem/game/mailstate.py _commit, pbem/mail/rootfetch.py lose): a game given up
-    while it takes the first message of its group has no finished step to commit, so its
-    `commit_complete` settles nothing; a background write of that message that failed is left
-    to the folder's own commit, which then fails with it: the other games' messages are not
-    recorded by the folder, and the fetch stops, instead of telling of the one game."""
+    """A game given up while it takes the first message of its group (nothing finished to
+    commit) still settles its own writes: its failed background write is told as that game's
+    failure, and the folder records the other game's messages rather than failing with it."""
     from pbem.mail import inbox
     from pbem.mail.mailboxes import Mailbox
     from pbem.mail.sources import Sources
