@@ -95,7 +95,8 @@ def write_later(path: Path, data: bytes | str) -> None:
     if earlier is not None:  # the same file again: the first write ends before the second
         _waited(group, key, earlier)
     raw = data.encode() if isinstance(data, str) else data
-    folders = [key.parent] if key.parent in group.made else _make_folder(key.parent)
+    made = [] if key.parent in group.made else _make_folder(key.parent)
+    folders = [key.parent, *(m.parent for m in made)]
     with group.lock:
         group.made.add(key.parent)
         group.folders.update(dict.fromkeys(folders))
@@ -203,14 +204,14 @@ def _wait(path: Path, write: Future[None]) -> None:
 
 
 def _make_folder(folder: Path) -> list[Path]:
-    """Make `folder` (and its parents); the folders whose entries changed (to be synced)."""
+    """Make `folder` (and its parents); the folders it made, each to be synced in its parent."""
     made: list[Path] = []
     missing = folder
     while not missing.exists() and missing.parent != missing:
         made.append(missing)
         missing = missing.parent
     folder.mkdir(parents=True, exist_ok=True)
-    return [folder] + [m.parent for m in made]
+    return made
 
 
 def _write_one(path: Path, raw: bytes) -> None:
@@ -249,11 +250,7 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
     try:
         for folder in dict.fromkeys(path.parent for path in files):
             current = folder
-            missing = folder
-            while not missing.exists() and missing.parent != missing:
-                made.append(missing)
-                missing = missing.parent
-            folder.mkdir(parents=True, exist_ok=True)
+            made.extend(_make_folder(folder))
         for current, data in files.items():
             raw = data.encode() if isinstance(data, str) else data
             fd, tmp = tempfile.mkstemp(
