@@ -65,19 +65,17 @@ class Refusing:
             what = f"no orders from {to.name}, passed on: {reasons[0]}"
             self.out.summarise(mid, frm, letter.subject, what, kept, letter.reading.own_words)
         if to is None:
-            why = f"not answered: {frm} is not a player's address" if frm else "not answered"
-            self.out.summarise(mid, frm, letter.subject, f"rejected, {why}: {reasons[0]}", kept)
-            return Incoming(mid, frm, Verdict.REJECTED, None, (*reasons, why), kept=kept)
+            unanswered = f"not answered: {frm} is not a player's address" if frm else "not answered"
+            summary = f"rejected, {unanswered}: {reasons[0]}"
+            self.out.summarise(mid, frm, letter.subject, summary, kept)
+            return Incoming(mid, frm, Verdict.REJECTED, None, (*reasons, unanswered), kept=kept)
         _ = self.speaking(to)._
         body = (
             _('Your message "%(subject)s" was not accepted:', subject=printable(letter.subject))
             if letter.subject
             else _("Your message was not accepted:")
         )
-        told = [
-            _(r.template, **r.values) if isinstance(r, Problem) and r.template else r for r in why
-        ]
-        body += "\n\n" + "".join(f"  {printable(str(r))}\n" for r in told)
+        body += "\n\n" + "".join(f"  {printable(_told(r, _))}\n" for r in why)
         if choice is not None:
             body += "".join(f"\n{note}\n" for note in found_notes(choice, self.speaking(to)))
         sets = [shown] if isinstance(shown, str) else list(shown or ())
@@ -205,3 +203,11 @@ class Refusing:
         body += "\n"
         reply = self.out.answer(letter, me, _("not used: a message already read"), body)
         return Incoming(mid, frm, Verdict.DUPLICATE, me.name, (reason,), reply)
+
+
+def _told(reason: str | Problem, _: Any) -> str:
+    """A reason as the player reads it: a sentence as it is, a Problem in their language (its
+    English message when it has no catalogue entry)."""
+    if isinstance(reason, str):
+        return reason
+    return str(_(reason.template, **reason.values)) if reason.template else reason.message
