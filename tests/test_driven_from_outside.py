@@ -1,7 +1,7 @@
 """A whole game driven from outside: the command line, order files and JSON views only.
 
-Kept apart from tests/test_cli.py because it takes minutes (some 500 pbem processes): the
-mutation trial of the command line runs that file, and not this one.
+Kept apart from tests/test_cli.py because it runs some 80 pbem processes one after another:
+the mutation trial of the command line runs that file, and not this one.
 """
 
 from __future__ import annotations
@@ -24,13 +24,14 @@ def run(*args: str, code: int = 0) -> str:
     return result.output
 
 
-@pytest.mark.timeout(600)  # up to some 500 pbem processes one after another: on two cores shared
-# with a second run of the suite that takes longer than the 120 s that catch a hung test
+@pytest.mark.timeout(600)  # some 80 pbem processes one after another: on two cores shared with a
+# second run of the suite that can take longer than the 120 s that catch a hung test
 def test_a_whole_game_driven_from_outside_through_the_command_line(tmp_path: Path) -> None:
     directory = tmp_path / "outside"
-    # A seed whose game ends within the resolutions allowed (the dice follow the orders).
-    run("new", directory, "--players", "alice,bob", "--seed", "06" * 32)
-    result = external_driver.main(directory, 120)
+    # A seed whose game ends within 20 resolutions (the dice follow the orders, and so the
+    # driver's choices): the game is played to its end in seconds.
+    run("new", directory, "--players", "alice,bob", "--seed", "1f" * 32)
+    result = external_driver.main(directory, 40)
     assert result["phase"] == "over", result
     assert result["rolls"] > 0
     view = json.loads(run("show", directory, "--json"))
