@@ -240,7 +240,7 @@ def test_a_format_1_game_is_written_back_in_todays_format_with_its_rule(tmp_path
     old = read_game(copy)
     write_game(old)
     text = (copy / "game.toml").read_text()
-    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 7
+    assert text.startswith(f"format = {FORMAT}\n") and FORMAT == 8
     assert 'traded_cards = "deck"' in text and "discards" not in text
     assert "missions = false" in text  # format 2 to 3: a game of classic Risk
     assert 'stop_at = "threshold"' in text

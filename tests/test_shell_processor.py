@@ -86,7 +86,7 @@ def test_a_players_secret_comes_from_the_seed_and_the_name(game_dir: Path) -> No
     secrets = [r.secret for r in game.registrations]
     assert len(set(secrets)) == 3 and all(len(s) == 24 for s in secrets)
     alice = game.registration("alice")
-    assert alice is not None and processor._derived_secret(SEED, "alice") == alice.secret
+    assert alice is not None and processor.first_secret(SEED, "alice") == alice.secret
 
 
 # --- checking order files ----------------------------------------------------------------------

@@ -31,7 +31,7 @@ def test_a_format_3_game_file_migrates_to_the_threshold(tmp_path: Path) -> None:
     del doc["options"]["stop_at"]
     doc["format"] = 3
     upgraded = upgrade_game_document(doc, tmp_path / "game.toml")
-    assert upgraded["format"] == FORMAT == 7
+    assert upgraded["format"] == FORMAT == 8
     assert upgraded["options"]["stop_at"] == "threshold"
 
 

@@ -31,6 +31,7 @@ COMMANDS = {
     "deadline": "pbem.cli.turn:deadline",
     "undo": "pbem.cli.turn:undo_command",
     "release": "pbem.cli.turn:release_command",
+    "substitute": "pbem.cli.turn:substitute_command",
     "show": "pbem.cli.look:show",
     "dice": "pbem.cli.look:dice_command",
     "audit": "pbem.cli.look:audit",

@@ -318,3 +318,43 @@ def release_command(directory: Path) -> None:
 
     why = undo.release(directory)
     echo(f"Released: {why}. 'pbem run' resolves it when it is due." if why else "It was not held.")
+
+
+@click.command(name="substitute", short_help="Give a seat to a new player.")
+@click.argument("directory", type=GAME_DIR)
+@click.argument("seat")
+@click.option(
+    "--to",
+    "newcomer",
+    required=True,
+    metavar="NAME=ADDRESS[:LANG]",
+    help="The new player: their name, address and (optionally) language.",
+)
+@click.option("--why", default="", help="The reason, kept in the history.")
+@NOW
+@reports_errors
+def substitute_command(
+    directory: Path, seat: str, newcomer: str, why: str, now: str | None
+) -> None:
+    """Give SEAT (its armies, cards and mission) to a new player, with a secret of their own.
+
+    The seat keeps its name; orders signed with its previous player's secret are refused
+    from now on. The new player's first report (the seat's latest, made again with their
+    secret) is mailed by the next 'pbem mail send'. Run it again after a crash: it completes
+    the change.
+
+    \b
+    Example:
+      pbem substitute games/spring-2027 dave --to carol=carol@example.org --why "dave moved abroad"
+    """
+    from pbem.game import processor, seats
+
+    name, email, language = processor.parse_player(newcomer)
+    if not email:
+        raise PbemError(f"give the new player's address: --to {name}=ADDRESS")
+    change = seats.substitute(directory, seat, name, email, instant(now), language, why)
+    echo(f"{change.describe()}.")
+    echo(
+        f"The seat's latest report is made again for {change.holder}, with their secret: "
+        "'pbem mail send' mails it to them as their first."
+    )

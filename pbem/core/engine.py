@@ -36,6 +36,7 @@ from pbem.core.events import (
     Reshuffled,
     RolledForFirst,
     SeatsDecided,
+    SeatTaken,
     Skipped,
     Traded,
     Won,
@@ -415,10 +416,27 @@ def resolve(
     orders: Sequence[Orders],
     randomness: Randomness,
     autopilot: Collection[str] = (),
+    taken: Sequence[SeatTaken] = (),
 ) -> tuple[GameState, tuple[Event, ...]]:
     """Resolve the pending turn from accepted orders: the setup placements of every player, or
     the current player's turn. `autopilot` names the players whose orders the autopilot wrote
-    because they sent none by the deadline: their turn counts as missed."""
+    because they sent none by the deadline: their turn counts as missed. `taken`: the seats
+    that changed hands since the last resolution (pbem.game.seats), told first; each one's
+    count of turns missed in a row starts again from none."""
+    if not taken:
+        return _resolve(state, orders, randomness, autopilot)
+    fresh = {t.player for t in taken}
+    players = tuple(replaced(p, missed=0) if p.name in fresh else p for p in state.players)
+    new, events = _resolve(replaced(state, players=players), orders, randomness, autopilot)
+    return new, (*taken, *events)
+
+
+def _resolve(
+    state: GameState,
+    orders: Sequence[Orders],
+    randomness: Randomness,
+    autopilot: Collection[str],
+) -> tuple[GameState, tuple[Event, ...]]:
     if state.phase is Phase.DRAFT:
         return _resolve_draft(state, orders, randomness, autopilot)
     if state.phase is Phase.SETUP:

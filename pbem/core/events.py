@@ -248,6 +248,19 @@ class MissedTurn(Event):
 
 
 @dataclass(frozen=True)
+class SeatTaken(Event):
+    """`holder` took over the seat `player` from `previous` (its holder until then) before
+    this resolution, on the moderator's word: the seat keeps its armies, cards and mission,
+    and its turns missed in a row start again from none. First in its resolution."""
+
+    kind: ClassVar[str] = "seat_taken"
+    player: str
+    holder: str
+    previous: str
+    turn: int
+
+
+@dataclass(frozen=True)
 class Dropped(Event):
     """A player who missed `missed` turns in a row leaves the game: their armies stay as
     neutral armies, their cards go back to the pile."""
@@ -332,6 +345,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Fortified,
         Skipped,
         MissedTurn,
+        SeatTaken,
         Dropped,
         Won,
         Drafted,

@@ -71,7 +71,7 @@ def audit_game(directory: Path) -> AuditSummary:
     """Replay every resolution from history/0000 and compare everything with what was recorded:
     keys, events, dice and states; the undone resolutions too (against the state before them);
     that the autopilot played only after a deadline; and that game.toml is where it all ends."""
-    from pbem.game import deadlines, players, undo
+    from pbem.game import deadlines, players, seats, undo
     from pbem.game.replay import replay_setup
 
     game = read_game(directory, check_history=False)
@@ -123,7 +123,7 @@ def audit_game(directory: Path) -> AuditSummary:
             f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
             "was interrupted, run it again: it completes the change it recorded"
         )
-    address = players.address_problem(game)
+    address = players.address_problem(game) or seats.seat_problem(game)
     if address:
         raise AuditError(address)
     last = played_in(game, count - 1, record.turn).label
@@ -161,11 +161,16 @@ def _replay_checked(
     """The resolution replayed from the state before it and compared with its record;
     `attempt`: it is the how-many-th undone resolution of its number (None: the live one)."""
     from pbem.game.replay import randomness, replay_orders
+    from pbem.game.seats import taken
 
     orders = _check_recorded_orders(game, where, state, record)
     try:
         after, events = replay_orders(
-            state, record.orders, randomness(game, record.resolution, attempt), orders
+            state,
+            record.orders,
+            randomness(game, record.resolution, attempt),
+            orders,
+            taken(game.path, record.resolution),
         )
     except (OrderError, ValueError) as err:
         raise AuditError(f"{where}: its orders do not replay ({err})") from None
@@ -180,8 +185,9 @@ def _check_recorded_orders(
     state before it, as resolve checks it: game, turn, player, secret and the orders. Returns
     them parsed, for the replay."""
     from pbem.game.processor import check_submission
+    from pbem.game.seats import at_resolution
 
-    before = replace(game, state=state)
+    before = replace(at_resolution(game, record.resolution), state=state)
     parsed: list[Orders] = []
     for o in record.orders:
         if not plain_file_name(o.file):
@@ -203,7 +209,7 @@ def _check_recorded_orders(
             )
         assert submission.orders is not None  # no problems: they parsed
         if o.autopilot:
-            reg = game.registration(o.player)
+            reg = before.registration(o.player)
             wrote = autopilot_orders(state, o.player, reg.secret if reg else "")
             if submission.orders != wrote:
                 raise AuditError(

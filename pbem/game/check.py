@@ -41,8 +41,20 @@ def check_submission(
             orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
         ):
             return None
-        from pbem.present.secret_check import wrong_secret  # only for a wrong secret
+        from pbem.game.seats import handed_over  # only for a wrong secret
+        from pbem.present.secret_check import wrong_secret
 
+        change = handed_over(game.path, reg.name, orders.secret)
+        if change is not None:
+            return Problem.of(
+                "this seat has a new player: %(holder)s took over the seat %(seat)s before "
+                "turn %(turn)s, and orders signed with the secret of its previous player are "
+                "refused",
+                orders.line_of("secret"),
+                holder=change.holder,
+                seat=change.seat,
+                turn=change.turn,
+            )
         return wrong_secret(orders)
 
     orders, problems = check_text(game.state, text, secret)

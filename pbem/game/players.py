@@ -240,9 +240,16 @@ def _with_address(game: Game, player: str, email: str) -> Game:
 
 def address_problem(game: Game) -> str | None:
     """Whether game.toml's addresses are the last ones the history recorded (for the audit)."""
-    last: dict[str, str] = {}
-    for change in address_changes(game.path):
-        last[change.player] = change.email
+    from pbem.game.seats import seat_changes
+
+    latest: dict[str, tuple[tuple[int, datetime], str]] = {}
+    changes = [(c.player, c.resolution, c.time, c.email) for c in address_changes(game.path)]
+    changes += [(c.seat, c.resolution, c.time, c.email) for c in seat_changes(game.path)]
+    for player, resolution, time, email in changes:  # a substitute brings an address too
+        when = (resolution, clock.parse_instant(time, "time"))
+        if player not in latest or latest[player][0] <= when:
+            latest[player] = (when, email)
+    last = {player: email for player, (_, email) in latest.items()}
     for player, email in last.items():
         reg = game.registration(player)
         if reg is None:

@@ -7,7 +7,6 @@ renders reports (through `report`) and never decides a rule itself.
 from __future__ import annotations
 
 import contextlib
-import hmac
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -63,6 +62,7 @@ from pbem.game.players import EMAIL
 from pbem.game.replay import randomness, recorded_orders, replay_orders
 from pbem.game.root import fold, refuse_duplicate
 from pbem.game.safety import disk_error, refuse_links
+from pbem.game.seats import first_secret, taken
 from pbem.game.store import (
     PLAYER_NAME_RULE,
     Game,
@@ -99,14 +99,29 @@ class Outcome:
     reports: tuple[Path, ...] = field(default=())
 
 
-def _derived_secret(seed: bytes, name: str) -> str:
-    """A player's secret, derived from the seed so that a game is reproducible from it."""
-    digest = hmac.new(seed, b"pbem/secret/" + name.encode(), "sha256").digest()
-    return digest[:12].hex()
-
-
 LANGUAGE_CODE = re.compile(r"^\s*[A-Za-z_-]{1,12}\s*$")
 """What may follow a player's last colon as their language (an address never looks like it)."""
+
+
+def parse_player(item: str) -> tuple[str, str, str | None]:
+    """`bob=bob@example.org:it` into its name, address ("" if none) and language (None if
+    none), each checked; raises PbemError."""
+    entry, colon, code = item.strip().rpartition(":")
+    if not colon or not LANGUAGE_CODE.match(code):
+        entry, colon, code = item.strip(), "", ""
+    language = (
+        check_language(code.strip(), f"the language of '{quoted(entry.strip())}'")
+        if colon
+        else None
+    )
+    name, _, email = entry.strip().partition("=")
+    name = player_name(name)
+    if not valid_player_name(name):
+        raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
+    email = email.strip()
+    if email and not EMAIL.match(email):
+        raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")
+    return name, email, language
 
 
 def parse_player_list(text: Sequence[str]) -> list[tuple[str, str]]:
@@ -124,26 +139,12 @@ def parse_player_languages(text: Sequence[str]) -> dict[str, str]:
 def _parse_players(text: Sequence[str]) -> list[tuple[str, str, str | None]]:
     out: list[tuple[str, str, str | None]] = []
     for item in text:
-        entry, colon, code = item.strip().rpartition(":")
-        if not colon or not LANGUAGE_CODE.match(code):
-            entry, colon, code = item.strip(), "", ""
-        language = (
-            check_language(code.strip(), f"the language of '{quoted(entry.strip())}'")
-            if colon
-            else None
-        )
-        name, _, email = entry.strip().partition("=")
-        name = player_name(name)
-        if not valid_player_name(name):
-            raise PbemError(f"'{quoted(name)}' cannot be a player name: use {PLAYER_NAME_RULE}")
+        name, email, language = parse_player(item)
         if any(same_name(n, name) or fold(n) == fold(name) for n, _e, _lang in out):
             raise PbemError(
                 f"player '{name}' is listed twice (names that differ only in case or in the "
                 "width of their letters are one name)"
             )
-        email = email.strip()
-        if email and not EMAIL.match(email):
-            raise PbemError(f"'{email}' is not an email address (for {name}): write name=user@host")
         if email and any(e.lower() == email.lower() for _, e, _lang in out):
             raise PbemError(f"{email} is given for two players: each needs an address of their own")
         out.append((name, email, language))
@@ -203,7 +204,7 @@ def new_game(
         check_language(language, "--language")
     own = dict(languages or {})
     registrations = tuple(
-        Registration(n, email, _derived_secret(seed, n), own.get(n)) for n, email in players
+        Registration(n, email, first_secret(seed, n), own.get(n)) for n, email in players
     )
     key = dice.resolution_key(seed, 0, chain_length)
     state, events = engine.new_game(
@@ -420,7 +421,9 @@ def resolve_game(
                 raise NotReady("\n".join(_missing(game, rejected, missing, [why] if why else [])))
             records += deadlines.autopilot_records(game, missing)
         orders = recorded_orders(game.state, records)
-        state, events = replay_orders(game.state, records, randomness(game, r), orders)
+        state, events = replay_orders(
+            game.state, records, randomness(game, r), orders, taken(directory, r)
+        )
         record = HistoryRecord(
             resolution=r,
             turn=game.state.turn,
@@ -492,7 +495,9 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
                 "file name; restore the history from a backup"
             )
     orders = recorded_orders(game.state, record.orders)
-    state, events = replay_orders(game.state, record.orders, randomness(game, r), orders)
+    state, events = replay_orders(
+        game.state, record.orders, randomness(game, r), orders, taken(game.path, r)
+    )
     if events != record.events or state_digest(state) != record.state_digest:
         raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     now = clock.parse_instant(record.time, "time") if record.time else None

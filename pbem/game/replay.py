@@ -11,10 +11,11 @@ from typing import Any
 
 from pbem.core import engine
 from pbem.core.board import load_board
-from pbem.core.events import Event
+from pbem.core.events import Event, SeatTaken
 from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import GameState, Options
 from pbem.errors import GameFileError
+from pbem.game import seats
 from pbem.game.history import OrderRecord, history_count, read_history
 from pbem.game.store import Game
 
@@ -52,13 +53,15 @@ def replay_orders(
     records: Sequence[OrderRecord],
     randomness: engine.Randomness,
     orders: Sequence[Orders] | None = None,
+    taken: Sequence[SeatTaken] = (),
 ) -> tuple[GameState, tuple[Event, ...]]:
     """A resolution again from its order files as the history keeps them (the autopilot's
-    among them, which count as missed turns); `orders`: the same, already parsed."""
+    among them, which count as missed turns); `orders`: the same, already parsed; `taken`:
+    the seats that changed hands before it (pbem.game.seats.taken)."""
     if orders is None:
         orders = recorded_orders(state, records)
     autopilot = {o.player for o in records if o.autopilot}
-    return engine.resolve(state, orders, randomness, autopilot)
+    return engine.resolve(state, orders, randomness, autopilot, taken)
 
 
 def state_after(game: Game, resolution: int) -> GameState:
@@ -77,7 +80,9 @@ def state_after(game: Game, resolution: int) -> GameState:
             state, _ = replay_setup(record.setup, game.randomness(0))
         else:
             assert state is not None
-            state, _ = replay_orders(state, record.orders, randomness(game, r))
+            state, _ = replay_orders(
+                state, record.orders, randomness(game, r), taken=seats.taken(game.path, r)
+            )
         if state_digest(state) != record.state_digest:
             raise GameFileError(
                 f"history/{r:04d}.toml does not replay to the state it records: run 'pbem audit'"

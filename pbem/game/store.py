@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 # The engine is imported where it is used: checking orders reads a game without it.
 
-FORMAT = 7
+FORMAT = 8
 """The game file format this pbem writes; it reads it and every older one (docs/game-file.md)."""
 PLAYER_STATE_KEYS = (
     "name",
@@ -70,6 +70,14 @@ class Registration:
     secret: str
     language: str | None = None
     """The language their reports, answers and order files are in; None: the game's."""
+    holder: str | None = None
+    """Who plays the seat now, when a substitute took it over (pbem.game.seats); None: its
+    first player, whose name the seat keeps."""
+
+    @property
+    def played_by(self) -> str:
+        """The name of the person playing the seat now."""
+        return self.holder or self.name
 
 
 @dataclass(frozen=True)
@@ -162,6 +170,7 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
                 str(p.get("email", "")),
                 str(p["secret"]),
                 _language(p.get("language"), f"the language of player {p['name']}"),
+                _holder(p.get("holder"), p["name"]),
             )
             for p in data["players"]
         )
@@ -249,6 +258,13 @@ def _format_6_to_7(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format": 7, "options": options}
 
 
+def _format_7_to_8(data: dict[str, Any]) -> dict[str, Any]:
+    """From format 8 on a seat may have a `holder` (a substitute who took it over, with a
+    secret of their own: pbem.game.seats); every seat of an older game is played by its first
+    player, and nothing changes."""
+    return {**data, "format": 8}
+
+
 MIGRATIONS = {
     1: _format_1_to_2,
     2: _format_2_to_3,
@@ -256,6 +272,7 @@ MIGRATIONS = {
     4: _format_4_to_5,
     5: _format_5_to_6,
     6: _format_6_to_7,
+    7: _format_7_to_8,
 }
 """For each older format, the step that turns its data into the next format's."""
 
@@ -405,6 +422,18 @@ def card_inconsistency(state: GameState) -> str | None:
     return None
 
 
+def _holder(value: object, seat: object) -> str | None:
+    """The optional `holder` of a game file's seat: a player's name (absent: None)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not valid_player_name(value):
+        raise GameFileError(
+            f"the holder of the seat {seat!r} must be a player's name ({PLAYER_NAME_RULE}), "
+            f"not {value!r}"
+        )
+    return value
+
+
 def _language(value: object, where: str) -> str | None:
     """An optional language key of the game file, checked (absent: None)."""
     return None if value is None else check_language(str(value), where)
@@ -420,6 +449,8 @@ def game_document(game: Game) -> dict[str, Any]:
         entry = {"name": reg.name, "email": reg.email, "secret": reg.secret}
         if reg.language is not None:
             entry["language"] = reg.language
+        if reg.holder is not None:
+            entry["holder"] = reg.holder
         players.append({**entry, **p})
     del state["options"]  # the game file spells out every option, the deck rule included
     doc: dict[str, Any] = {

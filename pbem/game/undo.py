@@ -186,6 +186,14 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
         r = count - 1
         if r < 1:
             raise PbemError("there is no resolution to undo: the setup cannot be undone")
+        from pbem.game.seats import changed_after
+
+        seat = changed_after(directory, r)
+        if seat is not None:
+            raise PbemError(
+                f"the last resolution cannot be undone: after it, {seat.describe()}, and the "
+                "orders for the seat are signed with the new player's secret; the turn stands"
+            )
         history = read_history_file(history_path(directory, r))
         for order in history.orders:  # checked before anything is changed
             if not plain_file_name(order.file):

@@ -29,6 +29,7 @@ from pbem.errors import PbemError
 from pbem.game.disk import locked
 from pbem.game.history import history_count, played_in, read_history, report_dir
 from pbem.game.mailstate import MailState
+from pbem.game.seats import seat_changes
 from pbem.game.store import Game, read_game
 from pbem.game.undo import undo_records
 from pbem.kit import kit_bytes
@@ -199,11 +200,20 @@ def _send_game(
             state.commit()
     if every:
         skipped = set()
+    holders = {c.seat: c for c in seat_changes(directory)}  # each seat's latest change
     for resolution in range(count):
         folder = report_dir(directory, resolution)
         for reg in game.registrations:
             # a resolution made again after an undo is another attempt: new messages
             key = f"{resolution:04d}{attempt[resolution]}/{reg.name}"
+            since, whose = 0, reg.name  # since: the first report of its player, with the kit
+            if reg.name in holders:  # a substitute's: from the report made again for them
+                change = holders[reg.name]
+                since = change.resolution - 1
+                key += f"/{change.holders}"
+                whose += f"-{change.holders}"  # another message than its earlier player's
+                if resolution < since:
+                    continue
             if key in sent["reports"] or key in skipped:
                 continue
             if not (folder / f"{reg.name}.txt").exists():
@@ -219,11 +229,11 @@ def _send_game(
                 )
                 result.notes.append(why)
                 continue
-            name = f"r{folder.name}{attempt[resolution]}-{reg.name}.eml"
+            name = f"r{folder.name}{attempt[resolution]}-{whose}.eml"
             if not dry_run:
-                if kit and resolution == 0:
+                if kit and resolution == since:
                     kit_file = kit_file or kit_bytes()
-                attached = kit_file if resolution == 0 else None
+                attached = kit_file if resolution == since else None
                 msg = build_report(game, resolution, reg.name, sender, bcc, now, attached)
                 assert msg is not None
                 write_eml(directory, name, msg)

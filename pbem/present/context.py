@@ -309,6 +309,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     return {
         "aids": decision_aids(state, player) if playing and state.phase is Phase.PLAY else None,
         "secret": secret,
+        "holder": reg.holder if reg else None,
         "hand": [{"card": card_name(c), "kind": _card_kind(state, c)} for c in me.hand],
         "sets": sets,
         "set_value": value,

@@ -26,6 +26,7 @@ from pbem.core.events import (
     Rolled,
     RolledForFirst,
     SeatsDecided,
+    SeatTaken,
     Skipped,
     Traded,
     Won,
@@ -214,6 +215,24 @@ def narrate(event: Event, viewer: str | None) -> str:
                 player=event.player,
             )
         return _("No orders from %(player)s by the deadline.", player=event.player)
+    if isinstance(event, SeatTaken):
+        if event.previous == event.player:
+            return _(
+                "%(holder)s took over %(seat)s's seat before turn %(turn)s: the same armies, "
+                "cards and mission; its orders are signed with %(holder)s's secret from now on.",
+                holder=event.holder,
+                seat=event.player,
+                turn=event.turn,
+            )
+        return _(
+            "%(holder)s took over the seat %(seat)s from %(previous)s before turn %(turn)s: "
+            "the same armies, cards and mission; its orders are signed with %(holder)s's "
+            "secret from now on.",
+            holder=event.holder,
+            seat=event.player,
+            previous=event.previous,
+            turn=event.turn,
+        )
     if isinstance(event, Dropped):
         values = {
             "player": event.player,
@@ -315,6 +334,7 @@ _KINDS: dict[type[Event], str] = {
     Placed: "place",
     Dealt: "setup",
     Dropped: "dropped",
+    SeatTaken: "seat",
     SeatsDecided: "setup",
     RolledForFirst: "setup",
     Eliminated: "eliminated",

@@ -1,0 +1,364 @@
+"""A seat handed to a substitute: the same armies, cards and mission, a new player with a
+secret of their own.
+
+`pbem substitute DIR dave --to carol=carol@example.org` gives dave's seat to carol. The seat
+keeps its name (`dave`: the name the orders, the map and the history know it by); game.toml
+records who holds it now (`holder = "carol"`), carol's address and language, and a new secret,
+derived from the seed, the seat and how many players have held it, so that the secret dave
+holds signs nothing from then on (orders signed with it are refused with "this seat has a new
+player"). The change is recorded in the history, `history/seats/NNNN-k.toml` (the k-th change
+while resolution NNNN was pending): when, which seat, the holders before and after, their
+addresses, why, and the secret that signed the seat's orders until then, so that the audit
+checks every resolution's orders with the secret in force then. The next resolution tells
+everyone first (a `seat_taken` event), and the seat's count of turns missed in a row starts
+again from none. The seat's latest report is made again for its new player, with their
+secret, and mailed to them (pbem.mail.send) as their first.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from pbem.core.events import SeatTaken
+from pbem.core.state import Phase, player_name, same_name, valid_player_name
+from pbem.errors import GameFileError, PbemError
+from pbem.game import clock
+from pbem.game.disk import atomic_write, locked, write_files
+from pbem.game.history import HISTORY, change_files
+from pbem.game.root import fold
+from pbem.game.store import PLAYER_NAME_RULE, Game, Registration, _load_toml, read_game, write_game
+from pbem.terminal import quoted
+
+SEATS = "seats"
+WHY_LENGTH = 300
+"""The longest reason the history keeps for a change of seat."""
+
+
+def seats_folder(directory: Path) -> Path:
+    return directory / HISTORY / SEATS
+
+
+def first_secret(seed: bytes, seat: str) -> str:
+    """The secret of a seat's first player, derived from the seed (every game made so far)."""
+    digest = hmac.new(seed, b"pbem/secret/" + seat.encode(), "sha256").digest()
+    return digest[:12].hex()
+
+
+def holder_secret(seed: bytes, seat: str, holders: int, holder: str) -> str:
+    """The secret of a seat's substitute: HMAC-SHA256(seed, "pbem/secret/" || seat || "/" ||
+    n || "/" || holder), the first 12 bytes in hex, n the number of players who held the seat
+    before them (1 for the first substitute). Each holder of a seat has their own."""
+    label = f"pbem/secret/{seat}/{holders}/{holder}".encode()
+    return hmac.new(seed, label, "sha256").digest()[:12].hex()
+
+
+@dataclass(frozen=True)
+class SeatChange:
+    """The moderator gave the seat `seat` to `holder` while `resolution` was pending."""
+
+    resolution: int
+    number: int
+    time: str
+    turn: int
+    seat: str
+    holder: str
+    previous: str
+    email: str
+    previous_email: str
+    holders: int
+    """How many players held the seat before `holder` (1 for its first substitute)."""
+    previous_secret: str
+    """The secret that signed the seat's orders until this change."""
+    why: str = ""
+    language: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "resolution": self.resolution,
+            "number": self.number,
+            "time": self.time,
+            "turn": self.turn,
+            "seat": self.seat,
+            "holder": self.holder,
+            "previous": self.previous,
+            "email": self.email,
+            "previous_email": self.previous_email,
+            "holders": self.holders,
+            "previous_secret": self.previous_secret,
+            "why": self.why,
+        }
+        if self.language is not None:
+            out["language"] = self.language
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SeatChange:
+        language = data.get("language")
+        return cls(
+            resolution=int(data["resolution"]),
+            number=int(data["number"]),
+            time=str(data["time"]),
+            turn=int(data["turn"]),
+            seat=str(data["seat"]),
+            holder=str(data["holder"]),
+            previous=str(data["previous"]),
+            email=str(data["email"]),
+            previous_email=str(data["previous_email"]),
+            holders=int(data["holders"]),
+            previous_secret=str(data["previous_secret"]),
+            why=str(data.get("why", "")),
+            language=None if language is None else str(language),
+        )
+
+    @property
+    def event(self) -> SeatTaken:
+        return SeatTaken(self.seat, self.holder, self.previous, self.turn)
+
+    def describe(self) -> str:
+        seat = (
+            f"{self.seat}'s seat"
+            if self.previous == self.seat
+            else f"the seat {self.seat} from {self.previous}"
+        )
+        return f"{self.holder} took over {seat} before turn {self.turn}" + (
+            f" ({self.why})" if self.why else ""
+        )
+
+
+def seat_changes(directory: Path) -> list[SeatChange]:
+    """Every recorded change of a seat's player, in the order made."""
+    out = []
+    for path in change_files(seats_folder(directory)):
+        try:
+            out.append(SeatChange.from_dict(_load_toml(path)))
+        except (KeyError, ValueError, TypeError) as err:
+            raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
+    return out
+
+
+def taken(directory: Path, resolution: int) -> tuple[SeatTaken, ...]:
+    """The seats that changed hands while `resolution` was pending, as that resolution tells
+    them first."""
+    return tuple(c.event for c in seat_changes(directory) if c.resolution == resolution)
+
+
+def secret_at(game: Game, changes: Sequence[SeatChange], seat: str, resolution: int) -> str:
+    """The secret that signed the orders of `seat` for `resolution`: its holder's then."""
+    later = next((c for c in changes if c.seat == seat and c.resolution > resolution), None)
+    if later is not None:
+        return later.previous_secret
+    reg = game.registration(seat)
+    return reg.secret if reg is not None else ""
+
+
+def at_resolution(game: Game, resolution: int) -> Game:
+    """The game with each seat's secret the one that signed its orders for `resolution`."""
+    changes = seat_changes(game.path)
+    if not changes:
+        return game
+    registrations = tuple(
+        replace(r, secret=secret_at(game, changes, r.name, resolution)) for r in game.registrations
+    )
+    return replace(game, registrations=registrations)
+
+
+def handed_over(directory: Path, seat: str, secret: str) -> SeatChange | None:
+    """The change that took `seat` from the player whose secret `secret` was, if it was a
+    previous holder's: their orders are refused ("this seat has a new player")."""
+    return next(
+        (
+            c
+            for c in seat_changes(directory)
+            if c.seat == seat and hmac.compare_digest(c.previous_secret, secret)
+        ),
+        None,
+    )
+
+
+def changed_after(directory: Path, resolution: int) -> SeatChange | None:
+    """The first seat change made after `resolution` was resolved (an undo of it is refused)."""
+    return next((c for c in seat_changes(directory) if c.resolution > resolution), None)
+
+
+def substitute(
+    directory: Path,
+    seat: str,
+    holder: str,
+    email: str,
+    now: datetime,
+    language: str | None = None,
+    why: str = "",
+) -> SeatChange:
+    """Give `seat` to the new player `holder` (address `email`, their own `language`, or the
+    game's): game.toml takes their name, address and a new secret, the history records the
+    change, and the seat's latest report is made again for them. Run again after it was
+    interrupted, with the same player, it completes the change instead."""
+    from pbem.game.players import valid_address
+    from pbem.game.undo import check_not_interrupted
+    from pbem.present.i18n import check_language
+
+    holder = player_name(holder)
+    why = " ".join(why.split())
+    if len(why) > WHY_LENGTH:
+        raise PbemError(f"the reason is {len(why)} characters long: give at most {WHY_LENGTH}")
+    if not valid_player_name(holder):
+        raise PbemError(f"'{quoted(holder)}' cannot be a player's name: {PLAYER_NAME_RULE}")
+    if not valid_address(email):
+        raise PbemError(
+            f"'{quoted(email)}' is not an email address: write --to NAME=ADDRESS, with ADDRESS "
+            "like carol@example.org"
+        )
+    if language is not None:
+        check_language(language, f"the language for {quoted(holder)}")
+    with locked(directory):
+        check_not_interrupted(directory)
+        game = read_game(directory)
+        done = _unfinished(game, seat, holder)
+        if done is not None:
+            _remake_report(_with_holder(game, done), seat)
+            return done
+        reg = _seat(game, seat)
+        _check(game, reg, holder, email)
+        r = game.state.resolution
+        before = [c for c in seat_changes(directory) if c.seat == reg.name]
+        change = SeatChange(
+            resolution=r,
+            number=len(change_files(seats_folder(directory), r)) + 1,
+            time=clock.iso(now),
+            turn=game.state.turn,
+            seat=reg.name,
+            holder=holder,
+            previous=reg.played_by,
+            email=email,
+            previous_email=reg.email,
+            holders=len(before) + 1,
+            previous_secret=reg.secret,
+            why=why,
+            language=language,
+        )
+        path = seats_folder(directory) / f"{r:04d}-{change.number}.toml"
+        atomic_write(path, tomli_w.dumps(change.to_dict()))
+        _remake_report(_with_holder(game, change), reg.name)
+        return change
+
+
+def _unfinished(game: Game, seat: str, holder: str) -> SeatChange | None:
+    """The last change of `seat`, to `holder`, if game.toml does not have it yet (the run that
+    recorded it stopped before it wrote game.toml)."""
+    changes = [c for c in seat_changes(game.path) if c.seat == seat]
+    if not changes or changes[-1].holder != holder:
+        return None
+    reg = game.registration(seat)
+    return changes[-1] if reg is not None and reg.holder != holder else None
+
+
+def _seat(game: Game, seat: str) -> Registration:
+    reg = game.registration(seat)
+    if reg is None:
+        names = ", ".join(r.name for r in game.registrations)
+        raise PbemError(f"there is no seat '{quoted(seat)}' in this game: its seats are {names}")
+    if game.state.phase is Phase.OVER:
+        raise PbemError(f"game '{game.name}' is over: its seats are not played any more")
+    player = game.state.player(reg.name)
+    if player.dropped:
+        raise PbemError(
+            f"{reg.name} left the game after missed turns: their armies are neutral now, and a "
+            "dropped seat cannot be handed over"
+        )
+    if not player.alive:
+        raise PbemError(f"{reg.name} is out of the game: there is no seat left to hand over")
+    return reg
+
+
+def _check(game: Game, reg: Registration, holder: str, email: str) -> None:
+    """Refuse a new player whose name or address another seat has, or who has it already."""
+    if same_name(holder, reg.played_by):
+        raise PbemError(f"{holder} plays the seat {reg.name} already: nothing to change")
+    for other in game.registrations:
+        if other.name == reg.name:
+            continue
+        if any(same_name(holder, n) or fold(holder) == fold(n) for n in names(other)):
+            raise PbemError(
+                f"{holder} is the name of a player of this game ({other.name}'s seat): "
+                "give the new player a name of their own"
+            )
+        if other.email and other.email.lower() == email.lower():
+            raise PbemError(
+                f"{email} is {other.played_by}'s address: each player needs one of their own"
+            )
+
+
+def names(reg: Registration) -> set[str]:
+    """The names a seat is known by: its own, and its holder's."""
+    return {reg.name, reg.played_by}
+
+
+def _with_holder(game: Game, change: SeatChange) -> Game:
+    secret = holder_secret(game.seed, change.seat, change.holders, change.holder)
+    registrations = tuple(
+        replace(
+            r, holder=change.holder, email=change.email, secret=secret, language=change.language
+        )
+        if r.name == change.seat
+        else r
+        for r in game.registrations
+    )
+    return replace(game, registrations=registrations)
+
+
+def _remake_report(game: Game, seat: str) -> None:
+    """Write game.toml with the seat's new player, then make the seat's latest report again
+    from the history, for them (with their secret); the other players' reports stay as they
+    are. Rendered before anything is written: a broken template changes nothing."""
+    from pbem.core.orders import parse_orders
+    from pbem.game.history import drafted, history_count, read_history, report_dir
+    from pbem.game.undo import undone_notes
+    from pbem.present import report  # Jinja2 and the reports: only when rendering
+
+    r = history_count(game.path) - 1
+    record = read_history(game.path, r)
+    orders = [parse_orders(o.text, game.state.board) for o in record.orders]
+    now = clock.parse_instant(record.time, "time") if record.time else None
+    undone = undone_notes(game.path, drafted(game)) if r else ()
+    files = report.render_reports(game, r, record.events, orders=orders, now=now, undone=undone)
+    mine = {name: text for name, text in files.items() if name.split(".")[0] == seat}
+    write_game(game)
+    folder = report_dir(game.path, r)
+    if folder.is_dir():
+        write_files(folder, mine)
+
+
+def seat_problem(game: Game) -> str | None:
+    """Whether game.toml's seats are the ones the history's changes give (for the audit)."""
+    last: dict[str, SeatChange] = {}
+    for change in seat_changes(game.path):
+        reg = game.registration(change.seat)
+        if reg is None:
+            return (
+                f"history/{SEATS}/ records a change of the seat '{quoted(change.seat)}', "
+                "which is not in the game"
+            )
+        if change.previous != (last[change.seat].holder if change.seat in last else change.seat):
+            return (
+                f"history/{SEATS}/ says {change.holder} took the seat {change.seat} from "
+                f"{change.previous}, who did not hold it then"
+            )
+        last[change.seat] = change
+    for seat, change in last.items():
+        reg = game.registration(seat)
+        assert reg is not None
+        secret = holder_secret(game.seed, seat, change.holders, change.holder)
+        if reg.holder != change.holder or not hmac.compare_digest(reg.secret, secret):
+            return (
+                f"the seat {seat}: game file played by {reg.played_by}, history by "
+                f"{change.holder} (the last change recorded in history/{SEATS}/), or its "
+                "secret is not the one the seed gives"
+            )
+    return None
