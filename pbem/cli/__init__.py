@@ -32,6 +32,7 @@ COMMANDS = {
     "undo": "pbem.cli.turn:undo_command",
     "release": "pbem.cli.turn:release_command",
     "substitute": "pbem.cli.turn:substitute_command",
+    "vacation": "pbem.cli.turn:vacation_command",
     "show": "pbem.cli.look:show",
     "dice": "pbem.cli.look:dice_command",
     "audit": "pbem.cli.look:audit",

@@ -63,6 +63,18 @@ from pbem.errors import PbemError
 @click.option("--due-at", metavar="HH:MM", help="Move each deadline forward to this time of day.")
 @click.option("--timezone", "zone", default="UTC", show_default=True, help="IANA zone of --due-at.")
 @click.option(
+    "--vacation",
+    metavar="DAYS",
+    help="Each player's vacation days: 14d for the game (the default), 14d/year, 0 for none.",
+)
+@click.option(
+    "--vacation-mode",
+    type=click.Choice(["wait", "autopilot"]),
+    default="wait",
+    show_default=True,
+    help="While a player is away, their turns wait for them, or the autopilot plays them.",
+)
+@click.option(
     "--drop-after",
     type=click.IntRange(min=0),
     default=3,
@@ -91,6 +103,8 @@ def new(
     due_at: str | None,
     zone: str,
     drop_after: int,
+    vacation: str | None,
+    vacation_mode: str,
     missions: bool,
     now: str | None,
     language: str | None,
@@ -114,7 +128,7 @@ def new(
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
-    schedule = deadlines.schedule_from_options(turn_time, due_at, zone)
+    schedule = deadlines.schedule_from_options(turn_time, due_at, zone, vacation, vacation_mode)
     options = Options(
         SetupMode(setup),
         TwoPlayer(two_player),
@@ -358,3 +372,30 @@ def substitute_command(
         f"The seat's latest report is made again for {change.holder}, with their secret: "
         "'pbem mail send' mails it to them as their first."
     )
+
+
+@click.command(name="vacation", short_help="Record that a player is away.")
+@click.argument("directory", type=GAME_DIR)
+@click.argument("player")
+@click.option("--from", "start", required=True, metavar="YYYY-MM-DD", help="The first day away.")
+@click.option("--to", "end", required=True, metavar="YYYY-MM-DD", help="The last day away.")
+@NOW
+@reports_errors
+def vacation_command(directory: Path, player: str, start: str, end: str, now: str | None) -> None:
+    """Record that PLAYER is away from --from to --to (both days included, in the game's time
+    zone), within their allowance of vacation days. Their turns wait for them, or, in a game
+    made with --vacation-mode autopilot, the autopilot plays them without counting a miss.
+
+    \b
+    Example:
+      pbem vacation games/rome bob --from 2027-03-12 --to 2027-03-19
+    """
+    from pbem.game import clock, vacations
+
+    first, last = clock.parse_date(start, "--from"), clock.parse_date(end, "--to")
+    vacation, game = vacations.declare(directory, player, first, last, instant(now))
+    echo(f"{vacation.describe()} ({vacation.days} days); recorded in history/vacations/.")
+    if game.deadline is not None and game.schedule is not None:
+        echo(
+            f"Turn {game.state.turn} is due by {clock.describe(game.deadline, game.schedule.zone)}."
+        )

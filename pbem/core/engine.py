@@ -17,6 +17,7 @@ from pbem.core.board import Board
 from pbem.core.dice import Stream
 from pbem.core.events import (
     AttackStopped,
+    Away,
     Conquered,
     Dealt,
     DiceKeyed,
@@ -95,8 +96,9 @@ def by_orders(
 class _Table:
     """A mutable working copy of the state, used only inside one resolution."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, away: Mapping[str, str] | None = None) -> None:
         self.state = state
+        self.away = away or {}
         self.board = state.board
         self.owner: dict[str, str] = {}
         self.armies: dict[str, int] = {}
@@ -417,17 +419,21 @@ def resolve(
     randomness: Randomness,
     autopilot: Collection[str] = (),
     taken: Sequence[SeatTaken] = (),
+    away: Mapping[str, str] | None = None,
 ) -> tuple[GameState, tuple[Event, ...]]:
     """Resolve the pending turn from accepted orders: the setup placements of every player, or
     the current player's turn. `autopilot` names the players whose orders the autopilot wrote
     because they sent none by the deadline: their turn counts as missed. `taken`: the seats
     that changed hands since the last resolution (pbem.game.seats), told first; each one's
-    count of turns missed in a row starts again from none."""
+    count of turns missed in a row starts again from none. `away`: those of `autopilot` who
+    are away on a vacation (each with its last day), in a game whose autopilot plays for them:
+    their turn is not missed."""
     if not taken:
-        return _resolve(state, orders, randomness, autopilot)
+        return _resolve(state, orders, randomness, autopilot, away or {})
     fresh = {t.player for t in taken}
     players = tuple(replaced(p, missed=0) if p.name in fresh else p for p in state.players)
-    new, events = _resolve(replaced(state, players=players), orders, randomness, autopilot)
+    state = replaced(state, players=players)
+    new, events = _resolve(state, orders, randomness, autopilot, away or {})
     return new, (*taken, *events)
 
 
@@ -436,24 +442,28 @@ def _resolve(
     orders: Sequence[Orders],
     randomness: Randomness,
     autopilot: Collection[str],
+    away: Mapping[str, str],
 ) -> tuple[GameState, tuple[Event, ...]]:
     if state.phase is Phase.DRAFT:
-        return _resolve_draft(state, orders, randomness, autopilot)
+        return _resolve_draft(state, orders, randomness, autopilot, away)
     if state.phase is Phase.SETUP:
-        return _resolve_setup(state, orders, autopilot)
+        return _resolve_setup(state, orders, autopilot, away)
     if state.phase is Phase.OVER:
         raise ValueError(f"game {state.game} is over")
     mine = [o for o in orders if o.player == state.current_player.name]
     if len(mine) != 1:
         raise ValueError(f"resolve needs exactly one order file from {state.current_player.name}")
     randomness, keyed = by_orders(state, mine, randomness)
-    return _resolve_turn(state, mine[0], randomness, mine[0].player in autopilot, keyed)
+    return _resolve_turn(state, mine[0], randomness, mine[0].player in autopilot, keyed, away)
 
 
 def _resolve_setup(
-    state: GameState, orders: Sequence[Orders], autopilot: Collection[str]
+    state: GameState,
+    orders: Sequence[Orders],
+    autopilot: Collection[str],
+    away: Mapping[str, str],
 ) -> tuple[GameState, tuple[Event, ...]]:
-    table = _Table(state)
+    table = _Table(state, away)
     by_player = {o.player: o for o in orders}
     for player in state.players:
         if not player.alive:
@@ -484,11 +494,12 @@ def _resolve_draft(
     orders: Sequence[Orders],
     randomness: Randomness,
     autopilot: Collection[str],
+    away: Mapping[str, str],
 ) -> tuple[GameState, tuple[Event, ...]]:
     """The draft turn: every territory taken round by round from the ranked lists (draft.py),
     one army on each; the neutral's armies then go at random (from this resolution's public
     stream, as at a dealt setup); then the setup turn places the rest, as in a dealt game."""
-    table = _Table(state)
+    table = _Table(state, away)
     by_player = {o.player: o for o in orders}
     seated = [p.name for p in state.players if p.alive]
     for name in seated:
@@ -526,8 +537,11 @@ def _resolve_draft(
 
 
 def _count_turn(table: _Table, player: str, turn: int, missed: bool) -> None:
-    """A missed turn adds one to the player's count (with an event); orders reset it."""
-    if missed:
+    """A missed turn adds one to the player's count (with an event); orders reset it. The
+    turn of a player away on a vacation, which the autopilot played, leaves it as it was."""
+    if missed and player in table.away:
+        table.events.append(Away(player, turn, table.away[player]))
+    elif missed:
         table.missed[player] += 1
         table.events.append(MissedTurn(player, turn, table.missed[player]))
     else:
@@ -579,8 +593,9 @@ def _resolve_turn(
     randomness: Randomness,
     missed: bool = False,
     keyed: tuple[Event, ...] = (),
+    away: Mapping[str, str] | None = None,
 ) -> tuple[GameState, tuple[Event, ...]]:
-    table = _Table(state)
+    table = _Table(state, away)
     table.events.extend(keyed)
     name = orders.player
     base = rules.reinforcement(state, name)

@@ -248,6 +248,18 @@ class MissedTurn(Event):
 
 
 @dataclass(frozen=True)
+class Away(Event):
+    """A player away on a vacation they declared (`until`: its last day) in a game whose
+    autopilot plays for players away: the autopilot played their turn, and it does not count
+    as missed (their count of turns missed in a row stays as it was)."""
+
+    kind: ClassVar[str] = "away"
+    player: str
+    turn: int
+    until: str
+
+
+@dataclass(frozen=True)
 class SeatTaken(Event):
     """`holder` took over the seat `player` from `previous` (its holder until then) before
     this resolution, on the moderator's word: the seat keeps its armies, cards and mission,
@@ -345,6 +357,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Fortified,
         Skipped,
         MissedTurn,
+        Away,
         SeatTaken,
         Dropped,
         Won,

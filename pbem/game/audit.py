@@ -71,7 +71,7 @@ def audit_game(directory: Path) -> AuditSummary:
     """Replay every resolution from history/0000 and compare everything with what was recorded:
     keys, events, dice and states; the undone resolutions too (against the state before them);
     that the autopilot played only after a deadline; and that game.toml is where it all ends."""
-    from pbem.game import deadlines, players, seats, undo
+    from pbem.game import deadlines, players, seats, undo, vacations
     from pbem.game.replay import replay_setup
 
     game = read_game(directory, check_history=False)
@@ -103,7 +103,9 @@ def audit_game(directory: Path) -> AuditSummary:
         else:
             assert state is not None
             rolls += _audit_undone(game, [u for u in undone if u.resolution == r], state)
-            early = deadlines.autopilot_too_early(directory, game, record)
+            early = deadlines.autopilot_too_early(
+                directory, game, record
+            ) or deadlines.away_unfounded(directory, game, record)
             if early:
                 raise AuditError(f"{where}: {early}")
             state = _replay_checked(game, where, state, record)
@@ -115,13 +117,17 @@ def audit_game(directory: Path) -> AuditSummary:
             "game.toml differs from the state the history replays to: "
             + describe(differences(game.state, state))
         )
+    allowance = vacations.allowance_problem(game)
+    if allowance:
+        raise AuditError(allowance)
     if state.phase is not Phase.OVER and game.deadline != deadlines.pending_deadline(
         directory, game, count
     ):
         raise AuditError(
             "game.toml's deadline differs from the one the history gives "
-            f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' run "
-            "was interrupted, run it again: it completes the change it recorded"
+            f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' or "
+            "'pbem vacation' run was interrupted, run it again: it completes the change it "
+            "recorded"
         )
     address = players.address_problem(game) or seats.seat_problem(game)
     if address:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta, timezone, tzinfo
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from pbem.errors import PbemError
@@ -94,6 +94,34 @@ def iso(moment: datetime, where: ZoneInfo | None = None) -> str:
     return value.replace(microsecond=0).isoformat()
 
 
+def parse_date(text: str, what: str = "date") -> date:
+    """A calendar day, YYYY-MM-DD; raises PbemError otherwise."""
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise PbemError(f"{what} must be a day written YYYY-MM-DD, not '{text}'") from None
+
+
+def parse_allowance(text: str) -> tuple[int, str]:
+    """`14d` (days for the game), `14d/year` (for each calendar year) or `0` (none)."""
+    value, _, per = text.strip().partition("/")
+    per = per.strip() or "game"
+    days = value.strip().removesuffix("d")
+    if not days.isdigit() or per not in VACATION_PER or int(days) > MAX_VACATION:
+        raise PbemError(
+            f"--vacation must be days for the game (14d), for each year (14d/year) or 0, up to "
+            f"{MAX_VACATION} days, not '{text}'"
+        )
+    return int(days), per
+
+
+DEFAULT_VACATION_DAYS = 14
+"""Each player's vacation days for a game, unless it was made with others (--vacation)."""
+MAX_VACATION = 366
+VACATION_PER = ("game", "year")
+VACATION_MODES = ("wait", "autopilot")
+
+
 @dataclass(frozen=True)
 class Schedule:
     """When turns are due: `turn_time` after the previous resolution, moved forward to the next
@@ -107,6 +135,13 @@ class Schedule:
     may be, so that a daily 20:00 game stays daily when the turn is resolved a little after
     20:00 (by cron, by the autopilot at the deadline, by hand that evening). Games made before
     it have none (their deadlines are counted as they always were)."""
+    vacation_days: int = DEFAULT_VACATION_DAYS
+    """Each player's allowance of vacation days (pbem.game.vacations); 0: none."""
+    vacation_per: str = "game"
+    """What the allowance is for: the whole `game`, or each calendar `year`."""
+    vacation_mode: str = "wait"
+    """While a player is away: the turns they are awaited in `wait` for them, or the
+    `autopilot` plays for them without counting a missed turn."""
 
     @property
     def zone(self) -> ZoneInfo:
@@ -119,6 +154,12 @@ class Schedule:
         out["timezone"] = self.timezone
         if self.tolerance:
             out["tolerance"] = format_duration(self.tolerance)
+        if self.vacation_days != DEFAULT_VACATION_DAYS:
+            out["vacation_days"] = self.vacation_days
+        if self.vacation_per != "game":
+            out["vacation_per"] = self.vacation_per
+        if self.vacation_mode != "wait":
+            out["vacation_mode"] = self.vacation_mode
         return out
 
     @classmethod
@@ -128,11 +169,24 @@ class Schedule:
         name = str(data.get("timezone", UTC))
         zone(name)
         tolerance = data.get("tolerance")
+        days = data.get("vacation_days", DEFAULT_VACATION_DAYS)
+        if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_VACATION:
+            raise PbemError(
+                f"vacation_days must be a number of days from 0 to {MAX_VACATION}, not {days!r}"
+            )
+        per, mode = data.get("vacation_per", "game"), data.get("vacation_mode", "wait")
+        if per not in VACATION_PER:
+            raise PbemError(f"vacation_per must be 'game' or 'year', not {per!r}")
+        if mode not in VACATION_MODES:
+            raise PbemError(f"vacation_mode must be 'wait' or 'autopilot', not {mode!r}")
         return cls(
             parse_duration(str(data["turn_time"])),
             parse_time_of_day(str(due)) if due is not None else None,
             name,
             parse_duration(str(tolerance)) if tolerance is not None else timedelta(0),
+            days,
+            str(per),
+            str(mode),
         )
 
 

@@ -65,13 +65,31 @@ class DeadlineChange:
 
 
 def schedule_from_options(
-    turn_time: str | None, due_at: str | None, zone: str = clock.UTC
+    turn_time: str | None,
+    due_at: str | None,
+    zone: str = clock.UTC,
+    vacation: str | None = None,
+    vacation_mode: str = "wait",
 ) -> clock.Schedule | None:
-    """The deadlines of `pbem new --turn-time --due-at --timezone` (None: no deadlines)."""
+    """The deadlines of `pbem new --turn-time --due-at --timezone --vacation --vacation-mode`
+    (None: no deadlines)."""
     if turn_time is None:
         if due_at is not None or zone != clock.UTC:
             raise PbemError("--due-at and --timezone need --turn-time (how long a turn lasts)")
+        if vacation is not None or vacation_mode != "wait":
+            raise PbemError(
+                "--vacation and --vacation-mode need --turn-time: a game without deadlines "
+                "waits for everyone anyway"
+            )
         return None
+    days, per = (
+        clock.parse_allowance(vacation)
+        if vacation is not None
+        else (
+            clock.DEFAULT_VACATION_DAYS,
+            "game",
+        )
+    )
     clock.zone(zone)
     length = clock.parse_duration(turn_time)
     return clock.Schedule(
@@ -79,6 +97,9 @@ def schedule_from_options(
         clock.parse_time_of_day(due_at) if due_at else None,
         zone,
         min(length / 4, MAX_TOLERANCE) if due_at else timedelta(0),
+        days,
+        per,
+        vacation_mode,
     )
 
 
@@ -134,13 +155,37 @@ def scheduled_deadline(
 
 
 def pending_deadline(directory: Path, game: Game, resolution: int) -> datetime | None:
-    """The deadline of `resolution` as the history gives it (see the module's docstring)."""
+    """The deadline of `resolution` as the history gives it (see the module's docstring),
+    waiting for the players it awaits while they are away (pbem.game.vacations)."""
     if game.schedule is None or resolution < 1:
         return None
-    deadline = scheduled_deadline(game, resolution_time(directory, resolution - 1), resolution - 1)
+    began = resolution_time(directory, resolution - 1)
+    deadline = scheduled_deadline(game, began, resolution - 1)
     for change in deadline_changes(directory, resolution):
         deadline = clock.parse_instant(change.deadline, "deadline")
-    return deadline
+    if resolution < history_count(directory):
+        awaited: Sequence[str] = read_history(directory, resolution).players
+    else:
+        awaited = game.state.awaiting()
+    return waiting(directory, game, resolution, awaited, deadline, began)
+
+
+def waiting(
+    directory: Path,
+    game: Game,
+    resolution: int,
+    awaited: Sequence[str],
+    deadline: datetime | None,
+    began: datetime | None,
+) -> datetime | None:
+    """`deadline`, the deadline of `resolution` (begun at `began`), moved past the vacations
+    of the players it awaits, in a game that waits for them."""
+    from pbem.game import vacations
+
+    if deadline is None or game.schedule is None or game.schedule.vacation_mode != "wait":
+        return deadline
+    found = vacations.in_force(vacations.vacations(directory), resolution)
+    return vacations.waited(found, awaited, deadline, began, game.schedule.timezone)
 
 
 def change_deadline(
@@ -241,14 +286,50 @@ def outage_guard(game: Game, missing: Sequence[str]) -> str | None:
     )
 
 
-def autopilot_records(game: Game, missing: Sequence[str]) -> list[OrderRecord]:
-    """The autopilot's order files for the players who missed the deadline."""
+def autopilot_records(
+    game: Game, missing: Sequence[str], deadline: datetime | None = None
+) -> list[OrderRecord]:
+    """The autopilot's order files for the players who missed the deadline; in a game whose
+    autopilot plays for players away, those away at `deadline` are marked with their
+    vacation's last day (their turn is not missed)."""
+    from pbem.game import vacations
+
+    found = vacations.in_force(vacations.vacations(game.path), game.state.resolution)
     out = []
     for name in missing:
         reg = game.registration(name)
         text = autopilot_text(game.state, name, reg.secret if reg else "")
-        out.append(OrderRecord(name, AUTOPILOT_FILE, text, autopilot=True))
+        away = None
+        schedule = game.schedule
+        if schedule is not None and schedule.vacation_mode == "autopilot" and deadline:
+            on = vacations.away_at(found, name, deadline, schedule.timezone)
+            away = on.end.isoformat() if on is not None else None
+        out.append(OrderRecord(name, AUTOPILOT_FILE, text, autopilot=True, away=away))
     return out
+
+
+def away_unfounded(directory: Path, game: Game, record: HistoryRecord) -> str | None:
+    """For the audit: an autopilot turn recorded as a vacation's that no vacation declared
+    before it covers at the turn's deadline, in a game whose autopilot plays for players
+    away."""
+    from pbem.game import vacations
+
+    marked = [o for o in record.orders if o.away is not None]
+    if not marked:
+        return None
+    schedule = game.schedule
+    if schedule is None or schedule.vacation_mode != "autopilot":
+        return "an autopilot turn recorded as a vacation's in a game that waits for players away"
+    deadline = pending_deadline(directory, game, record.resolution)
+    found = vacations.in_force(vacations.vacations(directory), record.resolution)
+    for o in marked:
+        on = vacations.away_at(found, o.player, deadline, schedule.timezone) if deadline else None
+        if on is None or on.end.isoformat() != o.away or not o.autopilot:
+            return (
+                f"the autopilot's turn for {o.player} is recorded as a vacation's, but no "
+                f"vacation of theirs declared before it covers the deadline"
+            )
+    return None
 
 
 def autopilot_too_early(directory: Path, game: Game, record: HistoryRecord) -> str | None:

@@ -56,6 +56,9 @@ class OrderRecord:
     file: str
     text: str
     autopilot: bool = False
+    away: str | None = None
+    """For the autopilot's orders of a player away on a vacation (in a game whose autopilot
+    plays for them): the vacation's last day. Their turn is not missed."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ def write_history(directory: Path, record: HistoryRecord) -> None:
             "file": o.file,
             "text": o.text,
             **({"autopilot": True} if o.autopilot else {}),
+            **({"away": o.away} if o.away is not None else {}),
         }
         for o in record.orders
     ]
@@ -151,7 +155,11 @@ def read_history_file(path: Path, *, events: bool = True) -> HistoryRecord:
             key=str(data["key"]),
             orders=tuple(
                 OrderRecord(
-                    str(o["player"]), str(o["file"]), str(o["text"]), bool(o.get("autopilot"))
+                    str(o["player"]),
+                    str(o["file"]),
+                    str(o["text"]),
+                    bool(o.get("autopilot")),
+                    str(o["away"]) if "away" in o else None,
                 )
                 for o in data.get("orders", [])
             ),

@@ -26,7 +26,7 @@ from pbem.core.state import (
     state_digest,
 )
 from pbem.errors import GameFileError, PbemError
-from pbem.game import clock, deadlines, settings, undo
+from pbem.game import clock, deadlines, settings, undo, vacations
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
 from pbem.game.check import check_files as check_files
@@ -419,7 +419,7 @@ def resolve_game(
                 why = deadlines.outage_guard(game, missing)
             if why is not None:
                 raise NotReady("\n".join(_missing(game, rejected, missing, [why] if why else [])))
-            records += deadlines.autopilot_records(game, missing)
+            records += deadlines.autopilot_records(game, missing, deadline)
         orders = recorded_orders(game.state, records)
         state, events = replay_orders(
             game.state, records, randomness(game, r), orders, taken(directory, r)
@@ -447,6 +447,7 @@ def resolve_game(
             now=now,
             undone=undo.undone_notes(directory, drafted(game)),
             forecasts=_forecasts(game.state, orders),
+            away=vacations.upcoming(directory, game, now),
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
@@ -472,10 +473,14 @@ def _never_backwards(directory: Path, resolution: int, now: datetime | None) -> 
 
 
 def _after(game: Game, state: GameState, now: datetime | None) -> Game:
-    """The game after a resolution made at `now`: the new state and the next deadline."""
+    """The game after a resolution made at `now`: the new state and the next deadline (which
+    waits for the players it awaits while they are away, in a game that waits)."""
     deadline = None
     if state.phase is not Phase.OVER:
         deadline = deadlines.scheduled_deadline(game, now, game.state.resolution)
+        deadline = deadlines.waiting(
+            game.path, game, state.resolution, state.awaiting(), deadline, now
+        )
     return replace(game, state=state, deadline=deadline)
 
 
@@ -513,6 +518,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         now,
         undo.undone_notes(game.path, drafted(game)),
         _forecasts(game.state, orders),
+        vacations.upcoming(game.path, game, now),
     )
     _archive_recorded(game.path, record)
     written = write_files(new_report_dir(game.path, played_in(game, r, record.turn)), reports)

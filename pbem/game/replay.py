@@ -61,7 +61,8 @@ def replay_orders(
     if orders is None:
         orders = recorded_orders(state, records)
     autopilot = {o.player for o in records if o.autopilot}
-    return engine.resolve(state, orders, randomness, autopilot, taken)
+    away = {o.player: o.away for o in records if o.autopilot and o.away is not None}
+    return engine.resolve(state, orders, randomness, autopilot, taken, away)
 
 
 def state_after(game: Game, resolution: int) -> GameState:

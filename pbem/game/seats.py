@@ -327,7 +327,12 @@ def _remake_report(game: Game, seat: str) -> None:
     orders = [parse_orders(o.text, game.state.board) for o in record.orders]
     now = clock.parse_instant(record.time, "time") if record.time else None
     undone = undone_notes(game.path, drafted(game)) if r else ()
-    files = report.render_reports(game, r, record.events, orders=orders, now=now, undone=undone)
+    from pbem.game.vacations import upcoming
+
+    away = upcoming(game.path, game, now)
+    files = report.render_reports(
+        game, r, record.events, orders=orders, now=now, undone=undone, away=away
+    )
     mine = {name: text for name, text in files.items() if name.split(".")[0] == seat}
     write_game(game)
     folder = report_dir(game.path, r)

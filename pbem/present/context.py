@@ -238,6 +238,7 @@ def report_context(
         "rejected": list(rejected),
         "deadline": deadline_text(game, now),
         "undone": list(undone),
+        "away": [],  # the players away (render_reports fills it in)
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
         **mission_view.report_missions(state, player),
         "stats": stats,

@@ -397,12 +397,14 @@ def render_reports(
     now: datetime | None = None,
     undone: Sequence[str] = (),
     forecasts: Sequence[str] = (),
+    away: Sequence[Mapping[str, str]] = (),
 ) -> dict[str, str]:
     """Every player's report (text, HTML, view file, order file) and the moderator's, by file
     name, rendered in memory: the caller writes them (store.write_files) once all succeeded.
     `orders` are those the resolution carried out (for notes on what they asked); `forecasts`
-    what they were forecast to do (for the moderator's overview). Only the players the pending
-    turn awaits get an order file.
+    what they were forecast to do (for the moderator's overview); `away` the players' vacations
+    not yet over (player, from, to). Only the players the pending turn awaits get an order
+    file.
 
     <player>.txt is the mail body, .html the same report to open (with the map), .view.json
     the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
@@ -413,6 +415,7 @@ def render_reports(
     for p in game.state.players:
         lang = player_language(game, p.name, where)
         context = _context(game, lang, resolution, events, p.name, (), orders, now, undone, stats)
+        context["away"] = list(away)
         for kind in ("txt", "html"):
             files[f"{p.name}.{kind}"] = _render(lang, where, p.name, kind, context)
         files[f"{p.name}.view.json"] = _view_file(
@@ -422,6 +425,7 @@ def render_reports(
             files[f"{p.name}.orders.toml"] = context["skeleton"]
     lang = player_language(game, None, where)
     context = _context(game, lang, resolution, events, None, rejected, orders, now, undone, stats)
+    context["away"] = list(away)
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = _render(lang, where, None, kind, context, forecasts)
     return files

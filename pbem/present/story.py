@@ -9,6 +9,7 @@ from pbem.core import rules
 from pbem.core.board import WILD
 from pbem.core.events import (
     AttackStopped,
+    Away,
     Conquered,
     Dealt,
     DiceKeyed,
@@ -215,6 +216,13 @@ def narrate(event: Event, viewer: str | None) -> str:
                 player=event.player,
             )
         return _("No orders from %(player)s by the deadline.", player=event.player)
+    if isinstance(event, Away):
+        return _(
+            "%(player)s is away until %(until)s: the autopilot played the turn, and it does not "
+            "count as missed.",
+            player=event.player,
+            until=event.until,
+        )
     if isinstance(event, SeatTaken):
         if event.previous == event.player:
             return _(
@@ -335,6 +343,7 @@ _KINDS: dict[type[Event], str] = {
     Dealt: "setup",
     Dropped: "dropped",
     SeatTaken: "seat",
+    Away: "away",
     SeatsDecided: "setup",
     RolledForFirst: "setup",
     Eliminated: "eliminated",

@@ -1,0 +1,292 @@
+"""Vacations: a player says when they are away, and the game's deadlines wait for them (or, in a
+game that says so, the autopilot plays their turns without counting them as missed).
+
+A vacation is a span of whole days in the game's time zone, its first and last day included:
+from 00:00 of `start` to 00:00 of the day after `end`. It counts from when it was declared on
+(a vacation declared today counts from now, not from this morning), and only in a game with
+deadlines. Each is recorded once, `history/vacations/NNNN-k.toml` (the k-th declared while
+resolution NNNN was pending), and never changed: the deadlines of every turn are derived from
+the history, vacations included (pbem.game.deadlines).
+
+In a game that waits (`vacation_mode = "wait"`, the default), a turn due while a player it
+awaits is away is due again after the vacation's end, with the time that was left of the turn
+when the vacation began. In a game that plays on (`"autopilot"`), the turn is due as always;
+at the deadline the autopilot plays for the player away, and the turn is not a missed one.
+
+Each player has an allowance of days (`vacation_days`, default 14) for the whole game, or for
+each calendar year (`vacation_per = "year"`, counted by the year a vacation begins in); 0 allows
+none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from pbem.core.state import Phase
+from pbem.errors import GameFileError, PbemError
+from pbem.game import clock
+from pbem.game.disk import atomic_write, locked
+from pbem.game.history import HISTORY, change_files
+from pbem.game.store import Game, _load_toml, read_game, write_game
+from pbem.terminal import quoted
+
+VACATIONS = "vacations"
+LONGEST = 365
+"""The most days one vacation may last."""
+AHEAD = 366
+"""How many days ahead a vacation may begin."""
+
+
+@dataclass(frozen=True)
+class Vacation:
+    """`player` is away from `start` to `end` (dates, both included), declared at `time` while
+    `resolution` was pending, by the player (mailed) or the moderator."""
+
+    resolution: int
+    number: int
+    time: str
+    player: str
+    start: date
+    end: date
+    by: str = "moderator"
+
+    @property
+    def days(self) -> int:
+        return (self.end - self.start).days + 1
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "resolution": self.resolution,
+            "number": self.number,
+            "time": self.time,
+            "player": self.player,
+            "from": self.start.isoformat(),
+            "to": self.end.isoformat(),
+            "days": self.days,
+            "by": self.by,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Vacation:
+        return cls(
+            int(data["resolution"]),
+            int(data["number"]),
+            str(data["time"]),
+            str(data["player"]),
+            date.fromisoformat(str(data["from"])),
+            date.fromisoformat(str(data["to"])),
+            str(data.get("by", "moderator")),
+        )
+
+    def bounds(self, zone: str) -> tuple[datetime, datetime]:
+        """When it counts: from its declaration or its first day's 00:00, whichever is later,
+        to 00:00 of the day after its last, in the game's zone `zone`."""
+        where = clock.zone(zone)
+        first = datetime.combine(self.start, time(0), where)
+        last = datetime.combine(self.end + timedelta(days=1), time(0), where)
+        return max(first, clock.parse_instant(self.time, "time")), last
+
+    def describe(self) -> str:
+        return f"{self.player} is away from {self.start.isoformat()} to {self.end.isoformat()}"
+
+
+def vacations_folder(directory: Path) -> Path:
+    return directory / HISTORY / VACATIONS
+
+
+def vacations(directory: Path) -> list[Vacation]:
+    """Every vacation declared in the game, in the order declared."""
+    out = []
+    for path in change_files(vacations_folder(directory)):
+        try:
+            out.append(Vacation.from_dict(_load_toml(path)))
+        except (KeyError, ValueError, TypeError) as err:
+            raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
+    return out
+
+
+def in_force(all_vacations: Iterable[Vacation], resolution: int) -> list[Vacation]:
+    """The vacations that count for the deadline of `resolution`: declared before it was
+    resolved."""
+    return [v for v in all_vacations if v.resolution <= resolution]
+
+
+def away_at(
+    all_vacations: Iterable[Vacation], player: str, at: datetime, zone: str
+) -> Vacation | None:
+    """The vacation `player` is on at the instant `at`, if any."""
+    for v in all_vacations:
+        start, end = v.bounds(zone)
+        if v.player == player and start <= at < end:
+            return v
+    return None
+
+
+def waited(
+    all_vacations: Sequence[Vacation],
+    awaited: Sequence[str],
+    deadline: datetime,
+    turn_began: datetime | None,
+    zone: str,
+) -> datetime:
+    """The deadline of a turn that waits for the players it awaits while they are away: each
+    time it falls in one's vacation, it moves to the vacation's end plus the time that was
+    left of the turn when the vacation began (all of it, for a turn begun during it)."""
+    used: set[int] = set()
+    moved = True
+    while moved:
+        moved = False
+        for i, v in enumerate(all_vacations):
+            if i in used or v.player not in awaited:
+                continue
+            start, end = v.bounds(zone)
+            if start <= deadline < end:
+                began = max(start, turn_began) if turn_began is not None else start
+                deadline = end + max(deadline - began, timedelta(0))
+                used.add(i)
+                moved = True
+    return deadline
+
+
+def upcoming(directory: Path, game: Game, now: datetime | None) -> list[dict[str, str]]:
+    """The vacations not over at `now` (all of them without a time), for the reports: who is
+    away, from when to when."""
+    if game.schedule is None:
+        return []
+    today = now.astimezone(game.schedule.zone).date() if now is not None else None
+    return [
+        {"player": v.player, "from": v.start.isoformat(), "to": v.end.isoformat()}
+        for v in sorted(vacations(directory), key=lambda v: (v.start, v.player))
+        if today is None or v.end >= today
+    ]
+
+
+def used_days(all_vacations: Iterable[Vacation], player: str, per: str, year: int) -> int:
+    """The days of `player`'s allowance that their vacations use (in `year`, per year)."""
+    return sum(
+        v.days
+        for v in all_vacations
+        if v.player == player and (per == "game" or v.start.year == year)
+    )
+
+
+def problem(
+    game: Game, earlier: Sequence[Vacation], player: str, start: date, end: date, now: datetime
+) -> str | None:
+    """Why `player` may not be away from `start` to `end`, declared at `now` with the
+    vacations `earlier` already declared; None when they may."""
+    schedule = game.schedule
+    if schedule is None:
+        return (
+            f"game '{game.name}' has no deadlines: no turn is ever played for anyone, and there "
+            "is nothing to wait for"
+        )
+    if game.state.phase is Phase.OVER:
+        return f"game '{game.name}' is over"
+    seat = next((p for p in game.state.players if p.name == player), None)
+    if seat is None:
+        names = ", ".join(p.name for p in game.state.players)
+        return f"there is no player '{quoted(player)}' in this game: it has {names}"
+    if not seat.alive:
+        return f"{player} is out of the game"
+    return span_problem(schedule, earlier, player, start, end, now)
+
+
+def span_problem(
+    schedule: clock.Schedule,
+    earlier: Sequence[Vacation],
+    player: str,
+    start: date,
+    end: date,
+    now: datetime,
+) -> str | None:
+    """Why the days from `start` to `end` cannot be `player`'s vacation, declared at `now`:
+    the allowance, the dates, another vacation of theirs; None when they can."""
+    if schedule.vacation_days == 0:
+        return "this game allows no vacations"
+    today = now.astimezone(schedule.zone).date()
+    if end < start:
+        return f"the vacation ends ({end.isoformat()}) before it begins ({start.isoformat()})"
+    if end < today:
+        return f"the vacation ended already ({end.isoformat()}; today is {today.isoformat()})"
+    start = max(start, today)  # a vacation under way counts from today (its days too)
+    if (start - today).days > AHEAD:
+        return f"the vacation begins more than {AHEAD} days ahead: declare it nearer the time"
+    days = (end - start).days + 1
+    if days > LONGEST:
+        return f"a vacation lasts at most {LONGEST} days, not {days}"
+    for v in earlier:
+        if v.player == player and v.start <= end and start <= v.end:
+            return (
+                f"{player} is away from {v.start.isoformat()} to {v.end.isoformat()} already: "
+                "a vacation may not overlap another"
+            )
+    per = schedule.vacation_per
+    used = used_days(earlier, player, per, start.year)
+    if used + days > schedule.vacation_days:
+        left = schedule.vacation_days - used
+        span = "in this game" if per == "game" else f"in {start.year}"
+        return (
+            f"{days} days are more than {player}'s allowance left {span}: {max(left, 0)} of "
+            f"{schedule.vacation_days} days"
+        )
+    return None
+
+
+def declare(
+    directory: Path, player: str, start: date, end: date, now: datetime, by: str = "moderator"
+) -> tuple[Vacation, Game]:
+    """Record that `player` is away from `start` to `end` (both included; a vacation under way
+    counts from today), within their allowance; the game file's deadline follows. Run again
+    after it was interrupted, it completes the vacation it recorded."""
+    from pbem.game import deadlines
+    from pbem.game.undo import check_not_interrupted
+
+    with locked(directory):
+        check_not_interrupted(directory)
+        game = read_game(directory)
+        earlier = vacations(directory)
+        r = game.state.resolution
+        deadline = deadlines.pending_deadline(directory, game, r)
+        if earlier and game.deadline != deadline:  # a run stopped before it wrote game.toml
+            game = replace(game, deadline=deadline)
+            write_game(game)
+            last = earlier[-1]
+            if (last.resolution, last.player, last.end) == (r, player, end):
+                return last, game
+        why = problem(game, earlier, player, start, end, now)
+        if why is not None:
+            raise PbemError(f"no vacation for {player}: {why}")
+        assert game.schedule is not None
+        start = max(start, now.astimezone(game.schedule.zone).date())
+        number = len(change_files(vacations_folder(directory), r)) + 1
+        vacation = Vacation(r, number, clock.iso(now), player, start, end, by)
+        path = vacations_folder(directory) / f"{r:04d}-{number}.toml"
+        atomic_write(path, tomli_w.dumps(vacation.to_dict()))
+        moved = replace(game, deadline=deadlines.pending_deadline(directory, game, r))
+        write_game(moved)
+        return vacation, moved
+
+
+def allowance_problem(game: Game) -> str | None:
+    """For the audit: a recorded vacation that was not allowed when it was declared (beyond
+    the allowance, overlapping another, in the past), or in a game without deadlines."""
+    earlier: list[Vacation] = []
+    for v in vacations(game.path):
+        where = f"history/{VACATIONS}/{v.resolution:04d}-{v.number}.toml"
+        if game.schedule is None:
+            return f"{where}: a vacation in a game without deadlines"
+        declared = clock.parse_instant(v.time, "time")
+        why = span_problem(game.schedule, earlier, v.player, v.start, v.end, declared)
+        if why is None and v.start < declared.astimezone(game.schedule.zone).date():
+            why = "it begins before the day it was declared"
+        if why is not None:
+            return f"{where}: {why}"
+        earlier.append(v)
+    return None
