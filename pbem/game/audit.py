@@ -76,6 +76,9 @@ def audit_game(directory: Path) -> AuditSummary:
 
     game = read_game(directory, check_history=False)
     undo.check_not_interrupted(directory)
+    half = seats.unfinished_problem(game)
+    if half is not None:
+        raise AuditError(half)
     count = history_count(directory)
     if count == 0:
         raise AuditError("the history is empty: history/0000.toml is missing")
@@ -129,7 +132,7 @@ def audit_game(directory: Path) -> AuditSummary:
             "'pbem vacation' run was interrupted, run it again: it completes the change it "
             "recorded"
         )
-    address = players.address_problem(game) or seats.seat_problem(game)
+    address = seats.seat_problem(game) or players.address_problem(game)
     if address:
         raise AuditError(address)
     last = played_in(game, count - 1, record.turn).label
@@ -169,14 +172,14 @@ def _replay_checked(
     from pbem.game.replay import randomness, replay_orders
     from pbem.game.seats import taken
 
-    orders = _check_recorded_orders(game, where, state, record)
+    orders = _check_recorded_orders(game, where, state, record, attempt)
     try:
         after, events = replay_orders(
             state,
             record.orders,
             randomness(game, record.resolution, attempt),
             orders,
-            taken(game.path, record.resolution),
+            taken(game.path, record.resolution, attempt),
         )
     except (OrderError, ValueError) as err:
         raise AuditError(f"{where}: its orders do not replay ({err})") from None
@@ -185,7 +188,7 @@ def _replay_checked(
 
 
 def _check_recorded_orders(
-    game: Game, where: str, state: GameState, record: HistoryRecord
+    game: Game, where: str, state: GameState, record: HistoryRecord, attempt: int | None = None
 ) -> list[Orders]:
     """Every order file the resolution used (the autopilot's too) must have been valid for the
     state before it, as resolve checks it: game, turn, player, secret and the orders. Returns
@@ -193,7 +196,7 @@ def _check_recorded_orders(
     from pbem.game.processor import check_submission
     from pbem.game.seats import at_resolution
 
-    before = replace(at_resolution(game, record.resolution), state=state)
+    before = replace(at_resolution(game, record.resolution, attempt), state=state)
     parsed: list[Orders] = []
     for o in record.orders:
         if not plain_file_name(o.file):
@@ -321,8 +324,10 @@ def history_problem(game: Game) -> str | None:
             f"history/{last:04d}.toml belongs to another game: its key is not this game's key "
             f"for resolution {last}; restore it from a backup"
         )
+    from pbem.game.seats import unfinished_problem
+
     if record.state_digest == state_digest(game.state):
-        return None
+        return unfinished_problem(game)
     where = f"history/{last:04d}.toml"
     from pbem.game.replay import state_after
 

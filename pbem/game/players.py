@@ -138,13 +138,22 @@ def change_address(directory: Path, player: str, email: str, now: datetime) -> A
         check_not_interrupted(directory)
         game = read_game(directory)
         reg = _check(game, player, email)
-        r = game.state.resolution
-        number = len(change_files(addresses_folder(directory), r)) + 1
-        change = AddressChange(r, number, clock.iso(now), player, email, reg.email)
-        path = addresses_folder(directory) / f"{r:04d}-{number}.toml"
-        atomic_write(path, tomli_w.dumps(change.to_dict()))
+        change = record_address(game, player, email, reg.email, now)
         write_game(_with_address(game, player, email))
         return change
+
+
+def record_address(
+    game: Game, player: str, email: str, previous: str, now: datetime
+) -> AddressChange:
+    """Record in the history that `player`'s address becomes `email` (a change of address, or
+    a substitute's: pbem.game.seats); game.toml is the caller's to write."""
+    r = game.state.resolution
+    number = len(change_files(addresses_folder(game.path), r)) + 1
+    change = AddressChange(r, number, clock.iso(now), player, email, previous)
+    path = addresses_folder(game.path) / f"{r:04d}-{number}.toml"
+    atomic_write(path, tomli_w.dumps(change.to_dict()))
+    return change
 
 
 def configure(
@@ -240,16 +249,9 @@ def _with_address(game: Game, player: str, email: str) -> Game:
 
 def address_problem(game: Game) -> str | None:
     """Whether game.toml's addresses are the last ones the history recorded (for the audit)."""
-    from pbem.game.seats import seat_changes
-
-    latest: dict[str, tuple[tuple[int, datetime], str]] = {}
-    changes = [(c.player, c.resolution, c.time, c.email) for c in address_changes(game.path)]
-    changes += [(c.seat, c.resolution, c.time, c.email) for c in seat_changes(game.path)]
-    for player, resolution, time, email in changes:  # a substitute brings an address too
-        when = (resolution, clock.parse_instant(time, "time"))
-        if player not in latest or latest[player][0] <= when:
-            latest[player] = (when, email)
-    last = {player: email for player, (_, email) in latest.items()}
+    last: dict[str, str] = {}
+    for change in address_changes(game.path):  # a substitute's address is recorded there too
+        last[change.player] = change.email
     for player, email in last.items():
         reg = game.registration(player)
         if reg is None:

@@ -78,6 +78,16 @@ class SeatChange:
     """The secret that signed the seat's orders until this change."""
     why: str = ""
     language: str | None = None
+    attempt: int = 0
+    """How many attempts at `resolution` had been undone when the change was made: it holds
+    for the attempts after those."""
+
+    def before(self, resolution: int, attempt: int | None = None) -> bool:
+        """Whether the change was made before `resolution` was resolved (`attempt`: its
+        attempt that an undo took back, None: the live one)."""
+        if self.resolution != resolution:
+            return self.resolution < resolution
+        return attempt is None or self.attempt < attempt
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -96,6 +106,8 @@ class SeatChange:
         }
         if self.language is not None:
             out["language"] = self.language
+        if self.attempt:
+            out["attempt"] = self.attempt
         return out
 
     @classmethod
@@ -115,6 +127,7 @@ class SeatChange:
             previous_secret=str(data["previous_secret"]),
             why=str(data.get("why", "")),
             language=None if language is None else str(language),
+            attempt=int(data.get("attempt", 0)),
         )
 
     @property
@@ -143,43 +156,51 @@ def seat_changes(directory: Path) -> list[SeatChange]:
     return out
 
 
-def taken(directory: Path, resolution: int) -> tuple[SeatTaken, ...]:
+def taken(directory: Path, resolution: int, attempt: int | None = None) -> tuple[SeatTaken, ...]:
     """The seats that changed hands while `resolution` was pending, as that resolution tells
-    them first."""
-    return tuple(c.event for c in seat_changes(directory) if c.resolution == resolution)
+    them first (`attempt`: its attempt that an undo took back; None: the live one)."""
+    return tuple(
+        c.event
+        for c in seat_changes(directory)
+        if c.resolution == resolution and c.before(resolution, attempt)
+    )
 
 
-def secret_at(game: Game, changes: Sequence[SeatChange], seat: str, resolution: int) -> str:
-    """The secret that signed the orders of `seat` for `resolution`: its holder's then."""
-    later = next((c for c in changes if c.seat == seat and c.resolution > resolution), None)
+def secret_at(
+    game: Game,
+    changes: Sequence[SeatChange],
+    seat: str,
+    resolution: int,
+    attempt: int | None = None,
+) -> str:
+    """The secret that signed the orders of `seat` for `resolution` (`attempt`: its attempt
+    that an undo took back): its holder's then."""
+    later = next((c for c in changes if c.seat == seat and not c.before(resolution, attempt)), None)
     if later is not None:
         return later.previous_secret
     reg = game.registration(seat)
     return reg.secret if reg is not None else ""
 
 
-def at_resolution(game: Game, resolution: int) -> Game:
+def at_resolution(game: Game, resolution: int, attempt: int | None = None) -> Game:
     """The game with each seat's secret the one that signed its orders for `resolution`."""
     changes = seat_changes(game.path)
     if not changes:
         return game
     registrations = tuple(
-        replace(r, secret=secret_at(game, changes, r.name, resolution)) for r in game.registrations
+        replace(r, secret=secret_at(game, changes, r.name, resolution, attempt))
+        for r in game.registrations
     )
     return replace(game, registrations=registrations)
 
 
 def handed_over(directory: Path, seat: str, secret: str) -> SeatChange | None:
-    """The change that took `seat` from the player whose secret `secret` was, if it was a
-    previous holder's: their orders are refused ("this seat has a new player")."""
-    return next(
-        (
-            c
-            for c in seat_changes(directory)
-            if c.seat == seat and hmac.compare_digest(c.previous_secret, secret)
-        ),
-        None,
-    )
+    """When `secret` was a previous holder's of `seat`, the seat's latest change (who plays
+    it now): their orders are refused ("this seat has a new player")."""
+    changes = [c for c in seat_changes(directory) if c.seat == seat]
+    if any(hmac.compare_digest(c.previous_secret, secret) for c in changes):
+        return changes[-1]
+    return None
 
 
 def changed_after(directory: Path, resolution: int) -> SeatChange | None:
@@ -197,11 +218,13 @@ def substitute(
     why: str = "",
 ) -> SeatChange:
     """Give `seat` to the new player `holder` (address `email`, their own `language`, or the
-    game's): game.toml takes their name, address and a new secret, the history records the
-    change, and the seat's latest report is made again for them. Run again after it was
-    interrupted, with the same player, it completes the change instead."""
+    game's): the history records the change (and the new address), the seat's latest report
+    is made again for them, and game.toml, written last, takes their name, address and new
+    secret. Until then every other command refuses the game; run again with the same new
+    player, it completes the change."""
+    from pbem.game.history import history_count
     from pbem.game.players import valid_address
-    from pbem.game.undo import check_not_interrupted
+    from pbem.game.undo import check_not_interrupted, undo_records
     from pbem.present.i18n import check_language
 
     holder = player_name(holder)
@@ -219,11 +242,16 @@ def substitute(
         check_language(language, f"the language for {quoted(holder)}")
     with locked(directory):
         check_not_interrupted(directory)
-        game = read_game(directory)
-        done = _unfinished(game, seat, holder)
+        game = read_game(directory, check_history=False)
+        done = unfinished(game)
         if done is not None:
-            _remake_report(_with_holder(game, done), seat)
+            if done.seat != seat or done.holder != holder:
+                raise PbemError(unfinished_words(done))
+            _carry_out(game, done, now)
             return done
+        game = read_game(directory)
+        if history_count(directory) != game.state.resolution:
+            raise GameFileError("a resolution was interrupted: run 'pbem resolve' to finish it")
         reg = _seat(game, seat)
         _check(game, reg, holder, email)
         r = game.state.resolution
@@ -242,21 +270,54 @@ def substitute(
             previous_secret=reg.secret,
             why=why,
             language=language,
+            attempt=sum(1 for u in undo_records(directory) if u.resolution == r),
         )
         path = seats_folder(directory) / f"{r:04d}-{change.number}.toml"
         atomic_write(path, tomli_w.dumps(change.to_dict()))
-        _remake_report(_with_holder(game, change), reg.name)
+        _carry_out(game, change, now)
         return change
 
 
-def _unfinished(game: Game, seat: str, holder: str) -> SeatChange | None:
-    """The last change of `seat`, to `holder`, if game.toml does not have it yet (the run that
-    recorded it stopped before it wrote game.toml)."""
-    changes = [c for c in seat_changes(game.path) if c.seat == seat]
-    if not changes or changes[-1].holder != holder:
-        return None
-    reg = game.registration(seat)
-    return changes[-1] if reg is not None and reg.holder != holder else None
+def _carry_out(game: Game, change: SeatChange, now: datetime) -> None:
+    """The rest of a recorded change, in an order that a rerun can complete: the new address
+    in the history (once), the seat's report made again, then game.toml."""
+    from pbem.game.players import address_changes, record_address
+
+    theirs = [a for a in address_changes(game.path) if a.player == change.seat]
+    last = theirs[-1] if theirs else None
+    if change.email != change.previous_email and (
+        last is None or (last.resolution, last.email) != (change.resolution, change.email)
+    ):
+        record_address(game, change.seat, change.email, change.previous_email, now)
+    _remake_report(_with_holder(game, change), change.seat)
+
+
+def unfinished(game: Game) -> SeatChange | None:
+    """A change of seat recorded in the history that game.toml does not have yet (the run
+    that recorded it stopped): the seat's secret is not the one the change gives."""
+    last: dict[str, SeatChange] = {}
+    for change in seat_changes(game.path):
+        last[change.seat] = change
+    for seat, change in last.items():
+        reg = game.registration(seat)
+        secret = holder_secret(game.seed, seat, change.holders, change.holder)
+        if reg is not None and not hmac.compare_digest(reg.secret, secret):
+            return change
+    return None
+
+
+def unfinished_words(change: SeatChange) -> str:
+    return (
+        f"the handing of the seat {change.seat} to {change.holder} was interrupted: run "
+        f"'pbem substitute DIR {change.seat} --to {change.holder}={change.email}' again to "
+        "finish it"
+    )
+
+
+def unfinished_problem(game: Game) -> str | None:
+    """For every command that reads the game: a change of seat half made."""
+    change = unfinished(game)
+    return unfinished_words(change) if change is not None else None
 
 
 def _seat(game: Game, seat: str) -> Registration:
@@ -279,7 +340,7 @@ def _seat(game: Game, seat: str) -> Registration:
 
 def _check(game: Game, reg: Registration, holder: str, email: str) -> None:
     """Refuse a new player whose name or address another seat has, or who has it already."""
-    if same_name(holder, reg.played_by):
+    if same_name(holder, reg.played_by) or fold(holder) == fold(reg.played_by):
         raise PbemError(f"{holder} plays the seat {reg.name} already: nothing to change")
     for other in game.registrations:
         if other.name == reg.name:
@@ -314,9 +375,9 @@ def _with_holder(game: Game, change: SeatChange) -> Game:
 
 
 def _remake_report(game: Game, seat: str) -> None:
-    """Write game.toml with the seat's new player, then make the seat's latest report again
-    from the history, for them (with their secret); the other players' reports stay as they
-    are. Rendered before anything is written: a broken template changes nothing."""
+    """Make the seat's latest report again from the history for its new player (with their
+    secret), then write game.toml with them; the other players' reports stay as they are.
+    Rendered before anything is written: a broken template changes nothing."""
     from pbem.core.orders import parse_orders
     from pbem.game.history import drafted, history_count, read_history, report_dir
     from pbem.game.undo import undone_notes
@@ -334,14 +395,17 @@ def _remake_report(game: Game, seat: str) -> None:
         game, r, record.events, orders=orders, now=now, undone=undone, away=away
     )
     mine = {name: text for name, text in files.items() if name.split(".")[0] == seat}
-    write_game(game)
     folder = report_dir(game.path, r)
     if folder.is_dir():
         write_files(folder, mine)
+    write_game(game)
 
 
 def seat_problem(game: Game) -> str | None:
     """Whether game.toml's seats are the ones the history's changes give (for the audit)."""
+    half = unfinished_problem(game)
+    if half is not None:
+        return half
     last: dict[str, SeatChange] = {}
     for change in seat_changes(game.path):
         reg = game.registration(change.seat)

@@ -79,6 +79,13 @@ class Registration:
         """The name of the person playing the seat now."""
         return self.holder or self.name
 
+    @property
+    def stint(self) -> str:
+        """What tells the seat's present player from its earlier ones in the keys of what was
+        said to a seat (mail answers, reminders, message ids): "" for its first player,
+        "/HOLDER" for a substitute."""
+        return "" if self.holder is None else f"/{self.holder}"
+
 
 @dataclass(frozen=True)
 class Game:

@@ -360,7 +360,7 @@ class _Fetcher(Refusing):
             if letter.date > self.now
             else None
         )
-        key = f"{state.resolution}/{me.name}"
+        key = f"{state.resolution}/{me.name}{me.stint}"  # a substitute's are their own
         previous = self.seen["accepted"].get(key)
         if previous is not None and when < datetime.fromisoformat(previous["date"]):
             standing = format_datetime(datetime.fromisoformat(previous["date"]))

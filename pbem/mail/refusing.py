@@ -96,7 +96,7 @@ class Refusing:
                 "your latest report, ready to edit; answer 'resend' to have that report again."
             )
             body += "\n\n" + _("Your message has been passed to the moderator.") + "\n"
-        if f"{self.game.state.resolution}/{to.name}" in self.state.seen["accepted"]:
+        if f"{self.game.state.resolution}/{to.name}{to.stint}" in self.state.seen["accepted"]:
             body += "\n" + _(
                 "Nothing from this message was used: your orders accepted earlier stand."
             )
@@ -120,7 +120,8 @@ class Refusing:
         self.out.summarise(mid, frm, letter.subject, f"rejected, {told}: {reason}", kept)
         if not registered:
             return Incoming(mid, frm, Verdict.REJECTED, player.name, (reason,), kept=kept)
-        stands = f"{self.game.state.resolution}/{player.name}" in self.state.seen["accepted"]
+        accepted = self.state.seen["accepted"]
+        stands = f"{self.game.state.resolution}/{player.name}{player.stint}" in accepted
         _ = self.speaking(player)._
         values = {
             "sender": printable(frm),

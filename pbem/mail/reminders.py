@@ -51,7 +51,7 @@ def queue_reminders(directory: Path, settings: Settings, now: datetime) -> Remin
                 player = game.state.player(reg.name)
                 if reg.name not in game.state.awaiting() or reg.name in ready or not player.alive:
                     continue
-                keys = [f"{r}/{reg.name}/{clock.format_duration(o)}" for o in passed]
+                keys = [f"{r}/{reg.name}{reg.stint}/{clock.format_duration(o)}" for o in passed]
                 if all(k in done for k in keys) or not address(reg.email):
                     continue
                 name = _write(game, reg.name, address(reg.email), settings, deadline, now, keys[-1])

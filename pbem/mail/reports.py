@@ -95,7 +95,7 @@ def build_report(
     msg["Reply-To"] = sender
     msg["Message-ID"] = (
         f"<pbem.{slug(game.name)}.r{resolution:04d}{remade(game, resolution)}.{player}"
-        f"@{domain(sender)}>"
+        f"{reg.stint.replace('/', '.')}@{domain(sender)}>"
     )
     if kit is not None:
         note = kit_note(player)

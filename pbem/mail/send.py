@@ -184,12 +184,22 @@ def _send_game(
     undone = [u.resolution for u in undo_records(directory)]
     attempt = {r: remade(game, r, undone) for r in range(count)}
     skipped = set(sent.get("skipped", []))
+    holders = {c.seat: c for c in seat_changes(directory)}  # each seat's latest change
+
+    def keyed(resolution: int, name: str) -> tuple[str, str, int]:
+        """A report's key in the mail state, the name its message goes by, and the first
+        resolution whose report is its player's (with the kit): a substitute's begin with the
+        report made again for them, and are other messages than their predecessor's."""
+        # a resolution made again after an undo is another attempt: new messages
+        key, whose, since = f"{resolution:04d}{attempt[resolution]}/{name}", name, 0
+        if name in holders:
+            change = holders[name]
+            key, whose = f"{key}/{change.holders}", f"{name}-{change.holders}"
+            since = change.resolution - 1
+        return key, whose, since
+
     if first and not every and count > 1:
-        skipped |= {
-            f"{r:04d}{attempt[r]}/{reg.name}"
-            for r in range(count - 1)
-            for reg in game.registrations
-        }
+        skipped |= {keyed(r, reg.name)[0] for r in range(count - 1) for reg in game.registrations}
         latest = played_in(game, count - 1, read_history(directory, count - 1).turn)
         result.notes.append(
             f"the game was under way when its mail began: only the reports after "
@@ -200,21 +210,11 @@ def _send_game(
             state.commit()
     if every:
         skipped = set()
-    holders = {c.seat: c for c in seat_changes(directory)}  # each seat's latest change
     for resolution in range(count):
         folder = report_dir(directory, resolution)
         for reg in game.registrations:
-            # a resolution made again after an undo is another attempt: new messages
-            key = f"{resolution:04d}{attempt[resolution]}/{reg.name}"
-            since, whose = 0, reg.name  # since: the first report of its player, with the kit
-            if reg.name in holders:  # a substitute's: from the report made again for them
-                change = holders[reg.name]
-                since = change.resolution - 1
-                key += f"/{change.holders}"
-                whose += f"-{change.holders}"  # another message than its earlier player's
-                if resolution < since:
-                    continue
-            if key in sent["reports"] or key in skipped:
+            key, whose, since = keyed(resolution, reg.name)
+            if resolution < since or key in sent["reports"] or key in skipped:
                 continue
             if not (folder / f"{reg.name}.txt").exists():
                 continue
