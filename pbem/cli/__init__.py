@@ -33,6 +33,7 @@ COMMANDS = {
     "release": "pbem.cli.turn:release_command",
     "substitute": "pbem.cli.turn:substitute_command",
     "vacation": "pbem.cli.turn:vacation_command",
+    "seat": "pbem.cli.turn:seat_command",
     "show": "pbem.cli.look:show",
     "dice": "pbem.cli.look:dice_command",
     "audit": "pbem.cli.look:audit",

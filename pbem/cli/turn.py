@@ -399,3 +399,30 @@ def vacation_command(directory: Path, player: str, start: str, end: str, now: st
         echo(
             f"Turn {game.state.turn} is due by {clock.describe(game.deadline, game.schedule.zone)}."
         )
+
+
+@click.command(name="seat", short_help="Let a program play a seat, or a person again.")
+@click.argument("directory", type=GAME_DIR)
+@click.argument("seat")
+@click.option("--bot", metavar="BOT", help='"reference" (pbem\'s own) or "COMMAND ARGS".')
+@click.option("--person", is_flag=True, help="Give the seat back to a person.")
+@reports_errors
+def seat_command(directory: Path, seat: str, bot: str | None, person: bool) -> None:
+    """Let a bot play SEAT (--bot reference, or --bot "COMMAND ARGS"), or a person (--person).
+
+    A bot answers as soon as the seat is awaited: it is given the seat's view file on standard
+    input and writes an order file, checked as a person's; a bot that fails gets the
+    autopilot's orders instead. See docs/bots.md.
+
+    \b
+    Example:
+      pbem seat games/rome dave --bot reference
+    """
+    from pbem.game import bots
+
+    if (bot is None) == (not person):
+        raise PbemError("give either --bot BOT or --person")
+    _game, answers = bots.set_bot(directory, seat, None if person else bot)
+    echo(f"{seat}'s seat is played by " + (f"the bot {bot}." if bot else "a person."))
+    for answer in answers:
+        echo(answer.describe() + ".")

@@ -135,9 +135,7 @@ def _attacks(state: GameState, player: str, stack: str, armies: int) -> tuple[At
         scored = sorted(
             targets, key=lambda e: (e not in wanted, state.armies(e), e)
         )  # the aimed continent, then the weakest
-        target = next(
-            (e for e in scored if win_chance(here, state.armies(e)) >= CHAIN_ODDS), None
-        )
+        target = next((e for e in scored if win_chance(here, state.armies(e)) >= CHAIN_ODDS), None)
         if target is None:
             break
         out.append(Attack(source, target, move=ALL))

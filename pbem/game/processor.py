@@ -26,7 +26,7 @@ from pbem.core.state import (
     state_digest,
 )
 from pbem.errors import GameFileError, PbemError
-from pbem.game import clock, deadlines, settings, undo, vacations
+from pbem.game import bots, clock, deadlines, settings, undo, vacations
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
 from pbem.game.check import check_files as check_files
@@ -97,6 +97,8 @@ class Outcome:
     rejected: tuple[Submission, ...] = ()
     recovered: bool = False
     reports: tuple[Path, ...] = field(default=())
+    bots: tuple[bots.Answer, ...] = ()
+    """What the bots of the seats the next turn awaits wrote (pbem.game.bots)."""
 
 
 LANGUAGE_CODE = re.compile(r"^\s*[A-Za-z_-]{1,12}\s*$")
@@ -330,6 +332,7 @@ def summary(outcome: Outcome) -> str:
         lines.append(f"Turn {state.turn} awaits {', '.join(state.awaiting())}.")
     if outcome.reports:
         lines.append(f"Reports: {outcome.reports[0].parent}")
+    lines += [a.describe() for a in outcome.bots]
     return "\n".join(lines)
 
 
@@ -410,6 +413,8 @@ def resolve_game(
         if checked_history(game) == r + 1:
             return _complete(game, read_history(directory, r))
         _never_backwards(directory, r, now)
+        if paths is None:
+            bots.answer(game)  # a run stopped before its bots answered
         used, rejected, missing = _choose(game, paths)
         records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
         if missing:
@@ -455,7 +460,10 @@ def resolve_game(
         paths_written = write_files(folder, reports)
         write_game(new)
         undo.release(directory)  # resolved (by hand: `pbem run` leaves held games alone)
-        return Outcome(r, state, events, tuple(used), tuple(rejected), False, paths_written)
+        answered = tuple(bots.answer(new))
+        return Outcome(
+            r, state, events, tuple(used), tuple(rejected), False, paths_written, answered
+        )
 
 
 def _never_backwards(directory: Path, resolution: int, now: datetime | None) -> None:
@@ -523,7 +531,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
     _archive_recorded(game.path, record)
     written = write_files(new_report_dir(game.path, played_in(game, r, record.turn)), reports)
     write_game(new)
-    return Outcome(r, state, events, recovered=True, reports=written)
+    return Outcome(r, state, events, recovered=True, reports=written, bots=tuple(bots.answer(new)))
 
 
 def _rejected_again(game: Game, record: HistoryRecord) -> list[str]:

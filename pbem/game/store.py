@@ -73,6 +73,9 @@ class Registration:
     holder: str | None = None
     """Who plays the seat now, when a substitute took it over (pbem.game.seats); None: its
     first player, whose name the seat keeps."""
+    bot: str | None = None
+    """The program that plays the seat (pbem.game.bots): "reference", or a command line;
+    None: a person."""
 
     @property
     def played_by(self) -> str:
@@ -178,6 +181,7 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
                 str(p["secret"]),
                 _language(p.get("language"), f"the language of player {p['name']}"),
                 _holder(p.get("holder"), p["name"]),
+                _bot(p.get("bot"), p["name"]),
             )
             for p in data["players"]
         )
@@ -441,6 +445,15 @@ def _holder(value: object, seat: object) -> str | None:
     return value
 
 
+def _bot(value: object, seat: object) -> str | None:
+    """The optional `bot` of a game file's seat: the program that plays it (absent: None)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > 1000:
+        raise GameFileError(f"the bot of the seat {seat!r} must be a command line, not {value!r}")
+    return value
+
+
 def _language(value: object, where: str) -> str | None:
     """An optional language key of the game file, checked (absent: None)."""
     return None if value is None else check_language(str(value), where)
@@ -458,6 +471,8 @@ def game_document(game: Game) -> dict[str, Any]:
             entry["language"] = reg.language
         if reg.holder is not None:
             entry["holder"] = reg.holder
+        if reg.bot is not None:
+            entry["bot"] = reg.bot
         players.append({**entry, **p})
     del state["options"]  # the game file spells out every option, the deck rule included
     doc: dict[str, Any] = {

@@ -1,0 +1,178 @@
+"""Seats played by a program (`pbem seat DIR PLAYER --bot ...`): the bot answers when the seat
+is awaited, from the seat's view file only; its orders are checked as a person's; a bot that
+fails gets the autopilot's orders; the audit replays a game without running any bot."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import main
+from pbem.game import bots
+from pbem.game.audit import audit_game
+from pbem.game.history import read_history, report_dir
+from pbem.game.store import read_game
+
+SEED = "0c" * 32
+T0 = "2027-03-01T10:00:00+00:00"
+
+BOT = textwrap.dedent(
+    """\
+    import json, os, sys
+    from pathlib import Path
+    given = sys.stdin.read()
+    Path(os.environ["PBEM_VIEW"]).with_name("given.txt").write_text(given)
+    view = json.loads(given)
+    me = view["player"]
+    mine = sorted(t for t, h in view["territories"].items() if h["owner"] == me)
+    print(f'game = "{view["game"]}"')
+    print(f'turn = {view["turn"]}')
+    print(f'player = "{me}"')
+    print(f'secret = "{os.environ["PBEM_SECRET"]}"')
+    print()
+    print("[[place]]")
+    print(f'territory = "{mine[0]}"')
+    print('armies = "rest"')
+    """
+)
+
+
+def run(*args: object, code: int = 0) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+@pytest.fixture
+def d(tmp_path: Path) -> Path:
+    d = tmp_path / "g"
+    run("new", d, "--players", "alice,bob,dave", "--seed", SEED, "--now", T0)
+    return d
+
+
+def program(tmp_path: Path, text: str) -> str:
+    script = tmp_path / "bot.py"
+    script.write_text(text)
+    return f"{sys.executable} {script}"
+
+
+def humans(d: Path, *players: str) -> None:
+    """The awaited people send their ready order files."""
+    game = read_game(d)
+    folder = report_dir(d, game.state.resolution - 1)
+    for p in players or game.state.awaiting():
+        if p != "dave" and p in game.state.awaiting():
+            (d / "orders" / f"{p}.toml").write_text((folder / f"{p}.orders.toml").read_text())
+
+
+def test_the_reference_bot_plays_its_seat_through_the_checked_path(d: Path) -> None:
+    out = run("seat", d, "dave", "--bot", "reference")
+    assert (
+        out == "dave's seat is played by the bot reference.\ndave's bot wrote orders/dave.toml.\n"
+    )
+    text = (d / "orders" / "dave.toml").read_text()
+    assert text.startswith("# Written by the bot 'reference' for turn 0, from 0000-deal/dave")
+    assert 'bot = "reference"' in (d / "game.toml").read_text()
+    played = 0
+    for turn in range(12):
+        humans(d)
+        out = run("resolve", d, "--now", f"2027-03-{2 + turn:02d}T10:00:00+00:00")
+        state = read_game(d).state
+        if "dave" in state.awaiting():
+            assert "dave's bot wrote orders/dave.toml" in out
+            assert (d / "orders" / "dave.toml").is_file()
+        record = read_history(d, state.resolution - 1)
+        played += any(o.player == "dave" and "Written by the bot" in o.text for o in record.orders)
+        if state.phase.value == "over":
+            break
+    assert played >= 2
+    assert not any(o.autopilot for r in range(1, read_game(d).state.resolution)
+                   for o in read_history(d, r).orders)  # fmt: skip
+    path = d / "game.toml"
+    path.write_text(path.read_text().replace('bot = "reference"', 'bot = "/no/such/bot"'))
+    assert audit_game(d).resolutions == read_game(d).state.resolution  # the bot is not run
+
+
+def test_a_bot_of_the_clubs_own_is_given_the_seats_view_only(d: Path, tmp_path: Path) -> None:
+    run("seat", d, "dave", "--bot", program(tmp_path, BOT))
+    given = (report_dir(d, 0) / "given.txt").read_text()
+    assert given == (report_dir(d, 0) / "dave.view.json").read_text()
+    view = json.loads(given)
+    assert [p for p in view["players"] if "hand" in p] == [
+        p for p in view["players"] if p["name"] == "dave"
+    ]
+    game = read_game(d)
+    for reg in game.registrations:
+        if reg.name != "dave":
+            assert reg.secret not in given
+    text = (d / "orders" / "dave.toml").read_text()
+    assert "# Written by the bot" in text and 'armies = "rest"' in text
+    humans(d)
+    run("resolve", d, "--now", "2027-03-02T10:00Z")
+    assert audit_game(d).resolutions == 2
+
+
+@pytest.mark.parametrize(
+    ("script", "why"),
+    [
+        ("import sys; sys.exit('no idea')", "it stopped with exit code 1: no idea"),
+        ("print('game = 3')", "its orders were refused"),
+        ("import time; time.sleep(30)", "it gave no answer within 0.5 seconds"),
+        ("import sys; sys.stdout.buffer.write(b'\\xff\\xfe')", "what it wrote is not UTF-8 text"),
+        ("print('x' * 70000)", "it wrote more than 64 KiB"),
+    ],
+)
+def test_a_bot_that_fails_gets_the_autopilots_orders_and_the_moderator_is_told(
+    d: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str, why: str
+) -> None:
+    monkeypatch.setattr(bots, "BOT_SECONDS", 0.5)
+    out = run("seat", d, "dave", "--bot", program(tmp_path, script))
+    assert f"dave's bot failed ({why}" in out
+    assert "the autopilot's orders are in orders/dave.toml" in out
+    text = (d / "orders" / "dave.toml").read_text()
+    assert text.startswith("# The bot '")
+    assert "the autopilot's orders instead" in text
+    humans(d)
+    run("resolve", d, "--now", "2027-03-02T10:00Z")
+    assert audit_game(d).resolutions == 2
+
+
+def test_a_bot_that_cannot_be_started_is_told_too(d: Path) -> None:
+    out = run("seat", d, "dave", "--bot", "/no/such/program --fast")
+    assert "dave's bot failed (it cannot be started: No such file or directory)" in out
+
+
+def test_a_seat_given_back_to_a_person_is_not_answered_for(d: Path) -> None:
+    run("seat", d, "dave", "--bot", "reference")
+    (d / "orders" / "dave.toml").unlink()
+    out = run("seat", d, "dave", "--person")
+    assert out == "dave's seat is played by a person.\n"
+    assert not (d / "orders" / "dave.toml").exists()
+    assert "bot" not in (d / "game.toml").read_text().split("[state]")[0]
+    assert "played by a person already" in run("seat", d, "dave", "--person", code=1)
+    assert "give either --bot BOT or --person" in run("seat", d, "dave", code=1)
+    assert "there is no seat 'erin' in this game" in run("seat", d, "erin", "--bot", "x", code=1)
+
+
+def test_a_run_stopped_before_its_bot_answered_is_answered_by_the_next_resolve(
+    d: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("seat", d, "dave", "--bot", "reference")
+    humans(d)
+    run("resolve", d, "--now", "2027-03-02T10:00Z")
+    state = read_game(d).state
+    while "dave" not in state.awaiting():
+        humans(d)
+        run("resolve", d, "--now", "2027-03-03T10:00Z")
+        state = read_game(d).state
+    (d / "orders" / "dave.toml").unlink()  # as if the run had stopped before the bot answered
+    out = run("resolve", d, "--now", "2027-03-04T10:00Z")
+    assert "Resolved" in out
+    record = read_history(d, state.resolution)
+    assert [o.player for o in record.orders] == ["dave"]
+    assert "Written by the bot 'reference'" in record.orders[0].text
