@@ -3,7 +3,7 @@ away is awaited in wait for them, or the autopilot plays them without a missed t
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -225,3 +225,137 @@ def test_an_interrupted_vacation_is_completed_by_running_it_again(
     assert len(vacations.vacations(d)) == 1
     assert read_game(d).deadline == at("2027-03-07T10:00Z")
     assert audit_game(d).resolutions == 1
+
+
+def test_a_deadline_moved_by_the_moderator_still_waits_for_a_player_away(tmp_path: Path) -> None:
+    d = make_at(tmp_path)
+    away(d, "bob", "2027-03-04", "2027-03-06", "2027-03-01T12:00Z")
+    assert read_game(d).deadline == at("2027-03-03T10:00Z")  # before his vacation
+    out = run("deadline", d, "--extend", "1d", "--why", "x", "--now", "2027-03-01T13:00Z")
+    # 4 March 10:00 falls in it: 10 hours were left when he left, after 7 March 00:00
+    assert read_game(d).deadline == at("2027-03-07T10:00Z")
+    assert "Sun 7 Mar 2027, 10:00 UTC" in out
+    assert audit_game(d).resolutions == 1
+
+
+@pytest.mark.parametrize("carol_first", [True, False])
+def test_the_clock_stops_while_anyone_awaited_is_away(tmp_path: Path, carol_first: bool) -> None:
+    d = make_at(tmp_path)  # the setup turn, from 1 March 10:00, due 3 March 10:00
+    spans = [("carol", "2027-03-01", "2027-03-03"), ("bob", "2027-03-02", "2027-03-05")]
+    for player, start, end in spans if carol_first else reversed(spans):
+        away(d, player, start, end, "2027-03-01T10:30Z")
+    # the clock ran from 10:00 to 10:30 (carol's counts from when it was declared), stopped
+    # to 6 March 00:00, then runs the 47.5 hours left
+    assert read_game(d).deadline == at("2027-03-07T23:30Z")
+    assert audit_game(d).resolutions == 1
+
+
+def test_a_turn_begun_during_a_vacation_gets_its_whole_time_across_a_clock_change(
+    tmp_path: Path,
+) -> None:
+    d = tmp_path / "g"
+    run("new", d, "--players", "alice,bob,carol", "--seed", SEED, "--turn-time", "2d",
+        "--timezone", "Europe/Rome", "--now", "2027-03-25T10:00Z")  # fmt: skip
+    for p in ("alice", "bob", "carol"):
+        away(d, p, "2027-03-27", "2027-03-30", "2027-03-25T10:30Z")
+    ready(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", "2027-03-27T19:00Z")  # during everyone's vacation
+    assert read_game(d).deadline == at("2027-04-02T00:00+02:00")  # 2 days of the wall clock
+    assert audit_game(d).resolutions == 2
+
+
+def test_players_away_in_a_game_that_plays_on_are_no_outage(tmp_path: Path) -> None:
+    d = make_at(tmp_path, "--vacation-mode", "autopilot")
+    away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T12:00Z")
+    away(d, "carol", "2027-03-02", "2027-03-05", "2027-03-01T12:00Z")
+    ready(d, "alice")
+    run("resolve", d, "--now", "2027-03-03T11:00Z")  # no --force needed: they are away
+    events = read_history(d, 1).events
+    assert {e.player for e in events if isinstance(e, Away)} == {"bob", "carol"}
+
+
+def test_a_player_away_in_a_game_that_plays_on_is_not_reminded(tmp_path: Path) -> None:
+    from pbem.game import settings
+    from pbem.mail.reminders import queue_reminders
+
+    d = tmp_path / "g"
+    players = "alice=a@example.org,bob=b@example.org,carol=c@example.org"
+    run("new", d, "--players", players, "--seed", SEED, "--turn-time", "2d",
+        "--vacation-mode", "autopilot", "--now", START)  # fmt: skip
+    away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T12:00Z")
+    run("config", d, "remind=24h", "from=mod@example.org")
+    queued = queue_reminders(d, settings.in_force(d, read_game(d).mail), at("2027-03-02T11:00Z"))
+    told = " ".join((d / "outbox" / name).read_text() for name in queued.queued)
+    assert len(queued.queued) == 2
+    assert "a@example.org" in told and "c@example.org" in told and "b@example.org" not in told
+
+
+def test_a_vacation_declared_after_an_early_turn_still_counts_once_it_is_undone(
+    tmp_path: Path,
+) -> None:
+    d = make_at(tmp_path)
+    ready(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", "2027-03-01T11:00Z")
+    first = read_game(d).state.current_player.name
+    ready(d, first)
+    run("resolve", d, "--now", "2027-03-01T12:00Z")  # resolved long before its deadline
+    away(d, first, "2027-03-02", "2027-03-08", "2027-03-01T13:00Z")
+    run("undo", d, "--why", "redo", "--now", "2027-03-01T14:00Z")
+    # the first player's turn again: it waits for them (it was due 3 March 11:00)
+    assert read_game(d).deadline == at("2027-03-09T00:00Z") + timedelta(hours=35)
+    assert audit_game(d).resolutions == 2
+
+
+def test_a_substitute_is_not_away_and_has_their_own_allowance(tmp_path: Path) -> None:
+    d = make_at(tmp_path)
+    away(d, "bob", "2027-03-02", "2027-03-12", "2027-03-01T12:00Z")
+    assert read_game(d).deadline > at("2027-03-13T00:00Z")
+    run("substitute", d, "bob", "--to", "erin=erin@example.org", "--now", "2027-03-01T13:00Z")
+    assert read_game(d).deadline == at("2027-03-03T10:00Z")  # erin is not away
+    out = away(d, "bob", "2027-03-20", "2027-03-30", "2027-03-01T14:00Z")
+    assert out.startswith("bob is away from 2027-03-20 to 2027-03-30 (11 days)")
+    assert audit_game(d).resolutions == 1
+
+
+def test_a_vacation_waits_for_a_resolution_half_written_and_a_rerun_completes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem.game import processor
+
+    d = make_at(tmp_path)
+    ready(d, "alice", "bob", "carol")
+
+    def broken(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(processor, "write_game", broken)
+    with pytest.raises(OSError):
+        processor.resolve_game(d, now=at("2027-03-01T11:00Z"))
+    monkeypatch.undo()
+    out = away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T12:00Z", code=1)
+    assert "a resolution was interrupted: run 'pbem resolve' to finish it" in out
+    run("resolve", d, "--now", "2027-03-01T11:00Z")
+    again = away(d, "alice", "2027-03-02", "2027-03-05", "2027-03-01T12:00Z")
+    assert again == away(d, "alice", "2027-03-02", "2027-03-05", "2027-03-01T12:30Z")
+    assert len(vacations.vacations(d)) == 1
+    out = away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T10:59Z", code=1)
+    assert "is before the last resolution's" in out
+
+
+def test_the_players_are_told_when_a_vacation_moves_the_deadline(tmp_path: Path) -> None:
+    d = tmp_path / "g"
+    run("new", d, "--players", "alice=a@example.org,bob=b@example.org", "--seed", SEED,
+        "--turn-time", "2d", "--now", START)  # fmt: skip
+    out = away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T12:00Z")
+    assert "The players are told: 2 messages in outbox/" in out
+    text = " ".join(p.read_text() for p in (d / "outbox").glob("*.eml"))
+    assert "bob is away from 2027-03-02 to 2027-03-05" in text
+
+
+@pytest.mark.parametrize("value", ["\u00b2d", "-1d", "14x", "1e3d"])
+def test_an_allowance_that_is_not_a_number_of_days_is_a_sentence(
+    tmp_path: Path, value: str
+) -> None:
+    out = run("new", tmp_path / "g", "--players", "a,b", "--turn-time", "1d", "--vacation",
+              value, code=1)  # fmt: skip
+    assert "--vacation must be days for the game (14d)" in out

@@ -393,12 +393,15 @@ def vacation_command(directory: Path, player: str, start: str, end: str, now: st
     from pbem.game import clock, vacations
 
     first, last = clock.parse_date(start, "--from"), clock.parse_date(end, "--to")
-    vacation, game = vacations.declare(directory, player, first, last, instant(now))
+    when = instant(now)
+    vacation, game, moved = vacations.declare(directory, player, first, last, when)
     echo(f"{vacation.describe()} ({vacation.days} days); recorded in history/vacations/.")
     if game.deadline is not None and game.schedule is not None:
-        echo(
-            f"Turn {game.state.turn} is due by {clock.describe(game.deadline, game.schedule.zone)}."
-        )
+        due = clock.describe(game.deadline, game.schedule.zone)
+        echo(f"Turn {game.state.turn} is due by {due}.")
+    if moved:  # the players are told the new deadline, as after 'pbem deadline'
+        key = f"vacation-{vacation.resolution}-{vacation.number}"
+        _tell_players("deadline", directory, when, vacation.describe(), key)
 
 
 @click.command(name="seat", short_help="Let a program play a seat, or a person again.")

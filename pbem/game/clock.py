@@ -107,7 +107,11 @@ def parse_allowance(text: str) -> tuple[int, str]:
     value, _, per = text.strip().partition("/")
     per = per.strip() or "game"
     days = value.strip().removesuffix("d")
-    if not days.isdigit() or per not in VACATION_PER or int(days) > MAX_VACATION:
+    if (
+        not (days.isascii() and days.isdigit())
+        or per not in VACATION_PER
+        or int(days) > MAX_VACATION
+    ):
         raise PbemError(
             f"--vacation must be days for the game (14d), for each year (14d/year) or 0, up to "
             f"{MAX_VACATION} days, not '{text}'"

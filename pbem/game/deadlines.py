@@ -163,9 +163,9 @@ def pending_deadline(directory: Path, game: Game, resolution: int) -> datetime |
     deadline = scheduled_deadline(game, began, resolution - 1)
     for change in deadline_changes(directory, resolution):
         deadline = clock.parse_instant(change.deadline, "deadline")
-    if resolution < history_count(directory):
+    if resolution != game.state.resolution and resolution < history_count(directory):
         awaited: Sequence[str] = read_history(directory, resolution).players
-    else:
+    else:  # the pending turn (an undo's too, while its history file is still there)
         awaited = game.state.awaiting()
     return waiting(directory, game, resolution, awaited, deadline, began)
 
@@ -184,7 +184,7 @@ def waiting(
 
     if deadline is None or game.schedule is None or game.schedule.vacation_mode != "wait":
         return deadline
-    found = vacations.in_force(vacations.vacations(directory), resolution)
+    found = vacations.in_force(directory, game, resolution)
     return vacations.waited(found, awaited, deadline, began, game.schedule.timezone)
 
 
@@ -243,7 +243,7 @@ def change_deadline(
         )
         path = changes_folder(directory) / f"{r:04d}-{number}.toml"
         atomic_write(path, tomli_w.dumps(change.to_dict()))
-        moved = replace(game, deadline=new)
+        moved = replace(game, deadline=pending_deadline(directory, game, r))  # vacations too
         write_game(moved)
         return moved, change, False
 
@@ -266,7 +266,9 @@ def missed_orders(
     return None
 
 
-def outage_guard(game: Game, missing: Sequence[str]) -> str | None:
+def outage_guard(
+    game: Game, missing: Sequence[str], deadline: datetime | None = None
+) -> str | None:
     """The reason to refuse when more than half of the players awaited this turn (two or more:
     the setup, a draft) would be played by the autopilot at once: a mail outage, perhaps.
 
@@ -276,7 +278,8 @@ def outage_guard(game: Game, missing: Sequence[str]) -> str | None:
     in a row by two players refuse in a game of three, though nothing was down."""
     living = {p.name for p in game.state.players if p.alive}
     awaited = [name for name in game.state.awaiting() if name in living]
-    silent = sorted(set(missing) & set(awaited))
+    gone = away_players(game, missing, deadline)  # known to be away: no sign of an outage
+    silent = sorted(set(missing) & set(awaited) - set(gone))
     if len(awaited) < 2 or len(silent) * 2 <= len(awaited):
         return None
     return (
@@ -292,19 +295,30 @@ def autopilot_records(
     """The autopilot's order files for the players who missed the deadline; in a game whose
     autopilot plays for players away, those away at `deadline` are marked with their
     vacation's last day (their turn is not missed)."""
-    from pbem.game import vacations
 
-    found = vacations.in_force(vacations.vacations(game.path), game.state.resolution)
+    gone = away_players(game, missing, deadline)
     out = []
     for name in missing:
         reg = game.registration(name)
         text = autopilot_text(game.state, name, reg.secret if reg else "")
-        away = None
-        schedule = game.schedule
-        if schedule is not None and schedule.vacation_mode == "autopilot" and deadline:
-            on = vacations.away_at(found, name, deadline, schedule.timezone)
-            away = on.end.isoformat() if on is not None else None
-        out.append(OrderRecord(name, AUTOPILOT_FILE, text, autopilot=True, away=away))
+        out.append(OrderRecord(name, AUTOPILOT_FILE, text, autopilot=True, away=gone.get(name)))
+    return out
+
+
+def away_players(game: Game, players: Sequence[str], deadline: datetime | None) -> dict[str, str]:
+    """In a game whose autopilot plays for players away: those of `players` away at the
+    pending turn's `deadline`, each with their vacation's last day."""
+    from pbem.game import vacations
+
+    schedule = game.schedule
+    if schedule is None or schedule.vacation_mode != "autopilot" or deadline is None:
+        return {}
+    found = vacations.in_force(game.path, game, game.state.resolution)
+    out = {}
+    for name in players:
+        on = vacations.away_at(found, name, deadline, schedule.timezone)
+        if on is not None:
+            out[name] = on.end.isoformat()
     return out
 
 
@@ -321,7 +335,7 @@ def away_unfounded(directory: Path, game: Game, record: HistoryRecord) -> str | 
     if schedule is None or schedule.vacation_mode != "autopilot":
         return "an autopilot turn recorded as a vacation's in a game that waits for players away"
     deadline = pending_deadline(directory, game, record.resolution)
-    found = vacations.in_force(vacations.vacations(directory), record.resolution)
+    found = vacations.in_force(directory, game, record.resolution)
     for o in marked:
         on = vacations.away_at(found, o.player, deadline, schedule.timezone) if deadline else None
         if on is None or on.end.isoformat() != o.away or not o.autopilot:

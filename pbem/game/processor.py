@@ -421,7 +421,7 @@ def resolve_game(
             deadline = deadlines.pending_deadline(directory, game, r)
             why = deadlines.missed_orders(game, missing, deadline, now)
             if why is None and not force:
-                why = deadlines.outage_guard(game, missing)
+                why = deadlines.outage_guard(game, missing, deadline)
             if why is not None:
                 raise NotReady("\n".join(_missing(game, rejected, missing, [why] if why else [])))
             records += deadlines.autopilot_records(game, missing, deadline)

@@ -203,6 +203,16 @@ def handed_over(directory: Path, seat: str, secret: str) -> SeatChange | None:
     return None
 
 
+def holder_at(changes: Sequence[SeatChange], seat: str, resolution: int) -> str:
+    """Who played `seat` for `resolution`: the holder of its last change before it, or the
+    seat's first player."""
+    holder = seat
+    for c in changes:
+        if c.seat == seat and c.before(resolution):
+            holder = c.holder
+    return holder
+
+
 def changed_after(directory: Path, resolution: int) -> SeatChange | None:
     """The first seat change made after `resolution` was resolved (an undo of it is refused)."""
     return next((c for c in seat_changes(directory) if c.resolution > resolution), None)
@@ -398,7 +408,9 @@ def _remake_report(game: Game, seat: str) -> None:
     folder = report_dir(game.path, r)
     if folder.is_dir():
         write_files(folder, mine)
-    write_game(game)
+    from pbem.game.deadlines import pending_deadline  # the new player is not away
+
+    write_game(replace(game, deadline=pending_deadline(game.path, game, game.state.resolution)))
 
 
 def seat_problem(game: Game) -> str | None:

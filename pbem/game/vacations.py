@@ -55,6 +55,13 @@ class Vacation:
     start: date
     end: date
     by: str = "moderator"
+    holder: str = ""
+    """Who plays the seat when it was declared ("": its first player): a substitute who takes
+    the seat over is not away, and has an allowance of their own (pbem.game.seats)."""
+
+    @property
+    def who(self) -> str:
+        return self.holder or self.player
 
     @property
     def days(self) -> int:
@@ -70,6 +77,7 @@ class Vacation:
             "to": self.end.isoformat(),
             "days": self.days,
             "by": self.by,
+            **({"holder": self.holder} if self.holder else {}),
         }
 
     @classmethod
@@ -82,6 +90,7 @@ class Vacation:
             date.fromisoformat(str(data["from"])),
             date.fromisoformat(str(data["to"])),
             str(data.get("by", "moderator")),
+            str(data.get("holder", "")),
         )
 
     def bounds(self, zone: str) -> tuple[datetime, datetime]:
@@ -111,10 +120,26 @@ def vacations(directory: Path) -> list[Vacation]:
     return out
 
 
-def in_force(all_vacations: Iterable[Vacation], resolution: int) -> list[Vacation]:
+def in_force(
+    directory: Path, game: Game, resolution: int, found: Sequence[Vacation] | None = None
+) -> list[Vacation]:
     """The vacations that count for the deadline of `resolution`: declared before it was
-    resolved."""
-    return [v for v in all_vacations if v.resolution <= resolution]
+    resolved (all of them for the pending one), by whoever held the seat then."""
+    from pbem.game.history import history_count, read_history
+    from pbem.game.seats import holder_at, seat_changes
+
+    found = vacations(directory) if found is None else found
+    if not found:
+        return []
+    if resolution != game.state.resolution and resolution < history_count(directory):
+        resolved = read_history(directory, resolution, events=False).time
+        if resolved is None:
+            found = [v for v in found if v.resolution <= resolution]
+        else:
+            until = clock.parse_instant(resolved, "time")
+            found = [v for v in found if clock.parse_instant(v.time, "time") < until]
+    changes = seat_changes(directory)
+    return [v for v in found if holder_at(changes, v.player, resolution) == v.who]
 
 
 def away_at(
@@ -129,29 +154,40 @@ def away_at(
 
 
 def waited(
-    all_vacations: Sequence[Vacation],
+    found: Sequence[Vacation],
     awaited: Sequence[str],
     deadline: datetime,
     turn_began: datetime | None,
     zone: str,
 ) -> datetime:
-    """The deadline of a turn that waits for the players it awaits while they are away: each
-    time it falls in one's vacation, it moves to the vacation's end plus the time that was
-    left of the turn when the vacation began (all of it, for a turn begun during it)."""
-    used: set[int] = set()
-    moved = True
-    while moved:
-        moved = False
-        for i, v in enumerate(all_vacations):
-            if i in used or v.player not in awaited:
-                continue
-            start, end = v.bounds(zone)
-            if start <= deadline < end:
-                began = max(start, turn_began) if turn_began is not None else start
-                deadline = end + max(deadline - began, timedelta(0))
-                used.add(i)
-                moved = True
-    return deadline
+    """The deadline of a turn that waits for the players it awaits while they are away: the
+    turn's clock stops while any of them is away (counted in the zone's wall time, so that a
+    turn begun during a vacation gets its whole turn time after it, whatever the clocks do)."""
+    where = clock.zone(zone)
+
+    def wall(moment: datetime) -> datetime:
+        return moment.astimezone(where).replace(tzinfo=None)
+
+    spans = sorted(
+        (wall(start), wall(end))
+        for v in found
+        if v.player in awaited
+        for start, end in [v.bounds(zone)]
+    )
+    if not spans:
+        return deadline
+    now = wall(turn_began) if turn_began is not None else min(wall(deadline), spans[0][0])
+    left = wall(deadline) - now
+    if left <= timedelta(0):
+        return deadline
+    for start, end in spans:
+        if end <= now:
+            continue
+        if start >= now + left:
+            break
+        left -= max(start - now, timedelta(0))
+        now = max(now, end)
+    return (now + left).replace(tzinfo=where)
 
 
 def upcoming(directory: Path, game: Game, now: datetime | None) -> list[dict[str, str]]:
@@ -195,7 +231,9 @@ def problem(
         return f"there is no player '{quoted(player)}' in this game: it has {names}"
     if not seat.alive:
         return f"{player} is out of the game"
-    return span_problem(schedule, earlier, player, start, end, now)
+    reg = game.registration(player)
+    who = reg.played_by if reg is not None else player
+    return span_problem(schedule, [v for v in earlier if v.who == who], player, start, end, now)
 
 
 def span_problem(
@@ -215,6 +253,8 @@ def span_problem(
         return f"the vacation ends ({end.isoformat()}) before it begins ({start.isoformat()})"
     if end < today:
         return f"the vacation ended already ({end.isoformat()}; today is {today.isoformat()})"
+    if end.year >= date.max.year:
+        return f"the vacation ends too far ahead ({end.isoformat()})"
     start = max(start, today)  # a vacation under way counts from today (its days too)
     if (start - today).days > AHEAD:
         return f"the vacation begins more than {AHEAD} days ahead: declare it nearer the time"
@@ -241,37 +281,50 @@ def span_problem(
 
 def declare(
     directory: Path, player: str, start: date, end: date, now: datetime, by: str = "moderator"
-) -> tuple[Vacation, Game]:
+) -> tuple[Vacation, Game, bool]:
     """Record that `player` is away from `start` to `end` (both included; a vacation under way
-    counts from today), within their allowance; the game file's deadline follows. Run again
-    after it was interrupted, it completes the vacation it recorded."""
+    counts from today), within their allowance; the game file's deadline follows (True as
+    the third value when it moved). Run again after it was interrupted, it completes the
+    vacation it recorded."""
     from pbem.game import deadlines
+    from pbem.game.history import history_count, read_history
     from pbem.game.undo import check_not_interrupted
 
     with locked(directory):
         check_not_interrupted(directory)
         game = read_game(directory)
-        earlier = vacations(directory)
         r = game.state.resolution
+        if history_count(directory) != r:
+            raise GameFileError("a resolution was interrupted: run 'pbem resolve' to finish it")
+        earlier = vacations(directory)
         deadline = deadlines.pending_deadline(directory, game, r)
-        if earlier and game.deadline != deadline:  # a run stopped before it wrote game.toml
+        unfinished = game.deadline != deadline
+        if unfinished:  # a run stopped before it wrote game.toml
             game = replace(game, deadline=deadline)
             write_game(game)
-            last = earlier[-1]
-            if (last.resolution, last.player, last.end) == (r, player, end):
-                return last, game
+        reg = game.registration(player)
+        who = (reg.holder or "") if reg is not None else ""
+        for v in earlier:  # the same vacation again: a run stopped, or a message read twice
+            if (v.player, v.who, v.end) == (player, who or player, end) and v.start >= start:
+                return v, game, unfinished
+        last = read_history(directory, r - 1, events=False).time if r else None
+        if last is not None and now < clock.parse_instant(last, "time"):
+            raise PbemError(
+                f"the time given ({clock.iso(now)}) is before the last resolution's ({last}): "
+                "give a --now at or after it"
+            )
         why = problem(game, earlier, player, start, end, now)
         if why is not None:
             raise PbemError(f"no vacation for {player}: {why}")
         assert game.schedule is not None
         start = max(start, now.astimezone(game.schedule.zone).date())
         number = len(change_files(vacations_folder(directory), r)) + 1
-        vacation = Vacation(r, number, clock.iso(now), player, start, end, by)
+        vacation = Vacation(r, number, clock.iso(now), player, start, end, by, who)
         path = vacations_folder(directory) / f"{r:04d}-{number}.toml"
         atomic_write(path, tomli_w.dumps(vacation.to_dict()))
         moved = replace(game, deadline=deadlines.pending_deadline(directory, game, r))
         write_game(moved)
-        return vacation, moved
+        return vacation, moved, moved.deadline != game.deadline
 
 
 def allowance_problem(game: Game) -> str | None:
@@ -283,7 +336,8 @@ def allowance_problem(game: Game) -> str | None:
         if game.schedule is None:
             return f"{where}: a vacation in a game without deadlines"
         declared = clock.parse_instant(v.time, "time")
-        why = span_problem(game.schedule, earlier, v.player, v.start, v.end, declared)
+        theirs = [e for e in earlier if e.who == v.who]
+        why = span_problem(game.schedule, theirs, v.player, v.start, v.end, declared)
         if why is None and v.start < declared.astimezone(game.schedule.zone).date():
             why = "it begins before the day it was declared"
         if why is not None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from pbem.game import clock, processor
+from pbem.game import clock, deadlines, processor
 from pbem.game.disk import locked
 from pbem.game.mailstate import MailState
 from pbem.game.settings import Settings
@@ -46,6 +46,8 @@ def queue_reminders(directory: Path, settings: Settings, now: datetime) -> Remin
         with MailState.open(directory) as state:
             done: list[str] = state.sent.setdefault("reminded", [])
             ready = {s.player for s in processor.readiness(game).used}
+            # a player away whose turn the autopilot plays without a miss is not reminded
+            ready |= set(deadlines.away_players(game, game.state.awaiting(), deadline))
             r = game.state.resolution
             for reg in game.registrations:
                 player = game.state.player(reg.name)
