@@ -22,11 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomli_w
 
-from pbem.core.events import SeatTaken
 from pbem.core.state import Phase, player_name, same_name, valid_player_name
 from pbem.errors import GameFileError, PbemError
 from pbem.game import clock
@@ -35,6 +34,12 @@ from pbem.game.history import HISTORY, change_files
 from pbem.game.root import fold
 from pbem.game.store import PLAYER_NAME_RULE, Game, Registration, _load_toml, read_game, write_game
 from pbem.terminal import quoted
+
+if TYPE_CHECKING:
+    from pbem.core.events import SeatTaken
+
+# The events are imported where they are used: every command that reads a game asks this
+# module whether a change of seat is half made, and checking orders loads no events.
 
 SEATS = "seats"
 WHY_LENGTH = 300
@@ -132,6 +137,8 @@ class SeatChange:
 
     @property
     def event(self) -> SeatTaken:
+        from pbem.core.events import SeatTaken
+
         return SeatTaken(self.seat, self.holder, self.previous, self.turn)
 
     def describe(self) -> str:
