@@ -176,3 +176,25 @@ def test_a_run_stopped_before_its_bot_answered_is_answered_by_the_next_resolve(
     record = read_history(d, state.resolution)
     assert [o.player for o in record.orders] == ["dave"]
     assert "Written by the bot 'reference'" in record.orders[0].text
+
+
+def test_a_bot_an_installed_package_names_plays_in_pbems_process(
+    d: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib import metadata
+
+    found = [
+        metadata.EntryPoint("steady", "pbem.core.autopilot:autopilot_orders", bots.ENTRY_POINTS),
+        metadata.EntryPoint("broken", "pbem.core.odds:forecast", bots.ENTRY_POINTS),
+    ]
+
+    def entry_points(group: str) -> list[metadata.EntryPoint]:
+        return [e for e in found if e.group == group]
+
+    monkeypatch.setattr(metadata, "entry_points", entry_points)
+    out = run("seat", d, "dave", "--bot", "steady")
+    assert "dave's bot wrote orders/dave.toml" in out
+    assert (d / "orders" / "dave.toml").read_text().startswith("# Written by the bot 'steady'")
+    (d / "orders" / "dave.toml").unlink()
+    out = run("seat", d, "dave", "--bot", "broken")  # called with the wrong arguments
+    assert "dave's bot failed (it failed: " in out

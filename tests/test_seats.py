@@ -3,6 +3,7 @@ the previous player's secret refused, and the history and the audit keeping trac
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -245,3 +246,24 @@ def test_a_game_of_format_7_takes_a_substitute_and_audits(tmp_path: Path) -> Non
     assert read_history(d, 3).events[0] == SeatTaken("dave", "erin", "dave", 2)
     assert audit_game(d).resolutions == 4
     assert read_game(d).language_of("dave") == "sv"
+
+
+def test_the_new_player_sees_the_seats_hand_and_mission_and_the_old_one_nothing_new(
+    tmp_path: Path,
+) -> None:
+    d = tmp_path / "m"
+    players = "alice=alice@example.org,bob=bob@example.org,carol=carol@example.org"
+    run("new", d, "--players", players, "--missions", "--seed", "0d" * 32, "--now", AT)
+    before = (report_dir(d, 0) / "carol.txt").read_text()
+    mission = next(line for line in before.splitlines() if "Your secret mission" in line)
+    mail.send_mail(d)
+    sent = set(outbox(d))
+    hand_over(d)
+    text = (report_dir(d, 0) / "carol.txt").read_text()
+    assert mission in text  # the seat's own mission, for its new player
+    view = json.loads((report_dir(d, 0) / "carol.view.json").read_text())
+    assert [p["name"] for p in view["players"] if "mission" in p] == ["carol"]
+    assert [p["name"] for p in view["players"] if "hand" in p] == ["carol"]
+    mail.send_mail(d)
+    new = [m for name, m in outbox(d).items() if name not in sent]
+    assert [str(m["To"]) for m in new] == [NEW]  # the previous player is mailed nothing new

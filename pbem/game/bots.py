@@ -22,8 +22,10 @@ import hashlib
 import os
 import shlex
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem.core.autopilot import autopilot_orders
 from pbem.errors import PbemError
@@ -33,8 +35,15 @@ from pbem.game.safety import ORDER_FILE_LIMIT
 from pbem.game.store import Game, Registration, read_game, write_game
 from pbem.terminal import printable, quoted
 
+if TYPE_CHECKING:
+    from pbem.core.orders import Orders
+    from pbem.core.state import GameState
+
 REFERENCE = "reference"
 """The name of the bot pbem ships."""
+ENTRY_POINTS = "pbem.bots"
+"""The group of entry points by which an installed package names its bots: each a function
+(state, player, secret) -> Orders, given the state read back from the seat's view file."""
 BOT_SECONDS = 10.0
 """How long a bot's program may take to answer."""
 
@@ -66,7 +75,7 @@ def set_bot(directory: Path, seat: str, bot: str | None) -> tuple[Game, list[Ans
         bot = bot.strip()
         if not bot:
             raise PbemError('name the bot: --bot reference, or --bot "COMMAND ARGS"')
-        if bot != REFERENCE:
+        if installed(bot) is None:
             try:
                 shlex.split(bot)
             except ValueError as err:
@@ -134,18 +143,41 @@ def _ask(game: Game, reg: Registration) -> Answer:
     return _fallback(game, reg, path, failed)
 
 
+def installed(name: str) -> Callable[[GameState, str, str], Orders] | None:
+    """The bot an entry point of ENTRY_POINTS names `name` (the reference bot for REFERENCE,
+    installed or not), or None."""
+    if name == REFERENCE:
+        from pbem.core.reference_bot import reference_orders
+
+        return reference_orders
+    from importlib.metadata import entry_points
+
+    found = [e for e in entry_points(group=ENTRY_POINTS) if e.name == name]
+    if not found:
+        return None
+    loaded = found[0].load()
+    return loaded if callable(loaded) else None
+
+
 def _run(reg: Registration, view: Path, given: bytes) -> tuple[str | None, str | None]:
     """The bot's order file, or why there is none."""
-    if reg.bot == REFERENCE:
-        from pbem.core.reference_bot import reference_orders
+    assert reg.bot is not None
+    try:
+        play = installed(reg.bot)
+    except Exception as err:  # noqa: BLE001 (an installed bot that cannot be loaded)
+        return None, f"it cannot be loaded: {type(err).__name__}: {err}"[:300]
+    if play is not None:
         from pbem.present.view import read_view
 
         try:
             state = read_view(view)  # the view, as a person's own check reads it
         except PbemError as err:
             return None, f"its view file cannot be read: {err}"
-        return reference_orders(state, reg.name, reg.secret).to_toml(), None
-    assert reg.bot is not None
+        try:
+            orders = play(state, reg.name, reg.secret)
+            return orders.to_toml(), None
+        except Exception as err:  # noqa: BLE001 (a bot's failure is told, never a stop)
+            return None, f"it failed: {type(err).__name__}: {err}"[:300]
     environment = {**os.environ, "PBEM_VIEW": str(view), "PBEM_SECRET": reg.secret}
     try:
         done = subprocess.run(
