@@ -17,7 +17,7 @@ from pbem.core.state import GameState, Options, Phase
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-import bots  # noqa: E402 (benchmarks/bots.py: one game played by the engine)
+import bot_games  # noqa: E402 (benchmarks/bot_games.py: one game played by the engine)
 
 
 @pytest.mark.parametrize("game", range(6))
@@ -25,14 +25,14 @@ def test_the_bot_beats_the_autopilot_with_legal_orders(game: int) -> None:
     count = 2 + game % 3
     seats = [autopilot_orders] * count
     seats[game % count] = reference_orders
-    winner, _, turns = bots.play(game, seats)  # every order file is checked by the rules
-    assert winner == bots.NAMES[game % count]
+    winner, _, turns = bot_games.play(game, seats)  # every order file is checked by the rules
+    assert winner == bot_games.NAMES[game % count]
     assert turns > 0
 
 
 def test_bots_against_each_other_play_legal_games_to_an_end() -> None:
-    winners = [bots.play(100 + i, [reference_orders] * 3)[0] for i in range(3)]
-    assert all(w in bots.NAMES[:3] for w in winners), winners
+    winners = [bot_games.play(100 + i, [reference_orders] * 3)[0] for i in range(3)]
+    assert all(w in bot_games.NAMES[:3] for w in winners), winners
 
 
 def first_play_state() -> GameState:

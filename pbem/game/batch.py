@@ -16,7 +16,7 @@ from enum import Enum
 from pathlib import Path
 
 from pbem.errors import LockedError, PbemError
-from pbem.game import processor
+from pbem.game import bots, processor
 from pbem.game.mailbox_state import held_by_mailbox
 from pbem.game.root import open_root
 from pbem.game.status import DUE, State, status_of, table
@@ -95,6 +95,8 @@ def run_game(
             return GameRun(status.name, directory, Result.SKIPPED, "locked by another run")
         if status.state is State.HELD:
             return GameRun(status.name, directory, Result.HELD, status.reason)
+        if status.state not in DUE and not dry_run and bots.catch_up(directory):
+            status = status_of(directory, now)  # a stopped run's bots answered now
         if status.state not in DUE:
             awaited = [p for p in status.awaited if p not in status.valid]
             detail = "; ".join(x for x in (f"awaiting {', '.join(awaited)}", status.reason) if x)

@@ -18,10 +18,15 @@ the moderator is told.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import shlex
+import signal
 import subprocess
+import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,7 +35,7 @@ from typing import TYPE_CHECKING
 from pbem.core.autopilot import autopilot_orders
 from pbem.errors import PbemError
 from pbem.game.disk import atomic_write, locked
-from pbem.game.history import ORDERS, history_count, order_files, report_dir
+from pbem.game.history import ORDERS, history_count, report_dir
 from pbem.game.safety import ORDER_FILE_LIMIT
 from pbem.game.store import Game, Registration, read_game, write_game
 from pbem.terminal import printable, quoted
@@ -75,6 +80,8 @@ def set_bot(directory: Path, seat: str, bot: str | None) -> tuple[Game, list[Ans
         bot = bot.strip()
         if not bot:
             raise PbemError('name the bot: --bot reference, or --bot "COMMAND ARGS"')
+        if not bot.isprintable() or len(bot) > 1000:
+            raise PbemError("the bot's command must be one line of printable text")
         if installed(bot) is None:
             try:
                 shlex.split(bot)
@@ -103,25 +110,63 @@ def set_bot(directory: Path, seat: str, bot: str | None) -> tuple[Game, list[Ans
 
 
 def answer(game: Game) -> list[Answer]:
-    """Every bot seat the pending turn awaits and that has no order file yet writes one (call
-    it under the game's lock)."""
+    """Every bot seat the pending turn awaits writes its order file, unless it has one already
+    that is valid and was written from the seat's present view (call it under the game's
+    lock)."""
     from pbem.core.state import Phase
+    from pbem.game.processor import readiness
 
     if game.state.phase is Phase.OVER or history_count(game.path) != game.state.resolution:
         return []
-    have = {p.stem for p in order_files(game.path)}
+    seats = [
+        reg
+        for name in game.state.awaiting()
+        if (reg := game.registration(name)) is not None
+        and reg.bot
+        and game.state.player(name).alive
+    ]
+    if not seats:
+        return []
+    valid = {s.player: s for s in readiness(game).used}
     out = []
-    for name in game.state.awaiting():
-        reg = game.registration(name)
-        if reg is not None and reg.bot and name not in have and game.state.player(name).alive:
-            out.append(_ask(game, reg))
+    for reg in seats:
+        kept = valid.get(reg.name)
+        if kept is not None and not _stale(game, reg, kept.text):
+            continue
+        out.append(_ask(game, reg))
     return out
+
+
+def catch_up(directory: Path) -> list[Answer]:
+    """The bots a stopped run left unanswered answer now (`pbem run`, before it tells a game
+    waiting for them)."""
+    with locked(directory):
+        return answer(read_game(directory))
+
+
+_HEAD = re.compile(r"^# Written by the bot .* \(SHA-256 ([0-9a-f]{64})\)\.\n")
+
+
+def _view(game: Game, reg: Registration) -> Path:
+    return report_dir(game.path, game.state.resolution - 1) / f"{reg.name}.view.json"
+
+
+def _stale(game: Game, reg: Registration, text: str) -> bool:
+    """Whether an order file a bot wrote was written from another view than the seat's
+    present one (a turn undone and played again differently)."""
+    found = _HEAD.match(text)
+    if found is None:
+        return False  # a person's, or the moderator's: it stands
+    try:
+        return hashlib.sha256(_view(game, reg).read_bytes()).hexdigest() != found.group(1)
+    except OSError:
+        return True
 
 
 def _ask(game: Game, reg: Registration) -> Answer:
     from pbem.game.check import check_submission
 
-    view = report_dir(game.path, game.state.resolution - 1) / f"{reg.name}.view.json"
+    view = _view(game, reg)
     path = game.path / ORDERS / f"{reg.name}.toml"
     try:
         given = view.read_bytes()
@@ -131,15 +176,21 @@ def _ask(game: Game, reg: Registration) -> Answer:
     text, failed = _run(reg, view, given)
     if failed is None:
         assert text is not None
-        checked = check_submission(game, path, text)
-        if checked.accepted:
-            head = (
-                f"# Written by the bot '{printable(reg.bot or '')}' for turn {game.state.turn}, "
-                f"from {view.parent.name}/{view.name} (SHA-256 {digest}).\n"
-            )
+        text = text.removeprefix("\ufeff")
+        head = (
+            f"# Written by the bot '{printable(reg.bot or '')}' for turn {game.state.turn}, "
+            f"from {view.parent.name}/{view.name} (SHA-256 {digest}).\n"
+        )
+        checked = check_submission(game, path, head + text)
+        if len((head + text).encode()) > ORDER_FILE_LIMIT:
+            failed = f"it wrote more than an order file may hold ({ORDER_FILE_LIMIT // 1024} KiB)"
+        elif checked.accepted and checked.player == reg.name:
             atomic_write(path, head + text)
             return Answer(reg.name, path)
-        failed = "its orders were refused: " + "; ".join(checked.messages())[:300]
+        elif checked.accepted:
+            failed = f"its orders are for {checked.player}, not for the seat {reg.name}"
+        else:
+            failed = "its orders were refused: " + "; ".join(checked.messages())[:300]
     return _fallback(game, reg, path, failed)
 
 
@@ -178,29 +229,86 @@ def _run(reg: Registration, view: Path, given: bytes) -> tuple[str | None, str |
             return orders.to_toml(), None
         except Exception as err:  # noqa: BLE001 (a bot's failure is told, never a stop)
             return None, f"it failed: {type(err).__name__}: {err}"[:300]
-    environment = {**os.environ, "PBEM_VIEW": str(view), "PBEM_SECRET": reg.secret}
     try:
-        done = subprocess.run(
-            shlex.split(reg.bot),
-            input=given,
-            capture_output=True,
-            timeout=BOT_SECONDS,
+        command = shlex.split(reg.bot)
+    except ValueError as err:
+        return None, f"its command cannot be read: {err}"
+    with tempfile.TemporaryDirectory(prefix="pbem-bot-") as folder:
+        # an empty folder holding the seat's view only: no other player's file in reach
+        copy = Path(folder) / "view.json"
+        copy.write_bytes(given)
+        environment = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": folder,
+            "LANG": "C.UTF-8",
+            "PBEM_VIEW": str(copy),
+            "PBEM_SECRET": reg.secret,
+        }
+        return _talk(command, given, environment, folder)
+
+
+def _talk(
+    command: list[str], given: bytes, environment: dict[str, str], folder: str
+) -> tuple[str | None, str | None]:
+    """Run a bot's program in its own session: `given` on its standard input; at most
+    ORDER_FILE_LIMIT bytes of its standard output kept, and the end of its standard error;
+    the whole session killed once it has answered or after BOT_SECONDS."""
+    try:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=environment,
-            cwd=view.parent,
-            check=False,
+            cwd=folder,
+            start_new_session=True,
         )
+    except (OSError, ValueError) as err:
+        return None, f"it cannot be started: {getattr(err, 'strerror', None) or err}"
+    out, err_tail = bytearray(), bytearray()
+
+    def read_out() -> None:
+        assert process.stdout is not None
+        while chunk := os.read(process.stdout.fileno(), 65536):
+            if len(out) <= ORDER_FILE_LIMIT:
+                out.extend(chunk[: ORDER_FILE_LIMIT + 1 - len(out)])
+
+    def read_err() -> None:
+        assert process.stderr is not None
+        while chunk := os.read(process.stderr.fileno(), 65536):
+            err_tail.extend(chunk)
+            del err_tail[:-4096]
+
+    readers = [threading.Thread(target=read_out), threading.Thread(target=read_err)]
+    for reader in readers:
+        reader.start()
+    late = False
+    try:
+        assert process.stdin is not None
+        with contextlib.suppress(OSError):  # a bot that reads nothing
+            process.stdin.write(given)
+            process.stdin.close()
+        process.wait(timeout=BOT_SECONDS)
     except subprocess.TimeoutExpired:
+        late = True
+    finally:
+        with contextlib.suppress(OSError):  # its children too: none outlives its answer
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        for reader in readers:
+            reader.join()
+    if late:
         return None, f"it gave no answer within {BOT_SECONDS:g} seconds"
-    except OSError as err:
-        return None, f"it cannot be started: {err.strerror or err}"
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+    if process.returncode != 0:
+        said = err_tail.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         told = printable(said[0][:200])
-        return None, f"it stopped with exit code {done.returncode}" + (f": {told}" if told else "")
-    if len(done.stdout) > ORDER_FILE_LIMIT:
+        return None, f"it stopped with exit code {process.returncode}" + (
+            f": {told}" if told else ""
+        )
+    if len(out) > ORDER_FILE_LIMIT:
         return None, f"it wrote more than {ORDER_FILE_LIMIT // 1024} KiB"
     try:
-        return done.stdout.decode("utf-8"), None
+        return out.decode("utf-8"), None
     except UnicodeDecodeError:
         return None, "what it wrote is not UTF-8 text"
 

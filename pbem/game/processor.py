@@ -413,8 +413,7 @@ def resolve_game(
         if checked_history(game) == r + 1:
             return _complete(game, read_history(directory, r))
         _never_backwards(directory, r, now)
-        if paths is None:
-            bots.answer(game)  # a run stopped before its bots answered
+        early = tuple(bots.answer(game)) if paths is None else ()  # a run stopped before they did
         used, rejected, missing = _choose(game, paths)
         records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
         if missing:
@@ -460,7 +459,7 @@ def resolve_game(
         paths_written = write_files(folder, reports)
         write_game(new)
         undo.release(directory)  # resolved (by hand: `pbem run` leaves held games alone)
-        answered = tuple(bots.answer(new))
+        answered = early + tuple(bots.answer(new))
         return Outcome(
             r, state, events, tuple(used), tuple(rejected), False, paths_written, answered
         )

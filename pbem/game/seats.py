@@ -381,8 +381,13 @@ def names(reg: Registration) -> set[str]:
 def _with_holder(game: Game, change: SeatChange) -> Game:
     secret = holder_secret(game.seed, change.seat, change.holders, change.holder)
     registrations = tuple(
-        replace(
-            r, holder=change.holder, email=change.email, secret=secret, language=change.language
+        replace(  # a person takes the seat over: no bot plays it any more
+            r,
+            holder=change.holder,
+            email=change.email,
+            secret=secret,
+            language=change.language,
+            bot=None,
         )
         if r.name == change.seat
         else r

@@ -195,6 +195,8 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
             **_read_deadlines(data.get("deadlines")),
             mail=mail,
         )
+    except GameFileError as err:  # a sentence already
+        raise GameFileError(f"{path} is damaged: {err}") from None
     except (KeyError, ValueError, TypeError, IndexError, AttributeError, PbemError) as err:
         raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
     problem = inconsistency(game)
@@ -449,8 +451,20 @@ def _bot(value: object, seat: object) -> str | None:
     """The optional `bot` of a game file's seat: the program that plays it (absent: None)."""
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip() or len(value) > 1000:
-        raise GameFileError(f"the bot of the seat {seat!r} must be a command line, not {value!r}")
+    import shlex
+
+    problem = not isinstance(value, str) or value != value.strip() or not value
+    if not problem:
+        assert isinstance(value, str)
+        try:
+            problem = len(value) > 1000 or not value.isprintable() or not shlex.split(value)
+        except ValueError:
+            problem = True
+    if problem:
+        raise GameFileError(
+            f"the bot of the seat {seat!r} must be a bot's name or a command line, not {value!r}"
+        )
+    assert isinstance(value, str)
     return value
 
 

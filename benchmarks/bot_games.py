@@ -1,7 +1,7 @@
 """The reference bot against the autopilot, and against itself: how often it wins, how long a
 bot turn takes.
 
-Usage: python benchmarks/bots.py [GAMES]   (default 500; prints figures, asserts nothing)
+Usage: python benchmarks/bot_games.py [GAMES]   (default 500; prints figures, asserts nothing)
 
 Each game is played by the engine alone, every order file checked by the rules first: in the
 first half, one seat is the reference bot (pbem.core.reference_bot) and the others the
