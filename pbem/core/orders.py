@@ -6,6 +6,7 @@ legal in the current state is `rules.validate`'s question.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -130,6 +131,14 @@ class Orders:
     fortify: Fortify | None = None
     draft: tuple[str, ...] = ()
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    vacation: tuple[str, str] | None = None
+    """The days the player says they are away, first and last (YYYY-MM-DD), or None: not
+    orders of a turn, the moderator's to record (pbem.game.vacations)."""
+
+    @property
+    def plays(self) -> bool:
+        """Whether the file orders anything for the turn (a file may hold a vacation only)."""
+        return bool(self.trade or self.place or self.attack or self.fortify or self.draft)
 
     def line_of(self, key: str) -> int | None:
         return self.lines.get(key)
@@ -149,10 +158,23 @@ class Orders:
             out += f"trade = [{sets}]\n"
         for part in (*self.place, *self.attack, *((self.fortify,) if self.fortify else ())):
             out += "\n" + part.to_toml()
+        if self.vacation is not None:
+            out += f'\nvacation = {{ from = "{self.vacation[0]}", to = "{self.vacation[1]}" }}\n'
         return out
 
 
-_TOP_KEYS = {"game", "turn", "player", "secret", "trade", "place", "attack", "fortify", "draft"}
+_TOP_KEYS = {
+    "game",
+    "turn",
+    "player",
+    "secret",
+    "trade",
+    "place",
+    "attack",
+    "fortify",
+    "draft",
+    "vacation",
+}
 _PLACE_KEYS = {"territory", "armies"}
 _ATTACK_KEYS = {"from", "to", "dice", "stop_at", "move"}
 _FORTIFY_KEYS = {"from", "to", "armies"}
@@ -238,6 +260,17 @@ class _Reader:
         for key in table:
             if key not in allowed:
                 where = f"{path}.{key}" if path else key
+                if path and key == "vacation":  # written at the end, inside the last table
+                    self.problems.append(
+                        Problem.of(
+                            "vacation = ... belongs at the top of the file, with game, turn, "
+                            "player and secret: after a [[%(table)s]] line it is read as part "
+                            "of that table",
+                            self.line(where),
+                            table=path.split("[")[0].split(".")[0],
+                        )
+                    )
+                    continue
                 known = ", ".join(sorted(allowed))
                 self.problems.append(
                     Problem.of(
@@ -352,6 +385,7 @@ def _orders(data: dict[str, Any], board: Board, lines: dict[str, int]) -> Orders
     attack = _parse_attack(reader, data)
     fortify = _parse_fortify(reader, data)
     draft = _parse_draft(reader, data.get("draft"))
+    vacation = _parse_vacation(reader, data.get("vacation"))
 
     if reader.problems and len(header) != 4:
         raise OrderError(reader.problems, partial=None, dropped_attack=reader.dropped_attack)
@@ -366,6 +400,7 @@ def _orders(data: dict[str, Any], board: Board, lines: dict[str, int]) -> Orders
         fortify=fortify,
         draft=draft,
         lines=reader.lines,
+        vacation=vacation,
     )
     if reader.problems:  # what could be read, for the warnings that still apply
         raise OrderError(reader.problems, partial=built, dropped_attack=reader.dropped_attack)
@@ -523,6 +558,33 @@ def _parse_fortify(reader: _Reader, data: Mapping[str, Any]) -> Fortify | None:
     if source and target and armies is not None:
         return Fortify(source, target, armies, reader.line("fortify"))
     return None
+
+
+def _parse_vacation(reader: _Reader, value: object) -> tuple[str, str] | None:
+    """`vacation = { from = 2027-03-12, to = 2027-03-19 }` (dates, or the same in quotes)."""
+    import datetime
+
+    if value is None:
+        return None
+    days: list[str] = []
+    if isinstance(value, dict) and value.keys() == {"from", "to"}:
+        for key in ("from", "to"):
+            day = value[key]
+            if isinstance(day, str):
+                with contextlib.suppress(ValueError):
+                    day = datetime.date.fromisoformat(day.strip())
+            if type(day) is datetime.date:
+                days.append(day.isoformat())
+    if len(days) != 2:
+        reader.fail(
+            Problem.of(
+                "vacation must name its first and last day, e.g. vacation = { from = "
+                '"2027-03-12", to = "2027-03-19" }'
+            ),
+            "vacation",
+        )
+        return None
+    return days[0], days[1]
 
 
 def _parse_draft(reader: _Reader, value: object) -> tuple[str, ...]:

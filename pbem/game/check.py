@@ -36,29 +36,35 @@ def check_submission(
     text = between_cuts(text)
 
     def secret(orders: Orders) -> Problem | None:
-        reg = game.registration(orders.player)
-        if reg is None or hmac.compare_digest(
-            orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
-        ):
-            return None
-        from pbem.game.seats import handed_over  # only for a wrong secret
-        from pbem.present.secret_check import wrong_secret
-
-        change = handed_over(game.path, reg.name, orders.secret)
-        if change is not None:
-            return Problem.of(
-                "this seat has a new player: %(holder)s took over the seat %(seat)s before "
-                "turn %(turn)s, and orders signed with the secret of its previous player are "
-                "refused",
-                orders.line_of("secret"),
-                holder=change.holder,
-                seat=change.seat,
-                turn=change.turn,
-            )
-        return wrong_secret(orders)
+        return secret_problem(game, orders)
 
     orders, problems = check_text(game.state, text, secret)
     return Submission(path, text, orders, problems, **told)
+
+
+def secret_problem(game: Game, orders: Orders) -> Problem | None:
+    """Why the orders' secret is not their player's (None when it is, or the player is not in
+    the game: that is told apart)."""
+    reg = game.registration(orders.player)
+    if reg is None or hmac.compare_digest(
+        orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
+    ):
+        return None
+    from pbem.game.seats import handed_over  # only for a wrong secret
+    from pbem.present.secret_check import wrong_secret
+
+    change = handed_over(game.path, reg.name, orders.secret)
+    if change is not None:
+        return Problem.of(
+            "this seat has a new player: %(holder)s took over the seat %(seat)s before "
+            "turn %(turn)s, and orders signed with the secret of its previous player are "
+            "refused",
+            orders.line_of("secret"),
+            holder=change.holder,
+            seat=change.seat,
+            turn=change.turn,
+        )
+    return wrong_secret(orders)
 
 
 def check_files(directory: Path, paths: Sequence[Path]) -> tuple[Game, list[Checked]]:

@@ -286,45 +286,53 @@ def declare(
     counts from today), within their allowance; the game file's deadline follows (True as
     the third value when it moved). Run again after it was interrupted, it completes the
     vacation it recorded."""
-    from pbem.game import deadlines
-    from pbem.game.history import history_count, read_history
     from pbem.game.undo import check_not_interrupted
 
     with locked(directory):
         check_not_interrupted(directory)
-        game = read_game(directory)
-        r = game.state.resolution
-        if history_count(directory) != r:
-            raise GameFileError("a resolution was interrupted: run 'pbem resolve' to finish it")
-        earlier = vacations(directory)
-        deadline = deadlines.pending_deadline(directory, game, r)
-        unfinished = game.deadline != deadline
-        if unfinished:  # a run stopped before it wrote game.toml
-            game = replace(game, deadline=deadline)
-            write_game(game)
-        reg = game.registration(player)
-        who = (reg.holder or "") if reg is not None else ""
-        for v in earlier:  # the same vacation again: a run stopped, or a message read twice
-            if (v.player, v.who, v.end) == (player, who or player, end) and v.start >= start:
-                return v, game, unfinished
-        last = read_history(directory, r - 1, events=False).time if r else None
-        if last is not None and now < clock.parse_instant(last, "time"):
-            raise PbemError(
-                f"the time given ({clock.iso(now)}) is before the last resolution's ({last}): "
-                "give a --now at or after it"
-            )
-        why = problem(game, earlier, player, start, end, now)
-        if why is not None:
-            raise PbemError(f"no vacation for {player}: {why}")
-        assert game.schedule is not None
-        start = max(start, now.astimezone(game.schedule.zone).date())
-        number = len(change_files(vacations_folder(directory), r)) + 1
-        vacation = Vacation(r, number, clock.iso(now), player, start, end, by, who)
-        path = vacations_folder(directory) / f"{r:04d}-{number}.toml"
-        atomic_write(path, tomli_w.dumps(vacation.to_dict()))
-        moved = replace(game, deadline=deadlines.pending_deadline(directory, game, r))
-        write_game(moved)
-        return vacation, moved, moved.deadline != game.deadline
+        return record(read_game(directory), player, start, end, now, by)
+
+
+def record(
+    game: Game, player: str, start: date, end: date, now: datetime, by: str = "moderator"
+) -> tuple[Vacation, Game, bool]:
+    """`declare` for a game read under its lock (a fetch of its mail holds it)."""
+    from pbem.game import deadlines
+    from pbem.game.history import history_count, read_history
+
+    directory = game.path
+    r = game.state.resolution
+    if history_count(directory) != r:
+        raise GameFileError("a resolution was interrupted: run 'pbem resolve' to finish it")
+    earlier = vacations(directory)
+    deadline = deadlines.pending_deadline(directory, game, r)
+    unfinished = game.deadline != deadline
+    if unfinished:  # a run stopped before it wrote game.toml
+        game = replace(game, deadline=deadline)
+        write_game(game)
+    reg = game.registration(player)
+    who = (reg.holder or "") if reg is not None else ""
+    for v in earlier:  # the same vacation again: a run stopped, or a message read twice
+        if (v.player, v.who, v.end) == (player, who or player, end) and v.start >= start:
+            return v, game, unfinished
+    last = read_history(directory, r - 1, events=False).time if r else None
+    if last is not None and now < clock.parse_instant(last, "time"):
+        raise PbemError(
+            f"the time given ({clock.iso(now)}) is before the last resolution's ({last}): "
+            "give a --now at or after it"
+        )
+    why = problem(game, earlier, player, start, end, now)
+    if why is not None:
+        raise PbemError(f"no vacation for {player}: {why}")
+    assert game.schedule is not None
+    start = max(start, now.astimezone(game.schedule.zone).date())
+    number = len(change_files(vacations_folder(directory), r)) + 1
+    vacation = Vacation(r, number, clock.iso(now), player, start, end, by, who)
+    path = vacations_folder(directory) / f"{r:04d}-{number}.toml"
+    atomic_write(path, tomli_w.dumps(vacation.to_dict()))
+    moved = replace(game, deadline=deadlines.pending_deadline(directory, game, r))
+    write_game(moved)
+    return vacation, moved, moved.deadline != game.deadline
 
 
 def allowance_problem(game: Game) -> str | None:

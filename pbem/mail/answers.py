@@ -48,6 +48,9 @@ class Answers:
     """Where the summary goes (the `moderator` setting; default: `sender`)."""
     muted: dict[str, str] = field(default_factory=dict)
     """Why a message (by its key) was not answered though it would have been (`muting`)."""
+    notes: dict[str, str] = field(default_factory=dict)
+    """A paragraph to end the answer to a message with (by its Message-ID): a vacation the
+    message also held is told in the one answer to its orders."""
 
     def __post_init__(self) -> None:
         self.muting = Muting(self.state, self.now)
@@ -77,6 +80,9 @@ class Answers:
         if self.mute(letter, to) is not None:
             return None
         key = f"{letter.message_id}\0{letter.digest}"
+        note = self.notes.pop(letter.message_id, None)
+        if note is not None:
+            body = f"{body.rstrip()}\n\n{note}\n"
         out = outgoing(
             self.sender,
             address(to.email),

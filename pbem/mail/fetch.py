@@ -13,9 +13,9 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core.orders import parse_orders
+from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import Phase
-from pbem.errors import DiskError, GameFileError, OrderError, Problem
+from pbem.errors import DiskError, GameFileError, OrderError, PbemError, Problem
 from pbem.game import clock, processor
 from pbem.game.disk import grouped, locked, under_way, written
 from pbem.game.history import ORDERS, played_in, resolution_interrupted
@@ -321,6 +321,18 @@ class _Fetcher(Refusing):
             me = player  # two players of one household may share an address
         if me is None or me.name != player.name:
             return self.forged(letter, raw, player)
+        if orders.vacation is not None:  # the player says when they are away
+            away = self.away(letter, raw, me, orders, alone=not orders.plays)
+            if not orders.plays:
+                return away
+            outcome = self.play(letter, raw, me, text, choice)  # its answer tells both
+            return replace(outcome, reasons=(*away.reasons, *outcome.reasons))
+        return self.play(letter, raw, me, text, choice)
+
+    def play(
+        self, letter: Letter, raw: bytes, me: Registration, text: str, choice: Choice
+    ) -> Incoming:
+        """Orders for the turn from the player `me`, checked, then accepted or refused."""
         submission = processor.check_submission(
             self.game, ORDER_FILE, text, self.game.language_of(me.name)
         )
@@ -330,6 +342,69 @@ class _Fetcher(Refusing):
             undated = Problem.of("the message has no valid Date header: send it again")
             return self.reject(letter, raw, [undated], to=me)
         return self.accept(letter, me, submission, choice)
+
+    def away(
+        self, letter: Letter, raw: bytes, me: Registration, orders: Orders, alone: bool = True
+    ) -> Incoming:
+        """A vacation the player mails (`vacation = { from, to }`): recorded within their
+        allowance (pbem.game.vacations), answered (not `alone`: in the answer to the orders
+        beside it), and the other players told when it moves the deadline."""
+        from datetime import date
+
+        from pbem.game import vacations
+        from pbem.game.check import secret_problem
+
+        wrong = secret_problem(self.game, orders)
+        if wrong is not None and alone:
+            return self.reject(letter, raw, [wrong], to=me)
+        if wrong is not None:  # the orders beside it are refused for the same reason
+            mid, frm = letter.message_id, letter.sender or ""
+            return Incoming(mid, frm, Verdict.REJECTED, me.name, ("vacation not recorded",))
+        assert orders.vacation is not None
+        start, end = (date.fromisoformat(day) for day in orders.vacation)
+        try:
+            vacation, game, moved = vacations.record(
+                self.game, me.name, start, end, self.now, by="player"
+            )
+        except PbemError as err:
+            refused = Problem.of("your vacation was not recorded: %(why)s", why=str(err))
+            if alone:
+                return self.reject(letter, raw, [refused], to=me)
+            self.out.notes[letter.message_id] = self.speaking(me).problem(refused)
+            mid, frm = letter.message_id, letter.sender or ""
+            return Incoming(mid, frm, Verdict.REJECTED, me.name, (refused.message,))
+        self.game = self.out.game = game
+        if moved:
+            from pbem.mail.notices import tell_deadline
+
+            why = vacation.describe()
+            key = f"vacation-{vacation.resolution}-{vacation.number}"
+            tell_deadline(self.path, in_force(self.path, game.mail), self.now, why, key)
+        _ = self.speaking(me)._
+        first, last = vacation.start.isoformat(), vacation.end.isoformat()
+        schedule = game.schedule
+        body = _(
+            "Your vacation from %(start)s to %(end)s is recorded (%(days)s days).",
+            start=first,
+            end=last,
+            days=vacation.days,
+        )
+        body += " " + (
+            _(
+                "While you are away, the autopilot plays your turns, and they do not count "
+                "as missed."
+            )
+            if schedule is not None and schedule.vacation_mode == "autopilot"
+            else _("While you are away, the turns that await you wait for you.")
+        )
+        mid, frm = letter.message_id, letter.sender or ""
+        reason = f"vacation from {first} to {last} recorded"
+        if not alone:
+            self.out.notes[mid] = body
+            return Incoming(mid, frm, Verdict.ACCEPTED, me.name, (reason,))
+        subject = _("vacation recorded: %(start)s to %(end)s", start=first, end=last)
+        reply = self.out.answer(letter, me, subject, body + "\n")
+        return Incoming(mid, frm, Verdict.ACCEPTED, me.name, (reason,), reply)
 
     def ready(self, found: Found) -> str | None:
         """The name of the ready order file pbem mailed that `found` is (the same orders as

@@ -1,0 +1,139 @@
+"""A vacation mailed by the player: `vacation = { from = ..., to = ... }` in an order file, on
+its own or with orders; recorded within the allowance, answered in the player's language, the
+other players told when it moves the deadline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_mail import T0, message, orders_for, outbox
+from test_mail import fetch as fetch_mail
+
+from pbem import mail
+from pbem.cli import main
+from pbem.core.board import load_board
+from pbem.core.orders import parse_orders
+from pbem.game import vacations
+from pbem.game.audit import audit_game
+from pbem.game.store import read_game
+
+PLAYERS = "alice=alice@example.org,bob=bob@example.org:sv,carol=carol@example.org"
+AWAY = 'vacation = { from = "2027-03-04", to = "2027-03-07" }\n'
+
+
+def run(*args: object, code: int = 0) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+@pytest.fixture
+def d(tmp_path: Path) -> Path:
+    d = tmp_path / "g"
+    run("new", d, "--players", PLAYERS, "--seed", "0e" * 32, "--turn-time", "3d",
+        "--now", T0.isoformat())  # fmt: skip
+    return d
+
+
+def header(d: Path, player: str) -> str:
+    """The four lines of a player's order file that say whose it is."""
+    return "\n".join(orders_for(d, player).splitlines()[:4]) + "\n"
+
+
+def answer(d: Path, result: mail.FetchResult) -> str:
+    [incoming] = result.incoming
+    assert incoming.reply is not None
+    body = outbox(d)[incoming.reply].get_body(preferencelist=("plain",))
+    assert body is not None
+    return " ".join(str(body.get_content()).split())
+
+
+def test_a_vacation_mailed_on_its_own_is_recorded_answered_and_told(d: Path) -> None:
+    before = read_game(d).deadline
+    result = fetch_mail(d, [message("alice@example.org", header(d, "alice") + AWAY)])
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED]
+    assert result.incoming[0].reasons == ("vacation from 2027-03-04 to 2027-03-07 recorded",)
+    text = answer(d, result)
+    assert "Your vacation from 2027-03-04 to 2027-03-07 is recorded (4 days)." in text
+    assert "the turns that await you wait for you" in text
+    [v] = vacations.vacations(d)
+    assert (v.player, v.by, v.days) == ("alice", "player", 4)
+    assert read_game(d).deadline != before
+    assert not (d / "orders" / "alice.toml").exists()  # no orders: nothing to play
+    told = [m for name, m in outbox(d).items() if name.startswith("notice")]
+    assert sorted(str(m["To"]) for m in told) == [
+        "alice@example.org", "bob@example.org", "carol@example.org"
+    ]  # fmt: skip
+    assert audit_game(d).resolutions == 1
+
+
+def with_vacation(text: str) -> str:
+    """An order file with the vacation line where it belongs: after the four header lines."""
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:4]) + AWAY + "".join(lines[4:])
+
+
+def test_a_vacation_mailed_with_orders_is_recorded_and_the_orders_are_taken(d: Path) -> None:
+    result = fetch_mail(d, [message("bob@example.org", with_vacation(orders_for(d, "bob")))])
+    [incoming] = result.incoming
+    assert incoming.verdict is mail.Verdict.ACCEPTED
+    assert incoming.reasons[0] == "vacation from 2027-03-04 to 2027-03-07 recorded"
+    assert (d / "orders" / "bob.toml").is_file()
+    assert [v.player for v in vacations.vacations(d)] == ["bob"]
+    answers = [
+        " ".join(str(m.get_body(preferencelist=("plain",)).get_content()).split())  # type: ignore[union-attr]
+        for name, m in outbox(d).items()
+        if str(m["To"]) == "bob@example.org" and not name.startswith("notice")
+    ]
+    assert any("Din semester från 2027-03-04 till 2027-03-07 är registrerad" in a for a in answers)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('vacation = { from = "2027-03-04", to = "2027-04-30" }\n', "allowance"),
+        ('vacation = { from = "2027-03-04" }\n', "vacation must name its first and last day"),
+    ],
+)
+def test_a_vacation_that_cannot_be_is_refused_and_nothing_is_recorded(
+    d: Path, text: str, why: str
+) -> None:
+    result = fetch_mail(d, [message("alice@example.org", header(d, "alice") + text)])
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
+    assert why in answer(d, result)
+    assert vacations.vacations(d) == []
+
+
+def test_a_vacation_with_another_players_secret_is_refused(d: Path) -> None:
+    forged = header(d, "alice").replace('player = "alice"', 'player = "carol"')
+    result = fetch_mail(d, [message("carol@example.org", forged + AWAY)])
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
+    assert "the secret is not carol's" in answer(d, result)
+    assert vacations.vacations(d) == []
+
+
+def test_the_same_vacation_mailed_twice_is_recorded_once(d: Path) -> None:
+    fetch_mail(d, [message("alice@example.org", header(d, "alice") + AWAY, mid="<a1@x>")])
+    result = fetch_mail(
+        d, [message("alice@example.org", header(d, "alice") + AWAY, mid="<a2@x>", minutes=5)]
+    )
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED]
+    assert len(vacations.vacations(d)) == 1
+
+
+def test_a_vacation_line_round_trips_through_the_order_file() -> None:
+    text = 'game = "g"\nturn = 1\nplayer = "a"\nsecret = "s"\n' + AWAY
+    orders = parse_orders(text, load_board("classic"))
+    assert orders.vacation == ("2027-03-04", "2027-03-07") and not orders.plays
+    assert parse_orders(orders.to_toml(), load_board("classic")) == orders
+    dated = text.replace('"2027-03-04"', "2027-03-04").replace('"2027-03-07"', "2027-03-07")
+    assert parse_orders(dated, load_board("classic")).vacation == orders.vacation
+
+
+def test_a_vacation_line_written_at_the_end_is_told_where_it_belongs(d: Path) -> None:
+    result = fetch_mail(d, [message("alice@example.org", orders_for(d, "alice") + AWAY)])
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
+    assert "vacation = ... belongs at the top of the file" in answer(d, result)
+    assert vacations.vacations(d) == []
