@@ -209,7 +209,7 @@ def test_unknown_top_level_key() -> None:
     assert problems_of('colour = "red"\n') == [
         Problem(
             "unknown key 'colour' (known keys here: attack, draft, fortify, game, place, player, "
-            "secret, trade, turn)",
+            "secret, trade, turn, vacation)",
             5,
         )
     ]
