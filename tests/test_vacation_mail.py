@@ -4,6 +4,7 @@ other players told when it moves the deadline."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from pbem import mail
 from pbem.cli import main
 from pbem.core.board import load_board
 from pbem.core.orders import parse_orders
+from pbem.errors import GameFileError, OrderError
 from pbem.game import vacations
 from pbem.game.audit import audit_game
 from pbem.game.store import read_game
@@ -75,19 +77,44 @@ def with_vacation(text: str) -> str:
     return "".join(lines[:4]) + AWAY + "".join(lines[4:])
 
 
-def test_a_vacation_mailed_with_orders_is_recorded_and_the_orders_are_taken(d: Path) -> None:
+def test_a_vacation_beside_orders_is_not_recorded_and_the_answer_says_so(d: Path) -> None:
     result = fetch_mail(d, [message("bob@example.org", with_vacation(orders_for(d, "bob")))])
     [incoming] = result.incoming
-    assert incoming.verdict is mail.Verdict.ACCEPTED
-    assert incoming.reasons[0] == "vacation from 2027-03-04 to 2027-03-07 recorded"
+    assert incoming.verdict is mail.Verdict.ACCEPTED  # the orders are taken as always
+    assert incoming.reasons[0] == "vacation not recorded: beside orders"
     assert (d / "orders" / "bob.toml").is_file()
-    assert [v.player for v in vacations.vacations(d)] == ["bob"]
-    answers = [
-        " ".join(str(m.get_body(preferencelist=("plain",)).get_content()).split())  # type: ignore[union-attr]
-        for name, m in outbox(d).items()
-        if str(m["To"]) == "bob@example.org" and not name.startswith("notice")
+    assert vacations.vacations(d) == []
+    text = answer(d, result)
+    assert "Dina order för tur 0 i g är godkända." in text
+    assert "Semestern i det här meddelandet är inte registrerad" in text  # bob reads Swedish
+
+
+def test_broken_orders_beside_a_vacation_are_told_and_nothing_is_recorded(d: Path) -> None:
+    text = header(d, "alice") + AWAY + 'trad = "best"\n'
+    result = fetch_mail(d, [message("alice@example.org", text)])
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
+    assert "unknown key 'trad'" in answer(d, result)
+    assert vacations.vacations(d) == []
+
+
+def test_a_damaged_vacation_record_stops_the_fetch_and_tells_the_player_nothing(d: Path) -> None:
+    fetch_mail(d, [message("alice@example.org", header(d, "alice") + AWAY, mid="<a@x>")])
+    [path] = (d / "history" / "vacations").iterdir()
+    path.write_text("resolution = 1\n")
+    with pytest.raises(GameFileError, match="is damaged or incomplete"):
+        fetch_mail(d, [message("bob@example.org", header(d, "bob") + AWAY, mid="<b@x>")])
+
+
+def test_a_vacation_overlapping_one_recorded_is_refused_not_answered_as_recorded(d: Path) -> None:
+    first = header(d, "alice") + 'vacation = { from = "2027-03-05", to = "2027-03-07" }\n'
+    fetch_mail(d, [message("alice@example.org", first, mid="<e1@x>")])
+    result = fetch_mail(d, [message("alice@example.org", header(d, "alice") + AWAY,
+                                    mid="<e2@x>", minutes=5)])  # fmt: skip
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
+    assert "a vacation may not overlap another" in answer(d, result)
+    assert [(v.start.isoformat(), v.end.isoformat()) for v in vacations.vacations(d)] == [
+        ("2027-03-05", "2027-03-07")
     ]
-    assert any("Din semester från 2027-03-04 till 2027-03-07 är registrerad" in a for a in answers)
 
 
 @pytest.mark.parametrize(
@@ -123,13 +150,27 @@ def test_the_same_vacation_mailed_twice_is_recorded_once(d: Path) -> None:
     assert len(vacations.vacations(d)) == 1
 
 
-def test_a_vacation_line_round_trips_through_the_order_file() -> None:
+def test_a_vacation_line_round_trips_and_the_dice_do_not_follow_it() -> None:
+    board = load_board("classic")
     text = 'game = "g"\nturn = 1\nplayer = "a"\nsecret = "s"\n' + AWAY
-    orders = parse_orders(text, load_board("classic"))
+    orders = parse_orders(text, board)
     assert orders.vacation == ("2027-03-04", "2027-03-07") and not orders.plays
-    assert parse_orders(orders.to_toml(), load_board("classic")) == orders
+    assert parse_orders(orders.to_toml(), board) == orders
     dated = text.replace('"2027-03-04"', "2027-03-04").replace('"2027-03-07"', "2027-03-07")
-    assert parse_orders(dated, load_board("classic")).vacation == orders.vacation
+    assert parse_orders(dated, board).vacation == orders.vacation
+    played = parse_orders(text + '\n[[place]]\nterritory = "Peru"\narmies = 3\n', board)
+    assert parse_orders(played.to_toml(), board) == played  # with orders too
+    assert played.canonical() == replace(played, vacation=None).to_toml()
+    with pytest.raises(OrderError, match="vacation must name its first and last day"):
+        parse_orders(text.replace('"2027-03-04"', '"20270304"'), board)
+
+
+def test_the_hint_names_the_table_as_it_is_written() -> None:
+    board = load_board("classic")
+    head = 'game = "g"\nturn = 1\nplayer = "a"\nsecret = "s"\n'
+    fortify = '[fortify]\nfrom = "Peru"\nto = "Brazil"\narmies = 1\n'
+    with pytest.raises(OrderError, match=r"after a \[fortify\] line"):
+        parse_orders(head + fortify + AWAY, board)
 
 
 def test_a_vacation_line_written_at_the_end_is_told_where_it_belongs(d: Path) -> None:

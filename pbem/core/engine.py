@@ -77,7 +77,7 @@ def by_orders(
     event that records them; in a game whose dice come from the key alone, unchanged."""
     if not state.options.dice_by_orders:
         return randomness, ()
-    files = [dice.order_file_digest(o.to_toml()) for o in resolving]
+    files = [dice.order_file_digest(o.canonical()) for o in resolving]
     digest = dice.orders_digest(files)
     again = None
     if randomness.first is not None and randomness.first != digest:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
@@ -143,12 +143,19 @@ class Orders:
     def line_of(self, key: str) -> int | None:
         return self.lines.get(key)
 
+    def canonical(self) -> str:
+        """The form whose digest the dice follow (docs/dice.md): the orders as TOML, without a
+        vacation (which orders nothing for the turn)."""
+        return (replace(self, vacation=None) if self.vacation else self).to_toml()
+
     def to_toml(self) -> str:
         """The orders as the TOML a player would write; parsing it gives equal orders."""
         out = (
             f"game = {_toml_value(self.game)}\nturn = {self.turn}\n"
             f"player = {_toml_value(self.player)}\nsecret = {_toml_value(self.secret)}\n"
         )
+        if self.vacation is not None:  # a top-level key: before any table
+            out += f'vacation = {{ from = "{self.vacation[0]}", to = "{self.vacation[1]}" }}\n'
         if self.draft:
             out += "draft = [\n" + "".join(f"  {_toml_value(t)},\n" for t in self.draft) + "]\n"
         if self.trade == BEST:
@@ -158,8 +165,6 @@ class Orders:
             out += f"trade = [{sets}]\n"
         for part in (*self.place, *self.attack, *((self.fortify,) if self.fortify else ())):
             out += "\n" + part.to_toml()
-        if self.vacation is not None:
-            out += f'\nvacation = {{ from = "{self.vacation[0]}", to = "{self.vacation[1]}" }}\n'
         return out
 
 
@@ -264,10 +269,14 @@ class _Reader:
                     self.problems.append(
                         Problem.of(
                             "vacation = ... belongs at the top of the file, with game, turn, "
-                            "player and secret: after a [[%(table)s]] line it is read as part "
+                            "player and secret: after a %(table)s line it is read as part "
                             "of that table",
                             self.line(where),
-                            table=path.split("[")[0].split(".")[0],
+                            table=(
+                                f"[[{path.split('[')[0]}]]"
+                                if "[" in path
+                                else f"[{path.split('.')[0]}]"
+                            ),
                         )
                     )
                     continue
@@ -570,8 +579,8 @@ def _parse_vacation(reader: _Reader, value: object) -> tuple[str, str] | None:
     if isinstance(value, dict) and value.keys() == {"from", "to"}:
         for key in ("from", "to"):
             day = value[key]
-            if isinstance(day, str):
-                with contextlib.suppress(ValueError):
+            if isinstance(day, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", day.strip()):
+                with contextlib.suppress(ValueError):  # YYYY-MM-DD only, as every Python reads
                     day = datetime.date.fromisoformat(day.strip())
             if type(day) is datetime.date:
                 days.append(day.isoformat())

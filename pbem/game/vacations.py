@@ -312,8 +312,9 @@ def record(
         write_game(game)
     reg = game.registration(player)
     who = (reg.holder or "") if reg is not None else ""
+    today = now.astimezone(game.schedule.zone).date() if game.schedule else start
     for v in earlier:  # the same vacation again: a run stopped, or a message read twice
-        if (v.player, v.who, v.end) == (player, who or player, end) and v.start >= start:
+        if (v.player, v.who, v.end, v.start) == (player, who or player, end, max(start, today)):
             return v, game, unfinished
     last = read_history(directory, r - 1, events=False).time if r else None
     if last is not None and now < clock.parse_instant(last, "time"):

@@ -284,9 +284,11 @@ class _Fetcher(Refusing):
         if choice.found is None:
             return self.no_orders(letter, raw, choice, me)
         text, state = choice.found.text, self.game.state
+        clean = True  # the file read without a problem
         try:
             orders = parse_orders(text, state.board)
         except OrderError as err:
+            clean = False
             if err.partial is None:
                 told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
                 problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
@@ -321,12 +323,17 @@ class _Fetcher(Refusing):
             me = player  # two players of one household may share an address
         if me is None or me.name != player.name:
             return self.forged(letter, raw, player)
-        if orders.vacation is not None:  # the player says when they are away
-            away = self.away(letter, raw, me, orders, alone=not orders.plays)
-            if not orders.plays:
-                return away
-            outcome = self.play(letter, raw, me, text, choice)  # its answer tells both
-            return replace(outcome, reasons=(*away.reasons, *outcome.reasons))
+        if orders.vacation is not None and clean and not orders.plays:
+            return self.away(letter, raw, me, orders)  # the player says when they are away
+        if orders.vacation is not None:  # beside orders: not recorded, and the answer says so
+            self.out.notes[letter.message_id] = self.speaking(me)._(
+                "The vacation in this message is not recorded: a vacation is recorded from an "
+                "order file that holds nothing else. Send it in a message of its own."
+            )
+            outcome = self.play(letter, raw, me, text, choice)
+            return replace(
+                outcome, reasons=("vacation not recorded: beside orders", *outcome.reasons)
+            )
         return self.play(letter, raw, me, text, choice)
 
     def play(
@@ -343,36 +350,30 @@ class _Fetcher(Refusing):
             return self.reject(letter, raw, [undated], to=me)
         return self.accept(letter, me, submission, choice)
 
-    def away(
-        self, letter: Letter, raw: bytes, me: Registration, orders: Orders, alone: bool = True
-    ) -> Incoming:
-        """A vacation the player mails (`vacation = { from, to }`): recorded within their
-        allowance (pbem.game.vacations), answered (not `alone`: in the answer to the orders
-        beside it), and the other players told when it moves the deadline."""
+    def away(self, letter: Letter, raw: bytes, me: Registration, orders: Orders) -> Incoming:
+        """A vacation the player mails in a file of its own (`vacation = { from, to }`):
+        recorded within their allowance (pbem.game.vacations) and answered; the other players
+        are told when it moves the deadline. A damaged game or a disk error stops the fetch
+        (the message is read again next time), as everywhere."""
         from datetime import date
 
         from pbem.game import vacations
         from pbem.game.check import secret_problem
 
         wrong = secret_problem(self.game, orders)
-        if wrong is not None and alone:
+        if wrong is not None:
             return self.reject(letter, raw, [wrong], to=me)
-        if wrong is not None:  # the orders beside it are refused for the same reason
-            mid, frm = letter.message_id, letter.sender or ""
-            return Incoming(mid, frm, Verdict.REJECTED, me.name, ("vacation not recorded",))
         assert orders.vacation is not None
         start, end = (date.fromisoformat(day) for day in orders.vacation)
         try:
             vacation, game, moved = vacations.record(
                 self.game, me.name, start, end, self.now, by="player"
             )
+        except (GameFileError, DiskError):
+            raise
         except PbemError as err:
             refused = Problem.of("your vacation was not recorded: %(why)s", why=str(err))
-            if alone:
-                return self.reject(letter, raw, [refused], to=me)
-            self.out.notes[letter.message_id] = self.speaking(me).problem(refused)
-            mid, frm = letter.message_id, letter.sender or ""
-            return Incoming(mid, frm, Verdict.REJECTED, me.name, (refused.message,))
+            return self.reject(letter, raw, [refused], to=me)
         self.game = self.out.game = game
         if moved:
             from pbem.mail.notices import tell_deadline
@@ -398,12 +399,9 @@ class _Fetcher(Refusing):
             else _("While you are away, the turns that await you wait for you.")
         )
         mid, frm = letter.message_id, letter.sender or ""
-        reason = f"vacation from {first} to {last} recorded"
-        if not alone:
-            self.out.notes[mid] = body
-            return Incoming(mid, frm, Verdict.ACCEPTED, me.name, (reason,))
         subject = _("vacation recorded: %(start)s to %(end)s", start=first, end=last)
         reply = self.out.answer(letter, me, subject, body + "\n")
+        reason = f"vacation from {first} to {last} recorded"
         return Incoming(mid, frm, Verdict.ACCEPTED, me.name, (reason,), reply)
 
     def ready(self, found: Found) -> str | None:

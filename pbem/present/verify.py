@@ -626,7 +626,7 @@ def own_order_file(record: DiceRecord, path: Path, report: Path) -> tuple[str, b
         orders = parse_orders(between_cuts(text), load_board(board))
     except (OrderError, ValueError) as err:
         raise VerifyError(f"{path} cannot be read as an order file: {err}") from None
-    digest = dice.order_file_digest(orders.to_toml())
+    digest = dice.order_file_digest(orders.canonical())
     listed = dict(record.orders).get(orders.player)
     who = quoted(orders.player)
     if listed is None:
