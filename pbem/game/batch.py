@@ -95,7 +95,8 @@ def run_game(
             return GameRun(status.name, directory, Result.SKIPPED, "locked by another run")
         if status.state is State.HELD:
             return GameRun(status.name, directory, Result.HELD, status.reason)
-        if status.state not in DUE and not dry_run and bots.catch_up(directory):
+        unanswered = set(status.bots) - set(status.valid)  # a stopped run's, or stale ones
+        if status.state not in DUE and not dry_run and unanswered and bots.catch_up(directory):
             status = status_of(directory, now)  # a stopped run's bots answered now
         if status.state not in DUE:
             awaited = [p for p in status.awaited if p not in status.valid]

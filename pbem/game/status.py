@@ -62,6 +62,8 @@ class GameStatus:
     """What the last resolution played, as players name it: "turn 12", "the deal"."""
     zone: str | None = None
     """The time zone of the game's deadlines (the table shows the deadline in it)."""
+    bots: tuple[str, ...] = ()
+    """The awaited seats a bot plays (pbem.game.bots): `pbem run` lets them answer."""
 
     @property
     def sort_key(self) -> tuple[int, str, str]:
@@ -238,6 +240,9 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
         awaited=tuple(state.awaiting()),
         valid=tuple(s.player or "" for s in found.used),
         rejected=tuple(s.path.name for s in found.rejected),
+        bots=tuple(
+            n for n in state.awaiting() if (reg := game.registration(n)) is not None and reg.bot
+        ),
     )
     if duplicate is not None:
         return GameStatus(name, directory, State.DAMAGED, duplicate, **common)
