@@ -13,7 +13,15 @@ from pbem.game.mailstate import MailState
 from pbem.game.store import Game, Registration
 from pbem.mail.message import Letter
 from pbem.mail.muting import Muting
-from pbem.mail.records import address, domain, keep_rejected, outgoing, slug, write_eml
+from pbem.mail.records import (
+    address,
+    domain,
+    keep_rejected,
+    outgoing,
+    set_text,
+    slug,
+    write_eml,
+)
 from pbem.terminal import printable
 
 MAX_WORDS = 4000
@@ -30,7 +38,7 @@ def write_reply(
     if letter.thread_id is not None:
         out["In-Reply-To"] = letter.thread_id
         out["References"] = " ".join((*letter.references, letter.thread_id))
-    out.set_content(body, cte="quoted-printable")
+    set_text(out, body)
     name = f"reply-{digest}.eml"
     write_eml(folder, name, out)
     return name

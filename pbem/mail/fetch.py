@@ -22,6 +22,7 @@ from pbem.game.history import ORDERS, played_in, resolution_interrupted
 from pbem.game.mailstate import MailState
 from pbem.game.settings import Value, in_force
 from pbem.game.store import Game, Registration, read_game
+from pbem.mail.ahead import reading_ahead
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
 from pbem.mail.message import Letter, addresses_match, read_body, read_head
@@ -83,9 +84,13 @@ def fetch_entries(
     told of each message once it is handled (not of one held for the next fetch)."""
     taken = 0
     marking: list[Entry] = []  # the IMAP messages taken, without their bytes
-    with grouped(), game_fetch(directory, sender, now, moderator) as fetcher:
-        for entry in entries:
-            if fetcher.take(entry).verdict is Verdict.HELD:
+    with (
+        grouped(),
+        game_fetch(directory, sender, now, moderator) as fetcher,
+        reading_ahead(entries, fetcher.wanted) as letters,
+    ):
+        for entry, letter in letters:
+            if fetcher.take(entry, letter).verdict is Verdict.HELD:
                 continue
             taken += 1
             if entry.uid is not None:
@@ -194,6 +199,14 @@ class _Fetcher(Refusing):
         self.state.put("seen", "messages", key, entry)
         self.state.complete()  # committed with its group (`GROUP`)
         return outcome
+
+    def wanted(self, head: Letter) -> bool:
+        """Whether a message's body may be needed (`reading_ahead`): not read before, as far
+        as its head tells (`_take` decides)."""
+        previous = self.seen["messages"].get(head.message_id)
+        if not isinstance(previous, dict):
+            return True
+        return head.digest not in (previous.get("digest"), *previous.get("also", []))
 
     def take(self, entry: Entry, letter: Letter | None = None) -> Incoming:
         """One entry of a mailbox, start to finish (`letter`: as read already, from its head

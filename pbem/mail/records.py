@@ -20,9 +20,10 @@ import os
 import re
 import stat
 from datetime import datetime
-from email import policy
+from email import policy, quoprimime
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
+from email.policy import Policy
 from email.utils import format_datetime, parseaddr
 from pathlib import Path
 from typing import Any
@@ -144,9 +145,24 @@ def outgoing(
     return out
 
 
+class _FoldedOnce:
+    """A header that keeps what it folds to, for each way of folding: a header made once
+    (`header`) is folded once, not again for every message that carries it. The standard
+    folding reads three things of the policy (`email._header_value_parser`): the key here."""
+
+    def fold(self, *, policy: Policy) -> str:
+        key = (policy.linesep, policy.max_line_length, bool(getattr(policy, "utf8", False)))
+        folds: dict[tuple[str, int | None, bool], str] = self.__dict__.setdefault("_folds", {})
+        folded = folds.get(key)
+        if folded is None:
+            folded = folds[key] = super().fold(policy=policy)  # type: ignore[misc]
+        return folded
+
+
 class _Registry(HeaderRegistry):
-    """The standard header classes, each made once: the standard registry makes a new class
-    for every header set or parsed (a tenth of what building an answer costs)."""
+    """The standard header classes, each made once (the standard registry makes a new class
+    for every header set or parsed: a tenth of what building an answer costs), each folding
+    once (`_FoldedOnce`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -155,7 +171,9 @@ class _Registry(HeaderRegistry):
     def __getitem__(self, name: str) -> type[BaseHeader]:
         made = self._made.get(name.lower())
         if made is None:
-            made = self._made[name.lower()] = super().__getitem__(name)
+            standard = super().__getitem__(name)
+            made = type(standard.__name__, (_FoldedOnce, standard), {})
+            self._made[name.lower()] = made
         return made
 
 
@@ -172,6 +190,21 @@ def header(name: str, value: str) -> Any:
     if "\r" in value or "\n" in value:
         raise ValueError("Header values may not contain linefeed or carriage return characters")
     return POLICY.header_factory(name, value)
+
+
+def set_text(msg: EmailMessage, text: str) -> None:
+    """`msg.set_content(text, cte="quoted-printable")` for a message without a body yet, with
+    its three headers made once (`header`): the same bytes (tests/test_mail_bytes.py)."""
+    if msg.get_payload() or "Content-Type" in msg:
+        raise ValueError("set_text is for a message without a body")
+    lines = text.encode("utf-8").splitlines()
+    width = msg.policy.max_line_length
+    assert width is not None  # (pbem's policy: 78)
+    msg["Content-Type"] = header("Content-Type", 'text/plain; charset="utf-8"')
+    msg.set_payload(quoprimime.body_encode((b"\n".join(lines) + b"\n").decode("latin-1"), width))
+    msg["Content-Transfer-Encoding"] = header("Content-Transfer-Encoding", "quoted-printable")
+    if "MIME-Version" not in msg:
+        msg["MIME-Version"] = header("MIME-Version", "1.0")
 
 
 def fixed_boundaries(msg: EmailMessage) -> None:
@@ -218,7 +251,7 @@ def queue(
     digest = hashlib.sha256(f"{game}/{key}".encode()).hexdigest()[:16]
     msg = outgoing(sender, to, f"[{game}] {subject}", game, "auto-generated", now)
     msg["Message-ID"] = f"<pbem.{slug(game)}.{kind}.{digest}@{domain(sender)}>"
-    msg.set_content(body, cte="quoted-printable")
+    set_text(msg, body)
     name = f"{kind}-{digest}.eml"
     write_eml(game_dir, name, msg)
     return name

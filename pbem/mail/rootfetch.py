@@ -30,10 +30,11 @@ from pbem.game.safety import refuse_links, remove_temporaries
 from pbem.game.settings import Settings, Value, in_force
 from pbem.game.store import read_game
 from pbem.mail import fetch, route
+from pbem.mail.ahead import reading_ahead
 from pbem.mail.answers import MAX_WORDS, write_reply
 from pbem.mail.fetch import _Fetcher, game_fetch
 from pbem.mail.mailboxes import Mailbox, opened
-from pbem.mail.message import Letter, read_body, read_head
+from pbem.mail.message import Letter, read_body
 from pbem.mail.muting import Muting
 from pbem.mail.outcomes import FetchResult, Verdict, not_to_the_end
 from pbem.mail.records import (
@@ -142,8 +143,9 @@ def fetch_root(
         try:
             with grouped():
                 try:
-                    for entry in reading.entries():
-                        routing.take(entry)
+                    with reading_ahead(reading.entries(), routing.wanted) as letters:
+                        for entry, letter in letters:
+                            routing.take(entry, letter)
                 except BaseException:
                     routing.finish(failed=True)
                     raise
@@ -209,13 +211,17 @@ class _Routing:
     def unread(self) -> set[str]:
         return set(self.lost)
 
-    def take(self, entry: Entry) -> None:
+    def wanted(self, head: Letter) -> bool:
+        """Whether a message's body may be needed: it was not read before."""
+        return _key(Entry(""), head) not in self.state.seen["messages"]
+
+    def take(self, entry: Entry, letter: Letter | None) -> None:
         """Hand one message on. Once handled, it waits with the others handled since the last
         commit; they are committed together (`settle`: each game's state, then the root's) when
         one game has taken `fetch.GROUP` of them or the folder ROOT_GROUP, and at the end. An
         IMAP message is committed at once and then marked seen on the server, before the next
         is downloaded. One not handled is read again next time."""
-        key = self._take(entry)
+        key = self._take(entry, letter)
         if key is None:
             return
         self.handled += 1
@@ -242,9 +248,9 @@ class _Routing:
         for _, entry in marking:
             self.done(entry)
 
-    def _take(self, entry: Entry) -> str | None:
-        """Handle one message; its key once handled, or None (it is read again next time)."""
-        letter = read_head(entry.raw, entry.cut) if entry.raw is not None else None
+    def _take(self, entry: Entry, letter: Letter | None) -> str | None:
+        """Handle one message (`letter`: its head, or its whole letter, from
+        `reading_ahead`); its key once handled, or None (it is read again next time)."""
         key = _key(entry, letter)
         if key in self.state.seen["messages"]:
             self.out.skipped += 1
