@@ -10,8 +10,9 @@ is taken from git with `git archive`, nothing of it is kept in this tree) and on
 tree's pbem (`mail/ledger.sqlite`; a fetch commits its messages a group at a time, writing its
 answers in the background, and reads the messages ahead in a second process), old and new in
 turn `--rounds` times, the median of each taken. Every copy is made before the first run and
-removed after the last, then `--settle` seconds are left to pass, so that no run is timed while
-the file system still pays for files just deleted:
+removed after the last, and each run starts once the disk is synced and `--settle` seconds have
+passed, so that no run is timed while the file system still pays for the files the one before
+deleted:
 
 - fetch: `pbem mail fetch ROOT --maildir BOX` of `--fetch` order mails (each player of each
   game of the root attaching their ready order file, a few times), so that the root's state
@@ -227,7 +228,7 @@ def main() -> None:
     parser.add_argument("--old", default="7c47fca")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
-        "--settle", type=float, default=40.0, help="seconds to wait once the copies are made"
+        "--settle", type=float, default=65.0, help="seconds to wait before each run"
     )
     args = parser.parse_args()
     print(f"machine: {cpu()}, {os.cpu_count()} cores, Python {platform.python_version()}")
@@ -250,20 +251,26 @@ def main() -> None:
             "fetch": {"old": [], "new": []},
             "send": {"old": [], "new": []},
         }
-        # Every copy is made before the first is timed, and removed after the last: a file
-        # system that scans for free inodes pays for thousands of files just deleted when it
-        # creates the next ones (ext4 without a journal), which would be timed as the fetch's.
+        # Every copy is made before the first is timed, and removed after the last, and each
+        # run starts once the disk is synced and `--settle` seconds have passed: ext4 without a
+        # journal skips, when it makes a file, every inode freed in the last minute (five while
+        # its table is not yet written), so a run just after another that replaced thousands of
+        # files (the old code's state, rewritten for every message) would pay for those.
         for n in range(args.rounds):
             for name in ("old", "new"):
                 shutil.copytree(pristine, work / f"root-{name}-{n}")
                 shutil.copytree(alone / "game-9999", work / f"send-{name}-{n}" / "game-9999")
-        os.sync()
-        time.sleep(args.settle)
+
+        def settle() -> None:
+            os.sync()
+            time.sleep(args.settle)
+
         try:
             for n in range(args.rounds):  # old and new in turn, so that both meet the same load
                 for name, path in (("old", old), ("new", new)):
                     root = work / f"root-{name}-{n}"
                     fetch = ["mail", "fetch", str(root), "--maildir", str(box), "--now", NOW]
+                    settle()
                     times["fetch"][name].append(pbem(fetch, path))
                     kept = root / "mail" / ("seen.json" if name == "old" else "ledger.sqlite")
                     if not kept.exists():  # the pbem run was not the one meant
@@ -271,6 +278,7 @@ def main() -> None:
                     print(f"  fetch of {args.fetch}, {name}: {times['fetch'][name][-1]:.1f} s")
                     game = work / f"send-{name}-{n}" / "game-9999"
                     send = ["mail", "send", str(game), "--smtp", f"127.0.0.1:{port}", "--now", NOW]
+                    settle()
                     times["send"][name].append(pbem(send, path))
                     print(f"  send of {args.send}, {name}: {times['send'][name][-1]:.1f} s")
                     left = list((game / "outbox").glob("*.eml"))

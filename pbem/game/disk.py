@@ -51,15 +51,20 @@ class _Group:
     """Held to change `writes` and `folders` (settled side by side, `side_by_side`)."""
     real: dict[Path, Path] = field(default_factory=dict)
     """Each folder as named, as the system finds it (`key`)."""
+    keys: dict[Path, Path] = field(default_factory=dict)
+    """Each file's path as named, and its `key` (a file written again, read, waited for)."""
 
     def key(self, path: Path) -> Path:
         """The path the system writes for `path` (its folder's links followed, then `..`):
         what the writes are known and made by, and settled under."""
-        folder = Path(path).parent
-        real = self.real.get(folder)
-        if real is None:
-            real = self.real[folder] = Path(os.path.realpath(folder))
-        return real / Path(path).name
+        known = self.keys.get(path)
+        if known is None:
+            folder = Path(path).parent
+            real = self.real.get(folder)
+            if real is None:
+                real = self.real[folder] = Path(os.path.realpath(folder))
+            known = self.keys[path] = real / Path(path).name
+        return known
 
 
 _GROUP: ContextVar[_Group | None] = ContextVar("pbem_group", default=None)

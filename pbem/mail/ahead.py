@@ -394,7 +394,10 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
             tell(number, head)
         elif request[0] == "body":
             head, raw = kept.pop(request[1])
-            tell(request[1], read_body(head, raw))
+            letter = read_body(head, raw)
+            for found in letter.reading.found:
+                found.data()  # (read here, kept with it)
+            tell(request[1], letter)
         else:
             kept.pop(request[1], None)
 

@@ -91,7 +91,15 @@ class Found:
     """Read between pbem's cut lines: a report was around it."""
 
     def data(self) -> dict[str, Any] | None:
-        return toml_data(self.text)
+        """The file's TOML as data, or None: read once (a Found never changes; its data is
+        only compared), by the helper that reads a fetch's messages ahead when there is one
+        (pbem.mail.ahead)."""
+        try:
+            data: dict[str, Any] | None = self.__dict__["_data"]
+        except KeyError:
+            data = toml_data(self.text)
+            object.__setattr__(self, "_data", data)
+        return data
 
 
 @dataclass
