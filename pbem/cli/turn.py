@@ -75,6 +75,13 @@ from pbem.errors import PbemError
     help="While a player is away, their turns wait for them, or the autopilot plays them.",
 )
 @click.option(
+    "--substitute-within",
+    type=int,
+    metavar="TURNS",
+    help="How many turns after a player is dropped 'pbem substitute' may give their seat to a "
+    "new player (default 6; 0: never).",
+)
+@click.option(
     "--drop-after",
     type=click.IntRange(min=0),
     default=3,
@@ -105,6 +112,7 @@ def new(
     drop_after: int,
     vacation: str | None,
     vacation_mode: str,
+    substitute_within: int | None,
     missions: bool,
     now: str | None,
     language: str | None,
@@ -128,7 +136,9 @@ def new(
         seed_bytes = bytes.fromhex(seed) if seed else None
     except ValueError:
         raise PbemError("--seed must be 64 hexadecimal digits") from None
-    schedule = deadlines.schedule_from_options(turn_time, due_at, zone, vacation, vacation_mode)
+    schedule = deadlines.schedule_from_options(
+        turn_time, due_at, zone, vacation, vacation_mode, substitute_within
+    )
     options = Options(
         SetupMode(setup),
         TwoPlayer(two_player),
@@ -353,9 +363,11 @@ def substitute_command(
     """Give SEAT (its armies, cards and mission) to a new player, with a secret of their own.
 
     The seat keeps its name; orders signed with its previous player's secret are refused
-    from now on. The new player's first report (the seat's latest, made again with their
-    secret) is mailed by the next 'pbem mail send'. Run it again after a crash: it completes
-    the change.
+    from now on. A seat dropped after missed turns may be given too, within the game's
+    --substitute-within turns: it comes back with the territories it held then that are
+    still neutral (its cards went back to the pile). The new player's first report (the
+    seat's latest, made again with their secret) is mailed by the next 'pbem mail send'. Run
+    it again after a crash: it completes the change.
 
     \b
     Example:

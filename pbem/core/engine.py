@@ -430,11 +430,30 @@ def resolve(
     their turn is not missed."""
     if not taken:
         return _resolve(state, orders, randomness, autopilot, away or {})
-    fresh = {t.player for t in taken}
-    players = tuple(replaced(p, missed=0) if p.name in fresh else p for p in state.players)
-    state = replaced(state, players=players)
+    for change in taken:
+        state = seat_taken(state, change)
     new, events = _resolve(state, orders, randomness, autopilot, away or {})
     return new, (*taken, *events)
+
+
+def seat_taken(state: GameState, change: SeatTaken) -> GameState:
+    """The state once a seat changed hands: its count of missed turns from none; a dropped
+    seat back in the game with the territories it is given back (each must be neutral)."""
+    seat = state.player(change.player)
+    if change.returned is None:
+        players = tuple(replaced(p, missed=0) if p is seat else p for p in state.players)
+        return replaced(state, players=players)
+    if not seat.dropped or not change.returned:
+        raise ValueError(f"{change.player} was not dropped, or is given no territory back")
+    territories = dict(state.territories)
+    for name in change.returned:
+        held = territories.get(name)
+        if held is None or held.owner != NEUTRAL:
+            raise ValueError(f"{name} is not a neutral territory to give back to {seat.name}")
+        territories[name] = Holding(seat.name, held.armies)
+    back = replaced(seat, missed=0, alive=True, dropped=False, to_place=0)
+    players = tuple(back if p is seat else p for p in state.players)
+    return replaced(state, players=players, territories=territories)
 
 
 def _resolve(

@@ -263,13 +263,18 @@ class Away(Event):
 class SeatTaken(Event):
     """`holder` took over the seat `player` from `previous` (its holder until then) before
     this resolution, on the moderator's word: the seat keeps its armies, cards and mission,
-    and its turns missed in a row start again from none. First in its resolution."""
+    and its turns missed in a row start again from none. First in its resolution.
+
+    A seat that was dropped after missed turns comes back with `returned`: the territories it
+    held when it was dropped that are still neutral, with the armies on them now (its cards
+    went back to the pile when it left, and it starts without any)."""
 
     kind: ClassVar[str] = "seat_taken"
     player: str
     holder: str
     previous: str
     turn: int
+    returned: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

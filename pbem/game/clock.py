@@ -124,6 +124,10 @@ DEFAULT_VACATION_DAYS = 14
 MAX_VACATION = 366
 VACATION_PER = ("game", "year")
 VACATION_MODES = ("wait", "autopilot")
+DEFAULT_SUBSTITUTE_WITHIN = 6
+"""How many turns after a seat is dropped `pbem substitute` may still hand it to a new player,
+unless the game was made with another number (--substitute-within; 0: never)."""
+MAX_SUBSTITUTE_WITHIN = 1000
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,8 @@ class Schedule:
     vacation_mode: str = "wait"
     """While a player is away: the turns they are awaited in `wait` for them, or the
     `autopilot` plays for them without counting a missed turn."""
+    substitute_within: int = DEFAULT_SUBSTITUTE_WITHIN
+    """How many turns after a seat is dropped it may be handed to a new player (0: never)."""
 
     @property
     def zone(self) -> ZoneInfo:
@@ -164,6 +170,8 @@ class Schedule:
             out["vacation_per"] = self.vacation_per
         if self.vacation_mode != "wait":
             out["vacation_mode"] = self.vacation_mode
+        if self.substitute_within != DEFAULT_SUBSTITUTE_WITHIN:
+            out["substitute_within"] = self.substitute_within
         return out
 
     @classmethod
@@ -183,6 +191,16 @@ class Schedule:
             raise PbemError(f"vacation_per must be 'game' or 'year', not {per!r}")
         if mode not in VACATION_MODES:
             raise PbemError(f"vacation_mode must be 'wait' or 'autopilot', not {mode!r}")
+        within = data.get("substitute_within", DEFAULT_SUBSTITUTE_WITHIN)
+        if (
+            isinstance(within, bool)
+            or not isinstance(within, int)
+            or not 0 <= within <= MAX_SUBSTITUTE_WITHIN
+        ):
+            raise PbemError(
+                f"substitute_within must be a number of turns from 0 to "
+                f"{MAX_SUBSTITUTE_WITHIN}, not {within!r}"
+            )
         return cls(
             parse_duration(str(data["turn_time"])),
             parse_time_of_day(str(due)) if due is not None else None,
@@ -191,6 +209,7 @@ class Schedule:
             days,
             str(per),
             str(mode),
+            within,
         )
 
 

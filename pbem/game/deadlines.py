@@ -70,9 +70,10 @@ def schedule_from_options(
     zone: str = clock.UTC,
     vacation: str | None = None,
     vacation_mode: str = "wait",
+    substitute_within: int | None = None,
 ) -> clock.Schedule | None:
-    """The deadlines of `pbem new --turn-time --due-at --timezone --vacation --vacation-mode`
-    (None: no deadlines)."""
+    """The deadlines of `pbem new --turn-time --due-at --timezone --vacation --vacation-mode
+    --substitute-within` (None: no deadlines)."""
     if turn_time is None:
         if due_at is not None or zone != clock.UTC:
             raise PbemError("--due-at and --timezone need --turn-time (how long a turn lasts)")
@@ -81,7 +82,18 @@ def schedule_from_options(
                 "--vacation and --vacation-mode need --turn-time: a game without deadlines "
                 "waits for everyone anyway"
             )
+        if substitute_within is not None:
+            raise PbemError(
+                "--substitute-within needs --turn-time: only a game with deadlines drops a "
+                "player who misses turns"
+            )
         return None
+    within = clock.DEFAULT_SUBSTITUTE_WITHIN if substitute_within is None else substitute_within
+    if not 0 <= within <= clock.MAX_SUBSTITUTE_WITHIN:
+        raise PbemError(
+            f"--substitute-within must be a number of turns from 0 to "
+            f"{clock.MAX_SUBSTITUTE_WITHIN}, not {within}"
+        )
     days, per = (
         clock.parse_allowance(vacation)
         if vacation is not None
@@ -100,6 +112,7 @@ def schedule_from_options(
         days,
         per,
         vacation_mode,
+        within,
     )
 
 

@@ -29,6 +29,7 @@ import tomli_w
 from pbem.core.state import Phase, player_name, same_name, valid_player_name
 from pbem.errors import GameFileError, PbemError
 from pbem.game import clock
+from pbem.game.clock import DEFAULT_SUBSTITUTE_WITHIN
 from pbem.game.disk import atomic_write, locked, write_files
 from pbem.game.history import HISTORY, change_files
 from pbem.game.root import fold
@@ -86,6 +87,8 @@ class SeatChange:
     attempt: int = 0
     """How many attempts at `resolution` had been undone when the change was made: it holds
     for the attempts after those."""
+    returned: tuple[str, ...] = ()
+    """A dropped seat handed over: the territories it comes back with (`returned_to`)."""
 
     def before(self, resolution: int, attempt: int | None = None) -> bool:
         """Whether the change was made before `resolution` was resolved (`attempt`: its
@@ -113,6 +116,8 @@ class SeatChange:
             out["language"] = self.language
         if self.attempt:
             out["attempt"] = self.attempt
+        if self.returned:
+            out["returned"] = list(self.returned)
         return out
 
     @classmethod
@@ -133,13 +138,14 @@ class SeatChange:
             why=str(data.get("why", "")),
             language=None if language is None else str(language),
             attempt=int(data.get("attempt", 0)),
+            returned=tuple(str(t) for t in data.get("returned", ())),
         )
 
     @property
     def event(self) -> SeatTaken:
         from pbem.core.events import SeatTaken
 
-        return SeatTaken(self.seat, self.holder, self.previous, self.turn)
+        return SeatTaken(self.seat, self.holder, self.previous, self.turn, self.returned or None)
 
     def describe(self) -> str:
         seat = (
@@ -147,7 +153,13 @@ class SeatChange:
             if self.previous == self.seat
             else f"the seat {self.seat} from {self.previous}"
         )
-        return f"{self.holder} took over {seat} before turn {self.turn}" + (
+        back = (
+            f", back in the game with {len(self.returned)} "
+            f"territor{'y' if len(self.returned) == 1 else 'ies'}"
+            if self.returned
+            else ""
+        )
+        return f"{self.holder} took over {seat} before turn {self.turn}{back}" + (
             f" ({self.why})" if self.why else ""
         )
 
@@ -271,6 +283,7 @@ def substitute(
             raise GameFileError("a resolution was interrupted: run 'pbem resolve' to finish it")
         reg = _seat(game, seat)
         _check(game, reg, holder, email)
+        returned = returned_to(game, reg.name) if game.state.player(reg.name).dropped else ()
         r = game.state.resolution
         before = [c for c in seat_changes(directory) if c.seat == reg.name]
         change = SeatChange(
@@ -288,6 +301,7 @@ def substitute(
             why=why,
             language=language,
             attempt=sum(1 for u in undo_records(directory) if u.resolution == r),
+            returned=returned,
         )
         path = seats_folder(directory) / f"{r:04d}-{change.number}.toml"
         atomic_write(path, tomli_w.dumps(change.to_dict()))
@@ -306,7 +320,7 @@ def _carry_out(game: Game, change: SeatChange, now: datetime) -> None:
         last is None or (last.resolution, last.email) != (change.resolution, change.email)
     ):
         record_address(game, change.seat, change.email, change.previous_email, now)
-    _remake_report(_with_holder(game, change), change.seat)
+    _remake_report(_with_holder(game, change), change)
 
 
 def unfinished(game: Game) -> SeatChange | None:
@@ -346,13 +360,53 @@ def _seat(game: Game, seat: str) -> Registration:
         raise PbemError(f"game '{game.name}' is over: its seats are not played any more")
     player = game.state.player(reg.name)
     if player.dropped:
-        raise PbemError(
-            f"{reg.name} left the game after missed turns: their armies are neutral now, and a "
-            "dropped seat cannot be handed over"
-        )
+        return reg
     if not player.alive:
         raise PbemError(f"{reg.name} is out of the game: there is no seat left to hand over")
     return reg
+
+
+def returned_to(game: Game, seat: str) -> tuple[str, ...]:
+    """What a dropped seat comes back with, handed to a substitute: the territories it held
+    when it was dropped that are still neutral (in board order). Refused past the game's
+    `substitute_within` turns after the drop, and when nothing of the seat is left."""
+    from pbem.core.events import Dropped
+    from pbem.core.state import NEUTRAL
+    from pbem.game.history import read_history
+    from pbem.game.replay import state_after
+
+    dropped = None
+    for r in range(game.state.resolution - 1, 0, -1):
+        if any(
+            isinstance(e, Dropped) and e.player == seat for e in read_history(game.path, r).events
+        ):
+            dropped = r
+            break
+    if dropped is None:
+        raise GameFileError(f"the history does not say when {seat} was dropped")
+    before, after = state_after(game, dropped - 1), state_after(game, dropped)
+    within = game.schedule.substitute_within if game.schedule else DEFAULT_SUBSTITUTE_WITHIN
+    turns = game.state.turn - after.turn
+    if within == 0 or turns > within:
+        raise PbemError(
+            f"{seat} left the game after missed turns {turns} turns ago: this game hands a "
+            f"dropped seat to a new player within {within} turns of the drop (pbem new "
+            "--substitute-within), and their armies stay neutral"
+            if within
+            else f"{seat} left the game after missed turns: this game hands no dropped seat to "
+            "a new player (pbem new --substitute-within 0), and their armies stay neutral"
+        )
+    held = [
+        t
+        for t in game.state.territories
+        if before.owner(t) == seat and after.owner(t) == NEUTRAL and game.state.owner(t) == NEUTRAL
+    ]
+    if not held:
+        raise PbemError(
+            f"{seat} left the game after missed turns, and every territory they held then has "
+            "been taken since: there is no seat left to hand over"
+        )
+    return tuple(held)
 
 
 def _check(game: Game, reg: Registration, holder: str, email: str) -> None:
@@ -396,10 +450,14 @@ def _with_holder(game: Game, change: SeatChange) -> Game:
     return replace(game, registrations=registrations)
 
 
-def _remake_report(game: Game, seat: str) -> None:
+def _remake_report(game: Game, change: SeatChange) -> None:
     """Make the seat's latest report again from the history for its new player (with their
     secret), then write game.toml with them; the other players' reports stay as they are.
-    Rendered before anything is written: a broken template changes nothing."""
+    Rendered before anything is written: a broken template changes nothing. A dropped seat's
+    report shows it as the next resolution will first make it: back in the game with the
+    territories it is given (game.toml keeps the state until then, as every resolution's
+    history does)."""
+    from pbem.core.engine import seat_taken
     from pbem.core.orders import parse_orders
     from pbem.game.history import drafted, history_count, read_history, report_dir
     from pbem.game.undo import undone_notes
@@ -413,8 +471,12 @@ def _remake_report(game: Game, seat: str) -> None:
     from pbem.game.vacations import upcoming
 
     away = upcoming(game.path, game, now)
+    seat, events, shown = change.seat, record.events, game
+    if change.returned:
+        events = (*record.events, change.event)
+        shown = replace(game, state=seat_taken(game.state, change.event))
     files = report.render_reports(
-        game, r, record.events, orders=orders, now=now, undone=undone, away=away
+        shown, r, events, orders=orders, now=now, undone=undone, away=away
     )
     mine = {name: text for name, text in files.items() if name.split(".")[0] == seat}
     folder = report_dir(game.path, r)

@@ -224,6 +224,22 @@ def narrate(event: Event, viewer: str | None) -> str:
             until=event.until,
         )
     if isinstance(event, SeatTaken):
+        if event.returned:
+            return n_(
+                "%(holder)s took over %(seat)s's seat before turn %(turn)s: %(seat)s had left "
+                "the game after missed turns, and the seat is back with the %(count)s territory "
+                "it held then that is still neutral, its armies there, and no cards; its orders "
+                "are signed with %(holder)s's secret.",
+                "%(holder)s took over %(seat)s's seat before turn %(turn)s: %(seat)s had left "
+                "the game after missed turns, and the seat is back with the %(count)s "
+                "territories it held then that are still neutral, their armies there, and no "
+                "cards; its orders are signed with %(holder)s's secret.",
+                len(event.returned),
+                holder=event.holder,
+                seat=event.player,
+                turn=event.turn,
+                count=len(event.returned),
+            )
         if event.previous == event.player:
             return _(
                 "%(holder)s took over %(seat)s's seat before turn %(turn)s: the same armies, "
