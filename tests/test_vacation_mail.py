@@ -178,3 +178,19 @@ def test_a_vacation_line_written_at_the_end_is_told_where_it_belongs(d: Path) ->
     assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
     assert "vacation = ... belongs at the top of the file" in answer(d, result)
     assert vacations.vacations(d) == []
+
+
+def test_a_mailed_vacation_is_asked_when_the_message_was_sent(d: Path) -> None:
+    sent = message("alice@example.org", header(d, "alice") + AWAY, minutes=90)
+    result = fetch_mail(d, [sent])  # read a day later
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED]
+    [v] = vacations.vacations(d)
+    assert v.time == "2027-03-01T13:30:00+00:00"
+    assert audit_game(d).resolutions == 1
+
+
+def test_a_mailed_vacation_dated_in_the_future_is_asked_when_it_was_read(d: Path) -> None:
+    sent = message("alice@example.org", header(d, "alice") + AWAY, minutes=5 * 24 * 60)
+    fetch_mail(d, [sent])
+    [v] = vacations.vacations(d)
+    assert v.time == "2027-03-02T12:00:00+00:00"  # test_mail.NOW

@@ -380,7 +380,7 @@ class _Fetcher(Refusing):
         start, end = (date.fromisoformat(day) for day in orders.vacation)
         try:
             vacation, game, moved = vacations.record(
-                self.game, me.name, start, end, self.now, by="player"
+                self.game, me.name, start, end, self._asked(letter), by="player"
             )
         except (GameFileError, DiskError):
             raise
@@ -416,6 +416,18 @@ class _Fetcher(Refusing):
         reply = self.out.answer(letter, me, subject, body + "\n")
         reason = f"vacation from {first} to {last} recorded"
         return Incoming(mid, frm, Verdict.ACCEPTED, me.name, (reason,), reply)
+
+    def _asked(self, letter: Letter) -> datetime:
+        """When a mailed vacation was asked: the message's Date, as for orders (never later
+        than it was read), and not before the last resolution (the turns before are played)."""
+        from pbem.game.history import read_history
+
+        asked = min(letter.date, self.now) if letter.date is not None else self.now
+        r = self.game.state.resolution
+        last = read_history(self.path, r - 1, events=False).time if r else None
+        if last is not None:
+            asked = max(asked, clock.parse_instant(last, "time"))
+        return asked
 
     def ready(self, found: Found) -> str | None:
         """The name of the ready order file pbem mailed that `found` is (the same orders as
