@@ -352,6 +352,28 @@ def test_the_players_are_told_when_a_vacation_moves_the_deadline(tmp_path: Path)
     assert "bob is away from 2027-03-02 to 2027-03-05" in text
 
 
+def test_a_vacation_stopped_before_the_players_were_told_tells_them_when_run_again(
+    tmp_path: Path,
+) -> None:
+    d = tmp_path / "g"
+    run("new", d, "--players", "alice=a@example.org,bob=b@example.org", "--seed", SEED,
+        "--turn-time", "2d", "--now", START)  # fmt: skip
+    # recorded, game.toml written, then stopped before the notices were queued
+    vacations.declare(d, "bob", date(2027, 3, 2), date(2027, 3, 5), at("2027-03-01T12:00Z"))
+    assert not list((d / "outbox").glob("notice-*.eml"))
+    out = away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T12:30Z")
+    assert "The players are told: 2 messages in outbox/" in out
+    assert len(vacations.vacations(d)) == 1
+    names = sorted(p.name for p in (d / "outbox").glob("notice-*.eml"))
+    assert len(names) == 2
+    away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T13:00Z")  # the same, once more
+    assert sorted(p.name for p in (d / "outbox").glob("notice-*.eml")) == names
+    # a vacation that moves no deadline tells no one, however often it is asked
+    out = away(d, "alice", "2027-04-20", "2027-04-21", "2027-03-01T13:00Z")
+    out += away(d, "alice", "2027-04-20", "2027-04-21", "2027-03-01T13:30Z")
+    assert "The players are told" not in out
+
+
 @pytest.mark.parametrize("value", ["\u00b2d", "-1d", "14x", "1e3d"])
 def test_an_allowance_that_is_not_a_number_of_days_is_a_sentence(
     tmp_path: Path, value: str

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import tomli_w
 
@@ -29,6 +30,9 @@ from pbem.game.history import (
 )
 from pbem.game.store import Game, _load_toml, read_game, write_game
 from pbem.game.undo import check_not_interrupted
+
+if TYPE_CHECKING:
+    from pbem.game.vacations import Vacation
 
 DEADLINES = "deadlines"
 
@@ -167,9 +171,12 @@ def scheduled_deadline(
     return clock.next_deadline(previous_time, schedule)
 
 
-def pending_deadline(directory: Path, game: Game, resolution: int) -> datetime | None:
+def pending_deadline(
+    directory: Path, game: Game, resolution: int, found: Sequence[Vacation] | None = None
+) -> datetime | None:
     """The deadline of `resolution` as the history gives it (see the module's docstring),
-    waiting for the players it awaits while they are away (pbem.game.vacations)."""
+    waiting for the players it awaits while they are away (pbem.game.vacations; `found`:
+    only these of the vacations recorded)."""
     if game.schedule is None or resolution < 1:
         return None
     began = resolution_time(directory, resolution - 1)
@@ -180,7 +187,7 @@ def pending_deadline(directory: Path, game: Game, resolution: int) -> datetime |
         awaited: Sequence[str] = read_history(directory, resolution).players
     else:  # the pending turn (an undo's too, while its history file is still there)
         awaited = game.state.awaiting()
-    return waiting(directory, game, resolution, awaited, deadline, began)
+    return waiting(directory, game, resolution, awaited, deadline, began, found)
 
 
 def waiting(
@@ -190,15 +197,17 @@ def waiting(
     awaited: Sequence[str],
     deadline: datetime | None,
     began: datetime | None,
+    found: Sequence[Vacation] | None = None,
 ) -> datetime | None:
     """`deadline`, the deadline of `resolution` (begun at `began`), moved past the vacations
-    of the players it awaits, in a game that waits for them."""
+    of the players it awaits, in a game that waits for them (`found`: only these of the
+    vacations recorded)."""
     from pbem.game import vacations
 
     if deadline is None or game.schedule is None or game.schedule.vacation_mode != "wait":
         return deadline
-    found = vacations.in_force(directory, game, resolution)
-    return vacations.waited(found, awaited, deadline, began, game.schedule.timezone)
+    counted = vacations.in_force(directory, game, resolution, found)
+    return vacations.waited(counted, awaited, deadline, began, game.schedule.timezone)
 
 
 def change_deadline(

@@ -315,7 +315,12 @@ def record(
     today = now.astimezone(game.schedule.zone).date() if game.schedule else start
     for v in earlier:  # the same vacation again: a run stopped, or a message read twice
         if (v.player, v.who, v.end, v.start) == (player, who or player, end, max(start, today)):
-            return v, game, unfinished
+            # whether it moved the deadline, as the first run found: a run stopped before
+            # the players were told tells them (the notice is the same, under the same name)
+            without = deadlines.pending_deadline(
+                directory, game, r, [e for e in earlier if e is not v]
+            )
+            return v, game, unfinished or without != game.deadline
     last = read_history(directory, r - 1, events=False).time if r else None
     if last is not None and now < clock.parse_instant(last, "time"):
         raise PbemError(
