@@ -267,3 +267,28 @@ def test_the_new_player_sees_the_seats_hand_and_mission_and_the_old_one_nothing_
     mail.send_mail(d)
     new = [m for name, m in outbox(d).items() if name not in sent]
     assert [str(m["To"]) for m in new] == [NEW]  # the previous player is mailed nothing new
+
+
+def test_every_report_names_who_plays_a_seat_now(d: Path) -> None:
+    hand_over(d)
+    place_all(d, "alice", "bob", "carol")
+    run("resolve", d, "--now", "2027-03-03T09:00Z")
+    for name in ("alice.txt", "bob.html", "carol.txt"):
+        text = " ".join((report_dir(d, 1) / name).read_text().split())
+        assert "carol (played by erin)" in text, name
+    moderator = " ".join((report_dir(d, 1) / "_moderator.txt").read_text().split())
+    assert "carol (played by erin)" in moderator
+
+
+def test_a_seat_a_program_plays_is_named_so(d: Path) -> None:
+    from dataclasses import replace
+
+    from pbem.present import i18n
+    from pbem.present.context import seat_label
+
+    game = read_game(d)
+    bots = tuple(replace(r, bot="reference") if r.name == "bob" else r for r in game.registrations)
+    game = replace(game, registrations=bots)
+    assert [seat_label(game, s) for s in ("alice", "bob")] == ["alice", "bob (a bot)"]
+    with i18n.speaking(i18n.language("sv")):
+        assert seat_label(game, "bob") == "bob (ett program)"

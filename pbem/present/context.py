@@ -198,6 +198,7 @@ def report_context(
         players.append(
             {
                 **p,
+                "label": seat_label(game, p["name"]),
                 "colour": colours[p["name"]][0],
                 "continents": [place(c) for c in state.continents_held(p["name"])],
                 "me": p["name"] == player,
@@ -244,7 +245,7 @@ def report_context(
         "stats": stats,
         "name_width": max(
             len(n)
-            for n in [NEUTRAL, *(p.name for p in state.players)]
+            for n in [NEUTRAL, *(p["label"] for p in players)]
             + [t["owner"] for c in continents for t in c["territories"]]
         ),
         "stats_lines": stats_text(stats, full=False),
@@ -257,6 +258,19 @@ def report_context(
     if player is not None:
         context.update(_player_context(game, player))
     return context
+
+
+def seat_label(game: Game, seat: str) -> str:
+    """A seat as the players' table names it: its name, then who plays it when that is not
+    the seat's first player (a substitute), or that a program does (a bot)."""
+    reg = game.registration(seat)
+    if reg is None:
+        return seat
+    if reg.bot is not None:
+        return _("%(seat)s (a bot)", seat=seat)
+    if reg.holder is not None and reg.holder != seat:
+        return _("%(seat)s (played by %(holder)s)", seat=seat, holder=reg.holder)
+    return seat
 
 
 def piles_context(piles: Mapping[str, Any]) -> dict[str, Any]:
