@@ -194,3 +194,28 @@ def test_a_mailed_vacation_dated_in_the_future_is_asked_when_it_was_read(d: Path
     fetch_mail(d, [sent])
     [v] = vacations.vacations(d)
     assert v.time == "2027-03-02T12:00:00+00:00"  # test_mail.NOW
+
+
+def test_a_refused_vacation_is_told_in_the_players_language(d: Path) -> None:
+    long = 'vacation = { from = "2027-03-04", to = "2027-04-30" }\n'
+    result = fetch_mail(d, [message("bob@example.org", header(d, "bob") + long)])
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
+    text = answer(d, result)
+    assert (  # bob reads Swedish
+        "din semester registrerades inte: 58 dagar är fler än de 14 av 14 semesterdagar som "
+        "bob har kvar i det här spelet" in text
+    )
+    assert "allowance" not in text
+    assert vacations.vacations(d) == []
+
+
+def test_the_notice_of_a_vacation_tells_it_in_each_players_language(d: Path) -> None:
+    fetch_mail(d, [message("alice@example.org", header(d, "alice") + AWAY)])
+    told = {str(m["To"]): m for name, m in outbox(d).items() if name.startswith("notice")}
+    for to, words in (
+        ("bob@example.org", "alice är borta från 2027-03-04 till 2027-03-07"),
+        ("carol@example.org", "alice is away from 2027-03-04 to 2027-03-07"),
+    ):
+        body = told[to].get_body(preferencelist=("plain",))
+        assert body is not None
+        assert words in " ".join(str(body.get_content()).split()), to

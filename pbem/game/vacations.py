@@ -212,6 +212,15 @@ def used_days(all_vacations: Iterable[Vacation], player: str, per: str, year: in
     )
 
 
+class VacationRefused(PbemError):
+    """A vacation that may not be: `why`, as `problem` says it (in English; a player's answer
+    tells it in their language, pbem.present.reasons)."""
+
+    def __init__(self, player: str, why: str) -> None:
+        super().__init__(f"no vacation for {player}: {why}")
+        self.why = why
+
+
 def problem(
     game: Game, earlier: Sequence[Vacation], player: str, start: date, end: date, now: datetime
 ) -> str | None:
@@ -329,7 +338,7 @@ def record(
         )
     why = problem(game, earlier, player, start, end, now)
     if why is not None:
-        raise PbemError(f"no vacation for {player}: {why}")
+        raise VacationRefused(player, why)
     assert game.schedule is not None
     start = max(start, now.astimezone(game.schedule.zone).date())
     number = len(change_files(vacations_folder(directory), r)) + 1

@@ -384,6 +384,13 @@ class _Fetcher(Refusing):
             )
         except (GameFileError, DiskError):
             raise
+        except vacations.VacationRefused as err:
+            from pbem.present.reasons import told
+
+            with i18n.speaking(self.speaking(me)):
+                why = told(err.why)
+            refused = Problem.of("your vacation was not recorded: %(why)s", why=why)
+            return self.reject(letter, raw, [refused], to=me)
         except PbemError as err:
             refused = Problem.of("your vacation was not recorded: %(why)s", why=str(err))
             return self.reject(letter, raw, [refused], to=me)

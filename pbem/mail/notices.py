@@ -70,16 +70,20 @@ def tell_deadline(
     change (its resolution and number)."""
 
     def words(game: Game, lang: i18n.Language) -> tuple[str, str]:
+        from pbem.present.reasons import told
+
         _ = lang._
         turn = game.state.turn
         due = deadline_words(game, lang, now) or ""
+        with i18n.speaking(lang):  # a vacation's words in the reader's language
+            shown = told(why)
         body = _(
             "The deadline of turn %(turn)s of %(game)s has moved: it is now due by %(when)s "
             "(%(why)s).",
             turn=turn,
             game=game.name,
             when=due,
-            why=why,
+            why=shown,
         )
         return _("turn %(turn)s now due by %(when)s", turn=turn, when=due), body
 

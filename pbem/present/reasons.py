@@ -72,6 +72,32 @@ def _shapes() -> tuple[str, ...]:
         _("attack %(target)s from %(source)s"),
         _("fortify %(target)s from %(source)s with all"),  # before the next, which takes "all"
         _("fortify %(target)s from %(source)s with %(armies)s"),
+        # Why a vacation may not be (pbem.game.vacations.problem), and what one is.
+        _(
+            "game '%(game)s' has no deadlines: no turn is ever played for anyone, and there "
+            "is nothing to wait for"
+        ),
+        _("game '%(game)s' is over"),
+        _("%(player)s is out of the game"),
+        _("this game allows no vacations"),
+        _("the vacation ends (%(end)s) before it begins (%(start)s)"),
+        _("the vacation ended already (%(end)s; today is %(today)s)"),
+        _("the vacation ends too far ahead (%(end)s)"),
+        _("the vacation begins more than %(days)s days ahead: declare it nearer the time"),
+        _("a vacation lasts at most %(most)s days, not %(days)s"),
+        _(
+            "%(player)s is away from %(start)s to %(end)s already: a vacation may not overlap "
+            "another"
+        ),
+        _(
+            "%(days)s days are more than %(player)s's allowance left in this game: %(left)s of "
+            "%(allowance)s days"
+        ),
+        _(
+            "%(days)s days are more than %(player)s's allowance left in %(year)s: %(left)s of "
+            "%(allowance)s days"
+        ),
+        _("%(player)s is away from %(start)s to %(end)s"),
     )
 
 
