@@ -139,6 +139,11 @@ TESTS: dict[str, list[str]] = {
         "tests/test_dead_mailbox.py",
         "tests/test_imap_drop.py",
     ],
+    "pbem/mail/ahead.py": [
+        "tests/test_read_ahead.py",
+        "tests/test_mail_fetch.py",
+        "tests/test_batch_mail.py",
+    ],
     "pbem/mail/message.py": [
         "tests/test_mail_limits.py",
         "tests/test_mail_reading.py",
