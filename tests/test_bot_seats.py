@@ -341,3 +341,11 @@ def test_a_bot_failing_at_the_start_of_a_resolve_is_told(d: Path) -> None:
     humans(d)
     out = run("resolve", d, "--now", "2027-03-02T10:00Z")
     assert "dave's bot failed (it cannot be started" in out
+
+
+def test_status_names_the_awaited_seats_a_bot_plays(d: Path) -> None:
+    run("seat", d, "dave", "--bot", "reference")
+    [game] = json.loads(run("status", d.parent, "--json"))
+    assert sorted(game["awaiting"]) == ["alice", "bob", "dave"] and game["bots"] == ["dave"]
+    table = run("status", d.parent)
+    assert "bob, dave (bot), alice" in table
