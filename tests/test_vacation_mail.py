@@ -58,7 +58,7 @@ def test_a_vacation_mailed_on_its_own_is_recorded_answered_and_told(d: Path) -> 
     assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED]
     assert result.incoming[0].reasons == ("vacation from 2027-03-04 to 2027-03-07 recorded",)
     text = answer(d, result)
-    assert "Your vacation from 2027-03-04 to 2027-03-07 is recorded (4 days)." in text
+    assert "Your vacation from 4 March 2027 to 7 March 2027 is recorded (4 days)." in text
     assert "the turns that await you wait for you" in text
     [v] = vacations.vacations(d)
     assert (v.player, v.by, v.days) == ("alice", "player", 4)
@@ -213,8 +213,8 @@ def test_the_notice_of_a_vacation_tells_it_in_each_players_language(d: Path) -> 
     fetch_mail(d, [message("alice@example.org", header(d, "alice") + AWAY)])
     told = {str(m["To"]): m for name, m in outbox(d).items() if name.startswith("notice")}
     for to, words in (
-        ("bob@example.org", "alice är borta från 2027-03-04 till 2027-03-07"),
-        ("carol@example.org", "alice is away from 2027-03-04 to 2027-03-07"),
+        ("bob@example.org", "alice är borta från 4 mars 2027 till 7 mars 2027"),
+        ("carol@example.org", "alice is away from 4 March 2027 to 7 March 2027"),
     ):
         body = told[to].get_body(preferencelist=("plain",))
         assert body is not None

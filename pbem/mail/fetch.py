@@ -401,8 +401,9 @@ class _Fetcher(Refusing):
             why = vacation.describe()
             key = f"vacation-{vacation.resolution}-{vacation.number}"
             tell_deadline(self.path, in_force(self.path, game.mail), self.now, why, key)
-        _ = self.speaking(me)._
-        first, last = vacation.start.isoformat(), vacation.end.isoformat()
+        speaker = self.speaking(me)
+        _ = speaker._
+        first, last = speaker.day(vacation.start), speaker.day(vacation.end)
         schedule = game.schedule
         body = _(
             "Your vacation from %(start)s to %(end)s is recorded (%(days)s days).",
@@ -421,7 +422,9 @@ class _Fetcher(Refusing):
         mid, frm = letter.message_id, letter.sender or ""
         subject = _("vacation recorded: %(start)s to %(end)s", start=first, end=last)
         reply = self.out.answer(letter, me, subject, body + "\n")
-        reason = f"vacation from {first} to {last} recorded"
+        reason = (
+            f"vacation from {vacation.start.isoformat()} to {vacation.end.isoformat()} recorded"
+        )
         return Incoming(mid, frm, Verdict.ACCEPTED, me.name, (reason,), reply)
 
     def _asked(self, letter: Letter) -> datetime:

@@ -25,7 +25,7 @@ import os
 import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import tomli as tomllib  # the compiled parser the boards are read with (bundled in the kit)
@@ -159,6 +159,20 @@ class Language:
         from babel.dates import format_datetime
 
         return str(format_datetime(moment, "EEEE d MMMM y, HH:mm ZZZZZ", locale=self.code))
+
+    def day(self, day: date | str) -> str:
+        """A day (or one written YYYY-MM-DD) the way this language writes it: "4 March 2027",
+        "4 mars 2027"; text that is not a day stays as it is."""
+        from babel.dates import format_date
+
+        if isinstance(day, str):
+            try:
+                when = date.fromisoformat(day)
+            except ValueError:
+                return day
+        else:
+            when = day
+        return str(format_date(when, "d MMMM y", locale=self.code))
 
     def deadline(self, moment: datetime, now: datetime | None) -> str:
         """A deadline with how far it is from `now` (when given): 'in 2 days', '3 hours ago'."""

@@ -18,6 +18,9 @@ from pbem.present.i18n import _, current, place
 
 _PLACES = ("territory", "source", "target")
 """The placeholders that hold a territory's name."""
+_DAYS = ("start", "end", "today")
+"""The placeholders that hold a day (YYYY-MM-DD), told as the reader writes days."""
+_A_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _shapes() -> tuple[str, ...]:
@@ -120,11 +123,14 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
 def told(text: str | None) -> str:
     """`text` (a recorded reason, note or order) in the reader's language when its shape is
     known, as recorded otherwise."""
-    if not text or current().code == "en":
-        return text or ""
+    if not text or (current().code == "en" and not _A_DAY.search(text)):
+        return text or ""  # (in English, only a day is told otherwise than recorded)
     for pattern, shape in _patterns():
         found = pattern.match(text)
         if found:
-            values = {k: place(v) if k in _PLACES else v for k, v in found.groupdict().items()}
+            values = {
+                k: place(v) if k in _PLACES else current().day(v) if k in _DAYS else v
+                for k, v in found.groupdict().items()
+            }
             return current()._(shape, **values)
     return text

@@ -415,7 +415,7 @@ def render_reports(
     for p in game.state.players:
         lang = player_language(game, p.name, where)
         context = _context(game, lang, resolution, events, p.name, (), orders, now, undone, stats)
-        context["away"] = list(away)
+        context["away"] = _days(away, lang)
         for kind in ("txt", "html"):
             files[f"{p.name}.{kind}"] = _render(lang, where, p.name, kind, context)
         files[f"{p.name}.view.json"] = _view_file(
@@ -425,10 +425,15 @@ def render_reports(
             files[f"{p.name}.orders.toml"] = context["skeleton"]
     lang = player_language(game, None, where)
     context = _context(game, lang, resolution, events, None, rejected, orders, now, undone, stats)
-    context["away"] = list(away)
+    context["away"] = _days(away, lang)
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = _render(lang, where, None, kind, context, forecasts)
     return files
+
+
+def _days(away: Sequence[Mapping[str, str]], lang: i18n.Language) -> list[dict[str, str]]:
+    """The players' vacations with their first and last days as the reader writes days."""
+    return [{**a, "from_day": lang.day(a["from"]), "to_day": lang.day(a["to"])} for a in away]
 
 
 def _stats(game: Game, resolution: int, events: Sequence[Event]) -> dict[str, Any]:
