@@ -308,3 +308,57 @@ def test_a_root_fetch_whose_helper_is_killed_writes_what_it_writes_without(
     assert killed
     assert results["killed"] == results["without"]
     assert any(name.startswith("orders/") for name in results["without"])
+
+
+def test_the_limits_are_the_ones_the_documentation_gives() -> None:
+    text = " ".join((Path(__file__).parent.parent / "docs" / "mail.md").read_text().split())
+    assert "A fetch that has more than 8 messages to read" in text
+    assert "at most 32 and 16 MiB ahead" in text
+    assert "stalls for 30 seconds" in text
+    assert (ahead.START, ahead.AHEAD, ahead.AHEAD_BYTES, ahead.WAIT) == (8, 32, 16 << 20, 30.0)
+
+
+@pytest.mark.parametrize(("count", "starts"), [(8, False), (9, True)])
+def test_the_helper_starts_past_eight_messages(
+    count: int, starts: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[object] = []
+    monkeypatch.setattr(ahead._Helper, "_start", lambda self: started.append(self))
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    raw = next(e for e in corpus() if e.raw is not None).raw
+    with ahead.reading_ahead([Entry(str(n), raw=raw) for n in range(count)], bool) as letters:
+        assert len(list(letters)) == count
+    assert bool(started) is starts
+
+
+def test_one_core_starts_no_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[object] = []
+    monkeypatch.setattr(ahead._Helper, "_start", lambda self: started.append(self))
+    monkeypatch.setattr(ahead, "cores", lambda: 1)
+    raw = next(e for e in corpus() if e.raw is not None).raw
+    with ahead.reading_ahead([Entry(str(n), raw=raw) for n in range(40)], bool) as letters:
+        assert len(list(letters)) == 40
+    assert started == []
+
+
+def test_at_most_16_mib_and_32_messages_are_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ahead._Helper.send
+    sent: list[int] = []
+
+    def send(self: ahead._Helper, *request: object) -> bool:
+        if request[0] == "read":
+            sent.append(int(request[1]))  # type: ignore[call-overload]
+        return real(self, *request)
+
+    monkeypatch.setattr(ahead._Helper, "send", send)
+    small = next(e for e in corpus() if e.raw is not None).raw or b""
+    big = small + b"\n" + b"x" * (3 << 20)  # ~3 MiB each: at most 5 or 6 ahead
+    for raw, most in ((big, 6), (small, 33)):
+        sent.clear()
+        entries = [Entry(str(n), raw=raw) for n in range(60)]
+        with ahead.reading_ahead(slowly(entries), lambda head: True) as letters:
+            for n, (entry, _) in enumerate(letters):
+                assert entry is entries[n]
+                ahead_of = [s for s in sent if s > n]
+                assert len(ahead_of) <= most, (len(raw), n, len(ahead_of))
+        assert sent, "the helper was never used"
