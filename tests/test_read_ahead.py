@@ -355,10 +355,79 @@ def test_at_most_16_mib_and_32_messages_are_ahead(monkeypatch: pytest.MonkeyPatc
     big = small + b"\n" + b"x" * (3 << 20)  # ~3 MiB each: at most 5 or 6 ahead
     for raw, most in ((big, 6), (small, 33)):
         sent.clear()
+        seen_ahead = 0
         entries = [Entry(str(n), raw=raw) for n in range(60)]
         with ahead.reading_ahead(slowly(entries), lambda head: True) as letters:
             for n, (entry, _) in enumerate(letters):
                 assert entry is entries[n]
                 ahead_of = [s for s in sent if s > n]
                 assert len(ahead_of) <= most, (len(raw), n, len(ahead_of))
+                seen_ahead = max(seen_ahead, len(ahead_of))
         assert sent, "the helper was never used"
+        assert seen_ahead == most - 1  # (32 for small messages: the window is full)
+
+
+def fake_helper(script: str) -> object:
+    """A `_Helper._start` that starts `script` (Python) instead of the helper."""
+
+    def start(self: ahead._Helper) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        assert self.process.stdin is not None
+        os.set_blocking(self.process.stdin.fileno(), False)
+        started.append(self.process)
+
+    started: list[subprocess.Popen[bytes]] = []
+    start.started = started  # type: ignore[attr-defined]
+    return start
+
+
+READY = (
+    "import struct,sys,os,time; o=sys.stdout.buffer; "
+    "o.write(struct.pack('>Q',5)+b'ready'); o.flush(); "
+)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "import sys; sys.exit(3)",  # dies before it is ready
+        READY + "os.close(0); time.sleep(30)",  # stops reading its input
+        READY + "time.sleep(30)",  # reads nothing, answers nothing: its input fills up
+    ],
+    ids=["dies-at-once", "closes-its-input", "never-reads"],
+)
+def test_a_helper_that_will_not_work_is_stopped_and_never_started_again(
+    script: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = fake_helper(script)
+    monkeypatch.setattr(ahead._Helper, "_start", start)
+    monkeypatch.setattr(ahead, "WAIT", 0.5)
+    big = (next(e for e in corpus() if e.raw is not None).raw or b"") + b"\n" + b"x" * 300_000
+    entries = [Entry(str(n), raw=big) for n in range(40)]
+    began = time.monotonic()
+    with ahead.reading_ahead(slowly(entries), lambda head: True) as letters:
+        got = list(letters)
+    assert time.monotonic() - began < 15
+    assert [letter for _, letter in got] == [alone(e, wanted=False) for e in entries]
+    started = start.started  # type: ignore[attr-defined]
+    assert len(started) == 1  # a helper that failed is not started again
+    assert started[0].poll() is not None  # and it was stopped and waited for
+
+
+def test_the_helper_ends_with_its_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ahead._Helper._start
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(self: ahead._Helper) -> None:
+        real(self)
+        assert self.process is not None
+        started.append(self.process)
+
+    monkeypatch.setattr(ahead._Helper, "_start", start)
+    entries = corpus()
+    with ahead.reading_ahead(slowly(entries), lambda head: True) as letters:
+        list(letters)
+        assert started and started[0].poll() is None  # it runs while the fetch reads
+    assert started[0].poll() == 0  # ended, and waited for, with the block
