@@ -368,10 +368,7 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
 
     def reader() -> None:
         try:
-            while True:
-                size = stdin.read(_FRAME.size)
-                if len(size) < _FRAME.size:
-                    break
+            while len(size := stdin.read(_FRAME.size)) == _FRAME.size:
                 frames.put(stdin.read(_FRAME.unpack(size)[0]))
         finally:
             frames.put(None)
