@@ -40,14 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from pbem.mail.message import Letter, read_body, read_head
+from pbem.mail.message import MAX_MESSAGE_BYTES, Letter, read_body, read_head
 from pbem.mail.sources import Entry
 
 START = 8
 """A fetch reads this many wanted messages itself before it starts the helper: a fetch of a
 few messages (a cron tick) never starts one."""
 AHEAD = 32
-"""The most messages handed to the helper and not yet handled."""
+"""The most messages handed to the helper and not yet handled (the one being handled too)."""
 AHEAD_BYTES = 16 * 1024 * 1024
 """The most bytes of messages handed to the helper and not yet handled."""
 WAIT = 30.0
@@ -57,7 +57,12 @@ ENABLED = True
 
 _FRAME = struct.Struct(">Q")
 _READY = b"ready"
-_PACKAGE = str(Path(__file__).resolve().parent.parent)
+_PACKAGE = str(Path(__file__).resolve().parents[2])
+"""The folder that holds this pbem: the helper imports the same one."""
+DEEP = 64
+"""A message declaring more MIME boundaries than this is read by the fetch itself: how deep
+the standard library's parser may nest depends on how deep the stack already is, and the
+helper's is not the fetch's (the same message must have the same outcome)."""
 
 
 class HelperFailed(Exception):
@@ -103,7 +108,7 @@ class _Helper:
             return False
         self.read += 1
         if self.process is None:
-            if self.read <= START or cores() < 2 or not sys.executable:
+            if self.read <= START or cores() < 2 or not sys.executable or os.name != "posix":
                 return False
             self._start()
             return False
@@ -189,8 +194,7 @@ class _Helper:
                     del self.buffer[: _FRAME.size + size]
                     return frame
             left = deadline - time.monotonic()
-            readable, _, _ = select.select([fd], [], [], max(0.0, left))
-            if not readable:
+            if not _ready(fd, select.POLLIN, left):
                 return None
             chunk = os.read(fd, 1 << 20)
             if not chunk:
@@ -204,16 +208,23 @@ class _Helper:
         process, self.process = self.process, None
         if process is None:
             return
-        with contextlib.suppress(OSError):
-            if process.stdin is not None:
-                process.stdin.close()
+        for pipe in (process.stdin, process.stdout):  # it ends, even while writing
+            with contextlib.suppress(OSError):
+                if pipe is not None:
+                    pipe.close()
         try:
             process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+
+
+def _ready(fd: int, event: int, timeout: float) -> bool:
+    """Whether `fd` can be read (POLLIN) or written (POLLOUT, or its reader is gone) within
+    `timeout` seconds: poll, which takes any descriptor, as select does not past 1023."""
+    poller = select.poll()
+    poller.register(fd, event)
+    return bool(poller.poll(max(0, int(timeout * 1000))))
 
 
 def _write_all(handle: IO[bytes], data: bytes, timeout: float) -> None:
@@ -223,8 +234,7 @@ def _write_all(handle: IO[bytes], data: bytes, timeout: float) -> None:
     view = memoryview(data)
     deadline = time.monotonic() + timeout
     while view:
-        _, writable, _ = select.select([], [fd], [], max(0.0, deadline - time.monotonic()))
-        if not writable:
+        if not _ready(fd, select.POLLOUT, deadline - time.monotonic()):
             raise HelperFailed("the helper stopped reading")
         try:
             written = os.write(fd, view[: 1 << 16])
@@ -236,24 +246,31 @@ def _write_all(handle: IO[bytes], data: bytes, timeout: float) -> None:
 
 
 class _Letters(pickle.Unpickler):
-    """Unpickles what the helper sends: letters and what they hold, pbem's own classes and
-    plain data, nothing else."""
+    """Unpickles what the helper sends: a letter and what it holds (the classes of `_LETTER`,
+    plain data), nothing else: no function, no name with a dot."""
 
     def find_class(self, module: str, name: str) -> Any:
-        if module.startswith("pbem.") or (module, name) in _PLAIN:
+        if (module, name) in _LETTER:
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not a letter's")
 
 
-_PLAIN = {
+_LETTER = {
+    ("pbem.mail.message", "Letter"),
+    ("pbem.mail.found", "Reading"),
+    ("pbem.mail.found", "Found"),
+    ("pbem.mail.found", "Where"),
+    ("pbem.mail.found", "Fix"),
+    ("pbem.errors", "Problem"),
     ("builtins", "frozenset"),
     ("builtins", "set"),
     ("datetime", "datetime"),
-    ("datetime", "timezone"),
-    ("datetime", "timedelta"),
     ("datetime", "date"),
+    ("datetime", "time"),
+    ("datetime", "timedelta"),
+    ("datetime", "timezone"),
 }
-"""The classes of the standard library a letter holds."""
+"""Every class a letter holds (an order file's TOML holds dates and times)."""
 
 
 @contextlib.contextmanager
@@ -280,6 +297,9 @@ class _Ahead:
     wanted: Callable[[Letter], bool]
     window: dict[int, _Pending] = field(default_factory=dict)
     count: int = 0
+    asked: set[tuple[str, str]] = field(default_factory=set)
+    """The messages (Message-ID, digest) whose body the helper was asked for: a copy of one
+    in the same fetch is a duplicate, read before."""
     in_flight: int = 0
     """Bytes of the messages handed to the helper and not yet handled."""
 
@@ -300,7 +320,9 @@ class _Ahead:
             self.count += 1
             self.take_answers(0.0)
             while self.window and (
-                not self.first.waiting or len(self.window) > AHEAD or self.in_flight > AHEAD_BYTES
+                not self.first.waiting
+                or len(self.window) >= AHEAD  # (with the one handled next: AHEAD at most)
+                or self.in_flight > AHEAD_BYTES - MAX_MESSAGE_BYTES  # (the next one fits)
             ):
                 yield self.front()
         yield from self.drain()
@@ -345,8 +367,13 @@ class _Ahead:
                 break
             if pending.body or letter.whole:
                 pending.head, pending.waiting = letter, False
-            elif letter.limit is None and self.wanted(letter):
+            elif (
+                letter.limit is None
+                and (letter.message_id, letter.digest) not in self.asked
+                and self.wanted(letter)
+            ):
                 pending.head, pending.body = letter, True
+                self.asked.add((letter.message_id, letter.digest))
                 self.helper.send("body", number)
             else:
                 pending.head, pending.waiting = letter, False
@@ -391,6 +418,9 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
             tell(number, head)
         elif request[0] == "body":
             head, raw = kept.pop(request[1])
+            if raw.count(b"boundary") > DEEP:  # the fetch reads it itself
+                tell(request[1], head)
+                continue
             letter = read_body(head, raw)
             for found in letter.reading.found:
                 found.data()  # (read here, kept with it)
