@@ -130,6 +130,20 @@ unless the game was made with another number (--substitute-within; 0: never)."""
 MAX_SUBSTITUTE_WITHIN = 1000
 
 
+def substitute_within(value: object, what: str) -> int:
+    """`value` as the turns after a drop in which a seat may be handed over (`what`: where it
+    was given); raises PbemError when it is not a number of turns from 0 to the most."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 0 <= value <= MAX_SUBSTITUTE_WITHIN
+    ):
+        raise PbemError(
+            f"{what} must be a number of turns from 0 to {MAX_SUBSTITUTE_WITHIN}, not {value!r}"
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class Schedule:
     """When turns are due: `turn_time` after the previous resolution, moved forward to the next
@@ -191,16 +205,9 @@ class Schedule:
             raise PbemError(f"vacation_per must be 'game' or 'year', not {per!r}")
         if mode not in VACATION_MODES:
             raise PbemError(f"vacation_mode must be 'wait' or 'autopilot', not {mode!r}")
-        within = data.get("substitute_within", DEFAULT_SUBSTITUTE_WITHIN)
-        if (
-            isinstance(within, bool)
-            or not isinstance(within, int)
-            or not 0 <= within <= MAX_SUBSTITUTE_WITHIN
-        ):
-            raise PbemError(
-                f"substitute_within must be a number of turns from 0 to "
-                f"{MAX_SUBSTITUTE_WITHIN}, not {within!r}"
-            )
+        within = substitute_within(
+            data.get("substitute_within", DEFAULT_SUBSTITUTE_WITHIN), "substitute_within"
+        )
         return cls(
             parse_duration(str(data["turn_time"])),
             parse_time_of_day(str(due)) if due is not None else None,

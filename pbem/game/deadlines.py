@@ -92,12 +92,11 @@ def schedule_from_options(
                 "player who misses turns"
             )
         return None
-    within = clock.DEFAULT_SUBSTITUTE_WITHIN if substitute_within is None else substitute_within
-    if not 0 <= within <= clock.MAX_SUBSTITUTE_WITHIN:
-        raise PbemError(
-            f"--substitute-within must be a number of turns from 0 to "
-            f"{clock.MAX_SUBSTITUTE_WITHIN}, not {within}"
-        )
+    within = (
+        clock.DEFAULT_SUBSTITUTE_WITHIN
+        if substitute_within is None
+        else clock.substitute_within(substitute_within, "--substitute-within")
+    )
     days, per = (
         clock.parse_allowance(vacation)
         if vacation is not None

@@ -1,11 +1,12 @@
-"""Reading the next messages while one is handled: in a fetch of many messages, their bodies
-are parsed in a second process, on another core.
+"""Reading the next messages while one is handled: in a fetch of many messages, they are
+parsed in a second process, on another core.
 
-Parsing a message's MIME structure is most of what reading it costs (the standard library's
-parser, in Python), and nothing in it depends on the game: it is the same work whichever
-process does it. So a fetch reads each message's head itself (enough to know whether it was
-read before, `wanted`), and hands the body of a message it wants to a helper process, a few
-dozen messages ahead of the one it is handling; the letters come back in the order sent.
+Parsing a message (its headers, its MIME structure) is most of what reading it costs (the
+standard library's parser, in Python), and nothing in it depends on the game: it is the same
+work whichever process does it. So a fetch hands each message to a helper process, a few dozen
+ahead of the one it is handling; the helper answers with its head, the fetch asks for the body
+only of a message it wants (not read before, `wanted`), and the helper answers with the whole
+letter. The answers come back in the order asked.
 
 What the fetch sees is the same with or without the helper: each entry in the mailbox's order,
 with its head, or its whole letter when the helper read it (`read_body` of a whole letter
@@ -44,8 +45,8 @@ from pbem.mail.message import MAX_MESSAGE_BYTES, Letter, read_body, read_head
 from pbem.mail.sources import Entry
 
 START = 8
-"""A fetch reads this many wanted messages itself before it starts the helper: a fetch of a
-few messages (a cron tick) never starts one."""
+"""A fetch reads this many messages itself before it starts the helper: a fetch of a few
+messages (a cron tick) never starts one."""
 AHEAD = 32
 """The most messages handed to the helper and not yet handled (the one being handled too)."""
 AHEAD_BYTES = 16 * 1024 * 1024
