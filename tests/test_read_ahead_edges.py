@@ -4,6 +4,7 @@ of one message, an order file with a TOML time."""
 
 from __future__ import annotations
 
+import bisect
 import io
 import os
 import pickle
@@ -140,7 +141,10 @@ def _here_fails(depth: int) -> bool:
 def test_a_deeply_nested_message_has_the_same_outcome_with_the_helper(
     made: Path, tmp_path: Path, working_helper: None
 ) -> None:
-    depth = next(d for d in range(600, 1000, 2) if _here_fails(d))  # fails at this depth here
+    depths = range(600, 1000, 2)
+    assert _here_fails(depths[-1]), "the parser here reads even the deepest message"
+    # the shallowest depth at which the parser here runs out of stack (deeper ones fail too)
+    depth = depths[bisect.bisect_left(depths, True, key=_here_fails)]
     assert read_head(deep(depth)).limit is None  # within MAX_PARTS and MAX_MESSAGE_BYTES
     entries = fillers(20)
     entries.insert(15, Entry("deep", raw=deep(depth)))
