@@ -139,3 +139,34 @@ def test_the_engine_gives_back_only_neutral_territories_of_a_dropped_seat(tmp_pa
     with pytest.raises(ValueError, match="was not dropped"):
         engine.seat_taken(state, SeatTaken("bob", "dave", "bob", 1, (state.owned(NEUTRAL)[0],)))
     assert [e for e in read_history(d, 1).events if isinstance(e, Dropped)]
+
+
+@pytest.mark.parametrize("within", ["-1", "1001"])
+def test_a_window_out_of_range_is_refused_on_the_command_line(tmp_path: Path, within: str) -> None:
+    out = run(
+        "new",
+        tmp_path / "g",
+        "--players",
+        "alice,bob,carol",
+        *ROME,
+        "--drop-after",
+        "1",
+        "--substitute-within",
+        within,
+        code=1,
+    )
+    assert f"--substitute-within must be a number of turns from 0 to 1000, not {within}" in out
+    assert not (tmp_path / "g" / "game.toml").exists()
+
+
+@pytest.mark.parametrize("within", [True, -1, 1001, "6"])
+def test_a_window_out_of_range_in_the_game_file_is_a_sentence(
+    tmp_path: Path, within: object
+) -> None:
+    d = dropped_game(tmp_path)
+    data = tomllib.loads((d / "game.toml").read_text())
+    data["deadlines"]["substitute_within"] = within
+    (d / "game.toml").write_text(tomli_w.dumps(data))
+    out = run("status", d, "--now", AT)  # (a damaged game is a line of the table)
+    assert "damaged" in out
+    assert "substitute_within must be a number of turns from 0 to 1000" in out
