@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from pbem import mail
 from pbem.errors import DiskError
 from pbem.game import disk
 from pbem.game.mailstate import MailState
+from pbem.game.safety import TEMPORARY
 from pbem.game.store import read_game
 from pbem.mail import inbox
 from pbem.mail.mailboxes import Mailbox
@@ -175,6 +177,63 @@ def test_side_by_side_calls_see_the_group_under_way(tmp_path: Path) -> None:
         disk.write_later(tmp_path / "a.txt", "a")
         assert disk.side_by_side([lambda: disk.written(tmp_path / "a.txt")] * 2) == [None, None]
         assert (tmp_path / "a.txt").read_text() == "a"
+
+
+def test_a_background_write_names_its_temporary_as_the_sweep_knows_and_keeps_it_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fetch killed while a background write is under way leaves a temporary file that the
+    next run's sweep removes: named as `atomic_write` names its own, readable by its owner."""
+    seen: list[str] = []
+    real = os.replace
+
+    def replace(src: str, dst: Path) -> None:
+        seen.append(src)
+        assert stat.S_IMODE(os.stat(src).st_mode) == 0o600
+        assert Path(src).read_text() == "x" * 100_000  # whole and synced before the rename
+        real(src, dst)
+
+    monkeypatch.setattr(disk.os, "replace", replace)
+    disk._write_one(tmp_path / "reply-ab.eml", ("x" * 100_000).encode())
+    assert len(seen) == 1
+    assert Path(seen[0]).parent == tmp_path
+    assert TEMPORARY.match(Path(seen[0]).name)
+    assert Path(seen[0]).name.startswith(".reply-ab.eml.")
+    assert [p.name for p in tmp_path.iterdir()] == ["reply-ab.eml"]
+
+
+def test_a_background_write_never_writes_through_a_name_already_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file, or a link to a file outside, already at the temporary's name is left alone:
+    another name is drawn; none free after 100 draws is an error, and nothing is written."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("untouched")
+    game = tmp_path / "game"
+    game.mkdir()
+    draws = iter([b"\x00" * 4, b"\x00" * 4, b"\x01" * 4])
+    monkeypatch.setattr(disk.os, "urandom", lambda n: next(draws))
+    (game / ".a.eml.00000000.tmp").symlink_to(outside)
+    disk._write_one(game / "a.eml", b"new")
+    assert (game / "a.eml").read_bytes() == b"new"
+    assert outside.read_text() == "untouched"
+    assert (game / ".a.eml.00000000.tmp").is_symlink()
+    monkeypatch.setattr(disk.os, "urandom", lambda n: b"\x00" * 4)
+    with pytest.raises(FileExistsError, match="no free temporary name"):
+        disk._write_one(game / "a.eml", b"newer")
+    assert (game / "a.eml").read_bytes() == b"new"
+    assert outside.read_text() == "untouched"
+
+
+def test_background_writes_have_two_threads_and_syncs_eight(tmp_path: Path) -> None:
+    """The writes beside a fetch's own thread take two threads (more slow the fetch); the
+    syncs side by side, which only wait for the disk, eight."""
+    with disk.grouped():
+        for n in range(20):
+            disk.write_later(tmp_path / f"{n}.eml", "x")
+    disk.atomic_write_all({tmp_path / f"{n}.txt": "y" for n in range(20)})
+    assert disk._pool("write")._max_workers == 2
+    assert disk._pool("sync")._max_workers == 8
 
 
 # --- a fetch ---------------------------------------------------------------------------------

@@ -105,7 +105,7 @@ def write_later(path: Path, data: bytes | str) -> None:
     with group.lock:
         group.made.add(key.parent)
         group.folders.update(dict.fromkeys(folders))
-        group.writes[key] = _syncing().submit(_write_one, key, raw)
+        group.writes[key] = _pool("write").submit(_write_one, key, raw)
 
 
 def written(path: Path) -> None:
@@ -220,18 +220,40 @@ def _make_folder(folder: Path) -> list[Path]:
 
 
 def _write_one(path: Path, raw: bytes) -> None:
-    """One file written, synced and renamed over `path` (a background write)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """One file written, synced and renamed over `path` (a background write): few calls, each
+    of which lets the fetch's own thread run while it waits (`_temporary`)."""
+    fd, tmp = _temporary(path)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(raw)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            view = memoryview(raw)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new file beside `path`, named as `tempfile.mkstemp(prefix=f".{name}.",
+    suffix=".tmp")` names it (`.<name>.<8 characters>.tmp`, which `remove_temporaries` knows),
+    made only if no file or link has that name, readable by its owner alone: its descriptor
+    and its path. In one system call, not the several of `mkstemp`: the threads that write in
+    the background then hold the interpreter less often."""
+    for _ in range(100):
+        tmp = f"{path.parent}{os.sep}.{path.name}.{os.urandom(4).hex()}.tmp"
+        try:
+            return os.open(tmp, _FLAGS, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
@@ -290,19 +312,26 @@ def atomic_write_all(files: Mapping[Path, bytes | str]) -> None:
 
 
 _POOLS: dict[str, tuple[int, ThreadPoolExecutor]] = {}
+_THREADS = {"sync": 8, "commit": 8, "write": 2}
+"""How many threads each kind of work has. Syncs and commits mostly wait for the disk, which
+takes many at once. The background writes of a fetch (`write_later`) run beside its own
+thread, which is busy reading messages, and each of their calls into the system hands the
+interpreter back and forth with it: on a two-core machine a fetch of 2,000 messages for 100
+games (benchmarks/mail_state.py) was no faster with eight such threads than with two, and
+often slower; two still keep more than one sync in flight for a slow disk."""
 
 
 def _pool(name: str) -> ThreadPoolExecutor:
-    """Threads kept for one kind of work (`sync`: files synced and written in the background;
-    `commit`: commits side by side, which wait for those): made once in each process (a
-    process forked from one that had them has none of its threads)."""
+    """Threads kept for one kind of work (`sync`: files synced side by side; `write`: files
+    written in the background; `commit`: commits side by side, which wait for those): made
+    once in each process (a process forked from one that had them has none of its threads)."""
     made = _POOLS.get(name)
     if made is None or made[0] != os.getpid():
         from concurrent.futures import ThreadPoolExecutor  # (and logging) when writing
 
         made = _POOLS[name] = (
             os.getpid(),
-            ThreadPoolExecutor(8, thread_name_prefix=f"pbem-{name}"),
+            ThreadPoolExecutor(_THREADS[name], thread_name_prefix=f"pbem-{name}"),
         )
     return made[1]
 

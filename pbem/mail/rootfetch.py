@@ -203,6 +203,8 @@ class _Routing:
         their entries without their bytes)."""
         self.unsettled: dict[str, list[str]] = {}
         """The root's keys of those each game took."""
+        self.taker: str | None = None
+        """The game that took the message handled last, if any."""
         self.committing: set[str] = set()
         """The games whose commit is under way or was stopped before its outcome was known
         (`settle`): the root does not record their messages of the group."""
@@ -221,13 +223,15 @@ class _Routing:
         one game has taken `fetch.GROUP` of them or the folder ROOT_GROUP, and at the end. An
         IMAP message is committed at once and then marked seen on the server, before the next
         is downloaded. One not handled is read again next time."""
+        self.taker = None
         key = self._take(entry, letter)
         if key is None:
             return
         self.handled += 1
         if entry.uid is not None:
             self.to_mark.append((key, replace(entry, raw=None)))
-        busiest = max((len(keys) for keys in self.unsettled.values()), default=0)
+        # (only the game that took it may have reached fetch.GROUP: each reaching it settles)
+        busiest = len(self.unsettled.get(self.taker or "", ()))
         if entry.uid is not None or self.handled >= ROOT_GROUP or busiest >= fetch.GROUP:
             self.settle()
 
@@ -295,6 +299,7 @@ class _Routing:
             return None
         self.record(key, {"game": name})
         self.unsettled.setdefault(name, []).append(key)
+        self.taker = name
         return key
 
     def fetcher(self, name: str) -> _Fetcher | None:
