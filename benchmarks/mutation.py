@@ -102,6 +102,8 @@ TESTS: dict[str, list[str]] = {
         "tests/test_deadlines.py",
         "tests/test_clock.py",
         "tests/test_autopilot.py",
+        "tests/test_vacations.py",
+        "tests/test_seats_dropped.py",
     ],
     "pbem/game/clock.py": [
         "tests/test_clock.py",
@@ -207,6 +209,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_mail.py",
         "tests/test_undo.py",
         "tests/test_game_links.py",
+        "tests/test_seats.py",
     ],
     "pbem/present/svgmap.py": [
         "tests/test_map_shapes.py",
@@ -260,6 +263,10 @@ TESTS: dict[str, list[str]] = {
         "tests/test_cli.py",
         "tests/test_undo.py",
         "tests/test_deadlines.py",
+        "tests/test_seats.py",
+        "tests/test_vacations.py",
+        "tests/test_bot_seats.py",
+        "tests/test_seats_dropped.py",
     ],
     "pbem/cli/mail.py": [
         "tests/test_mail.py",
@@ -1082,6 +1089,17 @@ class FileResult:
     total: int = 0
 
 
+def drawn(file: str, every: list[Mutant], sample: int | None, seed: int) -> list[Mutant]:
+    """The mutants of `file` a trial runs: `sample` of them drawn with `seed` (every one when
+    None), in the order of the source."""
+    return sorted(
+        random.Random(f"{seed}/{file}").sample(every, sample)
+        if sample is not None and sample < len(every)
+        else every,
+        key=lambda m: (m.line, m.index, m.variant),
+    )
+
+
 def trial(
     file: str,
     sample: int | None,
@@ -1091,12 +1109,7 @@ def trial(
 ) -> FileResult:
     text = (ROOT / file).read_text(encoding="utf-8")
     every = mutants(file)
-    chosen = sorted(
-        random.Random(f"{seed}/{file}").sample(every, sample)
-        if sample is not None and sample < len(every)
-        else every,
-        key=lambda m: (m.line, m.index, m.variant),
-    )
+    chosen = drawn(file, every, sample, seed)
     if lines:  # only the sample's mutants on these lines (to try again the ones missed)
         chosen = [m for m in chosen if m.line in lines]
     result = FileResult(file, missed=[], skipped=[], total=len(every))
@@ -1149,10 +1162,11 @@ def main() -> None:
     for file in files:
         if file not in TESTS:
             raise SystemExit(f"no tests are mapped for {file}: add it to TESTS in {__file__}")
-    if args.list:
+    if args.list:  # with --sample: the mutants a trial with the same --seed runs
         for file in files:
-            for mutant in mutants(file):
-                print(mutant.label())
+            for mutant in drawn(file, mutants(file), args.sample, args.seed):
+                reason = _skip_reason(mutant)
+                print(mutant.label() + (f"  (skipped: {reason})" if reason else ""))
         return
     results = []
     for file in files:
