@@ -515,6 +515,36 @@ SKIPPED += [
         "way",
     ),
     (
+        "pbem/game/deadlines.py",
+        "if TYPE_CHECKING:",
+        ("negated `if` condition",),
+        "the vacations module, imported for its type only, loads without this one: imported at "
+        "run time as well, it changes nothing but when it is loaded",
+    ),
+    (
+        "pbem/game/deadlines.py",
+        "if resolution != game.state.resolution and resolution < history_count(directory):",
+        ("`and` -> `or`",),
+        "a history file of the pending resolution (an interrupted resolution, an undo under way) "
+        "records as its players the pending state's `awaiting()`, which it was written from "
+        "(processor.resolve_game); no caller asks for a resolution past the history but the "
+        "pending one",
+    ),
+    (
+        "pbem/game/deadlines.py",
+        'if schedule is None or schedule.vacation_mode != "autopilot" or deadline is None:',
+        ("`or` -> `and`",),
+        "the autopilot plays only in a game with a schedule and a known deadline (missed_orders "
+        "says why not otherwise), and in a game that waits for players away no awaited player "
+        "is away at the deadline: it is moved past their vacations (`waiting`)",
+    ),
+    (
+        "pbem/cli/turn.py",
+        "if game.deadline is not None and game.schedule is not None:",
+        ("`and` -> `or`",),
+        "a new game has both a schedule and its first deadline, or neither",
+    ),
+    (
         "pbem/game/undo.py",
         "(directory / HISTORY / PENDING).unlink(missing_ok=True)",
         ("True -> False",),

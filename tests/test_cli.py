@@ -210,6 +210,15 @@ def test_new_checks_its_options(tmp_path: Path) -> None:
     assert "[default: UTC]" in run("new", "--help")
 
 
+def test_new_shows_the_default_of_each_choice_in_its_help() -> None:
+    """A moderator reading `pbem new --help` sees what a game gets when nothing is said."""
+    text = " ".join(run("new", "--help").split())
+    for default in ("deal]", "neutral]", "adjacent]", "aside]", "UTC]", "wait]", "3;"):
+        assert f"[default: {default}" in text, default
+    for said in ("14d for the game (the default)", "(default 6; 0: never)"):
+        assert said in text
+
+
 def test_new_takes_every_mail_setting_given(tmp_path: Path) -> None:
     run(
         "new",

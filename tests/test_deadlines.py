@@ -710,3 +710,29 @@ def test_a_deadline_change_and_an_undo_are_told_to_every_player(tmp_path: Path) 
     assert alice.startswith("[g] turn 0 taken back: bob's orders came late\n")
     assert "It will be played again" in alice and "Turn 0 is due by" in alice
     assert "same dice" not in alice  # the setup turn rolls none
+
+
+def test_without_a_time_a_missed_turn_is_not_played_by_the_autopilot(tmp_path: Path) -> None:
+    """Called without `now` (the library, not the command line, which reads the clock), a game
+    with deadlines cannot tell whether a silent player's turn is due: it says what to give."""
+    from pbem.game import processor
+
+    game = new(tmp_path / "g", *ROME)
+    send(game, "alice", "bob")
+    before = snapshot(game)
+    with pytest.raises(processor.NotReady, match="the deadline is not known: give the time"):
+        processor.resolve_game(game)
+    assert snapshot(game) == before
+
+
+def test_a_deadline_change_cannot_be_changed_once_made() -> None:
+    """What the history records of a moved deadline is handed out as it is, never changed in
+    place by whoever reads it."""
+    import dataclasses
+
+    from pbem.game.deadlines import DeadlineChange
+
+    change = DeadlineChange(1, 1, START, SETUP_DUE, None, "a storm")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        change.deadline = START  # type: ignore[misc]
+    assert hash(change) == hash(DeadlineChange(1, 1, START, SETUP_DUE, None, "a storm"))

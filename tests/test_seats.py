@@ -43,7 +43,11 @@ def test_the_new_player_gets_a_secret_of_their_own_and_the_old_one_is_refused(d:
     old = orders_for(d, "carol")
     before = read_game(d).registration("carol")
     out = hand_over(d)
-    assert out.startswith("erin took over carol's seat before turn 0 (carol moved abroad).\n")
+    assert out == (
+        "erin took over carol's seat before turn 0 (carol moved abroad).\n"
+        "The seat's latest report is made again for erin, with their secret: 'pbem mail send' "
+        "mails it to them as their first.\n"
+    )
     reg = read_game(d).registration("carol")
     assert reg is not None and before is not None
     assert (reg.holder, reg.email, reg.played_by) == ("erin", NEW, "erin")
