@@ -775,3 +775,39 @@ def test_an_address_edited_by_hand_into_two_or_a_header_sends_that_report_nowher
     assert "bob's address is not one address ('bob@example.org, eve@evil.example')" in out
     assert "carol's address is not one address" in out and "player.carol.email=ADDRESS" in out
     assert received_to(server) == ["alice@example.org"]  # alice's report alone; eve gets nothing
+
+
+def test_answers_go_first_in_the_order_read_then_reports_then_the_rest(tmp_path: Path) -> None:
+    """A send takes the outbox in this order, so that a player reads "accepted" before the
+    report of the turn their orders were for, and a notice after the report it follows."""
+    from pbem.game.mailstate import MailState
+    from pbem.mail.send import waiting
+
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    names = [
+        "a-note.eml",
+        "deadline-1.eml",
+        "r0003-turn-2-alice.eml",
+        "r0002-bob.eml",
+        "reply-b.eml",
+        "reply-a.eml",
+        "zz-reply-c.eml",
+    ]
+    for name in names:
+        (outbox / name).write_text("x")
+    (outbox / ".hidden.eml").write_text("x")
+    (tmp_path / "mail").mkdir()
+    with MailState.open(tmp_path) as state:  # read in this order: b, then a
+        state.put("seen", "messages", "<1@t>", {"reply": "reply-b.eml"})
+        state.put("seen", "messages", "<2@t>", {"reply": "reply-a.eml"})
+        state.commit()
+    assert [p.name for p in waiting(tmp_path)] == [
+        "reply-b.eml",
+        "reply-a.eml",
+        "r0002-bob.eml",
+        "r0003-turn-2-alice.eml",
+        "a-note.eml",
+        "deadline-1.eml",
+        "zz-reply-c.eml",
+    ]

@@ -258,6 +258,31 @@ def test_the_reports_of_a_resolution_made_again_are_mailed_and_the_undone_not(
     assert ".r0002.a2." in again
 
 
+def test_after_an_undo_only_the_remade_reports_are_delivered(tmp_path: Path) -> None:
+    """Reports delivered before an undo stay delivered: the next send delivers the reports of
+    the resolution made again, and no earlier report a second time."""
+    from test_mail import running_server
+
+    from pbem.mail.send import send_mail
+
+    d = new_game(tmp_path / "g", "alice=a@example.org,bob=b@example.org,carol=c@example.org")
+    for server in running_server():
+        for _ in range(2):  # each resolution's reports mailed as it is made
+            assert len(send_mail(d, server=server.smtp()).delivered) == 3
+            write_skeletons(d)
+            processor.resolve_game(d)
+        assert len(send_mail(d, server=server.smtp()).delivered) == 3
+        undo.undo_last(d, NOW, WHY)
+        processor.resolve_game(d)
+        server.recorder.received.clear()
+        again = send_mail(d, server=server.smtp())
+        assert sorted(again.delivered) == [
+            f"r0002-turn-1.a2-{p}.eml to {p[0]}@example.org" for p in ("alice", "bob", "carol")
+        ]
+        assert len(server.recorder.messages()) == 3
+        assert sorted(p.name for p in (d / "outbox").glob("*.eml")) == []
+
+
 def test_an_undo_not_yet_resolved_again_is_in_pbem_dice(tmp_path: Path) -> None:
     d = new_game(tmp_path / "g")
     _resolved_twice(d)
