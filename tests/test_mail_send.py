@@ -12,6 +12,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -811,3 +812,34 @@ def test_answers_go_first_in_the_order_read_then_reports_then_the_rest(tmp_path:
         "deadline-1.eml",
         "zz-reply-c.eml",
     ]
+
+
+NOON = datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def test_a_resend_says_who_has_no_address_or_no_report_and_resends_the_rest(
+    tmp_path: Path,
+) -> None:
+    """Asked for by name, a player without an address is told to the moderator, and so is a
+    player whose report is not there (taken away by hand); the others' reports are queued."""
+    from pbem.game.history import report_dir
+    from pbem.mail.send import resend_reports
+
+    d = tmp_path / "g"
+    processor.new_game(
+        d,
+        processor.parse_player_list(["alice=alice@example.org", "bob", "carol=c@example.org"]),
+        Options(),
+        name="g",
+    )
+    (report_dir(d, 0) / "carol.txt").unlink()
+    out = resend_reports(d, ["alice", "bob", "carol"], now=NOON)
+    assert out.notes == [
+        "bob has no address: nothing resent",
+        "carol has no report yet: nothing resent",
+    ]
+    assert len(out.queued) == 1
+    [queued] = [p for p in (d / "outbox").glob("resend-*.eml")]
+    assert "To: alice@example.org" in queued.read_text()
+    every = resend_reports(d, now=NOON)  # nobody named: every player with an address
+    assert every.notes == ["carol has no report yet: nothing resent"]
