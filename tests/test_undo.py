@@ -259,8 +259,9 @@ def test_the_reports_of_a_resolution_made_again_are_mailed_and_the_undone_not(
 
 
 def test_after_an_undo_only_the_remade_reports_are_delivered(tmp_path: Path) -> None:
-    """Reports delivered before an undo stay delivered: the next send delivers the reports of
-    the resolution made again, and no earlier report a second time."""
+    """Reports delivered before an undo stay delivered: the next send builds and delivers the
+    reports of the resolution made again, and builds no earlier report a second time (the
+    delivery ledger would hold it back, but the moderator's listing would show it)."""
     from test_mail import running_server
 
     from pbem.mail.send import send_mail
@@ -278,6 +279,9 @@ def test_after_an_undo_only_the_remade_reports_are_delivered(tmp_path: Path) -> 
         again = send_mail(d, server=server.smtp())
         assert sorted(again.delivered) == [
             f"r0002-turn-1.a2-{p}.eml to {p[0]}@example.org" for p in ("alice", "bob", "carol")
+        ]
+        assert sorted(again.built) == [
+            f"r0002-turn-1.a2-{p}.eml" for p in ("alice", "bob", "carol")
         ]
         assert len(server.recorder.messages()) == 3
         assert sorted(p.name for p in (d / "outbox").glob("*.eml")) == []
