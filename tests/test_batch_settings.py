@@ -258,3 +258,26 @@ def test_each_server_has_its_own_password_variable(monkeypatch: pytest.MonkeyPat
     assert settings.password("imap", "mod", lambda: "typed") == "typed"
     with pytest.raises(PbemError, match="no IMAP password for mod: set PBEM_IMAP_PASSWORD"):
         settings.password("imap", "mod")
+
+
+def test_a_configured_smtp_login_takes_the_password_and_no_login_asks_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SMTP server of a folder's settings logs in with PBEM_SMTP_PASSWORD only when the
+    settings name a user; without one it sends without logging in, whatever is set."""
+    from pbem.game.settings import in_force
+    from pbem.mail.inbox import smtp_of
+
+    monkeypatch.setenv("PBEM_SMTP_PASSWORD", "hunter2")
+    (tmp_path / "pbem.toml").write_text(
+        '[mail]\nsmtp_host = "mail.example.org"\nsmtp_port = 587\nsmtp_user = "games"\n'
+    )
+    server = smtp_of(in_force(tmp_path))
+    assert server is not None and server.user == "games"
+    assert server.password() == "hunter2"
+    (tmp_path / "pbem.toml").write_text('[mail]\nsmtp_host = "mail.example.org"\n')
+    anonymous = smtp_of(in_force(tmp_path))
+    assert anonymous is not None and anonymous.user is None
+    assert anonymous.password() is None
+    (tmp_path / "pbem.toml").write_text('[mail]\nfrom = "games@example.org"\n')
+    assert smtp_of(in_force(tmp_path)) is None

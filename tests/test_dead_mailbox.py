@@ -203,6 +203,7 @@ def test_a_run_that_finds_the_mailbox_busy_exits_0_and_plays_no_one(
     with held_lock(root):
         output = run("run", root, "--fetch", "--maildir", box, "--now", NOW)  # exit code 0
     assert "another run is reading this mailbox; this run leaves the mail to it" in output
+    assert not (root / FETCHED).exists()  # the other run reads it: this one's is no failure
     row = rows(output)
     assert row["late"].startswith("held not played by the autopilot: another run is reading")
     assert row["ready"].startswith("resolved")
