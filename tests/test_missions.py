@@ -447,6 +447,20 @@ def test_verify_checks_the_revealed_missions_against_the_card_key(tmp_path: Path
     assert result.exit_code == 1 and "does NOT match" in result.output
 
 
+def test_a_final_view_with_a_mission_taken_away_does_not_verify(tmp_path: Path) -> None:
+    """A final view of a game with missions that leaves one player's mission out is not a
+    deal that verifies by skipping it: it is incomplete."""
+    game = finished(mission_game(tmp_path))
+    data = json.loads(report.view_file(game, 9, (), "alice"))
+    del data["players"][1]["mission"]
+    path = tmp_path / "alice.view.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(verify.VerifyError, match="the view file's missions are incomplete"):
+        verify.read_mission_deal(path)
+    result = CliRunner().invoke(main, ["verify", "--report", str(path)])
+    assert result.exit_code != 0 and "missions are incomplete" in result.output
+
+
 def test_no_mission_check_before_the_end(tmp_path: Path) -> None:
     game = read_game(mission_game(tmp_path))
     path = tmp_path / "alice.view.json"
