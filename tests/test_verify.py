@@ -433,6 +433,18 @@ def test_a_view_that_names_no_board_is_read_on_the_classic_one(
     assert f"order file of {player} OK" in run("verify", "--report", view, "--orders", sent)
 
 
+def test_orders_given_that_are_not_an_order_file_are_a_sentence(
+    played: Path, tmp_path: Path
+) -> None:
+    r = next(r for r in range(1, RESOLUTIONS) if read_history(played, r).rolls())
+    view = report_file(played, r, "alice", "view.json")
+    sent = tmp_path / "sent.toml"
+    sent.write_text("this is not [an order file\n")
+    out = run("verify", "--report", view, "--orders", sent, code=1)
+    assert f"{sent} cannot be read as an order file: " in out
+    assert "Traceback" not in out
+
+
 @pytest.mark.parametrize("side", ["attacker", "defender"])
 def test_a_roll_with_no_dice_on_a_side_is_refused(played: Path, side: str) -> None:
     r = next(r for r in range(1, RESOLUTIONS) if read_history(played, r).rolls())
