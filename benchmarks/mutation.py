@@ -45,6 +45,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_old_games.py",
     ],
     "pbem/game/disk.py": [
+        "tests/test_fetch_groups.py",
         "tests/test_store.py",
         "tests/test_imports.py",
         "tests/test_batch.py",

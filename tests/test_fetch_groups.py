@@ -236,6 +236,76 @@ def test_background_writes_have_two_threads_and_syncs_eight(tmp_path: Path) -> N
     assert disk._pool("sync")._max_workers == 8
 
 
+def test_a_folder_that_cannot_be_synced_fails_the_settle_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every folder is tried; the first that fails is told (the files in it may not be on the
+    disk), and no other is tried again at the end of the group."""
+    real = disk._sync
+    tried: list[str] = []
+
+    def sync(path: str | Path) -> None:
+        tried.append(Path(path).name)
+        if Path(path).name in ("a", "b"):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real(path)
+
+    monkeypatch.setattr(disk, "_sync", sync)
+    for name in "abc":
+        (tmp_path / name).mkdir()
+    with disk.grouped():
+        for name in "abc":
+            disk.atomic_write(tmp_path / name / "x.txt", name)
+        tried.clear()
+        with pytest.raises(DiskError, match=r"cannot write .*/a: "):
+            disk.settle()
+        assert sorted(tried) == ["a", "b", "c"]
+        tried.clear()
+    assert tried == []
+
+
+def test_two_calls_side_by_side_run_at_once() -> None:
+    """Two commits are made at the same time (their syncs then go to the disk together), not
+    one after the other: each call here waits for the other to have started."""
+    started = [threading.Event(), threading.Event()]
+
+    def call(mine: int) -> None:
+        started[mine].set()
+        if not started[1 - mine].wait(10):
+            raise DiskError("the other call did not run beside this one")
+
+    assert disk.side_by_side([lambda: call(0), lambda: call(1)]) == [None, None]
+
+
+def test_calls_side_by_side_stopped_by_ctrl_c_all_end_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while commits are under way: each ends before the caller goes on (a commit cut
+    off in another thread would be finished after the fetch has moved on)."""
+    import concurrent.futures
+
+    real = concurrent.futures.wait
+    interrupted = []
+
+    def wait(futures: object, *args: object, **kwargs: object) -> object:
+        if not interrupted:
+            interrupted.append(True)
+            raise KeyboardInterrupt
+        return real(futures, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(concurrent.futures, "wait", wait)
+    ended: list[int] = []
+    let_go = threading.Event()
+
+    def call(n: int) -> None:
+        let_go.wait(0.2)
+        ended.append(n)
+
+    with pytest.raises(KeyboardInterrupt):
+        disk.side_by_side([lambda: call(1), lambda: call(2), lambda: call(3)])
+    assert sorted(ended) == [1, 2, 3]
+
+
 # --- a fetch ---------------------------------------------------------------------------------
 
 
