@@ -218,9 +218,11 @@ def test_a_background_write_never_writes_through_a_name_already_taken(
     assert (game / "a.eml").read_bytes() == b"new"
     assert outside.read_text() == "untouched"
     assert (game / ".a.eml.00000000.tmp").is_symlink()
-    monkeypatch.setattr(disk.os, "urandom", lambda n: b"\x00" * 4)
+    drawn: list[int] = []
+    monkeypatch.setattr(disk.os, "urandom", lambda n: drawn.append(n) or b"\x00" * 4)
     with pytest.raises(FileExistsError, match="no free temporary name"):
         disk._write_one(game / "a.eml", b"newer")
+    assert drawn == [4] * 100
     assert (game / "a.eml").read_bytes() == b"new"
     assert outside.read_text() == "untouched"
 
