@@ -589,13 +589,13 @@ def test_a_refusal_of_orders_for_another_game_or_player_is_in_the_players_langua
 
 def test_a_refusals_reason_without_a_catalogue_entry_is_its_english_message() -> None:
     from pbem.errors import Problem
-    from pbem.mail.refusing import _told
+    from pbem.mail.refusing import reason_told
 
     swedish = i18n.language("sv")._
-    assert _told(Problem("a plain reason"), swedish) == "a plain reason"
-    assert _told("redan på svenska", swedish) == "redan på svenska"
+    assert reason_told(Problem("a plain reason"), swedish) == "a plain reason"
+    assert reason_told("redan på svenska", swedish) == "redan på svenska"
     nobody = Problem.of("there is no player '%(player)s' in this game", player="zoe")
-    assert _told(nobody, swedish) == "det finns ingen spelare 'zoe' i det här spelet"
+    assert reason_told(nobody, swedish) == "det finns ingen spelare 'zoe' i det här spelet"
 
 
 # --- The forecast and warnings of a check, in the reader's language --------------------------

@@ -26,7 +26,7 @@ from pbem.core.state import (
     state_digest,
 )
 from pbem.errors import GameFileError, PbemError
-from pbem.game import bots, clock, deadlines, settings, undo, vacations
+from pbem.game import bots, clock, deadlines, press, settings, undo, vacations
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
 from pbem.game.check import check_files as check_files
@@ -452,6 +452,7 @@ def resolve_game(
             undone=undo.undone_notes(directory, drafted(game)),
             forecasts=_forecasts(game.state, orders),
             away=vacations.upcoming(directory, game, now),
+            press=press.of_resolution(press.press_records(directory), r),
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
@@ -526,6 +527,7 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         undo.undone_notes(game.path, drafted(game)),
         _forecasts(game.state, orders),
         vacations.upcoming(game.path, game, now),
+        press.of_resolution(press.press_records(game.path), r),
     )
     _archive_recorded(game.path, record)
     written = write_files(new_report_dir(game.path, played_in(game, r, record.turn)), reports)

@@ -475,8 +475,11 @@ def _remake_report(game: Game, change: SeatChange) -> None:
     if change.returned:
         events = (*record.events, change.event)
         shown = replace(game, state=seat_taken(game.state, change.event))
+    from pbem.game.press import of_resolution, press_records
+
+    told = of_resolution(press_records(game.path), r)
     files = report.render_reports(
-        shown, r, events, orders=orders, now=now, undone=undone, away=away
+        shown, r, events, orders=orders, now=now, undone=undone, away=away, press=told
     )
     mine = {name: text for name, text in files.items() if name.split(".")[0] == seat}
     folder = report_dir(game.path, r)

@@ -50,8 +50,61 @@ class Key:
     """One setting: its name, what kind of value it takes and what it means."""
 
     name: str
-    kind: str  # "address", "host", "port", "security", "text", "path"
+    kind: str  # "address", "host", "port", "security", "text", "path", "choice", "count"
     help: str
+    choices: tuple[str, ...] = ()
+    """The values a "choice" takes."""
+    largest: int = 0
+    """The largest value of a "count"."""
+
+
+PRESS_KINDS = ("none", "public", "private", "all")
+"""What the `press` setting allows: nothing, messages to everyone only, messages to chosen
+players only, or both."""
+DEFAULT_PRESS = "all"
+DEFAULT_PRESS_SIZE = 4000
+"""The longest message relayed, in characters (the `press_size` setting)."""
+LARGEST_PRESS_SIZE = 20_000
+DEFAULT_PRESS_PER_TURN = 10
+"""How many messages a player may send while one turn is pending (`press_per_turn`)."""
+LARGEST_PRESS_PER_TURN = 1000
+PRESS_WHEN_OUT = ("none", "public")
+"""What a player out of the game (eliminated, or dropped for missed turns) may send."""
+
+
+@dataclass(frozen=True)
+class PressRules:
+    """What a game allows (from its settings, `press_rules`)."""
+
+    kind: str = DEFAULT_PRESS
+    anonymous: bool = False
+    size: int = DEFAULT_PRESS_SIZE
+    per_turn: int = DEFAULT_PRESS_PER_TURN
+    when_out: str = "none"
+
+    @property
+    def public(self) -> bool:
+        return self.kind in ("public", "all")
+
+    @property
+    def private(self) -> bool:
+        return self.kind in ("private", "all")
+
+
+def press_rules(values: Mapping[str, object]) -> PressRules:
+    """The rules of the settings in force (pbem.game.settings checked each value when set)."""
+
+    def number(name: str, default: int) -> int:
+        value = values.get(name)
+        return default if value is None else int(str(value))
+
+    return PressRules(
+        kind=str(values.get("press") or DEFAULT_PRESS),
+        anonymous=str(values.get("press_anonymous") or "no") == "yes",
+        size=number("press_size", DEFAULT_PRESS_SIZE),
+        per_turn=number("press_per_turn", DEFAULT_PRESS_PER_TURN),
+        when_out=str(values.get("press_when_out") or "none"),
+    )
 
 
 KEYS: dict[str, Key] = {
@@ -94,6 +147,39 @@ KEYS: dict[str, Key] = {
         ),
         Key("maildir", "path", "a Maildir that `pbem run --fetch` reads"),
         Key("mbox", "path", "an mbox file that `pbem run --fetch` reads"),
+        Key(
+            "press",
+            "choice",
+            "the table talk players may mail each other: all (the default), public (to "
+            "everyone only), private (to chosen players only) or none",
+            choices=PRESS_KINDS,
+        ),
+        Key(
+            "press_anonymous",
+            "choice",
+            "yes: press reaches its readers without the sender's name (the moderator knows it)",
+            choices=("no", "yes"),
+        ),
+        Key(
+            "press_size",
+            "count",
+            "the longest message of table talk relayed, in characters "
+            f"(default {DEFAULT_PRESS_SIZE})",
+            largest=LARGEST_PRESS_SIZE,
+        ),
+        Key(
+            "press_per_turn",
+            "count",
+            "how many messages of table talk a player may send while a turn is pending "
+            f"(default {DEFAULT_PRESS_PER_TURN})",
+            largest=LARGEST_PRESS_PER_TURN,
+        ),
+        Key(
+            "press_when_out",
+            "choice",
+            "what a player out of the game may send: none (the default) or public press",
+            choices=PRESS_WHEN_OUT,
+        ),
     )
 }
 RESOLVE_WHEN = ("when-ready", "at-deadline")
@@ -136,6 +222,13 @@ def check_value(name: str, value: object) -> Value:
         if isinstance(value, bool) or not text.isdigit() or not 0 < int(text) < 65536:
             raise SettingsError(f"{name} must be a port number from 1 to 65535, not '{value}'")
         return int(text)
+    if key.kind == "count":
+        text = str(value).strip()
+        if isinstance(value, bool) or not text.isdigit() or not 0 < int(text) <= key.largest:
+            raise SettingsError(f"{name} must be a number from 1 to {key.largest}, not '{value}'")
+        return int(text)
+    if key.kind == "choice" and isinstance(value, bool) and "yes" in key.choices:
+        value = "yes" if value else "no"  # `press_anonymous = true` in a file
     if not isinstance(value, str):
         raise SettingsError(f"{name} must be text, not {value!r}")
     text = value.strip()
@@ -148,6 +241,8 @@ def check_value(name: str, value: object) -> Value:
         raise SettingsError(f"{name} must be a host name like mail.example.org, not '{text}'")
     if key.kind == "security" and text not in {s.value for s in Security}:
         raise SettingsError(f"{name} must be none, starttls or ssl, not '{text}'")
+    if key.kind == "choice" and text not in key.choices:
+        raise SettingsError(f"{name} must be {', '.join(key.choices)}, not '{text}'")
     if key.kind == "resolve" and text not in RESOLVE_WHEN:
         raise SettingsError(f"{name} must be {' or '.join(RESOLVE_WHEN)}, not '{text}'")
     if key.kind == "duration":
@@ -346,6 +441,11 @@ class Settings:
         """Where the moderator reads what pbem could not answer alone (summaries, players'
         questions): their own address, so that it does not land in the mailbox pbem reads."""
         return self.text("moderator") or self.sender
+
+    @property
+    def press(self) -> PressRules:
+        """The table talk the game allows (pbem.game.press)."""
+        return press_rules(self.values)
 
     def server(self, kind: str) -> Server | None:
         """The SMTP (`kind="smtp"`) or IMAP (`kind="imap"`) server, or None when unset."""

@@ -27,6 +27,7 @@ from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
 from pbem.mail.message import Letter, addresses_match, read_body, read_head
 from pbem.mail.outcomes import FetchResult, Incoming, Verdict
+from pbem.mail.press import Relaying
 from pbem.mail.records import (
     DEFAULT_FROM,
     OUTBOX,
@@ -36,7 +37,6 @@ from pbem.mail.records import (
     store_orders,
     write_eml,
 )
-from pbem.mail.refusing import Refusing
 from pbem.mail.reports import ready_files, resent_report
 from pbem.mail.sources import Entry, Sources, read_entries
 from pbem.mail.told import found_notes, why_none
@@ -153,7 +153,7 @@ def game_fetch(
 
 
 @dataclass
-class _Fetcher(Refusing):
+class _Fetcher(Relaying):
     """Handles each message against the game; writes orders, answers and records."""
 
     game: Game
@@ -294,6 +294,9 @@ class _Fetcher(Refusing):
             return self.reject(letter, raw, [letter.sender_problem or "no sender"], to=None)
         me = self.registered(letter.sender)
         choice = letter.choice(self.ready)
+        talk = self.table_talk(letter, raw, me, choice)
+        if talk is not None:
+            return talk
         if choice.found is None:
             return self.no_orders(letter, raw, choice, me)
         text, state = choice.found.text, self.game.state

@@ -22,6 +22,8 @@ class Verdict(Enum):
     DUPLICATE = "already processed"
     RESENT = "report resent"
     """A player asked for their latest report again: it is in the outbox."""
+    RELAYED = "press relayed"
+    """Table talk from a player, relayed to the players it was for (pbem.mail.press)."""
     HELD = "held"
     """Not read this time (a resolution is interrupted, or its orders cannot be stored): the
     next fetch reads it again."""

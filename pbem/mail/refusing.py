@@ -75,7 +75,7 @@ class Refusing:
             if letter.subject
             else _("Your message was not accepted:")
         )
-        body += "\n\n" + "".join(f"  {printable(_told(r, _))}\n" for r in why)
+        body += "\n\n" + "".join(f"  {printable(reason_told(r, _))}\n" for r in why)
         if choice is not None:
             body += "".join(f"\n{note}\n" for note in found_notes(choice, self.speaking(to)))
         sets = [shown] if isinstance(shown, str) else list(shown or ())
@@ -206,7 +206,7 @@ class Refusing:
         return Incoming(mid, frm, Verdict.DUPLICATE, me.name, (reason,), reply)
 
 
-def _told(reason: str | Problem, _: Any) -> str:
+def reason_told(reason: str | Problem, _: Any) -> str:
     """A reason as the player reads it: a sentence as it is, a Problem in their language (its
     English message when it has no catalogue entry)."""
     if isinstance(reason, str):

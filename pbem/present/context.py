@@ -240,6 +240,7 @@ def report_context(
         "deadline": deadline_text(game, now),
         "undone": list(undone),
         "away": [],  # the players away (render_reports fills it in)
+        "press": [],  # the table talk of the turn (likewise)
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
         **mission_view.report_missions(state, player),
         "stats": stats,

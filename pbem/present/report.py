@@ -24,6 +24,7 @@ from pbem.core.events import (
 )
 from pbem.core.orders import Orders
 from pbem.errors import PbemError
+from pbem.game.press import Press
 from pbem.game.store import Game
 from pbem.present import i18n
 from pbem.present.bytecode import template_cache
@@ -40,6 +41,7 @@ from pbem.present.skeleton import next_turn_of, order_skeleton
 from pbem.present.stats import stats_after, without_battles
 from pbem.present.story import armies_before, narrate, tell
 from pbem.present.svgmap import draw_territories, map_shapes, player_colours
+from pbem.present.talk import press_items, press_view
 from pbem.present.text import wrap
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
@@ -376,9 +378,13 @@ def _view_file(
     view: Mapping[str, Any],
     dice: Mapping[str, Any],
     stats: Mapping[str, Any],
+    press: Sequence[Mapping[str, Any]] = (),
 ) -> str:
-    """The view file from the player's view and the resolution's dice check and story."""
+    """The view file from the player's view and the resolution's dice check and story, and
+    the table talk they sent or were sent while it was pending (only when there is some)."""
     out = {**view, "dice": dice}
+    if press:
+        out["press"] = list(press)
     if game.language_of(player) != i18n.DEFAULT:
         out["language"] = game.language_of(player)
     reg = game.registration(player)
@@ -398,13 +404,15 @@ def render_reports(
     undone: Sequence[str] = (),
     forecasts: Sequence[str] = (),
     away: Sequence[Mapping[str, str]] = (),
+    press: Sequence[Press] = (),
 ) -> dict[str, str]:
     """Every player's report (text, HTML, view file, order file) and the moderator's, by file
     name, rendered in memory: the caller writes them (store.write_files) once all succeeded.
     `orders` are those the resolution carried out (for notes on what they asked); `forecasts`
     what they were forecast to do (for the moderator's overview); `away` the players' vacations
-    not yet over (player, from, to). Only the players the pending turn awaits get an order
-    file.
+    not yet over (player, from, to); `press` the table talk sent while the resolution was
+    pending (each player's report lists what they sent or were sent). Only the players the
+    pending turn awaits get an order file.
 
     <player>.txt is the mail body, .html the same report to open (with the map), .view.json
     the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
@@ -416,16 +424,18 @@ def render_reports(
         lang = player_language(game, p.name, where)
         context = _context(game, lang, resolution, events, p.name, (), orders, now, undone, stats)
         context["away"] = _days(away, lang)
+        context["press"] = press_items(press, p.name, lang)
         for kind in ("txt", "html"):
             files[f"{p.name}.{kind}"] = _render(lang, where, p.name, kind, context)
         files[f"{p.name}.view.json"] = _view_file(
-            game, p.name, context["view"], context["dice"], stats
+            game, p.name, context["view"], context["dice"], stats, press_view(press, p.name)
         )
         if context["skeleton"] is not None:  # the players the next turn awaits
             files[f"{p.name}.orders.toml"] = context["skeleton"]
     lang = player_language(game, None, where)
     context = _context(game, lang, resolution, events, None, rejected, orders, now, undone, stats)
     context["away"] = _days(away, lang)
+    context["press"] = press_items(press, None, lang)
     for kind in ("txt", "html"):
         files[f"{MODERATOR}.{kind}"] = _render(lang, where, None, kind, context, forecasts)
     return files

@@ -1,0 +1,66 @@
+"""Table talk in the reports: what each reader may see of the press of a turn
+(pbem.game.press), ready for the templates and the view file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pbem.game.press import Press
+from pbem.present import i18n
+
+
+def press_items(
+    press: Sequence[Press], reader: str | None, lang: i18n.Language
+) -> list[dict[str, Any]]:
+    """The messages `reader` sent or was sent (None: the moderator, every one, senders named),
+    each with its number, sender and readers as the reader is told, and its lines."""
+    _ = lang._
+    out = []
+    for p in press:
+        if reader is not None and not p.seen_by(reader):
+            continue
+        sender = p.sender_for(reader)
+        if sender is None:
+            who = _("a player not named")
+        elif sender == reader:
+            who = _("you")
+        else:
+            who = sender
+        readers = readers_text(p, reader, lang)
+        out.append(
+            {
+                "number": p.number,
+                "heading": _(
+                    "#%(number)s, from %(sender)s to %(readers)s:",
+                    number=p.number,
+                    sender=who,
+                    readers=readers,
+                )
+                + (" " + _("(not named to its readers)") if p.anonymous and reader is None else ""),
+                "lines": p.text.split("\n"),
+            }
+        )
+    return out
+
+
+def readers_text(press: Press, reader: str | None, lang: i18n.Language) -> str:
+    """Whom a message went to, as `reader` is told ("you" among them)."""
+    if press.public:
+        return lang._("everyone")
+    return ", ".join(lang._("you") if seat == reader else seat for seat in press.to)
+
+
+def press_view(press: Sequence[Press], reader: str) -> list[dict[str, Any]]:
+    """The press of a turn in `reader`'s view file (docs/views.md): those they sent or were
+    sent, the sender null where it is not named to them."""
+    return [
+        {
+            "number": p.number,
+            "from": p.sender_for(reader),
+            "to": list(p.to),
+            "text": p.text,
+        }
+        for p in press
+        if p.seen_by(reader)
+    ]
