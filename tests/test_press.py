@@ -1,0 +1,502 @@
+"""Table talk: players' messages to each other, relayed by the game (pbem.mail.press), checked
+against the game's settings, recorded in press/ and listed in the reports of those party to
+them; delivered through a real SMTP server on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from conftest import force_state, write_skeletons
+from test_mail import (
+    GAME,
+    MODERATOR,
+    NOW,
+    Server,
+    fetch,
+    message,
+    new_game,  # noqa: F401 (a fixture)
+    outbox,
+    running_server,
+)
+from test_mail import (
+    game_dir as game_dir,  # noqa: F401 (a fixture)
+)
+
+from pbem import mail
+from pbem.game import processor
+from pbem.game.press import press_records
+from pbem.game.settings import configure
+from pbem.game.store import read_game
+
+ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
+ADDRESSES = {"alice": ALICE, "bob": BOB, "carol": CAROL}
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    yield from running_server()
+
+
+def delivered(directory: Path, server: Server) -> dict[str, list[EmailMessage]]:
+    """Send what waits in the outbox; the table talk each address received (in order)."""
+    result = mail.send_mail(directory, server=server.smtp(), now=NOW)
+    assert result.ok, result.lines()
+    out: dict[str, list[EmailMessage]] = {}
+    for msg, (_, rcpt, _raw) in zip(
+        server.recorder.messages(), server.recorder.received, strict=True
+    ):
+        if "press:" in str(msg["Subject"]):
+            for to in rcpt:
+                out.setdefault(to, []).append(msg)
+    return out
+
+
+def counts(got: dict[str, list[EmailMessage]]) -> dict[str, int]:
+    return {to: len(messages) for to, messages in got.items()}
+
+
+def body(msg: EmailMessage) -> str:
+    part = msg.get_body(preferencelist=("plain",))
+    assert part is not None
+    return str(part.get_content())
+
+
+def answer(directory: Path, result: mail.FetchResult, n: int = 0) -> str:
+    reply = result.incoming[n].reply
+    assert reply is not None
+    return body(outbox(directory)[reply])
+
+
+def mail_message(path: Path) -> EmailMessage:
+    from email import policy
+    from email.parser import BytesParser
+
+    return BytesParser(policy=policy.default).parsebytes(path.read_bytes())  # type: ignore[return-value]
+
+
+def relayed(directory: Path) -> list[str]:
+    return sorted(p.name for p in (directory / "outbox").glob("press-*.eml"))
+
+
+# --- delivered to exactly the right players ----------------------------------------------------
+
+
+def test_private_press_reaches_its_one_reader_once_and_no_address_is_shown(
+    game_dir: Path, server: Server
+) -> None:
+    text = "Bob, shall we split Asia? Carol is weak in Siam."
+    result = fetch(game_dir, [message(ALICE, f"{text}\n\n-- \nAlice", subject="press: bob")])
+    assert result.incoming[0].verdict is mail.Verdict.RELAYED
+    assert "relayed (message 1 of this game)" in answer(game_dir, result)
+    got = delivered(game_dir, server)
+    assert list(got) == [BOB] and len(got[BOB]) == 1
+    copy = got[BOB][0]
+    assert copy["Subject"] == f"[{GAME}] press: alice"  # a reply is press to alice
+    assert text in body(copy) and "from alice to you" in body(copy)
+    assert "-- \nAlice" not in body(copy).split("\n\n-- \n")[0]  # the signature is left out
+    raw = server.recorder.received[[t for _, t, _ in server.recorder.received].index([BOB])][2]
+    assert b"alice@" not in raw and b"carol@" not in raw
+    assert copy["Reply-To"] == "pbem@localhost"  # the game's address
+    # sent again: nothing more goes out
+    assert counts(delivered(game_dir, server)) == {BOB: 1}
+
+
+def test_press_to_several_players_reaches_each_once_naming_the_others(
+    game_dir: Path, server: Server
+) -> None:
+    fetch(game_dir, [message(ALICE, "A pact against the north?", subject="press: bob and Carol")])
+    got = delivered(game_dir, server)
+    assert sorted(got) == [BOB, CAROL] and all(len(v) == 1 for v in got.values())
+    assert got[BOB][0]["Subject"] == f"[{GAME}] press: alice, carol"
+    assert got[CAROL][0]["Subject"] == f"[{GAME}] press: alice, bob"
+    assert "from alice to you, carol" in body(got[BOB][0])
+
+
+def test_public_press_reaches_every_other_player_and_not_its_sender(
+    game_dir: Path, server: Server
+) -> None:
+    fetch(game_dir, [message(BOB, "Peace in our time.", subject="Press: ALL")])
+    got = delivered(game_dir, server)
+    assert sorted(got) == [ALICE, CAROL]
+    assert all(m["Subject"] == f"[{GAME}] press: all" for v in got.values() for m in v)
+
+
+def test_a_reply_to_press_is_press_to_the_sender_without_the_quote(
+    game_dir: Path, server: Server
+) -> None:
+    fetch(game_dir, [message(ALICE, "Split Asia?", subject="press: bob")])
+    first = delivered(game_dir, server)[BOB][0]
+    reply = message(
+        BOB,
+        "Deal. Ural is yours.\n\nOn Mon, pbem wrote:\n> Split Asia?\n",
+        subject=f"Re: {first['Subject']}",
+        minutes=5,
+    )
+    result = fetch(game_dir, [reply])
+    assert result.incoming[0].verdict is mail.Verdict.RELAYED
+    got = delivered(game_dir, server)
+    assert sorted(got) == [ALICE, BOB]  # (bob's first copy, from the first send)
+    text = body(got[ALICE][0])
+    assert "Deal. Ural is yours." in text and "Split Asia?" not in text
+    assert [p.text for p in press_records(game_dir)] == ["Split Asia?", "Deal. Ural is yours."]
+
+
+def test_unnamed_press_hides_its_sender_and_is_answered_by_its_number(
+    game_dir: Path, server: Server
+) -> None:
+    configure(game_dir, {"press_anonymous": "yes"})
+    result = fetch(game_dir, [message(ALICE, "I know what you did.", subject="press: bob")])
+    assert "not told who sent it" in answer(game_dir, result)
+    copy = delivered(game_dir, server)[BOB][0]
+    assert copy["Subject"] == f"[{GAME}] press: #1"
+    assert "alice" not in body(copy).lower() and b"alice" not in copy.as_bytes().lower()
+    back = fetch(
+        game_dir,
+        [
+            message(BOB, "Who are you?", subject=f"Re: {copy['Subject']}", minutes=3),
+            message(CAROL, "Me too?", subject="press: #1", minutes=4),
+        ],
+    )
+    assert [i.verdict for i in back.incoming] == [mail.Verdict.RELAYED, mail.Verdict.REJECTED]
+    assert "no message #1 of table talk that you read" in answer(game_dir, back, 1)
+    assert press_records(game_dir)[1].to == ("alice",)  # bob answered #1: alice reads it
+    assert "alice" not in body(delivered(game_dir, server)[ALICE][0]).split("-- \n")[0]
+
+
+# --- the settings refuse what they forbid, with a clear answer ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "subject", "said"),
+    [
+        ({"press": "none"}, "press: bob", "this game has no table talk"),
+        ({"press": "public"}, "press: bob", "to everyone only"),
+        ({"press": "private"}, "press: all", "to chosen players only"),
+        ({}, "press: zoe", "there is no player 'zoe' in this game: the players are"),
+        ({}, "press: alice", "name whom the table talk is for"),
+        ({}, "press:", "name whom the table talk is for"),
+    ],
+)
+def test_the_settings_and_the_names_refuse_what_they_forbid(
+    game_dir: Path, settings: dict[str, str], subject: str, said: str
+) -> None:
+    configure(game_dir, settings)
+    result = fetch(game_dir, [message(ALICE, "hello", subject=subject)])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    text = answer(game_dir, result)
+    assert said in text and "Nothing of this message was relayed" in text
+    assert relayed(game_dir) == [] and press_records(game_dir) == []
+    assert result.incoming[0].kept is not None  # kept for the moderator
+
+
+def test_a_message_over_the_size_is_refused_whole(game_dir: Path) -> None:
+    configure(game_dir, {"press_size": "40"})
+    result = fetch(
+        game_dir,
+        [
+            message(ALICE, "x" * 41, subject="press: bob"),
+            message(ALICE, "y" * 40, subject="press: bob", minutes=1),
+        ],
+    )
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED, mail.Verdict.RELAYED]
+    assert "41 characters long; this game relays at most 40" in answer(game_dir, result)
+
+
+def test_the_rate_limit_counts_a_players_press_of_the_turn(game_dir: Path) -> None:
+    configure(game_dir, {"press_per_turn": "2"})
+    three = [message(ALICE, f"note {n}", subject="press: bob", minutes=n) for n in range(3)]
+    result = fetch(game_dir, [*three, message(BOB, "mine", subject="press: alice", minutes=4)])
+    verdicts = [i.verdict for i in result.incoming]
+    assert verdicts == [mail.Verdict.RELAYED] * 2 + [mail.Verdict.REJECTED, mail.Verdict.RELAYED]
+    assert "at most 2 a turn" in answer(game_dir, result, 2)
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir, now=NOW)
+    later = fetch(game_dir, [message(ALICE, "note 3", subject="press: bob", minutes=9)])
+    assert later.incoming[0].verdict is mail.Verdict.RELAYED  # a new turn, a new count
+
+
+def test_a_player_out_of_the_game_sends_nothing_or_public_press_only(game_dir: Path) -> None:
+    state = read_game(game_dir).state
+    territories = {
+        t: replace(h, owner="alice") if h.owner == "carol" else h
+        for t, h in state.territories.items()
+    }
+    players = tuple(
+        replace(p, alive=False, hand=()) if p.name == "carol" else p for p in state.players
+    )
+    force_state(game_dir, replace(state, territories=territories, players=players))
+    first = fetch(game_dir, [message(CAROL, "revenge", subject="press: all")])
+    assert first.incoming[0].verdict is mail.Verdict.REJECTED
+    assert "you are out of the game: you may not send table talk" in answer(game_dir, first)
+    configure(game_dir, {"press_when_out": "public"})
+    second = fetch(
+        game_dir,
+        [
+            message(CAROL, "good game all", subject="press: all", minutes=1),
+            message(CAROL, "bob, beat alice", subject="press: bob", minutes=2),
+        ],
+    )
+    assert [i.verdict for i in second.incoming] == [mail.Verdict.RELAYED, mail.Verdict.REJECTED]
+    assert "to everyone only" in answer(game_dir, second, 1)
+
+
+# --- nothing leaks and nothing loops -----------------------------------------------------------
+
+
+def test_an_auto_reply_to_relayed_press_is_not_relayed(game_dir: Path) -> None:
+    fetch(game_dir, [message(ALICE, "Split Asia?", subject="press: bob")])
+    before = relayed(game_dir)
+    auto = message(
+        BOB,
+        "I am away until Monday.",
+        subject=f"Automatic reply: [{GAME}] press: alice",
+        minutes=2,
+        headers={"Auto-Submitted": "auto-replied"},
+    )
+    office = message(
+        BOB, "Out of office.", subject=f"Out of Office: Re: [{GAME}] press: alice", minutes=3
+    )
+    result = fetch(game_dir, [auto, office])
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.UNANSWERED] * 2
+    assert relayed(game_dir) == before and len(press_records(game_dir)) == 1
+
+
+def test_a_stranger_cannot_send_press_and_is_not_answered(game_dir: Path) -> None:
+    result = fetch(game_dir, [message("eve@evil.example", "hi bob", subject="press: bob")])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert result.incoming[0].reply is None
+    assert relayed(game_dir) == [] and not (game_dir / "press").exists()
+
+
+def test_hostile_text_is_relayed_safely(game_dir: Path, server: Server) -> None:
+    sneaky = "pay \u202egnp.exe\u202c now\x1b[31m red\x07\r\nsecond line"
+    html = "<p>Hi <b>Bob</b>,</p><script>alert(1)</script><p>meet in Ural &amp; Siam</p>"
+    fetch(
+        game_dir,
+        [
+            message(ALICE, sneaky, subject="press: bob"),
+            message(ALICE, None, html=html, subject="press: bob", minutes=1),
+        ],
+    )
+    first, second = press_records(game_dir)
+    assert first.text == "pay gnp.exe now[31m red\nsecond line"
+    assert "<" not in second.text and "meet in Ural & Siam" in second.text
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir, now=NOW)
+    html_report = next((game_dir / "reports").glob("0001-*/bob.html")).read_text()
+    assert "Ural &amp; Siam" in html_report and "<script>alert" not in html_report
+
+
+def test_a_huge_message_is_refused_unread(game_dir: Path) -> None:
+    result = fetch(game_dir, [message(ALICE, "x" * (5 * 1024 * 1024), subject="press: bob")])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert relayed(game_dir) == []
+
+
+# --- [[press]] in an order file ----------------------------------------------------------------
+
+
+def test_press_tables_in_an_attached_order_file(game_dir: Path, server: Server) -> None:
+    text = (
+        f'game = "{GAME}"\nplayer = "alice"\n\n'
+        '[[press]]\nto = "all"\ntext = "Hello, table."\n\n'
+        '[[press]]\nto = ["carol"]\ntext = """\nCarol:\nlet us talk.\n"""\n'
+    )
+    result = fetch(game_dir, [message(ALICE, "my press", subject="talk", attach=text)])
+    assert result.incoming[0].verdict is mail.Verdict.RELAYED
+    assert [(p.to, p.text) for p in press_records(game_dir)] == [
+        (("all",), "Hello, table."),
+        (("carol",), "Carol:\nlet us talk."),
+    ]
+    got = delivered(game_dir, server)
+    assert len(got[BOB]) == 1 and len(got[CAROL]) == 2
+
+
+def test_press_beside_orders_in_one_file_plays_and_relays_nothing(game_dir: Path) -> None:
+    text = (
+        f'game = "{GAME}"\nplayer = "alice"\n\n[[place]]\nterritory = "Peru"\narmies = 1\n\n'
+        '[[press]]\nto = "bob"\ntext = "hi"\n'
+    )
+    result = fetch(game_dir, [message(ALICE, text, subject="orders")])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert "send orders in a message of their own" in answer(game_dir, result)
+    assert not (game_dir / "orders" / "alice.toml").exists() and relayed(game_dir) == []
+
+
+def test_orders_in_a_message_of_table_talk_are_not_played_and_the_answer_says_so(
+    game_dir: Path,
+) -> None:
+    from test_mail import orders_for
+
+    result = fetch(game_dir, [message(ALICE, orders_for(game_dir, "alice"), subject="press: bob")])
+    assert result.incoming[0].verdict is mail.Verdict.RELAYED
+    assert "The orders in this message were not read" in answer(game_dir, result)
+    assert not (game_dir / "orders" / "alice.toml").exists()
+
+
+# --- the record --------------------------------------------------------------------------------
+
+
+def test_a_fetch_killed_in_the_middle_of_a_relay_relays_each_message_once(
+    game_dir: Path, server: Server, tmp_path: Path
+) -> None:
+    """Killed (`kill -9`) after the first reader's copy is in the outbox and before the
+    second's: run again, the message is recorded once and each reader gets it once."""
+    from test_mail import into_maildir
+
+    import pbem.mail.press as press_module
+
+    box = into_maildir(
+        tmp_path / "box", [message(ALICE, "To you both.", subject="press: bob, carol")]
+    )
+    pid = os.fork()
+    if pid == 0:  # the child: killed as the second copy is queued
+        try:
+            calls: list[int] = []
+            queue = press_module.queue
+
+            def dying(*args: object, **kwargs: object) -> str:
+                calls.append(1)
+                if len(calls) == 2:
+                    from pbem.game.disk import settle
+
+                    settle()  # the record and the first copy are on the disk
+                    os._exit(9)
+                return queue(*args, **kwargs)  # type: ignore[arg-type]
+
+            press_module.queue = dying  # type: ignore[assignment]
+            mail.fetch_orders(game_dir, mail.Sources(maildir=box), MODERATOR, NOW)
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 9
+    assert len(relayed(game_dir)) == 1 and len(press_records(game_dir)) == 1
+    again = mail.fetch_orders(game_dir, mail.Sources(maildir=box), MODERATOR, NOW)
+    assert again.incoming[0].verdict is mail.Verdict.RELAYED
+    assert len(press_records(game_dir)) == 1
+    got = delivered(game_dir, server)
+    assert sorted(got) == [BOB, CAROL] and all(len(v) == 1 for v in got.values())
+    rerun = mail.fetch_orders(game_dir, mail.Sources(maildir=box), MODERATOR, NOW)
+    assert rerun.incoming[0].verdict is mail.Verdict.DUPLICATE
+    assert counts(delivered(game_dir, server)) == {BOB: 1, CAROL: 1}
+
+
+def test_the_report_and_view_list_the_press_each_player_was_party_to(game_dir: Path) -> None:
+    fetch(
+        game_dir,
+        [
+            message(ALICE, "for bob only", subject="press: bob"),
+            message(BOB, "for everyone", subject="press: all", minutes=1),
+        ],
+    )
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir, now=NOW)
+    folder = next((game_dir / "reports").glob("0001-*"))
+    for player, wanted in (
+        ("alice", ["for bob only", "for everyone"]),
+        ("bob", ["for bob only", "for everyone"]),
+        ("carol", ["for everyone"]),
+    ):
+        text = (folder / f"{player}.txt").read_text()
+        assert "Table talk this turn" in text
+        assert [t for t in ("for bob only", "for everyone") if t in text] == wanted
+        view = json.loads((folder / f"{player}.view.json").read_text())
+        assert [p["text"] for p in view["press"]] == wanted
+    assert "#1, from you to bob:" in (folder / "alice.txt").read_text()
+    assert "#1, from alice to you:" in (folder / "bob.txt").read_text()
+    # the next turn's reports list only the press of their own turn
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir, now=NOW + timedelta(minutes=1))
+    later = next((game_dir / "reports").glob("0002-*"))
+    assert "Table talk" not in (later / "bob.txt").read_text()
+    assert "press" not in json.loads((later / "bob.view.json").read_text())
+
+
+# --- privacy over a whole game -----------------------------------------------------------------
+
+
+def test_over_a_whole_game_no_player_holds_press_they_were_not_party_to(tmp_path: Path) -> None:
+    """Three players talk every turn (to one other, to everyone, unnamed half the game) while
+    bots' orders play the game to its end; then every file a player is given (their reports,
+    views and order files, and every message mailed to them) is searched for each message's
+    mark: a player holds exactly the marks of the press they sent or were sent, and an unnamed
+    message's sender is never named to its readers."""
+    import random
+
+    from bots import orders_for
+    from test_mail import PLAYERS, SEED
+
+    from pbem.core.state import Options, Phase
+
+    directory = tmp_path / GAME
+    processor.new_game(directory, PLAYERS, Options(), seed=SEED, name=GAME)
+    rng = random.Random(7)
+    names = [name for name, _ in PLAYERS]
+    party: dict[str, set[str]] = {name: set() for name in names}
+    unnamed: dict[str, str] = {}  # mark: sender
+    when = NOW
+    for r in range(200):
+        game = read_game(directory)
+        if game.state.phase is Phase.OVER:
+            break
+        anonymous = "yes" if r % 4 >= 2 else "no"
+        configure(directory, {"press_anonymous": anonymous})
+        letters = []
+        for n, sender in enumerate(names):
+            if not game.state.player(sender).alive:
+                continue
+            reader = rng.choice([other for other in names if other != sender])
+            public = rng.random() < 0.2
+            mark = f"mark-{r}-{sender}-{'all' if public else reader}-x"
+            letters.append(
+                message(
+                    ADDRESSES[sender],
+                    f"Psst: {mark}",
+                    subject=f"press: {'all' if public else reader}",
+                    minutes=r * 10 + n,
+                    mid=f"<{mark}@test>",
+                )
+            )
+            party[sender].add(mark)
+            for other in names if public else [reader]:
+                party[other].add(mark)
+            if anonymous == "yes":
+                unnamed[mark] = sender
+        result = fetch(directory, letters)
+        assert all(i.verdict is mail.Verdict.RELAYED for i in result.incoming), result.lines()
+        for name in game.state.awaiting():
+            reg = game.registration(name)
+            assert reg is not None
+            orders = replace(orders_for(game.state, name, rng), secret=reg.secret)
+            (directory / "orders" / f"{name}.toml").write_text(orders.to_toml(), "utf-8")
+        when += timedelta(hours=1)
+        processor.resolve_game(directory, now=when)
+        mail.send_mail(directory, now=when)  # each player's reports into the outbox
+    assert read_game(directory).state.phase is Phase.OVER
+    marks = {m for held in party.values() for m in held}
+    for name in names:
+        texts = [p.read_text("utf-8") for p in (directory / "reports").glob(f"*/{name}.*")]
+        for path in (directory / "outbox").glob("*.eml"):
+            msg = mail_message(path)
+            if str(msg["To"]) == ADDRESSES[name]:
+                texts += [
+                    str(part.get_content())
+                    for part in msg.walk()
+                    if part.get_content_maintype() == "text" or part.get_filename() is not None
+                ]
+        held = {m for m in marks if any(m in t for t in texts)}
+        assert held == party[name], (name, sorted(held ^ party[name])[:5])
+        for text in texts:
+            for mark, sender in unnamed.items():
+                if sender == name or mark not in text:
+                    continue
+                for before in text.split(mark)[:-1]:
+                    told = before[-200:]
+                    assert f"from {sender} " not in told and f'"from": "{sender}"' not in told
