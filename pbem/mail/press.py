@@ -48,9 +48,9 @@ KEYWORDS = {
 }
 """The word a subject of table talk begins with, in each language (each is read in any game);
 relayed messages use their reader's."""
-EVERYONE_WORDS = frozenset(
-    {"all", "everyone", "everybody", "semua", "alla", "tutti", "iedereen", "allen", "બધા"}
-)
+ALL = {"en": "all", "id": "semua", "sv": "alla", "it": "tutti", "nl": "iedereen", "gu": "બધા"}
+"""The word for everyone after `press:`, in each language (each is read in any game)."""
+EVERYONE_WORDS = frozenset({*ALL.values(), "everyone", "everybody", "allen"})
 FILE_KEYS = frozenset({"game", "player", "secret", "turn", "press"})
 """What an order file of table talk may hold beside its `[[press]]` tables."""
 MOST_TABLES = 20
@@ -239,7 +239,7 @@ class Relaying(Refusing):
         lines = [
             _("Your table talk is relayed (message %(number)s of this game):", number=p.number)
             + "\n"
-            + _("to %(readers)s", readers=readers_text(p, None, told))
+            + _("to %(readers)s", readers=readers_text(p, told))
             + "\n\n"
             + "".join(f"  | {line}\n" for line in p.text.split("\n"))
             for p in done
@@ -249,7 +249,7 @@ class Relaying(Refusing):
             body += "\n" + _("Its readers are not told who sent it; the moderator is.") + "\n"
         if note is not None:
             body += "\n" + note + "\n"
-        subject = _("press relayed: %(readers)s", readers=readers_text(done[0], None, told))
+        subject = _("press relayed: %(readers)s", readers=readers_text(done[0], told))
         reply = self.out.answer(letter, me, subject, body)
         mid, frm = letter.message_id, letter.sender or ""
         reasons = tuple(
@@ -410,7 +410,7 @@ class Relaying(Refusing):
         shown = press.sender_for(reader.name)
         keyword = KEYWORDS.get(told.code, KEYWORDS["en"])
         if press.public:
-            answer = "all"
+            answer = ALL.get(told.code, ALL["en"])
         elif shown is None:
             answer = f"#{press.number}"
         else:
@@ -421,14 +421,14 @@ class Relaying(Refusing):
                 game=self.game.name,
                 turn=press.turn,
                 sender=shown,
-                readers=readers_text(press, reader.name, told),
+                readers=readers_text(press, told),
             )
             if shown is not None
             else _(
                 "Table talk in %(game)s, turn %(turn)s, from a player not named to %(readers)s:",
                 game=self.game.name,
                 turn=press.turn,
-                readers=readers_text(press, reader.name, told),
+                readers=readers_text(press, told),
             )
         )
         body = head + "\n\n" + press.text + "\n\n-- \n"

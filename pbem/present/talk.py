@@ -21,13 +21,8 @@ def press_items(
         if reader is not None and not p.seen_by(reader):
             continue
         sender = p.sender_for(reader)
-        if sender is None:
-            who = _("a player not named")
-        elif sender == reader:
-            who = _("you")
-        else:
-            who = sender
-        readers = readers_text(p, reader, lang)
+        who = _("a player not named") if sender is None else sender
+        readers = readers_text(p, lang)
         out.append(
             {
                 "number": p.number,
@@ -44,11 +39,9 @@ def press_items(
     return out
 
 
-def readers_text(press: Press, reader: str | None, lang: i18n.Language) -> str:
-    """Whom a message went to, as `reader` is told ("you" among them)."""
-    if press.public:
-        return lang._("everyone")
-    return ", ".join(lang._("you") if seat == reader else seat for seat in press.to)
+def readers_text(press: Press, lang: i18n.Language) -> str:
+    """Whom a message went to: "everyone", or the players by name."""
+    return lang._("everyone") if press.public else ", ".join(press.to)
 
 
 def press_view(press: Sequence[Press], reader: str) -> list[dict[str, Any]]:
