@@ -500,3 +500,61 @@ def test_over_a_whole_game_no_player_holds_press_they_were_not_party_to(tmp_path
                 for before in text.split(mark)[:-1]:
                     told = before[-200:]
                     assert f"from {sender} " not in told and f'"from": "{sender}"' not in told
+
+
+# --- the record on the command line, and other languages ---------------------------------------
+
+
+def test_pbem_press_lists_the_record_whole_or_as_a_player_was_told_it(game_dir: Path) -> None:
+    from test_mail import run
+
+    assert run("press", game_dir).strip() == f"{GAME}: no table talk yet"
+    configure(game_dir, {"press_anonymous": "yes"})
+    fetch(
+        game_dir,
+        [
+            message(ALICE, "a secret pact", subject="press: bob"),
+            message(BOB, "line one\nline two", subject="press: all", minutes=1),
+        ],
+    )
+    whole = run("press", game_dir)
+    assert (
+        "#1, turn 0, 2027-03-01T12:00:00+00:00: from alice (not named to its readers) to bob"
+        in whole
+    )
+    assert "    | line one\n    | line two" in whole
+    carol = run("press", game_dir, "--player", "Carol")
+    assert "a secret pact" not in carol and "from a player not named to everyone" in carol
+    bob = json.loads(run("press", game_dir, "--player", "bob", "--json"))
+    assert [(p["from"], p["text"]) for p in bob] == [
+        (None, "a secret pact"),
+        ("bob", "line one\nline two"),
+    ]
+    records = json.loads(run("press", game_dir, "--json"))
+    assert [p["from"] for p in records] == ["alice", "bob"]
+    assert "there is no player 'zoe'" in run("press", game_dir, "--player", "zoe", code=1)
+
+
+def test_a_player_writes_and_reads_table_talk_in_their_language(game_dir: Path) -> None:
+    """bob reads Swedish: his copy, its subject and the answers to him are in Swedish, and
+    the Swedish word for press is read from him (as every language's is from anyone)."""
+    from test_mail import run
+
+    run("config", game_dir, "player.bob.language=sv", "--now", NOW.isoformat())
+    fetch(game_dir, [message(ALICE, "Hej Bob!", subject="press: bob")])
+    copy = outbox(game_dir)[relayed(game_dir)[0]]
+    assert copy["Subject"] == f"[{GAME}] meddelande: alice"
+    assert body(copy).startswith(f"Spelarmeddelande i {GAME}, tur 0, från alice till bob:")
+    result = fetch(
+        game_dir,
+        [
+            message(BOB, "Hej!", subject=f"SV: {copy['Subject']}", minutes=2),
+            message(BOB, "Alla, hej!", subject="Meddelande: alla", minutes=3),
+            message(BOB, "?", subject="meddelande: zoe", minutes=4),
+        ],
+    )
+    verdicts = [i.verdict for i in result.incoming]
+    assert verdicts == [mail.Verdict.RELAYED, mail.Verdict.RELAYED, mail.Verdict.REJECTED]
+    assert answer(game_dir, result).startswith("Ditt spelarmeddelande är vidarebefordrat")
+    assert "det finns ingen spelare 'zoe' i det här spelet" in answer(game_dir, result, 2)
+    assert [p.to for p in press_records(game_dir)[1:]] == [("alice",), ("all",)]

@@ -8,7 +8,7 @@ The commands live in one module per group of commands and are loaded lazily (cli
 and nothing of the others, so a command starts as fast as the code it needs allows.
 
 - `pbem.cli.turn`: a game's turn (new, check, resolve, deadline, undo, release);
-- `pbem.cli.look`: reading a game (show, dice, audit, stats);
+- `pbem.cli.look`: reading a game (show, dice, audit, stats, press);
 - `pbem.cli.tools`: no game needed (map, odds, verify, kit);
 - `pbem.cli.mail`: the mail group (fetch, send);
 - `pbem.cli.games`: many games (status, run, config).
@@ -37,6 +37,7 @@ COMMANDS = {
     "show": "pbem.cli.look:show",
     "dice": "pbem.cli.look:dice_command",
     "audit": "pbem.cli.look:audit",
+    "press": "pbem.cli.look:press_command",
     "stats": "pbem.cli.look:stats_command",
     "map": "pbem.cli.tools:map_command",
     "odds": "pbem.cli.tools:odds_command",

@@ -70,6 +70,40 @@ def dice_command(directory: Path, as_json: bool, turn: int | None, resolution: i
         echo(line)
 
 
+@click.command(name="press", short_help="List the table talk players sent each other.")
+@click.argument("directory", type=GAME_DIR)
+@click.option("--player", help="Only what this player sent or was sent, as they were told it.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON (docs/press.md).")
+@reports_errors
+def press_command(directory: Path, player: str | None, as_json: bool) -> None:
+    """List the game's table talk: every message players mailed each other through it, with
+    its sender (also when its readers were not told), its readers and its text. With --player,
+    only what that player may read. At the end of a game, the whole record can be published.
+
+    \b
+    Examples:
+      pbem press games/spring-2027
+      pbem press games/spring-2027 --player alice --json
+    """
+    from pbem.core.state import same_name
+    from pbem.game.press import press_records
+    from pbem.game.store import read_game
+    from pbem.present.talk import press_view, record_lines
+
+    game = read_game(directory)
+    reg = next((r for r in game.registrations if player and same_name(r.name, player)), None)
+    if player is not None and reg is None:
+        raise PbemError(f"there is no player '{player}' in this game")
+    seat = None if reg is None else reg.name
+    records = press_records(directory)
+    if as_json:
+        data = [p.to_dict() for p in records] if seat is None else press_view(records, seat)
+        echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    lines = record_lines(records, seat)
+    echo(f"{game.name}: no table talk yet" if not lines else "\n".join(lines))
+
+
 @click.command(short_help="Replay the history; check every event, die and key.")
 @click.argument("directory", type=GAME_DIR)
 @reports_errors

@@ -57,3 +57,21 @@ def press_view(press: Sequence[Press], reader: str) -> list[dict[str, Any]]:
         for p in press
         if p.seen_by(reader)
     ]
+
+
+def record_lines(press: Sequence[Press], reader: str | None) -> list[str]:
+    """The table talk of a game as text, for `pbem press`: every message (`reader` None: the
+    moderator's whole record, each sender named) or those `reader` sent or was sent, as their
+    reports told them."""
+    lines = []
+    for p in press:
+        if reader is not None and not p.seen_by(reader):
+            continue
+        sender = p.sender_for(reader)
+        who = "a player not named" if sender is None else sender
+        if reader is None and p.anonymous:
+            who += " (not named to its readers)"
+        readers = "everyone" if p.public else ", ".join(p.to)
+        lines.append(f"#{p.number}, turn {p.turn}, {p.time}: from {who} to {readers}")
+        lines += [f"    | {line}" for line in p.text.split("\n")]
+    return lines
