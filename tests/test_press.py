@@ -558,3 +558,41 @@ def test_a_player_writes_and_reads_table_talk_in_their_language(game_dir: Path) 
     assert answer(game_dir, result).startswith("Ditt spelarmeddelande är vidarebefordrat")
     assert "det finns ingen spelare 'zoe' i det här spelet" in answer(game_dir, result, 2)
     assert [p.to for p in press_records(game_dir)[1:]] == [("alice",), ("all",)]
+
+
+def test_in_a_folder_of_games_press_goes_to_the_game_its_subject_names(
+    tmp_path: Path, server: Server
+) -> None:
+    """ben plays in two games: his reply tagged [league] is relayed to league's player only;
+    his untagged press names no game, is relayed nowhere and is answered from the folder."""
+    from test_mail import into_maildir, run
+
+    root = tmp_path / "games"
+    games = {"friday": ["ann", "ben"], "league": ["ben", "cy", "dee"]}
+    for name, players in games.items():
+        seats = [(p, f"{p}@example.org") for p in players]
+        processor.new_game(root / name, seats, processor.Options(), seed=bytes(32), name=name)
+    box = into_maildir(
+        tmp_path / "box",
+        [
+            message("ben@example.org", "Cy, north or south?", subject="Re: [league] press: cy"),
+            message("ben@example.org", "Ann?", subject="press: ann", minutes=1),
+        ],
+    )
+    run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
+    assert [p.text for p in press_records(root / "league")] == ["Cy, north or south?"]
+    assert press_records(root / "friday") == []
+    run("mail", "send", root, "--smtp", server.spec, "--now", NOW.isoformat())
+    talk = [
+        (rcpt, msg["Subject"])
+        for msg, (_, rcpt, _raw) in zip(
+            server.recorder.messages(), server.recorder.received, strict=True
+        )
+        if "press" in str(msg["Subject"])
+    ]
+    assert sorted(talk) == [
+        (["ben@example.org"], "[league] press relayed: cy"),
+        (["cy@example.org"], "[league] press: ben"),
+    ]
+    (for_none,) = [m for m in server.recorder.messages() if "you play in" in body(m)]
+    assert for_none["To"] == "ben@example.org" and "Ann?" not in body(for_none)
