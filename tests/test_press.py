@@ -596,3 +596,14 @@ def test_in_a_folder_of_games_press_goes_to_the_game_its_subject_names(
     ]
     (for_none,) = [m for m in server.recorder.messages() if "you play in" in body(m)]
     assert for_none["To"] == "ben@example.org" and "Ann?" not in body(for_none)
+
+
+def test_a_press_folder_linked_elsewhere_stops_the_game_before_anything_is_written(
+    game_dir: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (game_dir / "press").symlink_to(elsewhere)
+    with pytest.raises(Exception, match="press is a symbolic link"):
+        fetch(game_dir, [message(ALICE, "hi", subject="press: bob")])
+    assert list(elsewhere.iterdir()) == [] and relayed(game_dir) == []

@@ -30,7 +30,7 @@ TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 """The name `atomic_write` gives its temporary files: `.<name>.<8 random characters>.tmp`."""
 
 
-GAME_FOLDERS = ("history", "reports", "orders", "mail", "outbox", "templates", "locale")
+GAME_FOLDERS = ("history", "reports", "orders", "mail", "outbox", "press", "templates", "locale")
 """The folders of a game (and of a folder of games) that pbem reads, writes or mails from: none
 of them, and nothing in them, may be a symbolic link (`refuse_links`)."""
 
