@@ -607,3 +607,13 @@ def test_a_press_folder_linked_elsewhere_stops_the_game_before_anything_is_writt
     with pytest.raises(Exception, match="press is a symbolic link"):
         fetch(game_dir, [message(ALICE, "hi", subject="press: bob")])
     assert list(elsewhere.iterdir()) == [] and relayed(game_dir) == []
+
+
+def test_table_talk_nested_too_deep_is_refused_with_the_reason(game_dir: Path) -> None:
+    from test_mail_fetch import nested
+
+    deep = nested(ALICE, 30).replace(b"Subject: deep", b"Subject: press: bob")
+    (incoming,) = fetch(game_dir, [deep]).incoming
+    assert incoming.verdict is mail.Verdict.REJECTED
+    assert "nested too deep to read (more than 20 levels)" in incoming.reasons[0]
+    assert relayed(game_dir) == [] and press_records(game_dir) == []

@@ -173,6 +173,8 @@ class Relaying(Refusing):
                 return self.refuse_press(letter, raw, me, [wrong])
             return self.press(letter, raw, me, file_requests(data))
         assert recipients is not None
+        if letter.trouble is not None:  # its text cannot be read (its MIME structure)
+            return self.refuse_press(letter, raw, me, [letter.trouble])
         note = None
         if choice.found is not None:
             note = self.speaking(me)._(
