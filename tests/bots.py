@@ -394,7 +394,7 @@ def _plan_fortify(
 ) -> Fortify | None:
     """Forward the armies an attack left behind, or bring the biggest interior stack toward the
     border (the most promising border, where armies may travel through own territories)."""
-    if rng.random() < 0.05:
+    if rng.random() < 0.05 or state.options.fortify is FortifyMode.NONE:
         return None
     board, name = state.board, m.name
     forward = [(m.armies[a.source], a) for a, hoped in attacks if hoped and a.move != ALL]
@@ -420,8 +420,9 @@ def _plan_fortify(
         return None
     source = max(interior, key=lambda t: (state.armies(t), rng.random()))
     have = state.armies(source) + placed.get(source, 0)
-    if state.options.fortify is FortifyMode.CONNECTED:
-        reach = _reachable_now(state, name, source)
+    if state.options.fortify in (FortifyMode.CONNECTED, FortifyMode.UNLIMITED):
+        unlimited = state.options.fortify is FortifyMode.UNLIMITED
+        reach = set(original) if unlimited else _reachable_now(state, name, source)
         borders = [t for t in board.names if t in reach and distance.get(t) == 0]
         if not borders:
             return None

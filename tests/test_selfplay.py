@@ -55,6 +55,7 @@ from pbem.core.events import (
 from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders
 from pbem.core.state import (
     NEUTRAL,
+    CardRule,
     DiceRule,
     FortifyMode,
     GameState,
@@ -97,7 +98,10 @@ class Case:
         extra = f"-{o.two_player.value}" if self.players == 2 else ""
         return (
             f"game{self.index:03d}-{self.players}p{extra}-{o.setup.value}-{o.fortify.value}"
-            f"-{o.traded_cards.value}" + ("-missions" if o.missions else "")
+            f"-{o.traded_cards.value}"
+            + ("-missions" if o.missions else "")
+            + ("-nocards" if o.cards is CardRule.NONE else "")
+            + ("-nobonus" if not o.territory_bonus else "")
         )
 
 
@@ -126,8 +130,39 @@ def make_mission_case(i: int) -> Case:
     return Case(GAMES + i, 3 + i % 4, options)
 
 
-CASES = [make_case(i) for i in range(GAMES)] + [make_mission_case(i) for i in range(MISSION_GAMES)]
-MISSION_CASES = CASES[GAMES:]
+VARIANT_GAMES = 100
+"""Games of each variant value (issue of the clubs' variants), on top of the classic ones."""
+
+
+def make_variant_case(i: int) -> Case:
+    """The variants, 100 games of each value that is not classic Risk's: no cards (games
+    0-99), no territory bonus (100-199), fortify between any two territories (200-299), no
+    fortification (300-399); 2 to 6 players, both setups, missions in one game of five; the
+    other variants mixed in every fourth game, so that they also meet."""
+    kind, n = divmod(i, VARIANT_GAMES)
+    mixed = n % 4 == 3
+    fortify = (FortifyMode.ADJACENT, FortifyMode.CONNECTED)[n % 2]
+    if kind == 2 or (mixed and kind == 0):
+        fortify = FortifyMode.UNLIMITED
+    if kind == 3 or (mixed and kind == 1):
+        fortify = FortifyMode.NONE
+    options = Options(
+        setup=(SetupMode.DEAL, SetupMode.RANDOM)[(n // 5) % 2],
+        fortify=fortify,
+        cards=CardRule.NONE if kind == 0 or (mixed and kind == 3) else CardRule.ESCALATING,
+        territory_bonus=not (kind == 1 or (mixed and kind == 2)),
+        missions=n % 5 == 4,
+    )
+    return Case(GAMES + MISSION_GAMES + i, 2 + n % 5, options)
+
+
+CASES = (
+    [make_case(i) for i in range(GAMES)]
+    + [make_mission_case(i) for i in range(MISSION_GAMES)]
+    + [make_variant_case(i) for i in range(4 * VARIANT_GAMES)]
+)
+MISSION_CASES = CASES[GAMES : GAMES + MISSION_GAMES]
+VARIANT_CASES = CASES[GAMES + MISSION_GAMES :]
 
 
 # --- missions, written out again from the README -------------------------------------------
@@ -558,6 +593,7 @@ class Replay:
                 break
             if nxt.why == "card" and not bonus:
                 need(not self.bonus_used, "the +2 of a traded card given twice in one turn")
+                need(self.case.options.territory_bonus, "a +2 in a game without it")
                 if not (nxt.territory in mine and nxt.armies == 2):
                     fail(f"bad card bonus {nxt}")
                 self.bonus_used = bonus = True
@@ -573,8 +609,10 @@ class Replay:
                 fail(f"{nxt} placed for another player")
             self.armies[nxt.territory] += nxt.armies
             self.i += 1
-        if not (bonus or self.bonus_used or not mine):
+        if not (bonus or self.bonus_used or not mine or not self.case.options.territory_bonus):
             fail(f"no +2 for {mine} in {event.cards}")
+        if mine and not self.case.options.territory_bonus:
+            self.outcomes["bonus withheld"] += 1
         if placed != forced:
             fail(f"forced trade {event} without its armies placed")
         return event.value
@@ -633,8 +671,8 @@ class Replay:
         if not self.over() and orders.fortify is not None:
             self.fortify(orders.fortify)
         conquered = any(isinstance(e, Conquered) for e in self.events)
-        if not self.over() and conquered:
-            self.draw()
+        if not self.over() and conquered and self.case.options.cards is not CardRule.NONE:
+            self.draw()  # (in a game without cards, a card drawn is an unexpected event)
         if self.i != len(self.events):
             fail(f"unexpected events: {self.events[self.i :]}")
         need(dice.check_rolls(self.key, self.rolls) is None, "dice differ from the public stream")
@@ -787,11 +825,12 @@ class Replay:
             and self.owner[source] == name
             and self.owner[target] == name
             and self.armies[source] >= 2
-            and (
-                target in self.connected(source)
-                if self.case.options.fortify is FortifyMode.CONNECTED
-                else BOARD.adjacent(source, target)
-            )
+            and {
+                FortifyMode.ADJACENT: BOARD.adjacent(source, target),
+                FortifyMode.CONNECTED: target in self.connected(source),
+                FortifyMode.UNLIMITED: True,
+                FortifyMode.NONE: False,
+            }[self.case.options.fortify]
         )
         event = self.peek()
         if isinstance(event, Skipped):
@@ -813,6 +852,8 @@ class Replay:
         )
         if done.note:
             self.outcomes["fortify cut"] += 1
+        if target not in self.connected(source):
+            self.outcomes["fortify unlimited"] += 1
         self.armies[source] -= moved
         self.armies[target] += moved
 
@@ -1083,6 +1124,36 @@ def test_selfplay_exercises_every_order_feature_and_outcome() -> None:
         "reshuffled",
     }
     assert happened <= set(outcomes), f"never happened: {happened - set(outcomes)}"
+
+
+def test_each_variant_plays_as_it_says() -> None:
+    """Over the variant games: without cards no card is drawn, held or traded; without the
+    territory bonus no traded card gives +2; without fortification no army is fortified; with
+    unlimited fortification armies go where no chain of one's own leads; and most games end."""
+    by_kind: dict[str, list[Played]] = {}
+    for case in VARIANT_CASES:
+        o = case.options
+        game = play(case)
+        if o.cards is CardRule.NONE:
+            by_kind.setdefault("no cards", []).append(game)
+            assert all(not p.hand for p in game.final.players)
+            assert not set(game.features) & {"trade best", "trade 1 explicit", "trade 2 explicit"}
+            assert game.final.sets_traded == 0
+        if not o.territory_bonus:
+            by_kind.setdefault("no bonus", []).append(game)
+            assert game.outcomes["card bonus"] == 0
+        if o.fortify is FortifyMode.NONE:
+            by_kind.setdefault("no fortify", []).append(game)
+            assert not any(f.startswith("fortify") for f in game.features)
+        if o.fortify is FortifyMode.UNLIMITED:
+            by_kind.setdefault("unlimited", []).append(game)
+    assert {k: len(v) >= VARIANT_GAMES for k, v in by_kind.items()} == dict.fromkeys(
+        ("no cards", "no bonus", "no fortify", "unlimited"), True
+    )
+    assert sum(g.outcomes["fortify unlimited"] for g in by_kind["unlimited"]) > 0
+    assert sum(g.outcomes["bonus withheld"] for g in by_kind["no bonus"]) > 0
+    for kind, games in by_kind.items():
+        assert sum(g.ended for g in games) > 0.8 * len(games), f"{kind}: games stall"
 
 
 REPLAYED = CASES[::7]

@@ -47,10 +47,23 @@ from pbem.errors import PbemError
 )
 @click.option(
     "--fortify",
-    type=click.Choice(["adjacent", "connected"]),
+    type=click.Choice(["adjacent", "connected", "unlimited", "none"]),
     default="adjacent",
     show_default=True,
-    help="Fortify to an adjacent territory, or through any chain of your own.",
+    help="Fortify to an adjacent territory, through any chain of your own, between any two of "
+    "your own, or not at all.",
+)
+@click.option(
+    "--cards",
+    type=click.Choice(["escalating", "none"]),
+    default="escalating",
+    show_default=True,
+    help="Sets worth 4, 6, 8, 10, 12, 15, then 5 more each; or a game without cards.",
+)
+@click.option(
+    "--no-territory-bonus",
+    is_flag=True,
+    help="A traded card that shows a territory of yours puts no 2 armies there.",
 )
 @click.option(
     "--traded-cards",
@@ -105,6 +118,8 @@ def new(
     setup: str,
     two_player: str,
     fortify: str,
+    cards: str,
+    no_territory_bonus: bool,
     traded_cards: str,
     turn_time: str | None,
     due_at: str | None,
@@ -128,7 +143,15 @@ def new(
       pbem new games/club/friday --players a=a@example.org,b=b@example.org \\
         --mail from=games@example.org
     """
-    from pbem.core.state import FortifyMode, Options, Phase, SetupMode, TradedCards, TwoPlayer
+    from pbem.core.state import (
+        CardRule,
+        FortifyMode,
+        Options,
+        Phase,
+        SetupMode,
+        TradedCards,
+        TwoPlayer,
+    )
     from pbem.game import clock, deadlines, processor, settings
     from pbem.game.store import read_game
 
@@ -146,6 +169,8 @@ def new(
         TradedCards(traded_cards),
         drop_after,
         missions,
+        cards=CardRule(cards),
+        territory_bonus=not no_territory_bonus,
     )
     mail = settings.changed((), settings.parse_assignments(mail_settings))
     outcome = processor.new_game(

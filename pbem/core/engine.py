@@ -187,7 +187,8 @@ class _Table:
         )
         bonus = None
         if not bonus_used:
-            bonus = rules.card_bonus_territory([cards], self.owned(player))
+            allowed = self.state.options.territory_bonus
+            bonus = rules.card_bonus_territory([cards], self.owned(player), allowed=allowed)
         return value, bonus
 
     def to_pile(self, cards: Sequence[str]) -> None:
@@ -660,7 +661,8 @@ def _resolve_turn(
     if not table.winner:
         if orders.fortify is not None:
             _fortify(table, name, orders.fortify)
-        if conquests and not table.winner:  # a mission done by the fortification ends it
+        if conquests and not table.winner and state.options.with_cards:
+            # (a mission done by the fortification ends the game first)
             table.draw(name, Stream.hidden(randomness.hidden, state.resolution, randomness.orders))
     if missed and not table.winner:
         _drop_if_due(table, name)

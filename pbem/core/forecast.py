@@ -393,7 +393,8 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
         traded += 1
         armies += value
         trades.append((cards, value))
-    bonus = rules.card_bonus_territory(sets, state.owned(player)) if sets else None
+    allowed = state.options.territory_bonus
+    bonus = rules.card_bonus_territory(sets, state.owned(player), allowed=allowed) if sets else None
     placements = rules.placement_amounts(orders.place, armies)
     placed: dict[str, int] = defaultdict(int)
     if bonus is not None:

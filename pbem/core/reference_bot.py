@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from pbem.core import odds, rules
 from pbem.core.orders import ALL, BEST, REST, Attack, Fortify, Orders, Place
-from pbem.core.state import GameState, Phase
+from pbem.core.state import FortifyMode, GameState, Phase
 
 CHAIN_ODDS = Fraction(3, 5)
 """The least chance of taking a territory for which the chain of attacks goes on."""
@@ -73,7 +73,8 @@ def reference_orders(state: GameState, player: str, secret: str) -> Orders:
     fortify = None
     if state.phase is Phase.PLAY:
         attacks = _attacks(state, player, stack, state.armies(stack) + armies)
-        fortify = _fortify(state, player, {a.target for a in attacks} | {stack})
+        if state.options.fortify is not FortifyMode.NONE:
+            fortify = _fortify(state, player, {a.target for a in attacks} | {stack})
     return Orders(
         game=state.game,
         turn=state.turn,

@@ -78,9 +78,14 @@ def best_set(board: Board, hand: Sequence[str], owned: Iterable[str]) -> CardSet
     )
 
 
-def card_bonus_territory(sets: Iterable[CardSet], owned: Iterable[str]) -> str | None:
+def card_bonus_territory(
+    sets: Iterable[CardSet], owned: Iterable[str], *, allowed: bool
+) -> str | None:
     """The territory that gets the +2 of a turn's trades: the first traded card, in the order
-    traded, that shows a territory the trader holds (once per turn)."""
+    traded, that shows a territory the trader holds (once per turn); None in a game without
+    the bonus (`allowed`: `Options.territory_bonus`)."""
+    if not allowed:
+        return None
     mine = set(owned)
     return next((c for cards in sets for c in cards if c in mine), None)
 
@@ -247,10 +252,13 @@ def can_fortify(state: GameState, player: str, source: str, target: str) -> str 
             return f"you do not hold {t}"
     if state.armies(source) < 2:
         return f"{source} has only 1 army: one must stay behind"
-    if state.options.fortify is FortifyMode.CONNECTED:
+    mode = state.options.fortify
+    if mode is FortifyMode.NONE:
+        return "this game has no fortification"
+    if mode is FortifyMode.CONNECTED:
         if not connected(state, player, source, target):
             return f"no chain of your territories leads from {source} to {target}"
-    elif not state.board.adjacent(source, target):
+    elif mode is FortifyMode.ADJACENT and not state.board.adjacent(source, target):
         return f"{source} and {target} are not adjacent"
     return None
 
@@ -436,6 +444,8 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
             traded += 1
             hand = remove_cards(hand, chosen) or hand
             sets.append(chosen)
+    elif orders.trade and not state.options.with_cards:
+        fail(Problem.of("this game plays without cards: leave out trade", trade_line))
     else:
         for cards in orders.trade:
             left = remove_cards(hand, cards)
@@ -477,7 +487,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
         armies += spare
         sets.append(forced)
     placed = _validate_placement(state, orders, armies, False, fail, spare)
-    bonus = card_bonus_territory(sets, owned)
+    bonus = card_bonus_territory(sets, owned, allowed=state.options.territory_bonus)
     if bonus is not None:
         placed[bonus] = placed.get(bonus, 0) + CARD_TERRITORY_BONUS
 
@@ -523,7 +533,13 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
             )
         reachable.add(attack.target)
     fortify = orders.fortify
-    if fortify is not None:
+    if fortify is not None and state.options.fortify is FortifyMode.NONE:
+        fail(
+            Problem.of(
+                "this game has no fortification: leave out the fortify table", fortify.line
+            )
+        )
+    elif fortify is not None:
         line = fortify.line
         if fortify.source == fortify.target:
             fail(Problem.of("fortify needs two different territories", line))

@@ -79,8 +79,23 @@ class TwoPlayer(str, enum.Enum):
 
 
 class FortifyMode(str, enum.Enum):
+    """Where a turn's fortification may move armies: to an adjacent territory of the player's,
+    through any chain of the player's territories, to any territory of the player's
+    (`unlimited`), or nowhere (`none`: no fortification)."""
+
     ADJACENT = "adjacent"
     CONNECTED = "connected"
+    UNLIMITED = "unlimited"
+    NONE = "none"
+
+
+class CardRule(str, enum.Enum):
+    """The cards: sets worth more each time one is traded in the game (4, 6, 8, 10, 12, 15,
+    then 5 more each: `escalating`, the classic rule), or a game without cards (`none`: no card
+    is drawn, none is traded)."""
+
+    ESCALATING = "escalating"
+    NONE = "none"
 
 
 class TradedCards(str, enum.Enum):
@@ -137,11 +152,15 @@ class Options:
     stop_at: StopAt = StopAt.PROMISE
     dice: DiceRule = DiceRule.ORDERS
     autopilot: AutopilotRule = AutopilotRule.BORDERS
+    cards: CardRule = CardRule.ESCALATING
+    territory_bonus: bool = True
+    """Whether a traded card that shows a territory the trader holds puts 2 armies there."""
 
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
-        default, `missions` only when set, `dice` only when it is `orders` and `autopilot` only
-        when it is `borders`, so that games written before they existed keep their digests."""
+        default, `missions` only when set, `dice` only when it is `orders`, `autopilot` only
+        when it is `borders`, and the card rule and the territory bonus only when not the
+        classic ones, so that games written before they existed keep their digests."""
         out: dict[str, Any] = {
             "setup": self.setup.value,
             "two_player": self.two_player.value,
@@ -157,6 +176,10 @@ class Options:
             out["dice"] = self.dice.value
         if self.autopilot is AutopilotRule.BORDERS:
             out["autopilot"] = self.autopilot.value
+        if self.cards is not CardRule.ESCALATING:
+            out["cards"] = self.cards.value
+        if not self.territory_bonus:
+            out["territory_bonus"] = False
         return out
 
     @classmethod
@@ -177,12 +200,19 @@ class Options:
             stop_at=StopAt(data.get("stop_at", StopAt.THRESHOLD.value)),
             dice=DiceRule(data.get("dice", DiceRule.KEY.value)),
             autopilot=AutopilotRule(data.get("autopilot", AutopilotRule.FRONT.value)),
+            cards=CardRule(data.get("cards", CardRule.ESCALATING.value)),
+            territory_bonus=_flag(data.get("territory_bonus", True), "territory_bonus"),
         )
 
     @property
     def sets_aside(self) -> bool:
         """Whether traded cards go to the discard pile rather than back into the deck."""
         return self.traded_cards is TradedCards.ASIDE
+
+    @property
+    def with_cards(self) -> bool:
+        """Whether the game plays with cards (drawn for a conquest, traded for armies)."""
+        return self.cards is not CardRule.NONE
 
     @property
     def stop_at_promised(self) -> bool:

@@ -15,7 +15,7 @@ from pbem.core.events import (
     RolledForFirst,
 )
 from pbem.core.orders import Orders
-from pbem.core.state import NEUTRAL, GameState, Phase, TradedCards
+from pbem.core.state import NEUTRAL, FortifyMode, GameState, Options, Phase, TradedCards
 from pbem.game import clock
 from pbem.game.store import Game
 from pbem.present import i18n
@@ -147,6 +147,23 @@ def deadline_text(game: Game, now: datetime | None) -> str | None:
     return lang.deadline(game.deadline.astimezone(game.schedule.zone), now)
 
 
+def variants(options: Options) -> list[str]:
+    """The rules of a game that are not classic Risk's, in words (the report's header)."""
+    out = []
+    if not options.with_cards:
+        out.append(_("no cards"))
+    elif not options.territory_bonus:
+        out.append(_("no +2 for a traded card that shows a territory of yours"))
+    fortify = {
+        FortifyMode.CONNECTED: _("fortify through a chain of your territories"),
+        FortifyMode.UNLIMITED: _("fortify from any territory of yours to any other"),
+        FortifyMode.NONE: _("no fortification"),
+    }
+    if options.fortify in fortify:
+        out.append(fortify[options.fortify])
+    return out
+
+
 def report_context(
     game: Game,
     resolution: int,
@@ -239,6 +256,8 @@ def report_context(
         "rejected": list(rejected),
         "deadline": deadline_text(game, now),
         "undone": list(undone),
+        "variants": variants(state.options),
+        "with_cards": state.options.with_cards,
         "away": [],  # the players away (render_reports fills it in)
         "press": [],  # the table talk of the turn (likewise)
         "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
@@ -315,7 +334,7 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
         {
             "cards": [card_name(c) for c in s],
             "value": value,
-            "bonus": [place(c) for c in s if c in owned],
+            "bonus": [place(c) for c in s if c in owned and state.options.territory_bonus],
         }
         for s in rules.sets_in(state.board, me.hand)
     ]

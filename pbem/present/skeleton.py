@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbem.core import rules
-from pbem.core.state import GameState, Phase
+from pbem.core.state import FortifyMode, GameState, Phase
 from pbem.present import missions as mission_view
 from pbem.present.i18n import _, place
 
@@ -91,7 +91,9 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
             ]
         inner = [t for t in owned if t not in borders and state.armies(t) > 1]
         friend = next((n for t in inner for n in state.board.neighbours(t) if n in borders), None)
-        if inner and friend:
+        if state.options.fortify is FortifyMode.NONE:
+            pass  # (a game without fortification: nothing to suggest)
+        elif inner and friend:
             source = next(t for t in inner if friend in state.board.neighbours(t))
             lines += [
                 "",

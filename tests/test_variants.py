@@ -1,0 +1,190 @@
+"""The variants clubs play: a game without cards, without the +2 of a traded card's territory,
+with fortification anywhere or none; each refereed by the rules, recorded in the game file only
+when it is not classic Risk's, and told in every report's header."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import write_skeletons
+from helpers import make_state, orders
+from test_rules import INFANTRY
+
+from pbem.cli import main
+from pbem.core import rules
+from pbem.core.engine import Randomness, resolve
+from pbem.core.events import DrewCard, Fortified, Placed, Skipped, Traded
+from pbem.core.orders import ALL, Attack, Fortify
+from pbem.core.state import CardRule, FortifyMode, Options, state_digest
+from pbem.game import processor
+from pbem.game.store import read_game
+
+NO_CARDS = Options(cards=CardRule.NONE)
+NO_BONUS = Options(territory_bonus=False)
+UNLIMITED = Options(fortify=FortifyMode.UNLIMITED)
+NO_FORTIFY = Options(fortify=FortifyMode.NONE)
+RANDOMNESS = Randomness(bytes(32), bytes(32))
+
+
+def problems(state: object, o: object) -> list[str]:
+    return [p.message for p in rules.validate(state, o)]  # type: ignore[arg-type]
+
+
+# --- recorded only when not classic --------------------------------------------------------------
+
+
+def test_classic_options_record_no_variant_so_old_digests_stay() -> None:
+    assert set(Options().to_dict()) == {
+        "setup",
+        "two_player",
+        "fortify",
+        "traded_cards",
+        "stop_at",
+        "dice",
+        "autopilot",
+    }
+    assert Options.from_dict(Options().to_dict()) == Options()
+    varied = Options(cards=CardRule.NONE, territory_bonus=False, fortify=FortifyMode.UNLIMITED)
+    assert varied.to_dict() == {
+        **Options().to_dict(),
+        "cards": "none",
+        "territory_bonus": False,
+        "fortify": "unlimited",
+    }
+    assert Options.from_dict(varied.to_dict()) == varied
+    state = make_state()
+    assert state_digest(state) != state_digest(
+        replace(state, options=replace(state.options, cards=CardRule.NONE))
+    )
+
+
+def test_an_option_of_the_wrong_kind_is_bad_data() -> None:
+    with pytest.raises(ValueError, match="territory_bonus"):
+        Options.from_dict({**Options().to_dict(), "territory_bonus": "no"})
+    with pytest.raises(ValueError):
+        Options.from_dict({**Options().to_dict(), "cards": "nuclear"})
+
+
+# --- no cards ------------------------------------------------------------------------------------
+
+
+def test_without_cards_a_conquest_draws_no_card() -> None:
+    state = make_state({"Ukraine": ("alice", 30), "Ural": "bob"}, default="carol", options=NO_CARDS)
+    new, events = resolve(state, (orders(state, attack=[Attack("Ukraine", "Ural")]),), RANDOMNESS)
+    assert new.owner("Ural") == "alice"
+    assert not any(isinstance(e, DrewCard) for e in events)
+    assert new.player("alice").hand == () and len(new.deck) == len(state.deck)
+    classic = replace(state, options=Options())
+    _, events = resolve(classic, (orders(classic, attack=[Attack("Ukraine", "Ural")]),), RANDOMNESS)
+    assert any(isinstance(e, DrewCard) for e in events)  # (the same turn with cards draws one)
+
+
+def test_without_cards_a_trade_is_refused_with_what_to_do() -> None:
+    state = make_state({"Ukraine": "alice"}, options=NO_CARDS)
+    o = orders(state, trade=[("Ukraine", "Ural", "Siam")], place=[("Ukraine", 3)])
+    assert problems(state, o) == ["this game plays without cards: leave out trade"]
+    assert problems(state, orders(state, trade="best", place=[("Ukraine", 3)])) == []
+
+
+# --- no territory bonus --------------------------------------------------------------------------
+
+
+def test_without_the_territory_bonus_a_traded_card_gives_no_2() -> None:
+    hand = INFANTRY  # a set; its first card shows alice's territory
+    for options, bonus in ((Options(), True), (NO_BONUS, False)):
+        state = make_state({hand[0]: "alice"}, hands={"alice": hand}, options=options)
+        o = orders(state, trade=[hand], place=[(hand[0], 7)])
+        assert problems(state, o) == []
+        _, events = resolve(state, (o,), RANDOMNESS)
+        assert any(isinstance(e, Traded) for e in events)
+        given = [e for e in events if isinstance(e, Placed) and e.why == "card"]
+        assert (given != []) is bonus
+    assert rules.card_bonus_territory([hand], [hand[0]], allowed=False) is None
+    assert rules.card_bonus_territory([hand], [hand[0]], allowed=True) == hand[0]
+
+
+# --- fortification -------------------------------------------------------------------------------
+
+
+def test_unlimited_fortification_goes_between_any_two_of_ones_own() -> None:
+    owners = {"Alaska": ("alice", 5), "Argentina": "alice"}  # far apart, bob between
+    state = make_state(owners, options=UNLIMITED)
+    assert rules.can_fortify(state, "alice", "Alaska", "Argentina") is None
+    o = orders(state, place=[("Alaska", 3)], fortify=Fortify("Alaska", "Argentina", ALL))
+    assert problems(state, o) == []
+    new, events = resolve(state, (o,), RANDOMNESS)
+    assert any(isinstance(e, Fortified) for e in events) and new.armies("Argentina") == 8
+    for mode in (FortifyMode.ADJACENT, FortifyMode.CONNECTED):
+        other = make_state(owners, options=Options(fortify=mode))
+        assert rules.can_fortify(other, "alice", "Alaska", "Argentina") is not None
+    assert rules.can_fortify(state, "alice", "Alaska", "Peru") == "you do not hold Peru"
+
+
+def test_without_fortification_a_fortify_is_refused_and_never_made() -> None:
+    state = make_state({"Ukraine": ("alice", 5), "Ural": "alice"}, options=NO_FORTIFY)
+    o = orders(state, place=[("Ukraine", 3)], fortify=Fortify("Ukraine", "Ural", 2))
+    assert problems(state, o) == ["this game has no fortification: leave out the fortify table"]
+    assert rules.can_fortify(state, "alice", "Ukraine", "Ural") == "this game has no fortification"
+    _, events = resolve(state, (o,), RANDOMNESS)  # (resolved anyway: skipped, with the reason)
+    assert [e.reason for e in events if isinstance(e, Skipped)] == [
+        "this game has no fortification"
+    ]
+    assert not any(isinstance(e, Fortified) for e in events)
+
+
+# --- the game, its reports and the command line --------------------------------------------------
+
+
+def test_pbem_new_records_the_variants_and_every_report_tells_them(tmp_path: Path) -> None:
+    game = tmp_path / "club"
+    result = CliRunner().invoke(
+        main,
+        [
+            "new",
+            str(game),
+            "--players",
+            "ann,ben,cy",
+            "--cards",
+            "none",
+            "--fortify",
+            "none",
+            "--seed",
+            "00" * 32,
+            "--now",
+            "2027-03-01T12:00Z",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    options = read_game(game).state.options
+    assert (options.cards, options.fortify, options.territory_bonus) == (
+        CardRule.NONE,
+        FortifyMode.NONE,
+        True,
+    )
+    for _ in range(3):
+        write_skeletons(game)
+        processor.resolve_game(game)
+    folder = sorted((game / "reports").iterdir())[-1]
+    told = "This game's rules: no cards; no fortification."
+    for name in ("ann", "ben", "cy", "_moderator"):
+        text = (folder / f"{name}.txt").read_text()
+        assert told in text.replace("\n", " ").replace("  ", " ")
+        assert told in (folder / f"{name}.html").read_text()
+    ann = (folder / "ann.txt").read_text()
+    assert "Your hand" not in ann and "No cards yet" not in ann
+    (ready,) = folder.glob("*.orders.toml")  # the next player's order file
+    assert "fortify" not in ready.read_text()
+    view = json.loads((folder / "ann.view.json").read_text())
+    assert view["options"]["cards"] == "none" and view["options"]["fortify"] == "none"
+
+
+def test_a_swedish_report_tells_the_variants_in_swedish(tmp_path: Path) -> None:
+    game = tmp_path / "klubb"
+    options = Options(territory_bonus=False, fortify=FortifyMode.UNLIMITED)
+    processor.new_game(game, [("ann", ""), ("ben", "")], options, seed=bytes(32), language="sv")
+    text = next((game / "reports").glob("0000-*/ann.txt")).read_text()
+    assert "Spelets regler: inget +2 för" in text and "This game's rules" not in text
