@@ -37,6 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 TESTS: dict[str, list[str]] = {
+    "pbem/mail/press.py": ["tests/test_press.py"],
+    "pbem/game/press.py": ["tests/test_press.py"],
+    "pbem/present/talk.py": ["tests/test_press.py"],
     "pbem/game/store.py": [
         "tests/test_store.py",
         "tests/test_shell_recovery.py",

@@ -617,3 +617,29 @@ def test_table_talk_nested_too_deep_is_refused_with_the_reason(game_dir: Path) -
     assert incoming.verdict is mail.Verdict.REJECTED
     assert "nested too deep to read (more than 20 levels)" in incoming.reasons[0]
     assert relayed(game_dir) == [] and press_records(game_dir) == []
+
+
+def test_a_seat_played_by_a_program_or_without_an_address_reads_no_table_talk(
+    tmp_path: Path,
+) -> None:
+    """dave's seat is a bot's and erin has no address: public press goes to bob alone, and
+    press for either of them is refused saying why."""
+    from pbem.game.bots import set_bot
+
+    directory = tmp_path / GAME
+    seats = [("alice", ALICE), ("bob", BOB), ("dave", "dave@example.org"), ("erin", "")]
+    processor.new_game(directory, seats, processor.Options(), seed=bytes(32), name=GAME)
+    set_bot(directory, "dave", "reference")
+    result = fetch(
+        directory,
+        [
+            message(ALICE, "Hello all.", subject="press: all"),
+            message(ALICE, "Dave?", subject="press: dave", minutes=1),
+            message(ALICE, "Erin?", subject="press: erin", minutes=2),
+        ],
+    )
+    verdicts = [i.verdict for i in result.incoming]
+    assert verdicts == [mail.Verdict.RELAYED, mail.Verdict.REJECTED, mail.Verdict.REJECTED]
+    assert [str(outbox(directory)[name]["To"]) for name in relayed(directory)] == [BOB]
+    for n, seat in ((1, "dave"), (2, "erin")):
+        assert f"{seat} is played by a program or has no address" in answer(directory, result, n)
