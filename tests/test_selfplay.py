@@ -46,6 +46,7 @@ from pbem.core.events import (
     Reshuffled,
     Rolled,
     RolledForFirst,
+    RoundsOver,
     SeatsDecided,
     Skipped,
     Traded,
@@ -102,6 +103,7 @@ class Case:
             + ("-missions" if o.missions else "")
             + ("-nocards" if o.cards is CardRule.NONE else "")
             + ("-nobonus" if not o.territory_bonus else "")
+            + (f"-rounds{o.rounds}" if o.rounds else "")
         )
 
 
@@ -137,8 +139,9 @@ VARIANT_GAMES = 100
 def make_variant_case(i: int) -> Case:
     """The variants, 100 games of each value that is not classic Risk's: no cards (games
     0-99), no territory bonus (100-199), fortify between any two territories (200-299), no
-    fortification (300-399); 2 to 6 players, both setups, missions in one game of five; the
-    other variants mixed in every fourth game, so that they also meet."""
+    fortification (300-399), a limit of 2 to 10 rounds (400-499); 2 to 6 players, both
+    setups, missions in one game of five; the other variants mixed in every fourth game, so
+    that they also meet."""
     kind, n = divmod(i, VARIANT_GAMES)
     mixed = n % 4 == 3
     fortify = (FortifyMode.ADJACENT, FortifyMode.CONNECTED)[n % 2]
@@ -152,6 +155,7 @@ def make_variant_case(i: int) -> Case:
         cards=CardRule.NONE if kind == 0 or (mixed and kind == 3) else CardRule.ESCALATING,
         territory_bonus=not (kind == 1 or (mixed and kind == 2)),
         missions=n % 5 == 4,
+        rounds=2 + n % 9 if kind == 4 or (mixed and kind == 0) else 0,
     )
     return Case(GAMES + MISSION_GAMES + i, 2 + n % 5, options)
 
@@ -159,7 +163,7 @@ def make_variant_case(i: int) -> Case:
 CASES = (
     [make_case(i) for i in range(GAMES)]
     + [make_mission_case(i) for i in range(MISSION_GAMES)]
-    + [make_variant_case(i) for i in range(4 * VARIANT_GAMES)]
+    + [make_variant_case(i) for i in range(5 * VARIANT_GAMES)]
 )
 MISSION_CASES = CASES[GAMES : GAMES + MISSION_GAMES]
 VARIANT_CASES = CASES[GAMES + MISSION_GAMES :]
@@ -468,7 +472,9 @@ def check_invariants(
     need(len(wins) <= 1, "two Won events")
     if case.options.missions:
         check_missions(before, events, after)
-    if after.phase is Phase.OVER and any(isinstance(e, MissionCompleted) for e in events):
+    limit = check_rounds(case, before, events, after)
+    mission = any(isinstance(e, MissionCompleted) for e in events)
+    if after.phase is Phase.OVER and (mission or limit):
         need(len(wins) == 1 and after.winner == wins[0].player, "winner differs from Won")
     elif after.phase is Phase.OVER:
         need(len(wins) == 1, "the game is over without a Won event")
@@ -483,6 +489,70 @@ def check_invariants(
     else:
         need(not wins and after.winner is None, "a Won event but the game goes on")
     need(after.resolution == before.resolution + 1, "the resolution number did not move on")
+
+
+def check_rounds(case: Case, before: GameState, events: Sequence[Event], after: GameState) -> bool:
+    """A game with a round limit, written out again from the README: a round begins with the
+    seat that played first (or the next one still in), the play turn whose next player goes
+    back round the table ends it, and when that is the last round, the player still in with
+    the most territories wins, then the most armies, then the earliest in the round. Whether
+    the resolution ended the game at its round limit."""
+    limit = [e for e in events if isinstance(e, RoundsOver)]
+    rounds = case.options.rounds
+    if not rounds:
+        need(not limit and after.round == 0, "a round counted in a game without a limit")
+        return False
+    if before.phase is not Phase.PLAY:
+        need(not limit, "a round limit reached before play")
+        if after.phase is Phase.PLAY:
+            need(after.round == 1 and after.first_seat == after.current, "the first round")
+        return False
+    n = len(before.players)
+
+    def place(seat: int) -> int:
+        return (seat - before.first_seat) % n
+
+    won_otherwise = any(isinstance(e, (Won, MissionCompleted)) for e in events) and not limit
+    if won_otherwise:
+        return False
+    alive = [p for p in after.players if p.alive]
+    following = next(
+        (p.seat for k in range(1, n + 1) for p in alive if p.seat == (before.current + k) % n),
+        before.current,
+    )
+    ends = place(following) <= place(before.current)
+    need(after.first_seat == before.first_seat, "the first seat changed")
+    if ends and before.round >= rounds:
+        need(len(limit) == 1 and after.phase is Phase.OVER, "the last round ended, the game not")
+        held = {
+            p.name: [t for t, h in after.territories.items() if h.owner == p.name] for p in alive
+        }
+        best = min(
+            alive,
+            key=lambda p: (
+                -len(held[p.name]),
+                -sum(after.armies(t) for t in held[p.name]),
+                place(p.seat),
+            ),
+        )
+        need(
+            limit[0]
+            == RoundsOver(
+                rounds,
+                best.name,
+                len(held[best.name]),
+                sum(after.armies(t) for t in held[best.name]),
+            )
+            and events[-1] == Won(best.name)
+            and after.winner == best.name,
+            f"{limit[0]} at the round limit: {best.name} holds the most",
+        )
+        return True
+    need(not limit, "the game ended before its last round was over")
+    if after.phase is Phase.PLAY:
+        need(after.round == before.round + (1 if ends else 0), "the rounds miscounted")
+        need(after.round <= rounds, "a round past the limit")
+    return False
 
 
 class Replay:
@@ -673,6 +743,11 @@ class Replay:
         conquered = any(isinstance(e, Conquered) for e in self.events)
         if not self.over() and conquered and self.case.options.cards is not CardRule.NONE:
             self.draw()  # (in a game without cards, a card drawn is an unexpected event)
+        if isinstance(self.peek(), RoundsOver):  # (checked by check_rounds)
+            self.i += 1
+            won = self.take(Won, "the winner at the round limit")
+            self.won = won.player  # type: ignore[attr-defined]
+            self.outcomes["rounds over"] += 1
         if self.i != len(self.events):
             fail(f"unexpected events: {self.events[self.i :]}")
         need(dice.check_rolls(self.key, self.rolls) is None, "dice differ from the public stream")
@@ -1065,6 +1140,8 @@ def test_selfplay_game_keeps_the_rules(case: Case) -> None:
     if played.ended and played.outcomes["mission won"]:
         assert final.player(final.winner or "").alive
         assert done_in(final, final.winner or "")
+    elif played.ended and played.outcomes["rounds over"]:
+        assert final.round == case.options.rounds and final.player(final.winner or "").alive
     elif played.ended:
         alive = [p.name for p in final.players if p.alive]
         assert alive == [final.winner]
@@ -1147,9 +1224,14 @@ def test_each_variant_plays_as_it_says() -> None:
             assert not any(f.startswith("fortify") for f in game.features)
         if o.fortify is FortifyMode.UNLIMITED:
             by_kind.setdefault("unlimited", []).append(game)
+        if o.rounds:
+            by_kind.setdefault("rounds", []).append(game)
+            assert game.ended, f"{case.id} went past its {o.rounds} rounds"
+            assert game.final.round <= o.rounds
     assert {k: len(v) >= VARIANT_GAMES for k, v in by_kind.items()} == dict.fromkeys(
-        ("no cards", "no bonus", "no fortify", "unlimited"), True
+        ("no cards", "no bonus", "no fortify", "unlimited", "rounds"), True
     )
+    assert sum(g.outcomes["rounds over"] for g in by_kind["rounds"]) > VARIANT_GAMES // 2
     assert sum(g.outcomes["fortify unlimited"] for g in by_kind["unlimited"]) > 0
     assert sum(g.outcomes["bonus withheld"] for g in by_kind["no bonus"]) > 0
     for kind, games in by_kind.items():

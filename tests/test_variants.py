@@ -188,3 +188,74 @@ def test_a_swedish_report_tells_the_variants_in_swedish(tmp_path: Path) -> None:
     processor.new_game(game, [("ann", ""), ("ben", "")], options, seed=bytes(32), language="sv")
     text = next((game / "reports").glob("0000-*/ann.txt")).read_text()
     assert "Spelets regler: inget +2 för" in text and "This game's rules" not in text
+
+
+# --- a round limit -------------------------------------------------------------------------------
+
+
+def three_ways(armies: dict[str, int], options: Options, current: int) -> object:
+    """alice, bob and carol hold 14 territories each (in board order, round the table), with
+    `armies` on each of theirs; the last round under way."""
+    from helpers import BOARD
+
+    names = ("alice", "bob", "carol")
+    owners = {t: (names[i % 3], armies[names[i % 3]]) for i, t in enumerate(BOARD.names)}
+    state = make_state(owners, players=list(names), options=options, current=current)
+    return replace(state, round=options.rounds, first_seat=1)
+
+
+@pytest.mark.parametrize(
+    ("armies", "winner"),
+    [
+        ({"alice": 1, "bob": 2, "carol": 2}, "bob"),  # a tie: the earliest in the round (seat 1)
+        ({"alice": 2, "bob": 1, "carol": 1}, "alice"),  # the most armies
+        ({"alice": 1, "bob": 1, "carol": 3}, "carol"),
+    ],
+)
+def test_the_last_turn_of_the_last_round_ends_the_game(armies: dict[str, int], winner: str) -> None:
+    """Seat 1 (bob) played first, so alice (seat 0) plays last in each round."""
+    options = Options(rounds=3, fortify=FortifyMode.NONE)
+    state = three_ways(armies, options, current=0)
+    assert rules.round_ends(state, 1)  # after alice, bob begins the next round
+    new, events = resolve(state, (orders(state, place=[(state.owned("alice")[0], 4)]),), RANDOMNESS)
+    bonus = 4 if winner == "alice" else 0  # (alice's 4 reinforcements are placed first)
+    over = [e for e in events if type(e).__name__ == "RoundsOver"]
+    assert len(over) == 1 and over[0].player == winner  # type: ignore[attr-defined]
+    assert new.winner == winner and new.phase.value == "over"
+    assert over[0].territories == 14 and over[0].armies == 14 * armies[winner] + bonus  # type: ignore[attr-defined]
+
+
+def test_a_turn_within_the_round_or_before_the_last_goes_on() -> None:
+    options = Options(rounds=3)
+    state = three_ways({"alice": 1, "bob": 1, "carol": 1}, options, current=1)  # bob, first
+    new, events = resolve(state, (orders(state, place=[(state.owned("bob")[0], 4)]),), RANDOMNESS)
+    assert new.phase.value == "play" and new.round == 3 and new.current == 2
+    earlier = replace(state, round=2, current=0)  # alice ends round 2 of 3
+    new, _ = resolve(
+        earlier, (orders(earlier, place=[(earlier.owned("alice")[0], 3)]),), RANDOMNESS
+    )
+    assert new.phase.value == "play" and new.round == 3 and new.current == 1
+
+
+def test_a_game_of_two_rounds_through_the_command_line_ends_and_audits(tmp_path: Path) -> None:
+    game = tmp_path / "short"
+    args = ["new", str(game), "--players", "ann,ben,cy", "--rounds", "2", "--seed", "11" * 32]
+    result = CliRunner().invoke(main, [*args, "--now", "2027-03-01T12:00Z"])
+    assert result.exit_code == 0, result.output
+    assert read_game(game).state.options.rounds == 2
+    for _ in range(20):
+        if read_game(game).state.phase.value == "over":
+            break
+        write_skeletons(game)
+        processor.resolve_game(game)
+    state = read_game(game).state
+    assert state.phase.value == "over" and state.round == 2
+    assert state.turn == 6  # two rounds of three turns (the setup turn is no round)
+    folder = sorted((game / "reports").iterdir())[-1]
+    text = (folder / f"{state.winner}.txt").read_text().replace("\n", " ")
+    assert "Round 2, the game's last, is over" in " ".join(text.split())
+    audit = CliRunner().invoke(main, ["audit", str(game)])
+    assert audit.exit_code == 0, audit.output
+    assert "the game ends after round 2" in " ".join(
+        (sorted((game / "reports").iterdir())[1] / "ann.txt").read_text().split()
+    )

@@ -61,6 +61,13 @@ from pbem.errors import PbemError
     help="Sets worth 4, 6, 8, 10, 12, 15, then 5 more each; or a game without cards.",
 )
 @click.option(
+    "--rounds",
+    type=click.IntRange(min=0),
+    default=0,
+    help="End the game after this many rounds of play: the most territories win, then the most "
+    "armies, then the earliest to play (0, the default: play until someone wins).",
+)
+@click.option(
     "--no-territory-bonus",
     is_flag=True,
     help="A traded card that shows a territory of yours puts no 2 armies there.",
@@ -120,6 +127,7 @@ def new(
     fortify: str,
     cards: str,
     no_territory_bonus: bool,
+    rounds: int,
     traded_cards: str,
     turn_time: str | None,
     due_at: str | None,
@@ -171,6 +179,7 @@ def new(
         missions,
         cards=CardRule(cards),
         territory_bonus=not no_territory_bonus,
+        rounds=rounds,
     )
     mail = settings.changed((), settings.parse_assignments(mail_settings))
     outcome = processor.new_game(

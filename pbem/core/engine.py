@@ -36,6 +36,7 @@ from pbem.core.events import (
     Reinforced,
     Reshuffled,
     RolledForFirst,
+    RoundsOver,
     SeatsDecided,
     SeatTaken,
     Skipped,
@@ -372,6 +373,7 @@ def new_game(
         turn=0 if waits else 1,
         resolution=1,
         current=0,
+        round=1 if options.rounds and not waits else 0,
     )
     if not waits and options.missions:
         table = _Table(state)
@@ -505,7 +507,10 @@ def _resolve_setup(
     table.check_missions(state.players[first].name)
     if table.winner:
         return table.freeze(phase=Phase.OVER, resolution=state.resolution + 1), tuple(table.events)
-    new = table.freeze(phase=Phase.PLAY, turn=1, resolution=state.resolution + 1, current=first)
+    rounds = {"round": 1, "first_seat": first} if state.options.rounds else {}
+    new = table.freeze(
+        phase=Phase.PLAY, turn=1, resolution=state.resolution + 1, current=first, **rounds
+    )
     return new, tuple(table.events)
 
 
@@ -670,12 +675,36 @@ def _resolve_turn(
         if len(living) == 1:
             _win(table, living[0])
 
+    seat = state.current
+    if not table.winner:
+        seat = rules.next_alive([table.alive[p.name] for p in state.players], state.current)
+    rounds: dict[str, int] = {}
+    if not table.winner and rules.round_ends(state, seat):
+        if state.round >= state.options.rounds:
+            _rounds_over(table)
+        rounds["round"] = state.round + 1
     if table.winner:
         new = table.freeze(phase=Phase.OVER, resolution=state.resolution + 1)
     else:
-        seat = rules.next_alive([table.alive[p.name] for p in state.players], state.current)
-        new = table.freeze(turn=state.turn + 1, resolution=state.resolution + 1, current=seat)
+        new = table.freeze(
+            turn=state.turn + 1, resolution=state.resolution + 1, current=seat, **rounds
+        )
     return new, tuple(table.events)
+
+
+def _rounds_over(table: _Table) -> None:
+    """The last round is over: the player still in the game with the most territories wins,
+    then the one with the most armies, then the earliest in the order of play."""
+    state = table.state
+    held = {p: [t for t, o in table.owner.items() if o == p] for p in table.living()}
+    order = {p.name: rules.place_in_round(state, p.seat) for p in state.players}
+    winner = min(
+        held,
+        key=lambda p: (-len(held[p]), -sum(table.armies[t] for t in held[p]), order[p]),
+    )
+    armies = sum(table.armies[t] for t in held[winner])
+    table.events.append(RoundsOver(state.options.rounds, winner, len(held[winner]), armies))
+    _win(table, winner)
 
 
 def _attack(

@@ -291,6 +291,18 @@ class Dropped(Event):
 
 
 @dataclass(frozen=True)
+class RoundsOver(Event):
+    """The last round of a game with a round limit is over: `player`, with the most
+    territories (then the most armies, then the earliest to play), wins (Won follows)."""
+
+    kind: ClassVar[str] = "rounds_over"
+    rounds: int
+    player: str
+    territories: int
+    armies: int
+
+
+@dataclass(frozen=True)
 class Won(Event):
     """The game is over: one player is left standing, or one did their mission."""
 
@@ -345,6 +357,7 @@ class MissionCompleted(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (
+        RoundsOver,
         RolledForFirst,
         SeatsDecided,
         Dealt,

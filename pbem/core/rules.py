@@ -263,6 +263,21 @@ def can_fortify(state: GameState, player: str, source: str, target: str) -> str 
     return None
 
 
+def place_in_round(state: GameState, seat: int) -> int:
+    """Where `seat` plays in a round: 0 for the seat that played first, and so on round the
+    table (a game with a round limit, `Options.rounds`)."""
+    return (seat - state.first_seat) % len(state.players)
+
+
+def round_ends(state: GameState, following: int) -> bool:
+    """Whether the play turn pending in `state` ends its round, `following` being the seat
+    that plays next: the next turn goes back round the table (always False in a game without
+    a round limit)."""
+    if not state.options.rounds or state.phase is not Phase.PLAY:
+        return False
+    return place_in_round(state, following) <= place_in_round(state, state.current)
+
+
 def next_seat(state: GameState, seat: int) -> int:
     """The next living player after `seat`, round the table."""
     return next_alive([p.alive for p in state.players], seat)

@@ -155,6 +155,9 @@ class Options:
     cards: CardRule = CardRule.ESCALATING
     territory_bonus: bool = True
     """Whether a traded card that shows a territory the trader holds puts 2 armies there."""
+    rounds: int = 0
+    """After how many rounds of play the game ends (0: it goes on until it is won): then the
+    player with the most territories wins, then the most armies, then the earliest to play."""
 
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
@@ -180,6 +183,8 @@ class Options:
             out["cards"] = self.cards.value
         if not self.territory_bonus:
             out["territory_bonus"] = False
+        if self.rounds:
+            out["rounds"] = self.rounds
         return out
 
     @classmethod
@@ -202,6 +207,7 @@ class Options:
             autopilot=AutopilotRule(data.get("autopilot", AutopilotRule.FRONT.value)),
             cards=CardRule(data.get("cards", CardRule.ESCALATING.value)),
             territory_bonus=_flag(data.get("territory_bonus", True), "territory_bonus"),
+            rounds=_count(data.get("rounds", 0), "rounds"),
         )
 
     @property
@@ -223,6 +229,13 @@ class Options:
     def dice_by_orders(self) -> bool:
         """Whether the dice come from the key and the orders rather than the key alone."""
         return self.dice is DiceRule.ORDERS
+
+
+def _count(value: object, key: str) -> int:
+    """A number of at least 0; anything else is bad data."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"'{key}' must be a whole number of at least 0, not {value!r}")
+    return value
 
 
 def _flag(value: object, key: str) -> bool:
@@ -318,6 +331,12 @@ class GameState:
     current: int = 0
     sets_traded: int = 0
     winner: str | None = None
+    round: int = 0
+    """In a game with a round limit (`Options.rounds`), the round of play under way (from 1;
+    0 before play begins); 0 in every other game."""
+    first_seat: int = 0
+    """In a game with a round limit, the seat that played first: each round begins with it
+    (or, once it is out, with the next seat still in the game)."""
 
     def player(self, name: str) -> Player:
         for p in self.players:
@@ -394,6 +413,8 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
     }
     if state.winner is not None:
         out["winner"] = state.winner
+    if state.options.rounds:
+        out |= {"round": state.round, "first_seat": state.first_seat}
     return out
 
 
@@ -416,6 +437,8 @@ def state_from_dict(data: Mapping[str, Any], board: Board) -> GameState:
         current=int(data["current"]),
         sets_traded=int(data["sets_traded"]),
         winner=data.get("winner"),
+        round=int(data.get("round", 0)),
+        first_seat=int(data.get("first_seat", 0)),
     )
 
 

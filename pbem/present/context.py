@@ -15,7 +15,7 @@ from pbem.core.events import (
     RolledForFirst,
 )
 from pbem.core.orders import Orders
-from pbem.core.state import NEUTRAL, FortifyMode, GameState, Options, Phase, TradedCards
+from pbem.core.state import NEUTRAL, FortifyMode, GameState, Phase, TradedCards
 from pbem.game import clock
 from pbem.game.store import Game
 from pbem.present import i18n
@@ -147,8 +147,9 @@ def deadline_text(game: Game, now: datetime | None) -> str | None:
     return lang.deadline(game.deadline.astimezone(game.schedule.zone), now)
 
 
-def variants(options: Options) -> list[str]:
+def variants(state: GameState) -> list[str]:
     """The rules of a game that are not classic Risk's, in words (the report's header)."""
+    options = state.options
     out = []
     if not options.with_cards:
         out.append(_("no cards"))
@@ -161,6 +162,22 @@ def variants(options: Options) -> list[str]:
     }
     if options.fortify in fortify:
         out.append(fortify[options.fortify])
+    if options.rounds and state.phase is Phase.PLAY and state.round:
+        out.append(
+            _(
+                "the game ends after round %(rounds)s (the most territories win); this turn is "
+                "in round %(round)s",
+                rounds=options.rounds,
+                round=state.round,
+            )
+        )
+    elif options.rounds:
+        out.append(
+            _(
+                "the game ends after round %(rounds)s (the most territories win)",
+                rounds=options.rounds,
+            )
+        )
     return out
 
 
@@ -256,7 +273,7 @@ def report_context(
         "rejected": list(rejected),
         "deadline": deadline_text(game, now),
         "undone": list(undone),
-        "variants": variants(state.options),
+        "variants": variants(state),
         "with_cards": state.options.with_cards,
         "away": [],  # the players away (render_reports fills it in)
         "press": [],  # the table talk of the turn (likewise)

@@ -26,6 +26,7 @@ from pbem.core.events import (
     Reshuffled,
     Rolled,
     RolledForFirst,
+    RoundsOver,
     SeatsDecided,
     SeatTaken,
     Skipped,
@@ -280,6 +281,16 @@ def narrate(event: Event, viewer: str | None) -> str:
             "%(where)s stay as neutral armies that only defend, and their seat is skipped.",
             **values,
         )
+    if isinstance(event, RoundsOver):
+        return _(
+            "Round %(rounds)s, the game's last, is over: %(player)s holds the most territories "
+            "(%(territories)s, with %(armies)s; a tie goes to the most armies, then to the "
+            "earliest to play).",
+            rounds=event.rounds,
+            player=event.player,
+            territories=n_("%(num)s territory", "%(num)s territories", event.territories),
+            armies=_armies(event.armies),
+        )
     if isinstance(event, Won):
         return _("%(player)s has won the game!", player=event.player)
     if isinstance(event, DiceKeyed):
@@ -369,6 +380,7 @@ _KINDS: dict[type[Event], str] = {
     Fortified: "fortify",
     Skipped: "skipped",
     Won: "won",
+    RoundsOver: "won",
     Conquered: "battle",
     AttackStopped: "battle",
 }
