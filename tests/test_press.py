@@ -643,3 +643,25 @@ def test_a_seat_played_by_a_program_or_without_an_address_reads_no_table_talk(
     assert [str(outbox(directory)[name]["To"]) for name in relayed(directory)] == [BOB]
     for n, seat in ((1, "dave"), (2, "erin")):
         assert f"{seat} is played by a program or has no address" in answer(directory, result, n)
+
+
+def test_a_substitute_s_press_is_recorded_as_the_seat_s_with_who_played_it(
+    game_dir: Path,
+) -> None:
+    """zoe took carol's seat: her press is carol's seat's, from zoe's address, and the record
+    names her as who played the seat; the seat's earlier player can no longer send for it."""
+    from pbem.game import seats
+
+    seats.substitute(game_dir, "carol", "zoe", "zoe@example.org", NOW)
+    result = fetch(
+        game_dir,
+        [
+            message("zoe@example.org", "Zoe here, for carol's armies.", subject="press: alice"),
+            message(CAROL, "Still me?", subject="press: alice", minutes=1),
+        ],
+    )
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.RELAYED, mail.Verdict.REJECTED]
+    (record,) = press_records(game_dir)
+    assert (record.sender, record.holder) == ("carol", "zoe")
+    text = next((game_dir / "press").glob("0001-*.toml")).read_text()
+    assert 'holder = "zoe"' in text and 'from = "carol"' in text
