@@ -171,17 +171,18 @@ def setup_orders(state: GameState, name: str, rng: random.Random) -> Orders:
 
 
 def _choose_trade(
-    state: GameState, hand: tuple[str, ...], rng: random.Random
+    state: GameState, name: str, rng: random.Random
 ) -> tuple[tuple[CardSet, ...] | str, int]:
     """The trade to write and the armies it gives: "best", one or two explicit sets, or none."""
-    board = state.board
+    board, hand = state.board, state.player(name).hand
     sets = rules.sets_in(board, hand)
     if not sets:
         return (), 0
     if len(hand) < rules.FORCED_TRADE_HAND and rng.random() < 0.2:
         return (), 0  # hold the set for later
     if rng.random() < 0.4:
-        return BEST, rules.set_value(state.sets_traded)
+        (best,) = rules.sets_to_trade(state, name, BEST)
+        return BEST, rules.trade_value(state, best, state.sets_traded)
     chosen: list[CardSet] = []
     left: tuple[str, ...] | None = hand
     for _ in range(2):
@@ -193,7 +194,7 @@ def _choose_trade(
         rng.shuffle(cards)  # the order of a set's cards does not matter
         chosen.append((cards[0], cards[1], cards[2]))
         left = rules.remove_cards(left, cards)
-    value = sum(rules.set_value(state.sets_traded + i) for i in range(len(chosen)))
+    value = sum(rules.trade_value(state, s, state.sets_traded + i) for i, s in enumerate(chosen))
     return tuple(chosen), value
 
 
@@ -203,7 +204,7 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     m = _Map.of(state, name)
     player = state.player(name)
     armies = rules.reinforcement(state, name).total
-    trade, value = _choose_trade(state, player.hand, rng)
+    trade, value = _choose_trade(state, player.name, rng)
     armies += value
 
     counts: dict[str, int] = {}

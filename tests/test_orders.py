@@ -13,7 +13,7 @@ from pbem.core.board import WILD
 from pbem.core.events import Traded
 from pbem.core.order_text import key_lines, read_plain
 from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place, parse_orders
-from pbem.core.state import FortifyMode, GameState, Options, Phase
+from pbem.core.state import CardRule, FortifyMode, GameState, Options, Phase
 from pbem.errors import OrderError, Problem
 from pbem.present.plan import forecast_with_warnings
 
@@ -504,7 +504,7 @@ def test_a_forced_trade_not_written_is_a_warning_and_pbem_makes_it() -> None:
     state = alice_to_play(hands={"alice": hand})
     assert check(state, PLACE_3) == []  # never blocking
     orders = parse(PLACE_3)
-    chosen = rules.best_set(BOARD, hand, state.owned("alice"))
+    chosen = rules.best_set(BOARD, hand, state.owned("alice"), rule=CardRule.ESCALATING)
     assert chosen is not None
     assert forecast_with_warnings(state, orders)[-1] == (
         f"warning: line 5: you hold 5 cards and your orders trade none: with 5 or more a trade "

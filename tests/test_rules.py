@@ -10,7 +10,9 @@ from helpers import BOARD, make_state, orders
 from pbem.core import rules
 from pbem.core.board import WILD
 from pbem.core.orders import ALL, MIN
-from pbem.core.state import FortifyMode, Options, TwoPlayer
+from pbem.core.state import CardRule, FortifyMode, Options, TwoPlayer
+
+CLASSIC = CardRule.ESCALATING
 
 # Cards by the unit they show on the classic board.
 INFANTRY = ("Alaska", "Venezuela", "Peru")
@@ -98,20 +100,24 @@ def test_five_cards_always_hold_a_set() -> None:
 
 def test_best_set_prefers_a_territory_you_hold_then_keeps_wilds() -> None:
     hand = ("Alaska", "Peru", "Venezuela", "Greenland", "Japan", WILD)
-    assert rules.best_set(BOARD, hand, owned=()) == ("Alaska", "Peru", "Venezuela")
-    assert rules.best_set(BOARD, hand, owned=("Japan",)) == ("Alaska", "Greenland", "Japan")
-    assert rules.best_set(BOARD, ("Alaska", "Greenland", WILD), owned=()) == (
+    assert rules.best_set(BOARD, hand, owned=(), rule=CLASSIC) == ("Alaska", "Peru", "Venezuela")
+    assert rules.best_set(BOARD, hand, owned=("Japan",), rule=CLASSIC) == (
+        "Alaska",
+        "Greenland",
+        "Japan",
+    )
+    assert rules.best_set(BOARD, ("Alaska", "Greenland", WILD), owned=(), rule=CLASSIC) == (
         "Alaska",
         "Greenland",
         WILD,
     )
-    assert rules.best_set(BOARD, ("Alaska", "Greenland"), owned=("Alaska",)) is None
+    assert rules.best_set(BOARD, ("Alaska", "Greenland"), owned=("Alaska",), rule=CLASSIC) is None
 
 
 def test_best_set_shows_a_territory_you_hold_even_if_it_spends_a_wild() -> None:
     # The only sets showing Japan need the wild; the set that keeps it shows nothing held.
     hand = ("Alaska", "Peru", "Venezuela", "Japan", WILD)
-    assert rules.best_set(BOARD, hand, owned=("Japan",)) == ("Alaska", "Japan", WILD)
+    assert rules.best_set(BOARD, hand, owned=("Japan",), rule=CLASSIC) == ("Alaska", "Japan", WILD)
     state = make_state({"Japan": "alice"}, players=["alice", "bob"], hands={"alice": hand})
     assert rules.sets_to_trade(state, "alice", "best") == (("Alaska", "Japan", WILD),)
 
@@ -133,7 +139,9 @@ def test_trade_forced_with_five_cards() -> None:
 
     state = make_state(owners, hands={"alice": five})
     assert rules.validate(state, orders(state, place=rest)) == []  # pbem trades for them
-    assert rules.forced_trade(state, "alice", ()) == rules.best_set(BOARD, five, ["Ukraine"])
+    assert rules.forced_trade(state, "alice", ()) == rules.best_set(
+        BOARD, five, ["Ukraine"], rule=CLASSIC
+    )
     assert rules.forced_trade(state, "alice", "best") is None
     assert rules.validate(state, orders(state, trade="best", place=rest)) == []
     assert (

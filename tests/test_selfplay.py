@@ -18,13 +18,13 @@ import hmac
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 from bots import BotError, features, orders_for
 
 from pbem.core import dice, rules
-from pbem.core.board import load_board
+from pbem.core.board import WILD, load_board
 from pbem.core.engine import Randomness, new_game, resolve
 from pbem.core.events import (
     AttackStopped,
@@ -102,6 +102,7 @@ class Case:
             f"-{o.traded_cards.value}"
             + ("-missions" if o.missions else "")
             + ("-nocards" if o.cards is CardRule.NONE else "")
+            + ("-flat" if o.cards is CardRule.FLAT else "")
             + ("-nobonus" if not o.territory_bonus else "")
             + (f"-rounds{o.rounds}" if o.rounds else "")
         )
@@ -139,7 +140,8 @@ VARIANT_GAMES = 100
 def make_variant_case(i: int) -> Case:
     """The variants, 100 games of each value that is not classic Risk's: no cards (games
     0-99), no territory bonus (100-199), fortify between any two territories (200-299), no
-    fortification (300-399), a limit of 2 to 10 rounds (400-499); 2 to 6 players, both
+    fortification (300-399), a limit of 2 to 10 rounds (400-499), flat spoils (500-599); 2 to
+    6 players, both
     setups, missions in one game of five; the other variants mixed in every fourth game, so
     that they also meet."""
     kind, n = divmod(i, VARIANT_GAMES)
@@ -157,13 +159,15 @@ def make_variant_case(i: int) -> Case:
         missions=n % 5 == 4,
         rounds=2 + n % 9 if kind == 4 or (mixed and kind == 0) else 0,
     )
+    if kind == 5:
+        options = replace(options, cards=CardRule.FLAT, territory_bonus=not mixed)
     return Case(GAMES + MISSION_GAMES + i, 2 + n % 5, options)
 
 
 CASES = (
     [make_case(i) for i in range(GAMES)]
     + [make_mission_case(i) for i in range(MISSION_GAMES)]
-    + [make_variant_case(i) for i in range(5 * VARIANT_GAMES)]
+    + [make_variant_case(i) for i in range(6 * VARIANT_GAMES)]
 )
 MISSION_CASES = CASES[GAMES : GAMES + MISSION_GAMES]
 VARIANT_CASES = CASES[GAMES + MISSION_GAMES :]
@@ -393,6 +397,16 @@ def fail(message: str) -> None:
 def set_value(sets_traded: int) -> int:
     """4, 6, 8, 10, 12, 15, then 5 more a set: the value of the game's next set."""
     return (4, 6, 8, 10, 12, 15)[sets_traded] if sets_traded < 6 else 15 + 5 * (sets_traded - 5)
+
+
+def flat_value(cards: Sequence[str]) -> int:
+    """Flat spoils, from the README: three infantry 4, three cavalry 6, three artillery 8, one
+    of each 10; a wild card stands for whatever makes the set worth most."""
+    kinds = [BOARD.card_kind(c) for c in cards if c != WILD]
+    worth = {"infantry": 4, "cavalry": 6, "artillery": 8}
+    if len(set(kinds)) == len(kinds):  # all different (wild cards make up one of each)
+        return 10
+    return worth[str(kinds[0].value)]  # type: ignore[union-attr]
 
 
 def is_set(cards: Sequence[str]) -> bool:
@@ -644,8 +658,11 @@ class Replay:
         left = rules.remove_cards(self.hands[self.name], event.cards)
         if left is None:
             fail(f"{self.name} traded {event.cards} without holding them")
-        if event.value != set_value(self.sets):
+        flat = self.case.options.cards is CardRule.FLAT
+        if event.value != (flat_value(event.cards) if flat else set_value(self.sets)):
             fail(f"set valued {event.value}")
+        if flat:
+            self.outcomes[f"flat {event.value}"] += 1
         need(event.set_number == self.sets + 1, "set numbers do not count the game's sets")
         for card in event.cards:
             self.hands[self.name].remove(card)
@@ -711,7 +728,8 @@ class Replay:
         if self.over():
             pass  # a mission done by a card's +2 ends the turn before its other trades
         elif orders.trade == BEST:
-            best = rules.best_set(BOARD, before.player(name).hand, before.owned(name))
+            hand, mine = before.player(name).hand, before.owned(name)
+            best = rules.best_set(BOARD, hand, mine, rule=self.case.options.cards)
             need(
                 best is not None and traded == [tuple(sorted(best))], f"traded {traded}, not {best}"
             )
@@ -1224,13 +1242,19 @@ def test_each_variant_plays_as_it_says() -> None:
             assert not any(f.startswith("fortify") for f in game.features)
         if o.fortify is FortifyMode.UNLIMITED:
             by_kind.setdefault("unlimited", []).append(game)
+        if o.cards is CardRule.FLAT:
+            by_kind.setdefault("flat", []).append(game)
         if o.rounds:
             by_kind.setdefault("rounds", []).append(game)
             assert game.ended, f"{case.id} went past its {o.rounds} rounds"
             assert game.final.round <= o.rounds
     assert {k: len(v) >= VARIANT_GAMES for k, v in by_kind.items()} == dict.fromkeys(
-        ("no cards", "no bonus", "no fortify", "unlimited", "rounds"), True
+        ("no cards", "no bonus", "no fortify", "unlimited", "rounds", "flat"), True
     )
+    flat = Counter(
+        v for g in by_kind["flat"] for v in g.outcomes.elements() if v.startswith("flat ")
+    )
+    assert {"flat 4", "flat 6", "flat 8", "flat 10"} <= set(flat), flat
     assert sum(g.outcomes["rounds over"] for g in by_kind["rounds"]) > VARIANT_GAMES // 2
     assert sum(g.outcomes["fortify unlimited"] for g in by_kind["unlimited"]) > 0
     assert sum(g.outcomes["bonus withheld"] for g in by_kind["no bonus"]) > 0

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import write_skeletons
-from helpers import make_state, orders
-from test_rules import INFANTRY
+from helpers import BOARD, make_state, orders
+from test_rules import ARTILLERY, CAVALRY, INFANTRY
 
 from pbem.cli import main
 from pbem.core import rules
+from pbem.core.board import WILD
 from pbem.core.engine import Randomness, resolve
 from pbem.core.events import DrewCard, Fortified, Placed, Skipped, Traded
 from pbem.core.orders import ALL, Attack, Fortify
@@ -196,8 +197,6 @@ def test_a_swedish_report_tells_the_variants_in_swedish(tmp_path: Path) -> None:
 def three_ways(armies: dict[str, int], options: Options, current: int) -> object:
     """alice, bob and carol hold 14 territories each (in board order, round the table), with
     `armies` on each of theirs; the last round under way."""
-    from helpers import BOARD
-
     names = ("alice", "bob", "carol")
     owners = {t: (names[i % 3], armies[names[i % 3]]) for i, t in enumerate(BOARD.names)}
     state = make_state(owners, players=list(names), options=options, current=current)
@@ -259,3 +258,51 @@ def test_a_game_of_two_rounds_through_the_command_line_ends_and_audits(tmp_path:
     assert "the game ends after round 2" in " ".join(
         (sorted((game / "reports").iterdir())[1] / "ann.txt").read_text().split()
     )
+
+
+# --- flat spoils ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cards", "worth"),
+    [
+        (INFANTRY, 4),
+        (CAVALRY, 6),
+        (ARTILLERY, 8),
+        ((INFANTRY[0], CAVALRY[0], ARTILLERY[0]), 10),
+        ((INFANTRY[0], INFANTRY[1], WILD), 4),  # three infantry, the wild one of them
+        ((ARTILLERY[0], ARTILLERY[1], WILD), 8),
+        ((INFANTRY[0], ARTILLERY[0], WILD), 10),  # one of each
+        ((CAVALRY[0], WILD, WILD), 10),
+    ],
+)
+def test_a_flat_set_is_worth_what_it_shows(cards: tuple[str, str, str], worth: int) -> None:
+    flat = make_state(options=Options(cards=CardRule.FLAT), sets_traded=7)
+    assert rules.trade_value(flat, cards, 7) == worth
+    assert rules.trade_value(make_state(sets_traded=7), cards, 7) == 25  # classic: the 8th set
+
+
+def test_best_flat_set_is_the_one_worth_most_then_the_2() -> None:
+    hand = (*INFANTRY, ARTILLERY[0], ARTILLERY[1], ARTILLERY[2])
+    flat, classic = CardRule.FLAT, CardRule.ESCALATING
+    assert rules.best_set(BOARD, hand, [INFANTRY[0]], rule=flat) == ARTILLERY
+    assert rules.best_set(BOARD, hand, [INFANTRY[0]], rule=classic) == INFANTRY  # (+2 first)
+
+
+def test_a_flat_trade_gives_its_value_and_the_report_lists_each_sets_worth(tmp_path: Path) -> None:
+    hand = (*CAVALRY, INFANTRY[0], ARTILLERY[0])
+    state = make_state(
+        {CAVALRY[0]: "alice"}, hands={"alice": hand}, options=Options(cards=CardRule.FLAT)
+    )
+    o = orders(state, trade="best", place=[(CAVALRY[0], 3 + 10)])  # one of each: 10
+    assert problems(state, o) == []
+    _, events = resolve(state, (o,), RANDOMNESS)
+    (traded,) = [e for e in events if isinstance(e, Traded)]
+    assert traded.value == 10 and BOARD.card_kind(traded.cards[0]) is not None
+    game = tmp_path / "flat"
+    processor.new_game(
+        game, [("ann", ""), ("ben", "")], Options(cards=CardRule.FLAT), seed=bytes(32)
+    )
+    text = " ".join(next((game / "reports").glob("0000-*/ann.txt")).read_text().split())
+    assert "a set is worth 4 (three infantry), 6 (three cavalry), 8 (three artillery) or 10" in text
+    assert "flat spoils" in text

@@ -55,10 +55,11 @@ from pbem.errors import PbemError
 )
 @click.option(
     "--cards",
-    type=click.Choice(["escalating", "none"]),
+    type=click.Choice(["escalating", "flat", "none"]),
     default="escalating",
     show_default=True,
-    help="Sets worth 4, 6, 8, 10, 12, 15, then 5 more each; or a game without cards.",
+    help="Sets worth 4, 6, 8, 10, 12, 15, then 5 more each; or by what they show (three "
+    "infantry 4, cavalry 6, artillery 8, one of each 10); or a game without cards.",
 )
 @click.option(
     "--rounds",

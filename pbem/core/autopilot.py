@@ -80,9 +80,10 @@ def autopilot_orders(state: GameState, player: str, secret: str) -> Orders:
             where = borders(state, player)
     else:
         armies = rules.reinforcement(state, player).total
-        if len(me.hand) >= rules.FORCED_TRADE_HAND:
+        chosen = rules.forced_trade(state, player, ())
+        if chosen is not None:
             trade = BEST
-            armies += rules.set_value(state.sets_traded)
+            armies += rules.trade_value(state, chosen, state.sets_traded)
     return Orders(
         game=state.game,
         turn=state.turn,

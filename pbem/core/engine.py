@@ -181,7 +181,7 @@ class _Table:
         for card in cards:
             hand.remove(card)
         self.to_pile(cards)
-        value = rules.set_value(self.sets_traded)
+        value = rules.trade_value(self.state, cards, self.sets_traded)
         self.sets_traded += 1
         self.events.append(
             Traded(player, tuple(cards), value, self.sets_traded, forced, unwritten or None)
@@ -766,7 +766,8 @@ def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: b
     hand = table.hands[victor]
     if len(hand) >= rules.ELIMINATION_TRADE_HAND:
         while len(hand) > rules.ELIMINATION_TRADE_DOWN_TO and not table.winner:
-            chosen = rules.best_set(table.board, hand, table.owned(victor))
+            rule = table.state.options.cards
+            chosen = rules.best_set(table.board, hand, table.owned(victor), rule=rule)
             if chosen is None:  # cannot happen with 5 or more cards; kept for safety
                 break
             value, bonus = table.trade(victor, chosen, forced=True, bonus_used=bonus_used)

@@ -389,7 +389,7 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
     sets = rules.sets_to_trade(state, player, orders.trade) if state.phase is Phase.PLAY else ()
     sets = (forced,) if forced else sets
     for cards in sets:
-        value = rules.set_value(traded)
+        value = rules.trade_value(state, cards, traded)
         traded += 1
         armies += value
         trades.append((cards, value))

@@ -64,9 +64,10 @@ def reference_orders(state: GameState, player: str, secret: str) -> Orders:
         armies = me.to_place
     else:
         armies = rules.reinforcement(state, player).total
-        if rules.sets_in(state.board, me.hand):
+        chosen = rules.sets_to_trade(state, player, BEST)
+        if chosen:
             trade = BEST
-            armies += rules.set_value(state.sets_traded)
+            armies += rules.trade_value(state, chosen[0], state.sets_traded)
     stack = _stack(state, player)
     place = (Place(stack, armies),) if armies else ()
     attacks: tuple[Attack, ...] = ()

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from pbem.core.board import WILD, Board
+from pbem.core.board import WILD, Board, CardKind
 from pbem.core.orders import ALL, BEST, REST, CardSet, Orders, Place
-from pbem.core.state import NEUTRAL, FortifyMode, GameState, Phase, TwoPlayer
+from pbem.core.state import NEUTRAL, CardRule, FortifyMode, GameState, Phase, TwoPlayer
 from pbem.errors import Problem
 from pbem.terminal import quoted
 
@@ -45,6 +45,29 @@ def set_value(sets_traded: int) -> int:
     return SET_VALUES[-1] + 5 * (sets_traded - len(SET_VALUES) + 1)
 
 
+FLAT_VALUES = {CardKind.INFANTRY: 4, CardKind.CAVALRY: 6, CardKind.ARTILLERY: 8}
+"""A set of three alike, in a game of flat spoils (`--cards flat`)."""
+FLAT_ONE_OF_EACH = 10
+
+
+def flat_value(board: Board, cards: Sequence[str]) -> int:
+    """What a set is worth in a game of flat spoils: three alike by their kind, one of each 10;
+    a wild card stands for whatever makes the set worth most (with two cards of different
+    kinds, or with the other wild card: one of each)."""
+    kinds = [k for k in (board.card_kind(c) for c in cards) if k is not None]
+    if len(set(kinds)) == len(kinds) and len(kinds) < 3 or len(set(kinds)) == 3:
+        return FLAT_ONE_OF_EACH
+    return FLAT_VALUES[kinds[0]]
+
+
+def trade_value(state: GameState, cards: Sequence[str], sets_traded: int) -> int:
+    """The armies a set gives when `sets_traded` sets were traded before in the game: by the
+    count in a classic game, by what it shows in a game of flat spoils."""
+    if state.options.cards is CardRule.FLAT:
+        return flat_value(state.board, cards)
+    return set_value(sets_traded)
+
+
 def is_set(board: Board, cards: Sequence[str]) -> bool:
     """Three alike, one of each, or any two with a wild."""
     if len(cards) != 3:
@@ -65,16 +88,24 @@ def sets_in(board: Board, hand: Sequence[str]) -> tuple[CardSet, ...]:
     return tuple(found)
 
 
-def best_set(board: Board, hand: Sequence[str], owned: Iterable[str]) -> CardSet | None:
-    """The set to trade when asked for "best": every set is worth the same, so prefer one that
-    shows a territory you hold (+2), then one that keeps your wild cards."""
+def best_set(
+    board: Board, hand: Sequence[str], owned: Iterable[str], *, rule: CardRule
+) -> CardSet | None:
+    """The set to trade when asked for "best": in a classic game every set is worth the same,
+    so prefer one that shows a territory you hold (+2), then one that keeps your wild cards;
+    in a game of flat spoils (`rule`), the set worth most first."""
     mine = set(owned)
     choices = sets_in(board, hand)
     if not choices:
         return None
+    flat = rule is CardRule.FLAT
     return min(
         choices,
-        key=lambda s: (not any(c in mine for c in s), sum(c == WILD for c in s)),
+        key=lambda s: (
+            -flat_value(board, s) if flat else 0,
+            not any(c in mine for c in s),
+            sum(c == WILD for c in s),
+        ),
     )
 
 
@@ -96,7 +127,8 @@ def sets_to_trade(
     """The sets an order file trades: those listed, or for "best" the best set held, if any."""
     if isinstance(trade, tuple):
         return trade
-    chosen = best_set(state.board, state.player(player).hand, state.owned(player))
+    hand = state.player(player).hand
+    chosen = best_set(state.board, hand, state.owned(player), rule=state.options.cards)
     return (chosen,) if chosen else ()
 
 
@@ -111,7 +143,7 @@ def forced_trade(
     hand = state.player(player).hand
     if len(hand) < FORCED_TRADE_HAND:
         return None
-    return best_set(state.board, hand, state.owned(player))
+    return best_set(state.board, hand, state.owned(player), rule=state.options.cards)
 
 
 def placement_amounts(places: Sequence[Place], armies: int) -> tuple[tuple[str, int], ...]:
@@ -453,9 +485,9 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
     trade_line = orders.line_of("trade")
     sets: list[CardSet] = []
     if orders.trade == BEST:
-        chosen = best_set(state.board, hand, owned)
+        chosen = best_set(state.board, hand, owned, rule=state.options.cards)
         if chosen is not None:  # with no set, "best" trades nothing (the check says so)
-            armies += set_value(traded)
+            armies += trade_value(state, chosen, traded)
             traded += 1
             hand = remove_cards(hand, chosen) or hand
             sets.append(chosen)
@@ -492,13 +524,13 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
                 )
             else:
                 hand = left
-                armies += set_value(traded)
+                armies += trade_value(state, cards, traded)
                 traded += 1
                 sets.append(cards)
     forced = forced_trade(state, player.name, orders.trade)
     spare = 0
     if forced is not None:  # pbem trades it; placements may leave its armies out (a warning)
-        spare = set_value(traded)
+        spare = trade_value(state, forced, traded)
         armies += spare
         sets.append(forced)
     placed = _validate_placement(state, orders, armies, False, fail, spare)

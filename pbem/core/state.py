@@ -91,10 +91,13 @@ class FortifyMode(str, enum.Enum):
 
 class CardRule(str, enum.Enum):
     """The cards: sets worth more each time one is traded in the game (4, 6, 8, 10, 12, 15,
-    then 5 more each: `escalating`, the classic rule), or a game without cards (`none`: no card
-    is drawn, none is traded)."""
+    then 5 more each: `escalating`, the classic rule); each set worth what it shows, however
+    many were traded before (`flat`: three infantry 4, three cavalry 6, three artillery 8, one
+    of each 10, a wild card standing for whatever makes its set worth most); or a game without
+    cards (`none`: no card is drawn, none is traded)."""
 
     ESCALATING = "escalating"
+    FLAT = "flat"
     NONE = "none"
 
 

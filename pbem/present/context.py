@@ -15,7 +15,7 @@ from pbem.core.events import (
     RolledForFirst,
 )
 from pbem.core.orders import Orders
-from pbem.core.state import NEUTRAL, FortifyMode, GameState, Phase, TradedCards
+from pbem.core.state import NEUTRAL, CardRule, FortifyMode, GameState, Phase, TradedCards
 from pbem.game import clock
 from pbem.game.store import Game
 from pbem.present import i18n
@@ -153,7 +153,9 @@ def variants(state: GameState) -> list[str]:
     out = []
     if not options.with_cards:
         out.append(_("no cards"))
-    elif not options.territory_bonus:
+    if options.cards is CardRule.FLAT:
+        out.append(_("flat spoils: a set is worth what it shows, not what was traded before"))
+    if options.with_cards and not options.territory_bonus:
         out.append(_("no +2 for a traded card that shows a territory of yours"))
     fortify = {
         FortifyMode.CONNECTED: _("fortify through a chain of your territories"),
@@ -274,6 +276,7 @@ def report_context(
         "deadline": deadline_text(game, now),
         "undone": list(undone),
         "variants": variants(state),
+        "flat": state.options.cards is CardRule.FLAT,
         "with_cards": state.options.with_cards,
         "away": [],  # the players away (render_reports fills it in)
         "press": [],  # the table talk of the turn (likewise)
@@ -346,15 +349,17 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     me = state.player(player)
     owned = set(state.owned(player))
     base = rules.reinforcement(state, player)
-    value = rules.set_value(state.sets_traded)
+    held = rules.sets_in(state.board, me.hand)
+    values = [rules.trade_value(state, s, state.sets_traded) for s in held]
     sets = [
         {
             "cards": [card_name(c) for c in s],
-            "value": value,
+            "value": worth,
             "bonus": [place(c) for c in s if c in owned and state.options.territory_bonus],
         }
-        for s in rules.sets_in(state.board, me.hand)
+        for s, worth in zip(held, values, strict=True)
     ]
+    value = max(values, default=rules.set_value(state.sets_traded))
     playing = me.alive and state.phase is not Phase.OVER
     awaited = player in state.awaiting()  # only the players asked for orders get a file
     turn = next_turn_of(state, player)

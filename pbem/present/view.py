@@ -76,7 +76,7 @@ def game_view(
         "winner": state.winner,
         "commitment": commitment,
         "sets_traded": state.sets_traded,
-        "next_set_value": rules.set_value(state.sets_traded),
+        "next_set_value": rules.set_value(state.sets_traded),  # (flat spoils: by the set)
         "board": state.board.name,
         "options": state.options.to_dict(),
         "piles": card_piles(state),
