@@ -665,3 +665,27 @@ def test_a_substitute_s_press_is_recorded_as_the_seat_s_with_who_played_it(
     assert (record.sender, record.holder) == ("carol", "zoe")
     text = next((game_dir / "press").glob("0001-*.toml")).read_text()
     assert 'holder = "zoe"' in text and 'from = "carol"' in text
+
+
+def test_a_damaged_record_is_named_and_other_files_in_press_are_left_alone(
+    game_dir: Path,
+) -> None:
+    from pbem.errors import GameFileError
+
+    fetch(game_dir, [message(ALICE, "one", subject="press: bob")])
+    folder = game_dir / "press"
+    (folder / "notes.txt").write_text("the moderator's own notes\n")
+    (folder / ".0002-0123456789abcdef.toml.1a2b3c4d.tmp").write_text("half written")
+    assert [p.text for p in press_records(game_dir)] == ["one"]
+    (record,) = folder.glob("0001-*.toml")
+    for damage in ('to = "bob"', "to = []", "to = [1]"):
+        text = record.read_text()
+        record.write_text(
+            "\n".join(
+                damage if line.startswith("to =") else line
+                for line in text.replace('[\n    "bob",\n]', '["bob"]').splitlines()
+            )
+        )
+        with pytest.raises(GameFileError, match=f"{record.name} is damaged or incomplete"):
+            press_records(game_dir)
+        record.write_text(text)
