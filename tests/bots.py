@@ -296,12 +296,21 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
 
     attacks = _plan_attacks(m, worths, rng)
     fortify = _plan_fortify(state, m, attacks, placed, worths, rng)
+    more: tuple[Fortify, ...] = ()
+    if fortify is not None and state.options.fortifies > 1 and rng.random() < 0.6:
+        second = _plan_fortify(state, m, attacks, placed, worths, rng)
+        if second is not None and (second.source, second.target) != (
+            fortify.source,
+            fortify.target,
+        ):
+            more = (second,)
     return Orders(
         **_header(state, name),  # type: ignore[arg-type]
         trade=trade,  # type: ignore[arg-type]
         place=place,
         attack=tuple(a for a, _ in attacks),
         fortify=fortify,
+        more_fortify=more,
     )
 
 

@@ -215,10 +215,19 @@ def test_unknown_top_level_key() -> None:
     ]
 
 
-def test_only_one_fortify() -> None:
-    body = '[[fortify]]\nfrom = "Ural"\nto = "Ukraine"\narmies = 1\n'
-    assert problems_of(body) == [
-        Problem("fortify is one [fortify] table: only one fortification per turn", 5)
+def test_fortify_is_one_table_or_an_array_of_them() -> None:
+    one = '[fortify]\nfrom = "Ural"\nto = "Ukraine"\narmies = 1\n'
+    assert parse(one.replace("[fortify]", "[[fortify]]")) == parse(one)
+    two = parse(one.replace("[fortify]", "[[fortify]]") * 2)
+    assert two.fortify == Fortify("Ural", "Ukraine", 1)
+    assert two.more_fortify == two.fortifications[1:]
+    assert len(two.fortifications) == 2 and two.fortifications[1].line == 9
+    assert parse(two.to_toml().split("\n", 4)[4]) == two  # `[[fortify]]` written back
+    assert "[[fortify]]" not in parse(one).to_toml()  # one is `[fortify]`, as ever
+    assert problems_of("fortify = 3\n") == [
+        Problem(
+            "fortify is one [fortify] table (or, where a game allows more, [[fortify]] tables)", 5
+        )
     ]
 
 

@@ -105,6 +105,7 @@ class Case:
             + ("-flat" if o.cards is CardRule.FLAT else "")
             + ("-nobonus" if not o.territory_bonus else "")
             + (f"-rounds{o.rounds}" if o.rounds else "")
+            + (f"-fortifies{o.fortifies}" if o.fortifies > 1 else "")
         )
 
 
@@ -140,8 +141,8 @@ VARIANT_GAMES = 100
 def make_variant_case(i: int) -> Case:
     """The variants, 100 games of each value that is not classic Risk's: no cards (games
     0-99), no territory bonus (100-199), fortify between any two territories (200-299), no
-    fortification (300-399), a limit of 2 to 10 rounds (400-499), flat spoils (500-599); 2 to
-    6 players, both
+    fortification (300-399), a limit of 2 to 10 rounds (400-499), flat spoils (500-599), two
+    or three fortifications a turn (600-699); 2 to 6 players, both
     setups, missions in one game of five; the other variants mixed in every fourth game, so
     that they also meet."""
     kind, n = divmod(i, VARIANT_GAMES)
@@ -161,13 +162,16 @@ def make_variant_case(i: int) -> Case:
     )
     if kind == 5:
         options = replace(options, cards=CardRule.FLAT, territory_bonus=not mixed)
+    if kind == 6:
+        modes = (FortifyMode.ADJACENT, FortifyMode.CONNECTED, FortifyMode.UNLIMITED)
+        options = replace(options, fortify=modes[n % 3], fortifies=2 + n % 2)
     return Case(GAMES + MISSION_GAMES + i, 2 + n % 5, options)
 
 
 CASES = (
     [make_case(i) for i in range(GAMES)]
     + [make_mission_case(i) for i in range(MISSION_GAMES)]
-    + [make_variant_case(i) for i in range(6 * VARIANT_GAMES)]
+    + [make_variant_case(i) for i in range(7 * VARIANT_GAMES)]
 )
 MISSION_CASES = CASES[GAMES : GAMES + MISSION_GAMES]
 VARIANT_CASES = CASES[GAMES + MISSION_GAMES :]
@@ -756,8 +760,12 @@ class Replay:
                 break
             self.attack(attack)
 
-        if not self.over() and orders.fortify is not None:
-            self.fortify(orders.fortify)
+        for fortify in orders.fortifications:
+            if self.over():
+                break
+            self.fortify(fortify)
+        if len(orders.fortifications) > 1:
+            self.outcomes["fortified twice"] += 1
         conquered = any(isinstance(e, Conquered) for e in self.events)
         if not self.over() and conquered and self.case.options.cards is not CardRule.NONE:
             self.draw()  # (in a game without cards, a card drawn is an unexpected event)
@@ -1244,13 +1252,16 @@ def test_each_variant_plays_as_it_says() -> None:
             by_kind.setdefault("unlimited", []).append(game)
         if o.cards is CardRule.FLAT:
             by_kind.setdefault("flat", []).append(game)
+        if o.fortifies > 1:
+            by_kind.setdefault("fortifies", []).append(game)
         if o.rounds:
             by_kind.setdefault("rounds", []).append(game)
             assert game.ended, f"{case.id} went past its {o.rounds} rounds"
             assert game.final.round <= o.rounds
     assert {k: len(v) >= VARIANT_GAMES for k, v in by_kind.items()} == dict.fromkeys(
-        ("no cards", "no bonus", "no fortify", "unlimited", "rounds", "flat"), True
+        ("no cards", "no bonus", "no fortify", "unlimited", "rounds", "flat", "fortifies"), True
     )
+    assert sum(g.outcomes["fortified twice"] for g in by_kind["fortifies"]) > VARIANT_GAMES
     flat = Counter(
         v for g in by_kind["flat"] for v in g.outcomes.elements() if v.startswith("flat ")
     )

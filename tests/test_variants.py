@@ -306,3 +306,33 @@ def test_a_flat_trade_gives_its_value_and_the_report_lists_each_sets_worth(tmp_p
     text = " ".join(next((game / "reports").glob("0000-*/ann.txt")).read_text().split())
     assert "a set is worth 4 (three infantry), 6 (three cavalry), 8 (three artillery) or 10" in text
     assert "flat spoils" in text
+
+
+# --- more than one fortification a turn ----------------------------------------------------------
+
+
+def test_fortifications_up_to_the_games_number_each_after_the_one_before() -> None:
+    """Alaska -> Alberta, then Alberta -> Ontario: the second moves what the first brought."""
+    from pbem.core.forecast import forecast_plan
+    from pbem.present.plan import plan_lines
+
+    owners = {"Alaska": ("alice", 6), "Alberta": "alice", "Ontario": "alice"}
+    chain = (Fortify("Alaska", "Alberta", ALL), Fortify("Alberta", "Ontario", ALL))
+    two = Options(fortifies=2)
+    state = make_state(owners, options=two)
+    o = replace(orders(state, place=[("Alaska", 3)], fortify=chain[0]), more_fortify=chain[1:])
+    assert problems(state, o) == []
+    new, events = resolve(state, (o,), RANDOMNESS)
+    assert [(e.source, e.target, e.armies) for e in events if isinstance(e, Fortified)] == [
+        ("Alaska", "Alberta", 8),
+        ("Alberta", "Ontario", 8),
+    ]
+    assert (new.armies("Alaska"), new.armies("Alberta"), new.armies("Ontario")) == (1, 1, 9)
+    plan = forecast_plan(state, o, exact=True)
+    assert [f.moved.low for f in plan.fortifications if f.moved] == [8, 8]
+    assert len(plan_lines(plan)) == 3  # the placement and both fortifications
+    one = replace(state, options=Options())  # classic: one a turn
+    assert problems(one, o) == ["2 fortifications: this game allows 1 a turn"]
+    three = replace(o, more_fortify=(*chain[1:], Fortify("Ontario", "Alberta", 1)))
+    assert problems(state, three) == ["3 fortifications: this game allows 2 a turn"]
+    assert Options.from_dict(two.to_dict()) == two and "fortifies" not in Options().to_dict()

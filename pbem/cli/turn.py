@@ -62,6 +62,13 @@ from pbem.errors import PbemError
     "infantry 4, cavalry 6, artillery 8, one of each 10); or a game without cards.",
 )
 @click.option(
+    "--fortifies",
+    type=click.IntRange(min=1, max=10),
+    default=1,
+    show_default=True,
+    help="How many fortifications a player may make in a turn ([[fortify]] tables).",
+)
+@click.option(
     "--rounds",
     type=click.IntRange(min=0),
     default=0,
@@ -128,6 +135,7 @@ def new(
     fortify: str,
     cards: str,
     no_territory_bonus: bool,
+    fortifies: int,
     rounds: int,
     traded_cards: str,
     turn_time: str | None,
@@ -180,6 +188,7 @@ def new(
         missions,
         cards=CardRule(cards),
         territory_bonus=not no_territory_bonus,
+        fortifies=fortifies,
         rounds=rounds,
     )
     mail = settings.changed((), settings.parse_assignments(mail_settings))

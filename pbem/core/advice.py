@@ -64,19 +64,18 @@ def warnings(state: GameState, orders: Orders, plan: PlanForecast) -> list[Advic
     for i, f in enumerate(plan.attacks):
         earlier = {t for x in orders.attack[:i] for t in (x.source, x.target)}
         out += _attack_warnings(state, orders.player, f, fortified, f.attack.source in earlier)
-    if orders.fortify is not None and plan.fortify is not None and plan.fortify.moved:
-        source = orders.fortify.source
-        touched = {t for x in orders.attack for t in (x.source, x.target)}
-        if source not in touched:  # its armies are known: placements only
+    touched = {t for x in orders.attack for t in (x.source, x.target)}
+    for fortify, moves in zip(orders.fortifications, plan.fortifications, strict=False):
+        source = fortify.source
+        if moves.moved and source not in touched:  # its armies are known: placements only
             there = state.armies(source) + sum(n for t, n in plan.placements if t == source)
             there += rules.CARD_TERRITORY_BONUS if plan.card_bonus == source else 0
             threat = _threat(state, orders.player, source, exclude=())
-            if there - plan.fortify.moved.high == 1 and threat:
+            if there - moves.moved.high == 1 and threat:
                 out.append(
-                    Advice(
-                        "fortify_thin", orders.fortify.line, {"source": source, "threat": threat}
-                    )
+                    Advice("fortify_thin", fortify.line, {"source": source, "threat": threat})
                 )
+        touched |= {fortify.source, fortify.target}  # (a later one starts from what it left)
     return sorted(out, key=lambda p: p.line or 0)
 
 

@@ -664,8 +664,10 @@ def _resolve_turn(
         bonus_used = result[1]
 
     if not table.winner:
-        if orders.fortify is not None:
-            _fortify(table, name, orders.fortify)
+        for fortify in orders.fortifications[: state.options.fortifies]:
+            if table.winner:  # (a mission done by a fortification)
+                break
+            _fortify(table, name, fortify)
         if conquests and not table.winner and state.options.with_cards:
             # (a mission done by the fortification ends the game first)
             table.draw(name, Stream.hidden(randomness.hidden, state.resolution, randomness.orders))

@@ -121,6 +121,13 @@ class PlanForecast(Generic[P]):
     """Whether an attack had too many armies to follow: later steps are not forecast."""
     forced: bool = False
     """Whether the trade is the forced one pbem makes for orders that trade none."""
+    more_fortify: tuple[FortifyForecast[P], ...] = ()
+    """The fortifications after the first, each after those before it (a game that allows
+    more than one a turn)."""
+
+    @property
+    def fortifications(self) -> tuple[FortifyForecast[P], ...]:
+        return ((self.fortify,) if self.fortify else ()) + self.more_fortify
 
 
 class _TooLarge(Exception):
@@ -344,18 +351,25 @@ class _Plan(Generic[P]):
         moved: dict[int, P] = {}
         cut = self.zero
         s, t = self.index[fortify.source], self.index[fortify.target]
+        after: dict[World, P] = {}
         for world, w in self.worlds.items():
             view = self.overlay(world)
             reason = rules.can_fortify(view, self.player, fortify.source, fortify.target)
             if reason:
                 skipped[reason] = skipped.get(reason, self.zero) + w
+                self.add(after, world, w)
                 continue
-            armies = world[s][1]
-            assert armies is not None and world[t][1] is not None
+            armies, there = world[s][1], world[t][1]
+            assert armies is not None and there is not None
             n, note = rules.fortify_move(armies, fortify.armies)
             moved[n] = moved.get(n, self.zero) + w
             if note:
                 cut += w
+            cells = list(world)
+            cells[s], cells[t] = (True, armies - n), (True, there + n)
+            self.add(after, tuple(cells), w)  # (a later fortification starts from here)
+        self.worlds = after
+        self.store()
         happens = sum(moved.values(), self.zero)
         return FortifyForecast(
             fortify=fortify,
@@ -402,9 +416,8 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
     for territory, amount in placements:
         placed[territory] += amount
 
-    steps: list[Attack | Fortify] = list(orders.attack)
-    if orders.fortify is not None:
-        steps.append(orders.fortify)
+    fortifications = orders.fortifications[: state.options.fortifies]
+    steps: list[Attack | Fortify] = [*orders.attack, *fortifications]
     names: list[str] = []
     for step in steps:
         for name in (step.source, step.target):
@@ -414,7 +427,7 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
         t: (state.owner(t) == player, state.armies(t) + placed.get(t, 0)) for t in names
     }
     plan: _Plan = _Plan(state, player, start, exact)  # type: ignore[type-arg]
-    keep_owners = orders.fortify is not None and state.options.fortify is FortifyMode.CONNECTED
+    keep_owners = bool(fortifications) and state.options.fortify is FortifyMode.CONNECTED
     attacks: list[AttackForecast] = []  # type: ignore[type-arg]
     stopped = False
     for i, attack in enumerate(orders.attack):
@@ -424,20 +437,24 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
             attacks.append(
                 AttackForecast(attack, plan.zero, plan.zero, (), None, None, None, None, None, True)
             )
-            stopped = i + 1 < len(orders.attack) or orders.fortify is not None
+            stopped = i + 1 < len(orders.attack) or bool(fortifications)
             break
         plan.forget(_named(steps[i + 1 :]), keep_owners)
-    fortify = None
-    if orders.fortify is not None and not stopped:
-        fortify = plan.fortify(orders.fortify)
+    fortified: list[FortifyForecast] = []  # type: ignore[type-arg]
+    if not stopped:
+        for n, fortify in enumerate(fortifications):
+            if n:
+                plan.forget(_named(steps[len(orders.attack) + n :]), keep_owners)
+            fortified.append(plan.fortify(fortify))
     return PlanForecast(
         trades=tuple(trades),
         placements=tuple(placements),
         card_bonus=bonus,
         attacks=tuple(attacks),
-        fortify=fortify,
+        fortify=fortified[0] if fortified else None,
         stopped=stopped,
         forced=forced is not None,
+        more_fortify=tuple(fortified[1:]),
     )
 
 

@@ -103,9 +103,11 @@ class Fortify:
     armies: FortifyAmount
     line: int | None = field(default=None, compare=False)
 
-    def to_toml(self) -> str:
+    def to_toml(self, array: bool = False) -> str:
+        """As a `[fortify]` table, or one of an array of `[[fortify]]` tables (`array`)."""
+        head = "[[fortify]]" if array else "[fortify]"
         return (
-            f"[fortify]\nfrom = {_toml_value(self.source)}\nto = {_toml_value(self.target)}\n"
+            f"{head}\nfrom = {_toml_value(self.source)}\nto = {_toml_value(self.target)}\n"
             f"armies = {_toml_value(self.armies)}\n"
         )
 
@@ -129,6 +131,9 @@ class Orders:
     place: tuple[Place, ...] = ()
     attack: tuple[Attack, ...] = ()
     fortify: Fortify | None = None
+    more_fortify: tuple[Fortify, ...] = ()
+    """The fortifications after the first, in a game that allows more than one a turn (`pbem
+    new --fortifies N`): the file then holds `[[fortify]]` tables."""
     draft: tuple[str, ...] = ()
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
     vacation: tuple[str, str] | None = None
@@ -139,6 +144,11 @@ class Orders:
     def plays(self) -> bool:
         """Whether the file orders anything for the turn (a file may hold a vacation only)."""
         return bool(self.trade or self.place or self.attack or self.fortify or self.draft)
+
+    @property
+    def fortifications(self) -> tuple[Fortify, ...]:
+        """Every fortification, in order."""
+        return ((self.fortify,) if self.fortify else ()) + self.more_fortify
 
     def line_of(self, key: str) -> int | None:
         return self.lines.get(key)
@@ -163,8 +173,11 @@ class Orders:
         elif self.trade:
             sets = ", ".join("[" + ", ".join(_toml_value(c) for c in s) + "]" for s in self.trade)
             out += f"trade = [{sets}]\n"
-        for part in (*self.place, *self.attack, *((self.fortify,) if self.fortify else ())):
+        parts: tuple[Place | Attack, ...] = (*self.place, *self.attack)
+        for part in parts:
             out += "\n" + part.to_toml()
+        for fortify in self.fortifications:  # `[fortify]` when there is one, as ever
+            out += "\n" + fortify.to_toml(array=bool(self.more_fortify))
         return out
 
 
@@ -392,7 +405,7 @@ def _orders(data: dict[str, Any], board: Board, lines: dict[str, int]) -> Orders
     trade = _parse_trade(reader, data.get("trade"))
     place = _parse_place(reader, data)
     attack = _parse_attack(reader, data)
-    fortify = _parse_fortify(reader, data)
+    fortifications = _parse_fortify(reader, data)
     draft = _parse_draft(reader, data.get("draft"))
     vacation = _parse_vacation(reader, data.get("vacation"))
 
@@ -406,7 +419,8 @@ def _orders(data: dict[str, Any], board: Board, lines: dict[str, int]) -> Orders
         trade=trade,
         place=place,
         attack=attack,
-        fortify=fortify,
+        fortify=fortifications[0] if fortifications else None,
+        more_fortify=fortifications[1:],
         draft=draft,
         lines=reader.lines,
         vacation=vacation,
@@ -538,34 +552,49 @@ def _parse_attack(reader: _Reader, data: Mapping[str, Any]) -> tuple[Attack, ...
     return tuple(out)
 
 
-def _parse_fortify(reader: _Reader, data: Mapping[str, Any]) -> Fortify | None:
+def _parse_fortify(reader: _Reader, data: Mapping[str, Any]) -> tuple[Fortify, ...]:
+    """The fortifications: one `[fortify]` table, or `[[fortify]]` tables (how many a game
+    allows is the rules' to check)."""
     value = data.get("fortify")
     if value is None:
-        return None
-    if not isinstance(value, dict):
+        return ()
+    if not isinstance(value, dict) and not (
+        isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+    ):
         reader.problems.append(
             Problem.of(
-                "fortify is one [fortify] table: only one fortification per turn",
+                "fortify is one [fortify] table (or, where a game allows more, [[fortify]] "
+                "tables)",
                 reader.line("fortify"),
             )
         )
-        return None
-    reader.unknown_keys(value, _FORTIFY_KEYS, "fortify")
-    source = reader.territory(value.get("from"), "fortify.from")
-    target = reader.territory(value.get("to"), "fortify.to")
+        return ()
+    tables = [("fortify", value)] if isinstance(value, dict) else reader.tables(data, "fortify")
+    out = []
+    for path, table in tables:
+        fortify = _parse_one_fortify(reader, path, table)
+        if fortify is not None:
+            out.append(fortify)
+    return tuple(out)
+
+
+def _parse_one_fortify(reader: _Reader, path: str, value: Mapping[str, Any]) -> Fortify | None:
+    reader.unknown_keys(value, _FORTIFY_KEYS, path)
+    source = reader.territory(value.get("from"), f"{path}.from")
+    target = reader.territory(value.get("to"), f"{path}.to")
     raw = value.get("armies")
     armies: FortifyAmount | None
     if raw == ALL:
         armies = ALL
     elif raw is None:
         reader.problems.append(
-            Problem.of("'armies' is missing: a number, or \"all\"", reader.line("fortify"))
+            Problem.of("'armies' is missing: a number, or \"all\"", reader.line(path))
         )
         armies = None
     else:
-        armies = reader.integer(raw, "fortify.armies", 1)
+        armies = reader.integer(raw, f"{path}.armies", 1)
     if source and target and armies is not None:
-        return Fortify(source, target, armies, reader.line("fortify"))
+        return Fortify(source, target, armies, reader.line(path))
     return None
 
 

@@ -579,14 +579,36 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
                 )
             )
         reachable.add(attack.target)
-    fortify = orders.fortify
-    if fortify is not None and state.options.fortify is FortifyMode.NONE:
+    _validate_fortify(state, orders, reachable, fail)
+
+
+def _validate_fortify(state: GameState, orders: Orders, reachable: set[str], fail: _Fail) -> None:
+    """The fortifications: as many as the game allows, each between two territories the
+    player will hold (adjacent ones where the game says so). More armies than there will be
+    are cut with a note when the turn is resolved, as after an attack (which may change what
+    is there): `fortify_move`."""
+    fortifications = orders.fortifications
+    if not fortifications:
+        return
+    most = state.options.fortifies
+    if state.options.fortify is FortifyMode.NONE:
         fail(
             Problem.of(
-                "this game has no fortification: leave out the fortify table", fortify.line
+                "this game has no fortification: leave out the fortify table",
+                fortifications[0].line,
             )
         )
-    elif fortify is not None:
+        return
+    if len(fortifications) > most:
+        fail(
+            Problem.of(
+                "%(count)s fortifications: this game allows %(most)s a turn",
+                fortifications[most].line,
+                count=len(fortifications),
+                most=most,
+            )
+        )
+    for fortify in fortifications:
         line = fortify.line
         if fortify.source == fortify.target:
             fail(Problem.of("fortify needs two different territories", line))
@@ -609,8 +631,6 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
                     source=fortify.source,
                 )
             )
-        # More armies than there will be are cut with a note when the turn is resolved, as
-        # after an attack (which may change what is there): `fortify_move`.
 
 
 def _validate_placement(

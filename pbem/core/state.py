@@ -158,6 +158,8 @@ class Options:
     cards: CardRule = CardRule.ESCALATING
     territory_bonus: bool = True
     """Whether a traded card that shows a territory the trader holds puts 2 armies there."""
+    fortifies: int = 1
+    """How many fortifications a player may make in a turn."""
     rounds: int = 0
     """After how many rounds of play the game ends (0: it goes on until it is won): then the
     player with the most territories wins, then the most armies, then the earliest to play."""
@@ -186,6 +188,8 @@ class Options:
             out["cards"] = self.cards.value
         if not self.territory_bonus:
             out["territory_bonus"] = False
+        if self.fortifies != 1:
+            out["fortifies"] = self.fortifies
         if self.rounds:
             out["rounds"] = self.rounds
         return out
@@ -210,6 +214,7 @@ class Options:
             autopilot=AutopilotRule(data.get("autopilot", AutopilotRule.FRONT.value)),
             cards=CardRule(data.get("cards", CardRule.ESCALATING.value)),
             territory_bonus=_flag(data.get("territory_bonus", True), "territory_bonus"),
+            fortifies=_count(data.get("fortifies", 1), "fortifies", least=1),
             rounds=_count(data.get("rounds", 0), "rounds"),
         )
 
@@ -234,10 +239,10 @@ class Options:
         return self.dice is DiceRule.ORDERS
 
 
-def _count(value: object, key: str) -> int:
-    """A number of at least 0; anything else is bad data."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"'{key}' must be a whole number of at least 0, not {value!r}")
+def _count(value: object, key: str, least: int = 0) -> int:
+    """A whole number of at least `least`; anything else is bad data."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"'{key}' must be a whole number of at least {least}, not {value!r}")
     return value
 
 

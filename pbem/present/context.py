@@ -164,6 +164,13 @@ def variants(state: GameState) -> list[str]:
     }
     if options.fortify in fortify:
         out.append(fortify[options.fortify])
+    if options.fortifies > 1 and options.fortify is not FortifyMode.NONE:
+        out.append(
+            _(
+                "up to %(most)s fortifications a turn ([[fortify]] tables)",
+                most=options.fortifies,
+            )
+        )
     if options.rounds and state.phase is Phase.PLAY and state.round:
         out.append(
             _(

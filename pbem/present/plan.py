@@ -107,8 +107,7 @@ def plan_lines(plan: PlanForecast) -> list[str]:  # type: ignore[type-arg]
     lines += [_attack_line(a) for a in plan.attacks]
     if plan.stopped:
         lines.append(_("later steps depend on that attack: no forecast for them"))
-    if plan.fortify is not None:
-        lines.append(_fortify_line(plan.fortify))
+    lines += [_fortify_line(f) for f in plan.fortifications]
     return lines
 
 
