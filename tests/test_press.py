@@ -689,3 +689,6 @@ def test_a_damaged_record_is_named_and_other_files_in_press_are_left_alone(
         with pytest.raises(GameFileError, match=f"{record.name} is damaged or incomplete"):
             press_records(game_dir)
         record.write_text(text)
+    record.write_text(record.read_text().replace("number = 1", "number = 5"))
+    with pytest.raises(GameFileError, match=f"{record.name} holds message 5"):
+        press_records(game_dir)
