@@ -336,3 +336,36 @@ def test_fortifications_up_to_the_games_number_each_after_the_one_before() -> No
     three = replace(o, more_fortify=(*chain[1:], Fortify("Ontario", "Alberta", 1)))
     assert problems(state, three) == ["3 fortifications: this game allows 2 a turn"]
     assert Options.from_dict(two.to_dict()) == two and "fortifies" not in Options().to_dict()
+
+
+# --- variants that meet other rules --------------------------------------------------------------
+
+
+def test_flat_spoils_with_the_forced_trade_at_five_cards_take_the_set_worth_most() -> None:
+    hand = (*INFANTRY, CAVALRY[0], ARTILLERY[0])  # three infantry (4) or one of each (10)
+    flat = Options(cards=CardRule.FLAT)
+    state = make_state({INFANTRY[0]: "alice"}, hands={"alice": hand}, options=flat)
+    forced = rules.forced_trade(state, "alice", ())
+    assert forced is not None and rules.trade_value(state, forced, 0) == 10
+    o = orders(state, place=[(INFANTRY[0], 3 + 10)])  # no trade written: pbem makes it
+    assert problems(state, o) == []
+    _, events = resolve(state, (o,), RANDOMNESS)
+    (traded,) = [e for e in events if isinstance(e, Traded)]
+    assert traded.forced and traded.value == 10
+
+
+def test_without_cards_an_elimination_takes_no_cards_and_forces_no_trade() -> None:
+    state = make_state({"Ukraine": ("alice", 30), "Ural": "bob"}, default="carol", options=NO_CARDS)
+    new, events = resolve(state, (orders(state, attack=[Attack("Ukraine", "Ural")]),), RANDOMNESS)
+    assert not new.player("bob").alive
+    assert not any(isinstance(e, (Traded, DrewCard)) for e in events)
+    assert all(p.hand == () for p in new.players)
+
+
+def test_a_conquest_that_wins_in_the_last_round_is_a_win_not_the_round_limit() -> None:
+    last = Options(rounds=2)
+    state = make_state({"Ukraine": ("alice", 30), "Ural": "bob"}, default="alice", options=last)
+    state = replace(state, round=2, first_seat=1, current=0)  # alice plays last in round 2
+    new, events = resolve(state, (orders(state, attack=[Attack("Ukraine", "Ural")]),), RANDOMNESS)
+    assert new.winner == "alice" and new.phase.value == "over"
+    assert not any(type(e).__name__ == "RoundsOver" for e in events)
