@@ -692,3 +692,17 @@ def test_a_damaged_record_is_named_and_other_files_in_press_are_left_alone(
     record.write_text(record.read_text().replace("number = 1", "number = 5"))
     with pytest.raises(GameFileError, match=f"{record.name} holds message 5"):
         press_records(game_dir)
+
+
+def test_a_long_line_of_table_talk_is_wrapped_to_the_reports_width(game_dir: Path) -> None:
+    long = "Let us talk about the north: " + "the ice is thin, and so is my patience. " * 8
+    fetch(game_dir, [message(ALICE, long, subject="press: bob")])
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir, now=NOW)
+    text = next((game_dir / "reports").glob("0001-*/bob.txt")).read_text()
+    talk = text[text.index("Table talk this turn") : text.index("What happened")]
+    rows = [row for row in talk.splitlines() if row.startswith("    |")]
+    assert len(rows) > 3 and all(len(row) <= 78 for row in rows)
+    assert " ".join(row[6:] for row in rows) == long.strip()
+    html = next((game_dir / "reports").glob("0001-*/bob.html")).read_text()
+    assert long.strip() in html  # the page wraps it as the screen is wide

@@ -8,6 +8,7 @@ from typing import Any
 
 from pbem.game.press import Press
 from pbem.present import i18n
+from pbem.present.text import wrap
 
 
 def press_items(
@@ -34,6 +35,9 @@ def press_items(
                 )
                 + (" " + _("(not named to its readers)") if p.anonymous and reader is None else ""),
                 "lines": p.text.split("\n"),
+                "text_lines": [
+                    row for line in p.text.split("\n") for row in wrap(line, "    | ") or ["    |"]
+                ],
             }
         )
     return out
