@@ -706,3 +706,17 @@ def test_a_long_line_of_table_talk_is_wrapped_to_the_reports_width(game_dir: Pat
     assert " ".join(row[6:] for row in rows) == long.strip()
     html = next((game_dir / "reports").glob("0001-*/bob.html")).read_text()
     assert long.strip() in html  # the page wraps it as the screen is wide
+
+
+def test_the_moderators_overview_names_every_sender_and_says_whom_the_readers_were_not_told(
+    game_dir: Path,
+) -> None:
+    configure(game_dir, {"press_anonymous": "yes"})
+    fetch(game_dir, [message(ALICE, "boo", subject="press: bob")])
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir, now=NOW)
+    folder = next((game_dir / "reports").glob("0001-*"))
+    overview = " ".join((folder / "_moderator.txt").read_text().split())
+    assert "#1, from alice to bob: (not named to its readers)" in overview
+    bob = " ".join((folder / "bob.txt").read_text().split())
+    assert "#1, from a player not named to bob:" in bob and "not named to its readers" not in bob
