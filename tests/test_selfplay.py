@@ -24,7 +24,7 @@ import pytest
 from bots import BotError, features, orders_for
 
 from pbem.core import dice, rules
-from pbem.core.board import WILD, load_board
+from pbem.core.board import WILD, Board, load_board
 from pbem.core.engine import Randomness, new_game, resolve
 from pbem.core.events import (
     AttackStopped,
@@ -84,6 +84,11 @@ class Case:
     index: int
     players: int
     options: Options
+    board: str = "classic"
+
+    @property
+    def the_board(self) -> Board:
+        return load_board(self.board)
 
     @property
     def seed(self) -> bytes:
@@ -101,6 +106,7 @@ class Case:
             f"game{self.index:03d}-{self.players}p{extra}-{o.setup.value}-{o.fortify.value}"
             f"-{o.traded_cards.value}"
             + ("-missions" if o.missions else "")
+            + (f"-{self.board}" if self.board != "classic" else "")
             + ("-nocards" if o.cards is CardRule.NONE else "")
             + ("-flat" if o.cards is CardRule.FLAT else "")
             + ("-nobonus" if not o.territory_bonus else "")
@@ -142,7 +148,8 @@ def make_variant_case(i: int) -> Case:
     """The variants, 100 games of each value that is not classic Risk's: no cards (games
     0-99), no territory bonus (100-199), fortify between any two territories (200-299), no
     fortification (300-399), a limit of 2 to 10 rounds (400-499), flat spoils (500-599), two
-    or three fortifications a turn (600-699); 2 to 6 players, both
+    or three fortifications a turn (600-699), the islands board (700-799, 2 to 4 players,
+    the other variants mixed in as in the rest); 2 to 6 players, both
     setups, missions in one game of five; the other variants mixed in every fourth game, so
     that they also meet."""
     kind, n = divmod(i, VARIANT_GAMES)
@@ -165,13 +172,17 @@ def make_variant_case(i: int) -> Case:
     if kind == 6:
         modes = (FortifyMode.ADJACENT, FortifyMode.CONNECTED, FortifyMode.UNLIMITED)
         options = replace(options, fortify=modes[n % 3], fortifies=2 + n % 2)
+    if kind == 7:  # the second board, for two to four players; no missions (classic only)
+        setups = (SetupMode.DEAL, SetupMode.RANDOM, SetupMode.DRAFT)
+        options = replace(options, setup=setups[n % 3], missions=False)
+        return Case(GAMES + MISSION_GAMES + i, 2 + n % 3, options, "islands")
     return Case(GAMES + MISSION_GAMES + i, 2 + n % 5, options)
 
 
 CASES = (
     [make_case(i) for i in range(GAMES)]
     + [make_mission_case(i) for i in range(MISSION_GAMES)]
-    + [make_variant_case(i) for i in range(7 * VARIANT_GAMES)]
+    + [make_variant_case(i) for i in range(8 * VARIANT_GAMES)]
 )
 MISSION_CASES = CASES[GAMES : GAMES + MISSION_GAMES]
 VARIANT_CASES = CASES[GAMES + MISSION_GAMES :]
@@ -295,7 +306,7 @@ def audit_draft(
     """Round by round in seat order, each player takes their highest-ranked free territory, or
     by the fill-in rule (most held in its continent, then board order) after "rest"."""
     _, _, events = orders_keyed(before, orders, events, b"")
-    owner: dict[str, str | None] = dict.fromkeys(BOARD.names)
+    owner: dict[str, str | None] = dict.fromkeys(before.board.names)
     lists = {o.player: list(o.draft) for o in orders}
     expected: list[Event] = []
     round_number = 0
@@ -313,11 +324,13 @@ def audit_draft(
                 pick, by = free[0], "list"
             else:
                 count = Counter(
-                    BOARD.territories[t].continent for t, o in owner.items() if o == p.name
+                    before.board.territories[t].continent for t, o in owner.items() if o == p.name
                 )
-                candidates = [t for t in BOARD.names if owner[t] is None]
-                best = max(count[BOARD.territories[t].continent] for t in candidates)
-                pick = next(t for t in candidates if count[BOARD.territories[t].continent] == best)
+                candidates = [t for t in before.board.names if owner[t] is None]
+                best = max(count[before.board.territories[t].continent] for t in candidates)
+                pick = next(
+                    t for t in candidates if count[before.board.territories[t].continent] == best
+                )
                 by = "rest"
             owner[pick] = p.name
             expected.append(Drafted(p.name, pick, round_number, by))
@@ -403,23 +416,23 @@ def set_value(sets_traded: int) -> int:
     return (4, 6, 8, 10, 12, 15)[sets_traded] if sets_traded < 6 else 15 + 5 * (sets_traded - 5)
 
 
-def flat_value(cards: Sequence[str]) -> int:
+def flat_value(cards: Sequence[str], board: Board = BOARD) -> int:
     """Flat spoils, from the README: three infantry 4, three cavalry 6, three artillery 8, one
     of each 10; a wild card stands for whatever makes the set worth most."""
-    kinds = [BOARD.card_kind(c) for c in cards if c != WILD]
+    kinds = [board.card_kind(c) for c in cards if c != WILD]
     worth = {"infantry": 4, "cavalry": 6, "artillery": 8}
     if len(set(kinds)) == len(kinds):  # all different (wild cards make up one of each)
         return 10
     return worth[str(kinds[0].value)]  # type: ignore[union-attr]
 
 
-def is_set(cards: Sequence[str]) -> bool:
+def is_set(cards: Sequence[str], board: Board = BOARD) -> bool:
     """Three alike, one of each, or two and a wild."""
     if len(cards) != 3:
         return False
     if "wild" in cards:
         return True
-    return len({BOARD.territories[c].card for c in cards}) in (1, 3)
+    return len({board.territories[c].card for c in cards}) in (1, 3)
 
 
 STARTING_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
@@ -444,7 +457,7 @@ def check_invariants(
     """What must hold after any resolution, looking only at the states and the events."""
     neutral = case.players == 2 and case.options.two_player is TwoPlayer.NEUTRAL
     alive = {p.name for p in after.players if p.alive}
-    need(list(after.territories) == list(BOARD.names), "territories out of board order")
+    need(list(after.territories) == list(before.board.names), "territories out of board order")
     for t, h in after.territories.items():
         if h.armies < 1:
             fail(f"{t} holds {h.armies} armies")
@@ -463,8 +476,11 @@ def check_invariants(
                 fail(f"{p.name} is out but holds cards {p.hand}")
             if after.owned(p.name):
                 fail(f"{p.name} is out but holds territories")
-    if cards != DECK:  # each of the 44 cards in the draw pile, the discards or a hand
-        fail(f"cards lost or made up: {cards - DECK} / {DECK - cards}")
+    if cards != Counter(
+        before.board.cards()
+    ):  # each of the 44 cards in the draw pile, the discards or a hand
+        deck = Counter(before.board.cards())
+        fail(f"cards lost or made up: {cards - deck} / {deck - cards}")
     placed = sum(e.armies for e in events if isinstance(e, Placed))
     placed += sum(isinstance(e, Drafted) for e in events)  # one army on each drafted
     lost = sum(e.attacker_losses + e.defender_losses for e in events if isinstance(e, Rolled))
@@ -588,6 +604,8 @@ class Replay:
     ) -> None:
         self.case = case
         self.before = before
+        self.board = before.board
+        self.card_order = {c: i for i, c in enumerate(self.board.cards())}
         self.orders = orders
         self.key, self.digest, rest = orders_keyed(before, [orders], events, key)
         self.events = list(rest)
@@ -657,13 +675,13 @@ class Replay:
         assert isinstance(event, Traded)
         if not (event.player == self.name and event.forced == forced):
             fail(f"odd trade {event}")
-        if not is_set(event.cards):
+        if not is_set(event.cards, self.board):
             fail(f"{event.cards} is not a set")
         left = rules.remove_cards(self.hands[self.name], event.cards)
         if left is None:
             fail(f"{self.name} traded {event.cards} without holding them")
         flat = self.case.options.cards is CardRule.FLAT
-        if event.value != (flat_value(event.cards) if flat else set_value(self.sets)):
+        if event.value != (flat_value(event.cards, self.board) if flat else set_value(self.sets)):
             fail(f"set valued {event.value}")
         if flat:
             self.outcomes[f"flat {event.value}"] += 1
@@ -674,7 +692,7 @@ class Replay:
             self.discards.extend(event.cards)  # face up beside the board, in the order traded
         else:
             self.deck.extend(event.cards)
-            self.deck.sort(key=CARD_ORDER.__getitem__)  # the deck is kept in board order
+            self.deck.sort(key=self.card_order.__getitem__)  # the deck is kept in board order
         self.sets += 1
         mine = [c for c in event.cards if self.owner.get(c) == self.name]
         bonus = placed = False
@@ -719,7 +737,7 @@ class Replay:
             and reinforced.territories == count
             and reinforced.from_territories == max(3, count // 3)
             and reinforced.continents == held
-            and reinforced.from_continents == sum(BOARD.continents[c].bonus for c in held),
+            and reinforced.from_continents == sum(self.board.continents[c].bonus for c in held),
             f"reinforcements wrong: {reinforced} for {count} territories and {held}",
         )
         armies = reinforced.from_territories + reinforced.from_continents
@@ -733,7 +751,7 @@ class Replay:
             pass  # a mission done by a card's +2 ends the turn before its other trades
         elif orders.trade == BEST:
             hand, mine = before.player(name).hand, before.owned(name)
-            best = rules.best_set(BOARD, hand, mine, rule=self.case.options.cards)
+            best = rules.best_set(self.board, hand, mine, rule=self.case.options.cards)
             need(
                 best is not None and traded == [tuple(sorted(best))], f"traded {traded}, not {best}"
             )
@@ -786,7 +804,7 @@ class Replay:
             shuffled = self.take(Reshuffled, "the discards shuffled into a new draw pile")
             if shuffled != Reshuffled(name, len(self.discards)):
                 fail(f"{shuffled} for {len(self.discards)} cards set aside")
-            self.deck = sorted(self.discards, key=CARD_ORDER.__getitem__)
+            self.deck = sorted(self.discards, key=self.card_order.__getitem__)
             self.discards = []
             self.outcomes["reshuffled"] += 1
         if not self.deck:
@@ -927,7 +945,7 @@ class Replay:
             and self.owner[target] == name
             and self.armies[source] >= 2
             and {
-                FortifyMode.ADJACENT: BOARD.adjacent(source, target),
+                FortifyMode.ADJACENT: self.board.adjacent(source, target),
                 FortifyMode.CONNECTED: target in self.connected(source),
                 FortifyMode.UNLIMITED: True,
                 FortifyMode.NONE: False,
@@ -962,7 +980,7 @@ class Replay:
         seen = {source}
         todo = [source]
         while todo:
-            for n in BOARD.neighbours(todo.pop()):
+            for n in self.board.neighbours(todo.pop()):
                 if n not in seen and self.owner[n] == self.name:
                     seen.add(n)
                     todo.append(n)
@@ -1041,12 +1059,12 @@ def audit_setup(case: Case, state: GameState, events: Sequence[Event], key: byte
         events = events[:-2]
     neutral = case.players == 2 and case.options.two_player is TwoPlayer.NEUTRAL
     owners = order + ((NEUTRAL,) if neutral else ())
-    shuffled = stream.shuffle(BOARD.names)
+    shuffled = stream.shuffle(state.board.names)
     dealt: dict[str, list[str]] = {o: [] for o in owners}
     for j, t in enumerate(shuffled):
         dealt[owners[j % len(owners)]].append(t)
     for o in owners:
-        expected = Dealt(o, tuple(t for t in BOARD.names if t in dealt[o]))
+        expected = Dealt(o, tuple(t for t in state.board.names if t in dealt[o]))
         if events[i] != expected:
             fail(f"deal {events[i]}, expected {expected}")
         i += 1
@@ -1075,7 +1093,11 @@ def audit_setup(case: Case, state: GameState, events: Sequence[Event], key: byte
     else:
         need(state.phase is Phase.PLAY and state.turn == 1, "a random game starts at once")
         need(all(p.to_place == 0 for p in state.players), "armies left to place")
-    need(Counter(state.deck) == DECK and not any(p.hand for p in state.players), "deck at start")
+    need(
+        Counter(state.deck) == Counter(state.board.cards())
+        and not any(p.hand for p in state.players),
+        "deck at start",
+    )
     need(state.discards == () and state.options == case.options, "discards or options at start")
 
 
@@ -1114,7 +1136,9 @@ def play(case: Case) -> Played:
     need(keys[0] == dice.commitment(seed), "the commitment is not k[0]")
     hidden = dice.hidden_key(seed)
     rng = random.Random(seed)
-    state, events = new_game(case.id, case.names, BOARD, case.options, Randomness(keys[1], hidden))
+    state, events = new_game(
+        case.id, case.names, case.the_board, case.options, Randomness(keys[1], hidden)
+    )
     audit_setup(case, state, events, keys[1])
     played = Played(case, state)
     played.prints.append((fingerprint(state), hash(events)))
@@ -1254,12 +1278,24 @@ def test_each_variant_plays_as_it_says() -> None:
             by_kind.setdefault("flat", []).append(game)
         if o.fortifies > 1:
             by_kind.setdefault("fortifies", []).append(game)
+        if case.board != "classic":
+            by_kind.setdefault("islands", []).append(game)
         if o.rounds:
             by_kind.setdefault("rounds", []).append(game)
             assert game.ended, f"{case.id} went past its {o.rounds} rounds"
             assert game.final.round <= o.rounds
     assert {k: len(v) >= VARIANT_GAMES for k, v in by_kind.items()} == dict.fromkeys(
-        ("no cards", "no bonus", "no fortify", "unlimited", "rounds", "flat", "fortifies"), True
+        (
+            "no cards",
+            "no bonus",
+            "no fortify",
+            "unlimited",
+            "rounds",
+            "flat",
+            "fortifies",
+            "islands",
+        ),
+        True,
     )
     assert sum(g.outcomes["fortified twice"] for g in by_kind["fortifies"]) > VARIANT_GAMES
     flat = Counter(
@@ -1281,7 +1317,9 @@ def test_replaying_seed_and_orders_gives_the_same_game(case: Case) -> None:
     played = play(case)
     keys = key_chain(case.seed)
     hidden = dice.hidden_key(case.seed)
-    state, events = new_game(case.id, case.names, BOARD, case.options, Randomness(keys[1], hidden))
+    state, events = new_game(
+        case.id, case.names, case.the_board, case.options, Randomness(keys[1], hidden)
+    )
     prints = [(fingerprint(state), hash(events))]
     for orders in played.orders:
         state, events = resolve(state, orders, Randomness(keys[state.resolution + 1], hidden))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import re
 import sys
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -367,11 +368,76 @@ def _parse(data: Mapping[str, Any], source: str) -> Board:
     )
 
 
+MOST_TERRITORIES = 200
+MOST_CONTINENTS = 50
+FEWEST_TERRITORIES = 6
+LONGEST_NAME = 40
+LARGEST_CANVAS = 5000
+SAME_KIND = 3
+"""The fewest territory cards of each kind a board has: three alike must be possible."""
+BOARD_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+
+def board_from_text(text: str, source: str) -> Board:
+    """A board of a club's own, from the text of its file (the format of the boards pbem
+    ships, docs/boards.md), checked; BoardError naming the first problem found."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BoardError(f"{source} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise BoardError(f"{source} nests tables too deeply") from None
+    board = _parse(data, source)
+    if not BOARD_NAME.match(board.name):
+        raise BoardError(
+            f"{source}: the board's name '{board.name[:60]}' must be lower-case letters, digits, "
+            "'-' or '_' (at most 40)"
+        )
+    validate_board(board)
+    return board
+
+
+def _check_label(where: str, what: str, label: str) -> None:
+    """A name a player writes and reads: printable, not too long, not a word pbem keeps."""
+    if len(label) > LONGEST_NAME or any(not c.isprintable() for c in label):
+        raise BoardError(
+            f"{where}: {what} '{label[:LONGEST_NAME]}' must be at most {LONGEST_NAME} printable "
+            "characters"
+        )
+    if normalise(label) in (normalise(WILD), "neutral"):
+        raise BoardError(f"{where}: {what} '{label}' is a word pbem keeps (the wild card, neutral)")
+
+
 def validate_board(board: Board) -> None:
     """Check a board is consistent; raise BoardError naming the first problem found."""
     where = f"board '{board.name}'"
     if not board.territories:
         raise BoardError(f"{where}: has no territories")
+    if not FEWEST_TERRITORIES <= len(board.territories) <= MOST_TERRITORIES:
+        raise BoardError(
+            f"{where}: has {len(board.territories)} territories; a board has "
+            f"{FEWEST_TERRITORIES} to {MOST_TERRITORIES}"
+        )
+    if len(board.continents) > MOST_CONTINENTS:
+        raise BoardError(f"{where}: has more than {MOST_CONTINENTS} continents")
+    if board.width > LARGEST_CANVAS or board.height > LARGEST_CANVAS:
+        raise BoardError(f"{where}: width and height must be at most {LARGEST_CANVAS}")
+    for t in board.territories.values():
+        for label in (t.name, *t.aliases):
+            _check_label(where, "the name", label)
+    for c in board.continents.values():
+        _check_label(where, "the continent", c.name)
+        if c.bonus > 100:
+            raise BoardError(f"{where}: continent '{c.name}' has a bonus over 100")
+    kinds = {k: sum(t.card is k for t in board.territories.values()) for k in CardKind}
+    few = [k.value for k, n in kinds.items() if n < SAME_KIND]
+    if few:
+        raise BoardError(
+            f"{where}: the cards show too few {', '.join(few)}: every kind is on at least "
+            f"{SAME_KIND} territories, so that three alike can be traded"
+        )
+    if board.wild_cards > 10:
+        raise BoardError(f"{where}: more than 10 wild cards")
     if board.wild_cards < 0:
         raise BoardError(f"{where}: wild_cards is negative")
     if board.width <= 0 or board.height <= 0:
