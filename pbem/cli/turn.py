@@ -46,6 +46,15 @@ from pbem.errors import PbemError
     help="Two players: 40 each and a neutral with 40, or 50 each and no neutral.",
 )
 @click.option(
+    "--board",
+    "board",
+    default="classic",
+    show_default=True,
+    metavar="NAME|FILE",
+    help="pbem's board by name (classic, islands), or a board file of the club's own "
+    "(docs/boards.md), which the game keeps a copy of.",
+)
+@click.option(
     "--fortify",
     type=click.Choice(["adjacent", "connected", "unlimited", "none"]),
     default="adjacent",
@@ -132,6 +141,7 @@ def new(
     name: str | None,
     setup: str,
     two_player: str,
+    board: str,
     fortify: str,
     cards: str,
     no_territory_bonus: bool,
@@ -192,12 +202,23 @@ def new(
         rounds=rounds,
     )
     mail = settings.changed((), settings.parse_assignments(mail_settings))
+    from pbem.core.board import board_names
+
+    the_board: str | Path = board
+    if board not in board_names():
+        the_board = Path(board)
+        if not the_board.is_file():
+            raise PbemError(
+                f"there is no board '{board}': pbem's boards are {', '.join(board_names())}, "
+                "or give the path of a board file (docs/boards.md)"
+            )
     outcome = processor.new_game(
         directory,
         processor.parse_player_list(players.split(",")),
         options,
         seed_bytes,
         name,
+        board=the_board,
         schedule=schedule,
         now=instant(now),
         language=language,

@@ -93,6 +93,9 @@ class Board:
     width: int
     height: int
     wraps: frozenset[frozenset[str]] = frozenset()
+    text: str = field(default="", compare=False, hash=False, repr=False)
+    """The file a board of a club's own was read from, as written (`board_from_text`); "" for
+    the boards pbem ships, which are known by their name alone."""
     translated: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     """The territories' names in other languages (classic.<lang>.toml), each to its own name:
     accepted in orders like aliases, but not part of the board's data."""
@@ -394,6 +397,17 @@ def board_from_text(text: str, source: str) -> Board:
             "'-' or '_' (at most 40)"
         )
     validate_board(board)
+    return dataclasses.replace(board, text=text)
+
+
+def board_of(name: str, text: str | None, source: str) -> Board:
+    """The board a game or a view names: its own (`text`, from its file), or else the shipped
+    board called `name`; BoardError when the text is not a board of that name."""
+    if not text:
+        return load_board(name)
+    board = board_from_text(text, source)
+    if board.name != name:
+        raise BoardError(f"{source} is the board '{board.name}', not '{name}'")
     return board
 
 

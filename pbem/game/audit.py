@@ -101,7 +101,7 @@ def audit_game(directory: Path) -> AuditSummary:
             raise AuditError(f"{where}: SHA-256 of its key is not the previous key")
         previous = key
         if r == 0:
-            state, events = replay_setup(setup, game.randomness(0))
+            state, events = replay_setup(setup, game.randomness(0), game.state.board)
             _compare(where, record, state, events)
         else:
             assert state is not None

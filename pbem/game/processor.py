@@ -64,10 +64,12 @@ from pbem.game.root import fold, refuse_duplicate
 from pbem.game.safety import disk_error, refuse_links
 from pbem.game.seats import first_secret, taken
 from pbem.game.store import (
+    BOARD_FILE,
     PLAYER_NAME_RULE,
     Game,
     Registration,
     player_name,
+    read_board,
     read_game,
     same_name,
     valid_player_name,
@@ -161,7 +163,7 @@ def new_game(
     options: Options,
     seed: bytes | None = None,
     name: str | None = None,
-    board: str = "classic",
+    board: str | Path = "classic",
     chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
     schedule: clock.Schedule | None = None,
     now: datetime | None = None,
@@ -201,7 +203,18 @@ def new_game(
             "(choose one with --name)"
         )
     refuse_duplicate(directory, game_name)
-    the_board = load_board(board)
+    the_board = read_board(board) if isinstance(board, Path) else load_board(board)
+    if options.missions and the_board.name != "classic":
+        raise PbemError(
+            "Secret Mission Risk's cards name the classic board's continents: leave out "
+            "--missions, or play on the classic board"
+        )
+    seats = len(players) + (1 if len(players) == 2 and options.two_player.value == "neutral" else 0)
+    if len(the_board.names) < 3 * seats:
+        raise PbemError(
+            f"the board '{the_board.name}' has {len(the_board.names)} territories: too few for "
+            f"{len(players)} players (at least 3 territories each)"
+        )
     if language is not None:
         check_language(language, "--language")
     own = dict(languages or {})
@@ -250,7 +263,7 @@ def new_game(
             state_digest=state_digest(state),
             setup={
                 "game": game_name,
-                "board": board,
+                "board": the_board.name,
                 "players": names,
                 **options.to_dict(),
                 **(schedule.to_dict() if schedule else {}),
@@ -259,6 +272,8 @@ def new_game(
         )
         try:
             make_orders_folder(directory)
+            if the_board.text:  # a club's own board: the game keeps its copy
+                atomic_write(directory / BOARD_FILE, the_board.text)
             write_history(directory, record)
             paths = write_files(new_report_dir(directory, Played.of(0, 0)), reports)
             write_game(game)
@@ -271,7 +286,7 @@ def new_game(
 def _undo_new(directory: Path, reports: Sequence[str]) -> None:
     """Remove what a `new` that failed part way wrote (there was no game before it), so that
     running it again after the fault is fixed creates the game."""
-    written = [directory / GAME_FILE, history_path(directory, 0)]
+    written = [directory / GAME_FILE, history_path(directory, 0), directory / BOARD_FILE]
     first = new_report_dir(directory, Played.of(0, 0))
     written += [first / name for name in reports]
     for path in written:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core import engine
-from pbem.core.board import load_board
+from pbem.core.board import Board
 from pbem.core.events import Event, SeatTaken
 from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import GameState, Options
@@ -31,13 +31,19 @@ def randomness(game: Game, resolution: int, attempt: int | None = None) -> engin
 
 
 def replay_setup(
-    setup: Mapping[str, Any], randomness: engine.Randomness
+    setup: Mapping[str, Any], randomness: engine.Randomness, board: Board
 ) -> tuple[GameState, tuple[Event, ...]]:
-    """Resolution 0 again, from the [setup] section of history/0000.toml."""
+    """Resolution 0 again, from the [setup] section of history/0000.toml, on the game's board
+    (`board`: the one the setup names, pbem's own or the game's copy of a club's)."""
+    if str(setup["board"]) != board.name:
+        raise GameFileError(
+            f"history/0000.toml sets the game up on the board '{setup['board']}', but the game "
+            f"is on '{board.name}': restore the game from a backup"
+        )
     return engine.new_game(
         str(setup["game"]),
         list(setup["players"]),
-        load_board(str(setup["board"])),
+        board,
         Options.from_dict(setup),
         randomness,
     )
@@ -78,7 +84,7 @@ def state_after(game: Game, resolution: int) -> GameState:
         if r == 0:
             if record.setup is None:
                 raise GameFileError("history/0000.toml has no [setup] section")
-            state, _ = replay_setup(record.setup, game.randomness(0))
+            state, _ = replay_setup(record.setup, game.randomness(0), game.state.board)
         else:
             assert state is not None
             state, _ = replay_orders(

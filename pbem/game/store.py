@@ -6,6 +6,8 @@ pbem.game.history.
 from __future__ import annotations
 
 import enum
+import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import tomli as tomllib  # the compiled parser: a third of the time of the standard library's
 
 from pbem.core import dice
-from pbem.core.board import load_board
+from pbem.core.board import Board, board_from_text, board_names, board_of, load_board
 from pbem.core.state import NEUTRAL as NEUTRAL
 from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
@@ -30,7 +32,7 @@ from pbem.core.state import (
 from pbem.core.state import player_name as player_name
 from pbem.core.state import same_name as same_name
 from pbem.core.state import valid_player_name as valid_player_name
-from pbem.errors import GameFileError, PbemError
+from pbem.errors import BoardError, GameFileError, PbemError
 from pbem.game import settings
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.disk import GAME_FILE, atomic_write
@@ -167,7 +169,7 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
     data = upgrade_game_document(_load_toml(path), path)
     mail = settings.from_table(data.get("mail", {}), f"{path} [mail]")
     try:
-        board = load_board(str(data["board"]))
+        board = _board(directory, data)
         state_data = dict(data["state"])
         state_data.update(game=data["game"], board=data["board"], options=data["options"])
         state_data["players"] = [
@@ -209,6 +211,50 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
         if problem:
             raise GameFileError(f"{path} does not match the history: {problem}")
     return game
+
+
+BOARD_FILE = "board.toml"
+"""A game's own board (`pbem new --board FILE`), kept in its directory; its SHA-256 is in the
+game file (`board_digest`), so that a board changed since the game began is caught."""
+BOARD_FILE_LIMIT = 256 * 1024
+
+
+def read_board(path: Path) -> Board:
+    """A board of a club's own from its file (`pbem new --board FILE`), checked."""
+    try:
+        text = read_bounded(path, BOARD_FILE_LIMIT).decode("utf-8")
+    except FileProblem as err:
+        raise PbemError(f"cannot read the board {path}: {err}") from None
+    except UnicodeDecodeError:
+        raise PbemError(f"the board {path} is not UTF-8 text") from None
+    board = board_from_text(text, str(path))
+    if board.name in board_names():
+        raise BoardError(
+            f"{path} names its board '{board.name}', as pbem's own board: give it a name of "
+            "its own"
+        )
+    return board
+
+
+def _board(directory: Path, data: Mapping[str, Any]) -> Board:
+    """The game's board: its own copy (checked against the digest the game file keeps), or
+    the board pbem ships under its name."""
+    name, digest = str(data["board"]), data.get("board_digest")
+    if digest is None:
+        return load_board(name)
+    path = directory / BOARD_FILE
+    try:
+        text = read_bounded(path, BOARD_FILE_LIMIT).decode("utf-8")
+    except (FileProblem, UnicodeDecodeError) as err:
+        raise GameFileError(
+            f"the game's own board {path} cannot be read ({err}): restore it from a backup"
+        ) from None
+    if hashlib.sha256(text.encode("utf-8")).hexdigest() != str(digest):
+        raise GameFileError(
+            f"{path} is not the board this game began with (its SHA-256 is not the game "
+            "file's board_digest): restore it from a backup"
+        )
+    return board_of(name, text, str(path))
 
 
 def _read_deadlines(table: Any) -> dict[str, Any]:
@@ -493,6 +539,11 @@ def game_document(game: Game) -> dict[str, Any]:
         "format": FORMAT,
         "game": state.pop("game"),
         "board": state.pop("board"),
+        **(
+            {"board_digest": hashlib.sha256(game.state.board.text.encode("utf-8")).hexdigest()}
+            if game.state.board.text
+            else {}
+        ),
         "seed": game.seed.hex(),
         "chain_length": game.chain_length,
         "commitment": game.commitment,

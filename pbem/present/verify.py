@@ -610,21 +610,22 @@ def verify_lines(given: Given) -> tuple[list[str], bool]:
 def own_order_file(record: DiceRecord, path: Path, report: Path) -> tuple[str, bool]:
     """Whether the order file a player sent is, digest for digest, one of those the report
     says the dice come from: the line that says so, and the verdict."""
-    from pbem.core.board import load_board
+    from pbem.core.board import board_of
     from pbem.core.orders import between_cuts, parse_orders
-    from pbem.errors import OrderError
+    from pbem.errors import BoardError, OrderError
 
     if record.orders is None:
         return "order file: this resolution's dice come from its key alone, not the orders", True
     text = view.read_text(path)
-    board = "classic"
+    board, own = "classic", None
     if report.suffix == ".json":
         data = view.parse_json(view.read_text(report), report)
         if isinstance(data, Mapping) and isinstance(data.get("board"), str):
             board = data["board"]
+            own = data.get("board_file") if isinstance(data.get("board_file"), str) else None
     try:
-        orders = parse_orders(between_cuts(text), load_board(board))
-    except (OrderError, ValueError) as err:
+        orders = parse_orders(between_cuts(text), board_of(board, own, f"{report} board_file"))
+    except (OrderError, ValueError, BoardError) as err:
         raise VerifyError(f"{path} cannot be read as an order file: {err}") from None
     digest = dice.order_file_digest(orders.canonical())
     listed = dict(record.orders).get(orders.player)

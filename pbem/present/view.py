@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core import rules
-from pbem.core.board import Board, load_board
+from pbem.core.board import Board, board_of
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -78,6 +78,7 @@ def game_view(
         "sets_traded": state.sets_traded,
         "next_set_value": rules.set_value(state.sets_traded),  # (flat spoils: by the set)
         "board": state.board.name,
+        **({"board_file": state.board.text} if state.board.text else {}),
         "options": state.options.to_dict(),
         "piles": card_piles(state),
         "players": players,
@@ -171,7 +172,11 @@ def _state_of(view: Any, path: Path) -> GameState:
     if not isinstance(view, dict):
         raise ViewError(f"{path} is not a view file from a report: it is not a JSON object")
     try:
-        return state_from_view(view, load_board(_text(view.get("board", "classic"), "board")))
+        own = view.get("board_file")
+        if own is not None and not isinstance(own, str):
+            raise ViewError("'board_file' is not the text of a board")
+        name = _text(view.get("board", "classic"), "board")
+        return state_from_view(view, board_of(name, own, "its board_file"))
     except (ViewError, BoardError) as err:
         raise ViewError(f"{path} is not a view file from a report: {err}") from None
 
