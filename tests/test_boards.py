@@ -224,6 +224,8 @@ def test_a_game_on_the_islands_is_played_to_its_end_by_mail(tmp_path: Path) -> N
     run("audit", game)
     mailed = list((game / "outbox").glob("r*.eml"))
     assert len(mailed) >= 2 * final.resolution - 2  # every resolution's reports, to both
+    text = next(iter(sorted((game / "reports").iterdir())[-1].glob("ann.txt"))).read_text()
+    assert "This game's rules: played on the board islands." in " ".join(text.split())
     svg = next(iter(sorted((game / "reports").iterdir())[-1].glob("ann.html"))).read_text()
     assert all(t in svg for t in ("Frostmark", "Dawnspire")) and "Alaska" not in svg
     assert load_board("islands").names == final.board.names

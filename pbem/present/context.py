@@ -151,6 +151,8 @@ def variants(state: GameState) -> list[str]:
     """The rules of a game that are not classic Risk's, in words (the report's header)."""
     options = state.options
     out = []
+    if state.board.name != "classic":
+        out.append(_("played on the board %(board)s", board=state.board.name))
     if not options.with_cards:
         out.append(_("no cards"))
     if options.cards is CardRule.FLAT:
