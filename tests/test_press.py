@@ -426,8 +426,9 @@ def test_over_a_whole_game_no_player_holds_press_they_were_not_party_to(tmp_path
     """Three players talk every turn (to one other, to everyone, unnamed half the game) while
     bots' orders play the game to its end; then every file a player is given (their reports,
     views and order files, and every message mailed to them) is searched for each message's
-    mark: a player holds exactly the marks of the press they sent or were sent, and an unnamed
-    message's sender is never named to its readers."""
+    mark: a player holds exactly the marks of the press they sent or were sent, an unnamed
+    message's sender is never named to its readers, and one who answers an unnamed message by
+    its number (`press: #N`) is never told whom their answer went to."""
     import random
 
     from bots import orders_for
@@ -441,6 +442,7 @@ def test_over_a_whole_game_no_player_holds_press_they_were_not_party_to(tmp_path
     names = [name for name, _ in PLAYERS]
     party: dict[str, set[str]] = {name: set() for name in names}
     unnamed: dict[str, str] = {}  # mark: sender
+    hidden: dict[str, str] = {}  # mark: the unnamed seat it was written to as #N
     when = NOW
     for r in range(200):
         game = read_game(directory)
@@ -454,12 +456,23 @@ def test_over_a_whole_game_no_player_holds_press_they_were_not_party_to(tmp_path
                 continue
             reader = rng.choice([other for other in names if other != sender])
             public = rng.random() < 0.2
+            to = "all" if public else reader
+            answerable = [
+                p
+                for p in press_records(directory)
+                if p.anonymous and not p.public and sender in p.to and p.sender != sender
+            ]
             mark = f"mark-{r}-{sender}-{'all' if public else reader}-x"
+            if anonymous == "yes" and answerable and rng.random() < 0.5:
+                earlier = rng.choice(answerable)
+                public, reader, to = False, earlier.sender, f"#{earlier.number}"
+                mark = f"mark-{r}-{sender}-answer-x"
+                hidden[mark] = reader
             letters.append(
                 message(
                     ADDRESSES[sender],
                     f"Psst: {mark}",
-                    subject=f"press: {'all' if public else reader}",
+                    subject=f"press: {to}",
                     minutes=r * 10 + n,
                     mid=f"<{mark}@test>",
                 )
@@ -500,6 +513,16 @@ def test_over_a_whole_game_no_player_holds_press_they_were_not_party_to(tmp_path
                 for before in text.split(mark)[:-1]:
                     told = before[-200:]
                     assert f"from {sender} " not in told and f'"from": "{sender}"' not in told
+        heads = ("\n  #", '"number"', "<div>#", "Table talk in", "Your table talk is relayed")
+        for text in texts:
+            for mark, seat in hidden.items():
+                if seat == name or mark not in text:
+                    continue
+                for before in text.split(mark)[:-1]:
+                    start = max(before.rfind(head) for head in heads)
+                    told = before[start:] if start >= 0 else before[-200:]
+                    assert seat not in told, (name, mark, told)
+    assert hidden, "no unnamed message was answered by its number"
 
 
 # --- the record on the command line, and other languages ---------------------------------------
@@ -720,3 +743,43 @@ def test_the_moderators_overview_names_every_sender_and_says_whom_the_readers_we
     assert "#1, from alice to bob: (not named to its readers)" in overview
     bob = " ".join((folder / "bob.txt").read_text().split())
     assert "#1, from a player not named to bob:" in bob and "not named to its readers" not in bob
+
+
+def test_an_answer_to_unnamed_press_never_names_its_sender_to_the_one_who_answers(
+    game_dir: Path, server: Server
+) -> None:
+    """alice's unnamed #1 reaches bob; bob answers "#1" and carol together: alice reads it, but
+    neither bob (his answer, his report, his view, the record as he is told it) nor carol (her
+    copy, its subject, her report) learns that #1 was alice's."""
+    from test_mail import run
+
+    configure(game_dir, {"press_anonymous": "yes"})
+    fetch(game_dir, [message(ALICE, "Who am I?", subject="press: bob")])
+    result = fetch(
+        game_dir, [message(BOB, "No idea. Carol?", subject="press: #1, carol", minutes=2)]
+    )
+    assert result.incoming[0].verdict is mail.Verdict.RELAYED
+    mine = answer(game_dir, result)
+    assert "alice" not in mine and "to #1, carol" in mine
+    got = delivered(game_dir, server)
+    assert sorted(got) == [ALICE, BOB, CAROL]
+    carol = got[CAROL][0]
+    assert "alice" not in str(carol["Subject"]) + body(carol)
+    assert carol["Subject"] == f"[{GAME}] press: #2"  # unnamed bob; #1's sender out of reach
+    assert "to #1, carol:" in body(carol)
+    assert "No idea. Carol?" in body(got[ALICE][0])
+    write_skeletons(game_dir)
+    processor.resolve_game(game_dir, now=NOW)
+    folder = next((game_dir / "reports").glob("0001-*"))
+    for seat in ("bob", "carol"):
+        text = (folder / f"{seat}.txt").read_text() + (folder / f"{seat}.view.json").read_text()
+        assert "alice" not in text[text.index("Table talk") :].split("What happened")[0]
+        assert "alice" not in json.dumps(
+            json.loads((folder / f"{seat}.view.json").read_text())["press"]
+        )
+        told = run("press", game_dir, "--player", seat)
+        assert "alice" not in told and "#1" in told
+    assert "to alice, carol" in run("press", game_dir)  # the moderator knows
+    (record,) = [p for p in press_records(game_dir) if p.number == 2]
+    assert record.to == ("alice", "carol") and record.readers_for("bob") == ("#1", "carol")
+    assert record.readers_for("alice") == ("alice", "carol")

@@ -563,8 +563,7 @@ def _parse_fortify(reader: _Reader, data: Mapping[str, Any]) -> tuple[Fortify, .
     ):
         reader.problems.append(
             Problem.of(
-                "fortify is one [fortify] table (or, where a game allows more, [[fortify]] "
-                "tables)",
+                "fortify is one [fortify] table (or, where a game allows more, [[fortify]] tables)",
                 reader.line("fortify"),
             )
         )

@@ -48,6 +48,11 @@ class Press:
     text: str
     holder: str = ""
     """Who played the seat that sent it, when a substitute did ("": its first player)."""
+    unnamed: tuple[str, ...] = ()
+    """The seats of `to` the sender wrote to as `#N`, the sender of an unnamed message: they
+    stay unnamed to everyone but themselves and the moderator (shown as that `#N`)."""
+    labels: tuple[str, ...] = ()
+    """For each seat of `unnamed`, the `#N` it was written to as."""
 
     @property
     def public(self) -> bool:
@@ -60,6 +65,14 @@ class Press:
     def seen_by(self, seat: str) -> bool:
         """Whether the player of `seat` may read it: they sent it or were sent it."""
         return self.public or seat == self.sender or seat in self.to
+
+    def readers_for(self, seat: str | None) -> tuple[str, ...]:
+        """The seats it went to as `seat` may be told (None: the moderator, every one named):
+        a seat written to as `#N` is `#N` to all but itself."""
+        hidden = dict(zip(self.unnamed, self.labels, strict=True))
+        if seat is None:
+            return self.to
+        return tuple(hidden[t] if t in hidden and t != seat else t for t in self.to)
 
     def sender_for(self, seat: str | None) -> str | None:
         """The sender as `seat` is told (None: the moderator, who knows): None when unnamed."""
@@ -80,6 +93,9 @@ class Press:
         }
         if self.holder:
             out["holder"] = self.holder
+        if self.unnamed:
+            pairs = zip(self.unnamed, self.labels, strict=True)
+            out["unnamed"] = [[seat, label] for seat, label in pairs]
         return out
 
     @classmethod
@@ -87,6 +103,11 @@ class Press:
         to = data["to"]
         if not isinstance(to, list) or not all(isinstance(t, str) for t in to) or not to:
             raise ValueError("'to' must be a list of seats")
+        hidden = data.get("unnamed", [])
+        if not isinstance(hidden, list) or not all(
+            isinstance(pair, list) and len(pair) == 2 and pair[0] in to for pair in hidden
+        ):
+            raise ValueError("'unnamed' must be pairs of a seat written to and its #N")
         return cls(
             number=int(data["number"]),
             digest=digest,
@@ -98,6 +119,8 @@ class Press:
             anonymous=bool(data["anonymous"]),
             text=str(data["text"]),
             holder=str(data.get("holder", "")),
+            unnamed=tuple(str(pair[0]) for pair in hidden),
+            labels=tuple(str(pair[1]) for pair in hidden),
         )
 
 

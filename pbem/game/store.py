@@ -230,8 +230,7 @@ def read_board(path: Path) -> Board:
     board = board_from_text(text, str(path))
     if board.name in board_names():
         raise BoardError(
-            f"{path} names its board '{board.name}', as pbem's own board: give it a name of "
-            "its own"
+            f"{path} names its board '{board.name}', as pbem's own board: give it a name of its own"
         )
     return board
 

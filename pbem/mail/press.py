@@ -201,9 +201,11 @@ class Relaying(Refusing):
         digests = [_digest(letter, n) for n in range(len(requests))]
         problems: list[Problem] = []
         readers: list[tuple[str, ...]] = []
+        unnamed: list[dict[str, str]] = []
         for request in requests:
-            seats, wrong = self._readers(me, request, rules)
+            seats, wrong, hidden = self._readers(me, request, rules)
             readers.append(seats)
+            unnamed.append(hidden)
             problems += wrong
             if not request.text.strip():
                 problems.append(Problem.of("the message has no text to relay"))
@@ -234,14 +236,16 @@ class Relaying(Refusing):
         if problems:
             return self.refuse_press(letter, raw, me, _unique(problems))
         done = [
-            self._relay(letter, me, request, seats, digest, rules)
-            for request, seats, digest in zip(requests, readers, digests, strict=True)
+            self._relay(letter, me, request, seats, hidden, digest, rules)
+            for request, seats, hidden, digest in zip(
+                requests, readers, unnamed, digests, strict=True
+            )
         ]
         _ = told._
         lines = [
             _("Your table talk is relayed (message %(number)s of this game):", number=p.number)
             + "\n"
-            + _("to %(readers)s", readers=readers_text(p, told))
+            + _("to %(readers)s", readers=readers_text(p, me.name, told))
             + "\n\n"
             + "".join(f"  | {line}\n" for line in p.text.split("\n"))
             for p in done
@@ -251,7 +255,7 @@ class Relaying(Refusing):
             body += "\n" + _("Its readers are not told who sent it; the moderator is.") + "\n"
         if note is not None:
             body += "\n" + note + "\n"
-        subject = _("press relayed: %(readers)s", readers=readers_text(done[0], told))
+        subject = _("press relayed: %(readers)s", readers=readers_text(done[0], me.name, told))
         reply = self.out.answer(letter, me, subject, body)
         mid, frm = letter.message_id, letter.sender or ""
         reasons = tuple(
@@ -262,8 +266,9 @@ class Relaying(Refusing):
 
     def _readers(
         self, me: Registration, request: Request, rules: PressRules
-    ) -> tuple[tuple[str, ...], list[Problem]]:
-        """The seats a request is for, or the problems with it."""
+    ) -> tuple[tuple[str, ...], list[Problem], dict[str, str]]:
+        """The seats a request is for, or the problems with it; and the seats among them that
+        the sender wrote to as `#N` of an unnamed message, with that `#N` (they stay unnamed)."""
         state = self.game.state
         problems: list[Problem] = []
         if state.phase is Phase.OVER:
@@ -271,11 +276,16 @@ class Relaying(Refusing):
                 Problem.of("game '%(game)s' is over: no more table talk", game=self.game.name)
             )
         if rules.kind == "none":
-            return (), [
-                Problem.of(
-                    "this game has no table talk: its players cannot write to each other through it"
-                )
-            ]
+            return (
+                (),
+                [
+                    Problem.of(
+                        "this game has no table talk: its players cannot write to each other "
+                        "through it"
+                    )
+                ],
+                {},
+            )
         mine = state.player(me.name)
         out = not mine.alive or mine.dropped
         public = any(w.casefold() in EVERYONE_WORDS for w in request.to)
@@ -293,7 +303,7 @@ class Relaying(Refusing):
                         "name them"
                     )
                 )
-            return (EVERYONE,), problems
+            return (EVERYONE,), problems, {}
         if not rules.private:
             problems.append(
                 Problem.of(
@@ -302,13 +312,22 @@ class Relaying(Refusing):
                 )
             )
         seats: list[str] = []
+        hidden: dict[str, str] = {}
+        named: set[str] = set()
         names = {r.name.casefold() for r in self.game.registrations}
         for word in request.to:
             if word.casefold() in AND_WORDS and word.casefold() not in names:
                 continue
-            seat = self._seat(me, word, problems)
-            if seat is not None and seat not in seats and seat != me.name:
+            seat, label = self._seat(me, word, problems)
+            if seat is None or seat == me.name:
+                continue
+            if label is None:
+                named.add(seat)
+            else:
+                hidden.setdefault(seat, label)
+            if seat not in seats:
                 seats.append(seat)
+        hidden = {seat: label for seat, label in hidden.items() if seat not in named}
         if not seats and not problems:
             problems.append(
                 Problem.of(
@@ -317,11 +336,13 @@ class Relaying(Refusing):
                     players=", ".join(r.name for r in self.game.registrations if r.name != me.name),
                 )
             )
-        return tuple(seats), problems
+        return tuple(seats), problems, hidden
 
-    def _seat(self, me: Registration, word: str, problems: list[Problem]) -> str | None:
+    def _seat(
+        self, me: Registration, word: str, problems: list[Problem]
+    ) -> tuple[str | None, str | None]:
         """The seat a word of the recipients names (a player's name, or `#N`), or None with
-        the problem added."""
+        the problem added; and `#N` when it names the unnamed sender of message N."""
         if word.startswith("#"):
             number = word[1:]
             found = next(
@@ -335,8 +356,9 @@ class Relaying(Refusing):
                         word=word[:20],
                     )
                 )
-                return None
-            return found.sender
+                return None, None
+            unnamed = found.sender_for(me.name) is None
+            return found.sender, f"#{found.number}" if unnamed else None
         reg = next((r for r in self.game.registrations if same_name(r.name, word)), None)
         if reg is None:
             problems.append(
@@ -346,12 +368,12 @@ class Relaying(Refusing):
                     players=", ".join(r.name for r in self.game.registrations),
                 )
             )
-            return None
+            return None, None
         if reg.name == me.name:
-            return reg.name
+            return reg.name, None
         if self.game.state.player(reg.name).dropped:
             problems.append(Problem.of("%(player)s has left the game", player=reg.name))
-            return None
+            return None, None
         if reg.bot is not None or not address(reg.email):
             problems.append(
                 Problem.of(
@@ -359,8 +381,8 @@ class Relaying(Refusing):
                     player=reg.name,
                 )
             )
-            return None
-        return reg.name
+            return None, None
+        return reg.name, None
 
     def _relay(
         self,
@@ -368,6 +390,7 @@ class Relaying(Refusing):
         me: Registration,
         request: Request,
         seats: tuple[str, ...],
+        hidden: Mapping[str, str],
         digest: str,
         rules: PressRules,
     ) -> Press:
@@ -389,6 +412,8 @@ class Relaying(Refusing):
                 anonymous=rules.anonymous,
                 text=clean(request.text),
                 holder=me.holder or "",
+                unnamed=tuple(hidden),
+                labels=tuple(hidden.values()),
             )
             folder = record.press_folder(self.game.path)
             write(folder / press.file_name, record.press_text(press), later=True)
@@ -416,21 +441,23 @@ class Relaying(Refusing):
         elif shown is None:
             answer = f"#{press.number}"
         else:
-            answer = ", ".join(s for s in (press.sender, *press.to) if s != reader.name)
+            others = [t for t in press.readers_for(reader.name) if t != reader.name]
+            # (one written to as `#N` stays unnamed: an answer cannot reach them)
+            answer = ", ".join([press.sender, *(t for t in others if not t.startswith("#"))])
         head = (
             _(
                 "Table talk in %(game)s, turn %(turn)s, from %(sender)s to %(readers)s:",
                 game=self.game.name,
                 turn=press.turn,
                 sender=shown,
-                readers=readers_text(press, told),
+                readers=readers_text(press, reader.name, told),
             )
             if shown is not None
             else _(
                 "Table talk in %(game)s, turn %(turn)s, from a player not named to %(readers)s:",
                 game=self.game.name,
                 turn=press.turn,
-                readers=readers_text(press, told),
+                readers=readers_text(press, reader.name, told),
             )
         )
         body = head + "\n\n" + press.text + "\n\n-- \n"

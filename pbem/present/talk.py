@@ -23,7 +23,7 @@ def press_items(
             continue
         sender = p.sender_for(reader)
         who = _("a player not named") if sender is None else sender
-        readers = readers_text(p, lang)
+        readers = readers_text(p, reader, lang)
         out.append(
             {
                 "number": p.number,
@@ -43,9 +43,10 @@ def press_items(
     return out
 
 
-def readers_text(press: Press, lang: i18n.Language) -> str:
-    """Whom a message went to: "everyone", or the players by name."""
-    return lang._("everyone") if press.public else ", ".join(press.to)
+def readers_text(press: Press, reader: str | None, lang: i18n.Language) -> str:
+    """Whom a message went to, as `reader` may be told (None: the moderator): "everyone", or
+    the players by name (one written to as `#N` stays `#N`)."""
+    return lang._("everyone") if press.public else ", ".join(press.readers_for(reader))
 
 
 def press_view(press: Sequence[Press], reader: str) -> list[dict[str, Any]]:
@@ -55,7 +56,7 @@ def press_view(press: Sequence[Press], reader: str) -> list[dict[str, Any]]:
         {
             "number": p.number,
             "from": p.sender_for(reader),
-            "to": list(p.to),
+            "to": list(p.readers_for(reader)),
             "text": p.text,
         }
         for p in press
@@ -75,7 +76,7 @@ def record_lines(press: Sequence[Press], reader: str | None) -> list[str]:
         who = "a player not named" if sender is None else sender
         if reader is None and p.anonymous:
             who += " (not named to its readers)"
-        readers = "everyone" if p.public else ", ".join(p.to)
+        readers = "everyone" if p.public else ", ".join(p.readers_for(reader))
         lines.append(f"#{p.number}, turn {p.turn}, {p.time}: from {who} to {readers}")
         lines += [f"    | {line}" for line in p.text.split("\n")]
     return lines
