@@ -783,3 +783,19 @@ def test_an_answer_to_unnamed_press_never_names_its_sender_to_the_one_who_answer
     (record,) = [p for p in press_records(game_dir) if p.number == 2]
     assert record.to == ("alice", "carol") and record.readers_for("bob") == ("#1", "carol")
     assert record.readers_for("alice") == ("alice", "carol")
+
+
+def test_the_longest_message_a_game_may_allow_is_below_what_a_message_is_read_to(
+    game_dir: Path,
+) -> None:
+    """A message's own text is read up to 20,000 characters: no game may allow press that long,
+    so a longer text is refused as too long rather than cut and relayed."""
+    from pbem.game.settings import LARGEST_PRESS_SIZE, SettingsError
+
+    assert LARGEST_PRESS_SIZE < 20_000
+    with pytest.raises(SettingsError):
+        configure(game_dir, {"press_size": str(LARGEST_PRESS_SIZE + 1)})
+    configure(game_dir, {"press_size": str(LARGEST_PRESS_SIZE)})
+    result = fetch(game_dir, [message(ALICE, "y" * 25_000, subject="press: bob")])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert f"this game relays at most {LARGEST_PRESS_SIZE}" in answer(game_dir, result)

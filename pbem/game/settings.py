@@ -64,7 +64,8 @@ players only, or both."""
 DEFAULT_PRESS = "all"
 DEFAULT_PRESS_SIZE = 4000
 """The longest message relayed, in characters (the `press_size` setting)."""
-LARGEST_PRESS_SIZE = 20_000
+LARGEST_PRESS_SIZE = 10_000
+"""(A message is read up to 20,000 characters of its own text: a longer one is refused, not cut.)"""
 DEFAULT_PRESS_PER_TURN = 10
 """How many messages a player may send while one turn is pending (`press_per_turn`)."""
 LARGEST_PRESS_PER_TURN = 1000
