@@ -799,3 +799,28 @@ def test_the_longest_message_a_game_may_allow_is_below_what_a_message_is_read_to
     result = fetch(game_dir, [message(ALICE, "y" * 25_000, subject="press: bob")])
     assert result.incoming[0].verdict is mail.Verdict.REJECTED
     assert f"this game relays at most {LARGEST_PRESS_SIZE}" in answer(game_dir, result)
+
+
+def test_press_for_a_player_who_left_the_game_is_refused_and_public_press_skips_them(
+    game_dir: Path,
+) -> None:
+    state = read_game(game_dir).state
+    territories = {
+        t: replace(h, owner="alice") if h.owner == "carol" else h
+        for t, h in state.territories.items()
+    }
+    players = tuple(
+        replace(p, alive=False, dropped=True, hand=()) if p.name == "carol" else p
+        for p in state.players
+    )
+    force_state(game_dir, replace(state, territories=territories, players=players))
+    result = fetch(
+        game_dir,
+        [
+            message(BOB, "Carol?", subject="press: carol"),
+            message(BOB, "All of you.", subject="press: all", minutes=1),
+        ],
+    )
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED, mail.Verdict.RELAYED]
+    assert "carol has left the game" in answer(game_dir, result)
+    assert [str(outbox(game_dir)[n]["To"]) for n in relayed(game_dir)] == [ALICE]
