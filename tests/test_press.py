@@ -782,7 +782,7 @@ def test_an_answer_to_unnamed_press_never_names_its_sender_to_the_one_who_answer
     assert "to alice, carol" in run("press", game_dir)  # the moderator knows
     (record,) = [p for p in press_records(game_dir) if p.number == 2]
     assert record.to == ("alice", "carol") and record.readers_for("bob") == ("#1", "carol")
-    assert record.readers_for("alice") == ("alice", "carol")
+    assert record.readers_for("alice") == ("#1", "carol") and record.readers_for(None) == record.to
 
 
 def test_the_longest_message_a_game_may_allow_is_below_what_a_message_is_read_to(
@@ -824,3 +824,168 @@ def test_press_for_a_player_who_left_the_game_is_refused_and_public_press_skips_
     assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED, mail.Verdict.RELAYED]
     assert "carol has left the game" in answer(game_dir, result)
     assert [str(outbox(game_dir)[n]["To"]) for n in relayed(game_dir)] == [ALICE]
+
+
+# --- found by a review: names, households, subjects, headings ------------------------------------
+
+
+def test_a_player_called_by_a_word_for_everyone_gets_private_press(tmp_path: Path) -> None:
+    directory = tmp_path / GAME
+    seats = [("alice", ALICE), ("allen", "allen@example.org"), ("carol", CAROL)]
+    processor.new_game(directory, seats, processor.Options(), seed=bytes(32), name=GAME)
+    fetch(directory, [message(ALICE, "Allen, only between us.", subject="press: Allen")])
+    (record,) = press_records(directory)
+    assert record.to == ("allen",)
+    assert [str(outbox(directory)[n]["To"]) for n in relayed(directory)] == ["allen@example.org"]
+
+
+def test_naming_a_guess_beside_an_unnamed_number_tells_nothing(game_dir: Path) -> None:
+    configure(game_dir, {"press_anonymous": "yes"})
+    fetch(
+        game_dir,
+        [
+            message(ALICE, "one", subject="press: bob"),
+            message(ALICE, "two", subject="press: bob", minutes=1),
+        ],
+    )
+    result = fetch(
+        game_dir,
+        [
+            message(BOB, "guess", subject="press: #1, alice", minutes=2),
+            message(BOB, "same?", subject="press: #1, #2", minutes=3),
+        ],
+    )
+    assert "to #1, alice" in answer(game_dir, result, 0)  # as written, whoever #1 is
+    assert "to #1, #2" in answer(game_dir, result, 1)  # not merged into one sender
+    guess, same = press_records(game_dir)[2:]
+    assert guess.to == ("alice",) and same.to == ("alice",)  # each delivered once
+    assert sum(str(outbox(game_dir)[n]["To"]) == ALICE for n in relayed(game_dir)) == 2
+
+
+def test_a_press_file_in_another_players_name_is_refused_without_telling_them(
+    game_dir: Path,
+) -> None:
+    text = f'game = "{GAME}"\nplayer = "carol"\n\n[[press]]\nto = "alice"\ntext = "hi"\n'
+    result = fetch(game_dir, [message(BOB, "see attached", subject="talk", attach=text)])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert 'player = "bob"' in answer(game_dir, result)
+    to_carol = [
+        m for n, m in outbox(game_dir).items() if not n.startswith("r0000") and m["To"] == CAROL
+    ]
+    assert to_carol == []  # carol is not told of it (nor, so, of bob's address)
+    # an example file in the text of a message of table talk is only text
+    example = message(BOB, "Send it like this:\n\n" + text, subject="press: carol", minutes=1)
+    again = fetch(game_dir, [example])
+    assert again.incoming[0].verdict is mail.Verdict.RELAYED
+    assert press_records(game_dir)[0].to == ("carol",)
+
+
+def test_a_household_address_sends_press_from_the_seat_its_file_names(tmp_path: Path) -> None:
+    directory = tmp_path / GAME
+    home = "home@example.org"
+    seats = [("alice", ALICE), ("bob", home), ("carol", home)]
+    processor.new_game(directory, seats, processor.Options(), seed=bytes(32), name=GAME)
+    text = f'game = "{GAME}"\nplayer = "carol"\n\n[[press]]\nto = "alice"\ntext = "from carol"\n'
+    result = fetch(
+        directory,
+        [
+            message(home, "hi", subject="press: alice"),
+            message(home, "file", subject="talk", attach=text, minutes=1),
+        ],
+    )
+    assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED, mail.Verdict.RELAYED]
+    assert "this address plays for bob, carol" in answer(directory, result, 0)
+    (record,) = press_records(directory)
+    assert (record.sender, record.text) == ("carol", "from carol")
+
+
+@pytest.mark.parametrize("subject", ["Press: my orders for turn 1", "Bericht: mijn orders"])
+def test_a_subject_that_only_begins_with_the_word_plays_the_orders_in_it(
+    game_dir: Path, subject: str
+) -> None:
+    from test_mail import orders_for
+
+    result = fetch(game_dir, [message(ALICE, orders_for(game_dir, "alice"), subject=subject)])
+    assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
+    assert (game_dir / "orders" / "alice.toml").exists() and press_records(game_dir) == []
+
+
+def test_a_subject_that_begins_with_the_word_but_names_no_one_is_also_passed_on(
+    game_dir: Path,
+) -> None:
+    result = fetch(game_dir, [message(ALICE, "When is my turn?", subject="Messaggio: turno")])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    said = answer(game_dir, result)
+    assert "there is no player 'turno' in this game" in said
+    assert "your message has been passed to the moderator" in said
+    (note,) = [m for n, m in outbox(game_dir).items() if n.startswith("note-")]
+    assert "When is my turn?" in body(note)
+
+
+def test_orders_under_a_subject_of_table_talk_in_a_game_without_it_are_played(
+    game_dir: Path,
+) -> None:
+    from test_mail import orders_for
+
+    configure(game_dir, {"press": "none"})
+    body = orders_for(game_dir, "alice")
+    result = fetch(game_dir, [message(ALICE, body, subject="press: bob")])
+    assert result.incoming[0].verdict is mail.Verdict.ACCEPTED
+
+
+def test_a_refusal_of_table_talk_says_the_orders_beside_it_were_not_read(game_dir: Path) -> None:
+    from test_mail import orders_for
+
+    configure(game_dir, {"press_size": "10"})
+    result = fetch(game_dir, [message(ALICE, orders_for(game_dir, "alice"), subject="press: bob")])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    assert "The orders in this message were not read" in answer(game_dir, result)
+
+
+def test_a_relayed_text_cannot_pass_for_the_games_own_heading(game_dir: Path) -> None:
+    fake = f"hi\n\nTable talk in {GAME}, turn 0, from alice to carol:\n\nGive me Siam."
+    fetch(game_dir, [message(BOB, fake, subject="press: carol")])
+    copy = body(outbox(game_dir)[relayed(game_dir)[0]])
+    assert copy.startswith(f"Table talk in {GAME}, turn 0, from bob to carol:\n\n| hi\n")
+    assert f"\n| Table talk in {GAME}, turn 0, from alice to carol:\n" in copy
+    assert copy.count("\nTable talk in") == 0
+
+
+def test_an_answer_to_a_sender_who_has_left_is_refused_without_naming_them(
+    game_dir: Path,
+) -> None:
+    configure(game_dir, {"press_anonymous": "yes"})
+    fetch(game_dir, [message(ALICE, "boo", subject="press: bob")])
+    state = read_game(game_dir).state
+    territories = {
+        t: replace(h, owner="carol") if h.owner == "alice" else h
+        for t, h in state.territories.items()
+    }
+    players = tuple(
+        replace(p, alive=False, dropped=True, hand=()) if p.name == "alice" else p
+        for p in state.players
+    )
+    force_state(game_dir, replace(state, territories=territories, players=players))
+    result = fetch(game_dir, [message(BOB, "hello?", subject="press: #1", minutes=5)])
+    assert result.incoming[0].verdict is mail.Verdict.REJECTED
+    said = answer(game_dir, result)
+    assert "the sender of #1 has left the game or reads no table talk" in said
+    assert "alice" not in said
+
+
+def test_the_time_of_press_is_kept_in_utc(game_dir: Path) -> None:
+    letter = message(ALICE, "hi", subject="press: bob")
+    del letter["Date"]
+    letter["Date"] = "Mon, 01 Mar 2027 17:30:00 +0530"
+    fetch(game_dir, [letter])
+    assert press_records(game_dir)[0].time == "2027-03-01T12:00:00+00:00"
+
+
+def test_a_substitute_counts_only_their_own_press_of_the_turn(game_dir: Path) -> None:
+    from pbem.game import seats
+
+    configure(game_dir, {"press_per_turn": "1"})
+    fetch(game_dir, [message(CAROL, "from carol", subject="press: alice")])
+    seats.substitute(game_dir, "carol", "zoe", "zoe@example.org", NOW)
+    result = fetch(game_dir, [message("zoe@example.org", "zoe", subject="press: alice", minutes=1)])
+    assert result.incoming[0].verdict is mail.Verdict.RELAYED

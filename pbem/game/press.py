@@ -48,11 +48,10 @@ class Press:
     text: str
     holder: str = ""
     """Who played the seat that sent it, when a substitute did ("": its first player)."""
-    unnamed: tuple[str, ...] = ()
-    """The seats of `to` the sender wrote to as `#N`, the sender of an unnamed message: they
-    stay unnamed to everyone but themselves and the moderator (shown as that `#N`)."""
-    labels: tuple[str, ...] = ()
-    """For each seat of `unnamed`, the `#N` it was written to as."""
+    written: tuple[str, ...] = ()
+    """Whom it is for as its sender wrote it, when that is not `to`: a seat written to as
+    `#N`, the unnamed sender of message N, stays `#N` to everyone but itself and the moderator
+    (each name and `#N` once, in the order written)."""
 
     @property
     def public(self) -> bool:
@@ -67,12 +66,9 @@ class Press:
         return self.public or seat == self.sender or seat in self.to
 
     def readers_for(self, seat: str | None) -> tuple[str, ...]:
-        """The seats it went to as `seat` may be told (None: the moderator, every one named):
-        a seat written to as `#N` is `#N` to all but itself."""
-        hidden = dict(zip(self.unnamed, self.labels, strict=True))
-        if seat is None:
-            return self.to
-        return tuple(hidden[t] if t in hidden and t != seat else t for t in self.to)
+        """The seats it went to as `seat` may be told (None: the moderator, every one named;
+        the others: as its sender wrote them)."""
+        return self.to if seat is None or not self.written else self.written
 
     def sender_for(self, seat: str | None) -> str | None:
         """The sender as `seat` is told (None: the moderator, who knows): None when unnamed."""
@@ -93,9 +89,8 @@ class Press:
         }
         if self.holder:
             out["holder"] = self.holder
-        if self.unnamed:
-            pairs = zip(self.unnamed, self.labels, strict=True)
-            out["unnamed"] = [[seat, label] for seat, label in pairs]
+        if self.written:
+            out["written"] = list(self.written)
         return out
 
     @classmethod
@@ -103,11 +98,9 @@ class Press:
         to = data["to"]
         if not isinstance(to, list) or not all(isinstance(t, str) for t in to) or not to:
             raise ValueError("'to' must be a list of seats")
-        hidden = data.get("unnamed", [])
-        if not isinstance(hidden, list) or not all(
-            isinstance(pair, list) and len(pair) == 2 and pair[0] in to for pair in hidden
-        ):
-            raise ValueError("'unnamed' must be pairs of a seat written to and its #N")
+        written = data.get("written", [])
+        if not isinstance(written, list) or not all(isinstance(w, str) for w in written):
+            raise ValueError("'written' must be a list of names and #N")
         return cls(
             number=int(data["number"]),
             digest=digest,
@@ -119,8 +112,7 @@ class Press:
             anonymous=bool(data["anonymous"]),
             text=str(data["text"]),
             holder=str(data.get("holder", "")),
-            unnamed=tuple(str(pair[0]) for pair in hidden),
-            labels=tuple(str(pair[1]) for pair in hidden),
+            written=tuple(written),
         )
 
 

@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from pbem.core.state import Phase, same_name
@@ -31,7 +31,7 @@ from pbem.game.press import EVERYONE, Press
 from pbem.game.settings import PressRules, in_force
 from pbem.game.store import Registration
 from pbem.mail.found import Choice
-from pbem.mail.message import Letter
+from pbem.mail.message import Letter, addresses_match
 from pbem.mail.outcomes import Incoming, Verdict
 from pbem.mail.records import address, queue, write
 from pbem.mail.refusing import Refusing, reason_told
@@ -53,6 +53,8 @@ ALL = {"en": "all", "id": "semua", "sv": "alla", "it": "tutti", "nl": "iedereen"
 EVERYONE_WORDS = frozenset({*ALL.values(), "everyone", "everybody", "allen"})
 FILE_KEYS = frozenset({"game", "player", "secret", "turn", "press"})
 """What an order file of table talk may hold beside its `[[press]]` tables."""
+OWN_WORDS = 20_000
+"""How much of a message's own text is read (pbem.mail.found): a longer one is refused whole."""
 MOST_TABLES = 20
 """The most `[[press]]` tables read from one file."""
 _REPLY = re.compile(
@@ -148,22 +150,33 @@ class Relaying(Refusing):
         self, letter: Letter, raw: bytes, me: Registration | None, choice: Choice
     ) -> Incoming | None:
         """A message of table talk (pbem.mail.press) relayed or refused; None when the message
-        is not one: its subject does not begin with `press:` and it holds no [[press]] table."""
+        is not one: its subject does not begin with `press:` followed by someone it can be for
+        (a player's name, `all`, `#N`: "Press: my orders" is no table talk), and it holds no
+        [[press]] table. A message of table talk in a game without it that holds orders is
+        read for its orders."""
         data = choice.found.data() if choice.found is not None else None
         in_file = data is not None and "press" in data
-        recipients = None if in_file else subject_recipients(letter.subject)
+        recipients = subject_recipients(letter.subject)
+        nobody = recipients is not None and not self._names_anyone(words(recipients))
+        if nobody and choice.found is not None and not in_file:
+            recipients = None  # orders under "Press: my orders for turn 1": played
+        in_file = in_file and recipients is None
         if not in_file and recipients is None:
             return None
+        rules = in_force(self.game.path, self.game.mail).press
+        if rules.kind == "none" and choice.found is not None and not in_file:
+            return None  # orders under a subject of table talk, in a game without it
         if me is None:
             stranger = Problem.of("table talk is taken only from the players of the game")
             return self.reject(letter, raw, [stranger], to=None)
+        sharing = [r for r in self.game.registrations if self.registered_as(letter, r)]
         if in_file:
             assert data is not None
-            player = self.game.registration(str(data.get("player", "")))
-            if player is not None and player.name != me.name:
-                return self.forged(letter, raw, player)
+            named = self.game.registration(str(data.get("player", "")))
+            if named is not None and named in sharing:
+                me = named  # two players of one household may share an address
             others = sorted(str(k) for k in data if k not in FILE_KEYS)
-            if str(data.get("game", "")) != self.game.name or player is None or others:
+            if str(data.get("game", "")) != self.game.name or named != me or others:
                 wrong = Problem.of(
                     'a file of table talk holds game = "%(game)s", player = "%(player)s" and '
                     "its [[press]] tables, and nothing else: send orders in a message of their own",
@@ -173,16 +186,58 @@ class Relaying(Refusing):
                 return self.refuse_press(letter, raw, me, [wrong])
             return self.press(letter, raw, me, file_requests(data))
         assert recipients is not None
-        if letter.trouble is not None:  # its text cannot be read (its MIME structure)
-            return self.refuse_press(letter, raw, me, [letter.trouble])
+        if len(sharing) > 1:
+            shared = Problem.of(
+                "this address plays for %(players)s: send table talk in an order file that says "
+                'player = "..." and holds [[press]] tables, so that it goes out from the right '
+                "seat",
+                players=", ".join(r.name for r in sharing),
+            )
+            return self.refuse_press(letter, raw, me, [shared])
         note = None
         if choice.found is not None:
             note = self.speaking(me)._(
                 "The orders in this message were not read: a message of table talk is relayed "
                 "only. Send your orders in a message of their own."
             )
-        request = Request(words(recipients), letter.reading.own_words)
-        return self.press(letter, raw, me, [request], note)
+        if letter.trouble is not None:  # its text cannot be read (its MIME structure)
+            return self.refuse_press(letter, raw, me, [letter.trouble], note)
+        text = letter.reading.own_words
+        if len(text) >= OWN_WORDS:  # read only so far: it is longer than any game relays
+            long = Problem.of(
+                "the message is longer than %(most)s characters: this game relays at most %(size)s",
+                most=OWN_WORDS,
+                size=rules.size,
+            )
+            return self.refuse_press(letter, raw, me, [long], note)
+        if nobody:  # "Messaggio: vacanza?": maybe a question, and the moderator reads it
+            note = self.speaking(me)._(
+                "If it was not table talk, it is not lost: your message has been passed to the "
+                "moderator."
+            )
+            self.out.summarise(
+                letter.message_id,
+                letter.sender or "",
+                letter.subject,
+                f"no one named after press: from {me.name}, passed on",
+                "",
+                text,
+            )
+        return self.press(letter, raw, me, [Request(words(recipients), text)], note)
+
+    def _names_anyone(self, written: Sequence[str]) -> bool:
+        """Whether the words after `press:` name anyone table talk can be for: a player, all
+        (in any language) or `#N`."""
+        return any(
+            w.casefold() in EVERYONE_WORDS
+            or (w.startswith("#") and w[1:].isdigit())
+            or any(same_name(r.name, w) for r in self.game.registrations)
+            for w in written
+        )
+
+    def registered_as(self, letter: Letter, reg: Registration) -> bool:
+        """Whether the message comes from `reg`'s registered address."""
+        return letter.sender is not None and addresses_match(letter.sender, address(reg.email))
 
     def press(
         self,
@@ -197,11 +252,11 @@ class Relaying(Refusing):
         told = self.speaking(me)
         rules = in_force(self.game.path, self.game.mail).press
         if isinstance(requests, Problem):
-            return self.refuse_press(letter, raw, me, [requests])
+            return self.refuse_press(letter, raw, me, [requests], note)
         digests = [_digest(letter, n) for n in range(len(requests))]
         problems: list[Problem] = []
         readers: list[tuple[str, ...]] = []
-        unnamed: list[dict[str, str]] = []
+        unnamed: list[tuple[str, ...]] = []
         for request in requests:
             seats, wrong, hidden = self._readers(me, request, rules)
             readers.append(seats)
@@ -222,7 +277,10 @@ class Relaying(Refusing):
         sent = [
             p
             for p in self.press_records()
-            if p.sender == me.name and p.resolution == pending and p.digest not in digests
+            if p.sender == me.name
+            and p.holder == (me.holder or "")  # a substitute's are their own
+            and p.resolution == pending
+            and p.digest not in digests
         ]
         if len(sent) + len(requests) > rules.per_turn:
             problems.append(
@@ -234,10 +292,10 @@ class Relaying(Refusing):
                 )
             )
         if problems:
-            return self.refuse_press(letter, raw, me, _unique(problems))
+            return self.refuse_press(letter, raw, me, _unique(problems), note)
         done = [
-            self._relay(letter, me, request, seats, hidden, digest, rules)
-            for request, seats, hidden, digest in zip(
+            self._relay(letter, me, request, seats, shown, digest, rules)
+            for request, seats, shown, digest in zip(
                 requests, readers, unnamed, digests, strict=True
             )
         ]
@@ -266,9 +324,10 @@ class Relaying(Refusing):
 
     def _readers(
         self, me: Registration, request: Request, rules: PressRules
-    ) -> tuple[tuple[str, ...], list[Problem], dict[str, str]]:
-        """The seats a request is for, or the problems with it; and the seats among them that
-        the sender wrote to as `#N` of an unnamed message, with that `#N` (they stay unnamed)."""
+    ) -> tuple[tuple[str, ...], list[Problem], tuple[str, ...]]:
+        """The seats a request is for, or the problems with it; and, when the sender wrote to
+        someone as `#N` of an unnamed message, whom it is for as the sender may know it (each
+        name and `#N` once, as written: `#1, #2` and `#1, alice` tell nothing more)."""
         state = self.game.state
         problems: list[Problem] = []
         if state.phase is Phase.OVER:
@@ -284,11 +343,12 @@ class Relaying(Refusing):
                         "through it"
                     )
                 ],
-                {},
+                (),
             )
         mine = state.player(me.name)
         out = not mine.alive or mine.dropped
-        public = any(w.casefold() in EVERYONE_WORDS for w in request.to)
+        names = {r.name.casefold() for r in self.game.registrations}
+        public = any(w.casefold() in EVERYONE_WORDS - names for w in request.to)
         if out and (rules.when_out == "none" or not public):
             problems.append(
                 Problem.of("you are out of the game: you may not send table talk")
@@ -303,7 +363,7 @@ class Relaying(Refusing):
                         "name them"
                     )
                 )
-            return (EVERYONE,), problems, {}
+            return (EVERYONE,), problems, ()
         if not rules.private:
             problems.append(
                 Problem.of(
@@ -312,22 +372,17 @@ class Relaying(Refusing):
                 )
             )
         seats: list[str] = []
-        hidden: dict[str, str] = {}
-        named: set[str] = set()
-        names = {r.name.casefold() for r in self.game.registrations}
+        written: list[str] = []  # as the sender may know them: names, and `#N` of unnamed ones
         for word in request.to:
             if word.casefold() in AND_WORDS and word.casefold() not in names:
                 continue
             seat, label = self._seat(me, word, problems)
             if seat is None or seat == me.name:
                 continue
-            if label is None:
-                named.add(seat)
-            else:
-                hidden.setdefault(seat, label)
+            if (label or seat) not in written:
+                written.append(label or seat)
             if seat not in seats:
                 seats.append(seat)
-        hidden = {seat: label for seat, label in hidden.items() if seat not in named}
         if not seats and not problems:
             problems.append(
                 Problem.of(
@@ -336,7 +391,8 @@ class Relaying(Refusing):
                     players=", ".join(r.name for r in self.game.registrations if r.name != me.name),
                 )
             )
-        return tuple(seats), problems, hidden
+        shown = tuple(written) if tuple(written) != tuple(seats) else ()
+        return tuple(seats), problems, shown
 
     def _seat(
         self, me: Registration, word: str, problems: list[Problem]
@@ -358,6 +414,20 @@ class Relaying(Refusing):
                 )
                 return None, None
             unnamed = found.sender_for(me.name) is None
+            reg = self.game.registration(found.sender)
+            if (
+                reg is None
+                or reg.bot is not None
+                or not address(reg.email)
+                or self.game.state.player(found.sender).dropped
+            ):
+                problems.append(  # (not named: its sender may be unnamed)
+                    Problem.of(
+                        "the sender of %(word)s has left the game or reads no table talk",
+                        word=word[:20],
+                    )
+                )
+                return None, None
             return found.sender, f"#{found.number}" if unnamed else None
         reg = next((r for r in self.game.registrations if same_name(r.name, word)), None)
         if reg is None:
@@ -390,7 +460,7 @@ class Relaying(Refusing):
         me: Registration,
         request: Request,
         seats: tuple[str, ...],
-        hidden: Mapping[str, str],
+        shown: tuple[str, ...],
         digest: str,
         rules: PressRules,
     ) -> Press:
@@ -401,6 +471,7 @@ class Relaying(Refusing):
         if press is None:
             state = self.game.state
             when = min(letter.date, self.now) if letter.date is not None else self.now
+            when = when.astimezone(timezone.utc)  # (a sender's own zone would tell of them)
             press = Press(
                 number=max((p.number for p in records), default=0) + 1,
                 digest=digest,
@@ -412,8 +483,7 @@ class Relaying(Refusing):
                 anonymous=rules.anonymous,
                 text=clean(request.text),
                 holder=me.holder or "",
-                unnamed=tuple(hidden),
-                labels=tuple(hidden.values()),
+                written=shown,
             )
             folder = record.press_folder(self.game.path)
             write(folder / press.file_name, record.press_text(press), later=True)
@@ -460,7 +530,8 @@ class Relaying(Refusing):
                 readers=readers_text(press, reader.name, told),
             )
         )
-        body = head + "\n\n" + press.text + "\n\n-- \n"
+        quoted = "".join(f"| {line}\n" for line in press.text.split("\n"))  # (never a heading)
+        body = head + "\n\n" + quoted + "\n-- \n"
         body += _(
             "Reply to this message and your reply goes to %(answer)s, as table talk too. To "
             'write to other players, mail the game with the subject "%(keyword)s:" and their '
@@ -484,7 +555,12 @@ class Relaying(Refusing):
         )
 
     def refuse_press(
-        self, letter: Letter, raw: bytes, me: Registration, problems: Sequence[Problem]
+        self,
+        letter: Letter,
+        raw: bytes,
+        me: Registration,
+        problems: Sequence[Problem],
+        note: str | None = None,
     ) -> Incoming:
         """Relay nothing of a message: kept for the moderator, and the player told why."""
         mid, frm = letter.message_id, letter.sender or ""
@@ -496,6 +572,8 @@ class Relaying(Refusing):
         body += "".join(f"  {printable(reason_told(p, _))}\n" for p in problems)
         body += "\n" + _("Nothing of this message was relayed. Correct it and send it again.")
         body += "\n"
+        if note is not None:
+            body += "\n" + note + "\n"
         reply = self.out.answer(letter, me, _("press not relayed"), body)
         return Incoming(mid, frm, Verdict.REJECTED, me.name, tuple(reasons), reply, kept)
 
