@@ -81,6 +81,20 @@ def mail_message(path: Path) -> EmailMessage:
     return BytesParser(policy=policy.default).parsebytes(path.read_bytes())  # type: ignore[return-value]
 
 
+def out_of_the_game(directory: Path, seat: str, heir: str, dropped: bool = False) -> None:
+    """`seat` is out of the game (eliminated, or `dropped` for missed turns), `heir` holding
+    its territories."""
+    state = read_game(directory).state
+    territories = {
+        t: replace(h, owner=heir) if h.owner == seat else h for t, h in state.territories.items()
+    }
+    players = tuple(
+        replace(p, alive=False, dropped=dropped, hand=()) if p.name == seat else p
+        for p in state.players
+    )
+    force_state(directory, replace(state, territories=territories, players=players))
+
+
 def relayed(directory: Path) -> list[str]:
     return sorted(p.name for p in (directory / "outbox").glob("press-*.eml"))
 
@@ -223,15 +237,7 @@ def test_the_rate_limit_counts_a_players_press_of_the_turn(game_dir: Path) -> No
 
 
 def test_a_player_out_of_the_game_sends_nothing_or_public_press_only(game_dir: Path) -> None:
-    state = read_game(game_dir).state
-    territories = {
-        t: replace(h, owner="alice") if h.owner == "carol" else h
-        for t, h in state.territories.items()
-    }
-    players = tuple(
-        replace(p, alive=False, hand=()) if p.name == "carol" else p for p in state.players
-    )
-    force_state(game_dir, replace(state, territories=territories, players=players))
+    out_of_the_game(game_dir, "carol", "alice")
     first = fetch(game_dir, [message(CAROL, "revenge", subject="press: all")])
     assert first.incoming[0].verdict is mail.Verdict.REJECTED
     assert "you are out of the game: you may not send table talk" in answer(game_dir, first)
@@ -804,16 +810,7 @@ def test_the_longest_message_a_game_may_allow_is_below_what_a_message_is_read_to
 def test_press_for_a_player_who_left_the_game_is_refused_and_public_press_skips_them(
     game_dir: Path,
 ) -> None:
-    state = read_game(game_dir).state
-    territories = {
-        t: replace(h, owner="alice") if h.owner == "carol" else h
-        for t, h in state.territories.items()
-    }
-    players = tuple(
-        replace(p, alive=False, dropped=True, hand=()) if p.name == "carol" else p
-        for p in state.players
-    )
-    force_state(game_dir, replace(state, territories=territories, players=players))
+    out_of_the_game(game_dir, "carol", "alice", dropped=True)
     result = fetch(
         game_dir,
         [
@@ -956,16 +953,7 @@ def test_an_answer_to_a_sender_who_has_left_is_refused_without_naming_them(
 ) -> None:
     configure(game_dir, {"press_anonymous": "yes"})
     fetch(game_dir, [message(ALICE, "boo", subject="press: bob")])
-    state = read_game(game_dir).state
-    territories = {
-        t: replace(h, owner="carol") if h.owner == "alice" else h
-        for t, h in state.territories.items()
-    }
-    players = tuple(
-        replace(p, alive=False, dropped=True, hand=()) if p.name == "alice" else p
-        for p in state.players
-    )
-    force_state(game_dir, replace(state, territories=territories, players=players))
+    out_of_the_game(game_dir, "alice", "carol", dropped=True)
     result = fetch(game_dir, [message(BOB, "hello?", subject="press: #1", minutes=5)])
     assert result.incoming[0].verdict is mail.Verdict.REJECTED
     said = answer(game_dir, result)

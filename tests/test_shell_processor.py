@@ -221,7 +221,7 @@ def test_the_forecast_names_trades_odds_later_attacks_and_the_fortification(
     assert f"place {total} on {source}" in lines
     attack = next(line for line in lines if line.startswith(f"attack {target} from {source}: "))
     attackers, defenders = state.armies(source) + total, state.armies(target)
-    if processor.rules.card_bonus_territory(sets, state.owned(me)) == source:
+    if processor.rules.card_bonus_territory(sets, state.owned(me), allowed=True) == source:
         attackers += 2  # the card's +2 is placed before the attack
     exact = odds.forecast(attackers, defenders, 1, None)
     assert attack.startswith(
