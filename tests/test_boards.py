@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from bots import orders_for
 from click.testing import CliRunner
+from conftest import write_skeletons
 from test_mail import into_maildir, message
 
 from pbem.cli import main
@@ -104,7 +105,9 @@ BAD = [
     ),
     ("a control character", swap('"Dawnspire"', '"Dawn\\u0007spire"'), "printable characters"),
     ("the wild card's name", swap('"Dawnspire"', '"Wild"'), "is a word pbem keeps"),
-    ("too small", TINY, "has 2 territories; a board has 6 to 200"),
+    ("too small", TINY, "has 2 territories; a board has 6 to 100"),
+    ("an order word", swap('"Dawnspire"', '"Rest"'), "is a word pbem keeps"),
+    ("a double quote", swap('"Dawnspire"', '"Dawn\\"spire"'), "holds a double quote"),
 ]
 
 
@@ -229,3 +232,37 @@ def test_a_game_on_the_islands_is_played_to_its_end_by_mail(tmp_path: Path) -> N
     svg = next(iter(sorted((game / "reports").iterdir())[-1].glob("ann.html"))).read_text()
     assert all(t in svg for t in ("Frostmark", "Dawnspire")) and "Alaska" not in svg
     assert load_board("islands").names == final.board.names
+
+
+def test_a_board_too_large_for_every_seat_to_have_armies_left_is_refused(tmp_path: Path) -> None:
+    """101 territories: six players of 20 armies would be dealt 17 each, fewer than 20, but the
+    board is over the largest that keeps that true for every number of players."""
+    names = [f"Plot {i}" for i in range(101)]
+    big = tmp_path / "big.toml"
+    big.write_text(
+        'name = "big"\nwild_cards = 2\nwidth = 1000\nheight = 1000\n'
+        '[continents."Land"]\nbonus = 5\n'
+        + "".join(
+            f'[territories."{t}"]\ncontinent = "Land"\n'
+            f'card = "{("infantry", "cavalry", "artillery")[i % 3]}"\n'
+            f'neighbours = ["{names[i - 1]}", "{names[(i + 1) % 101]}"]\n'
+            f"position = [{i * 9}, {i * 9}]\n"
+            for i, t in enumerate(names)
+        )
+    )
+    out = new(tmp_path / "g", big, code=1)
+    assert "has 101 territories; a board has 6 to 100" in out
+
+
+def test_verify_with_a_text_report_of_another_board_says_to_give_the_view(
+    tmp_path: Path,
+) -> None:
+    game = tmp_path / "isles"
+    run("new", game, "--players", "ann,ben", "--board", "islands", "--seed", "55" * 32)
+    for _ in range(2):  # the setup turn, then turn 1, whose dice follow its order file
+        write_skeletons(game)
+        run("resolve", game)
+    used = next((game / "orders" / "done").glob("0002/*.toml"))
+    report = next((game / "reports").glob(f"0002-*/{used.stem}.txt"))
+    out = run("verify", "--report", report, "--orders", used, code=1)
+    assert "give its view file (NAME.view.json) as the report" in " ".join(out.split())

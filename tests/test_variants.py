@@ -369,3 +369,35 @@ def test_a_conquest_that_wins_in_the_last_round_is_a_win_not_the_round_limit() -
     new, events = resolve(state, (orders(state, attack=[Attack("Ukraine", "Ural")]),), RANDOMNESS)
     assert new.winner == "alice" and new.phase.value == "over"
     assert not any(type(e).__name__ == "RoundsOver" for e in events)
+
+
+def test_a_report_says_when_the_game_ends_before_the_readers_next_turn(tmp_path: Path) -> None:
+    """One round of three: after the first turn of it, the players still to play have a next
+    turn, the one who played has none: the game ends first."""
+    game = tmp_path / "one"
+    run = CliRunner().invoke
+    assert run(main, ["new", str(game), "--players", "ann,ben,cy", "--rounds", "1",
+                      "--seed", "66" * 32]).exit_code == 0  # fmt: skip
+    for _ in range(2):  # the setup turn, then the first turn of the round
+        write_skeletons(game)
+        processor.resolve_game(game)
+    state = read_game(game).state
+    played = state.players[state.first_seat].name
+    folder = sorted((game / "reports").iterdir())[-1]
+    text = " ".join((folder / f"{played}.txt").read_text().split())
+    assert "The game ends at its round limit before your next turn." in text
+    assert "Your next turn is turn" not in text
+    waiting = next(
+        p.name for p in state.players if p.name not in (played, state.current_player.name)
+    )
+    assert "Your next turn is turn" in " ".join((folder / f"{waiting}.txt").read_text().split())
+
+
+def test_the_moderators_overview_of_a_game_without_cards_has_no_piles(tmp_path: Path) -> None:
+    game = tmp_path / "nocards"
+    processor.new_game(game, [("ann", ""), ("ben", "")], NO_CARDS, seed=bytes(32))
+    overview = next((game / "reports").glob("0000-*/_moderator.txt")).read_text()
+    assert "Draw pile" not in overview and "draw pile" not in overview
+    classic = tmp_path / "classic"
+    processor.new_game(classic, [("ann", ""), ("ben", "")], Options(), seed=bytes(32))
+    assert "raw pile" in next((classic / "reports").glob("0000-*/_moderator.txt")).read_text()

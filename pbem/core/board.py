@@ -371,7 +371,8 @@ def _parse(data: Mapping[str, Any], source: str) -> Board:
     )
 
 
-MOST_TERRITORIES = 200
+MOST_TERRITORIES = 100
+"""(Each seat is then dealt fewer territories than it has armies, for every number of players.)"""
 MOST_CONTINENTS = 50
 FEWEST_TERRITORIES = 6
 LONGEST_NAME = 40
@@ -418,8 +419,13 @@ def _check_label(where: str, what: str, label: str) -> None:
             f"{where}: {what} '{label[:LONGEST_NAME]}' must be at most {LONGEST_NAME} printable "
             "characters"
         )
-    if normalise(label) in (normalise(WILD), "neutral"):
-        raise BoardError(f"{where}: {what} '{label}' is a word pbem keeps (the wild card, neutral)")
+    if normalise(label) in (normalise(WILD), "neutral", "rest", "best", "all", "min"):
+        raise BoardError(
+            f"{where}: {what} '{label}' is a word pbem keeps (the wild card, neutral, or a word "
+            "of the order file: rest, best, all, min)"
+        )
+    if any(c in label for c in '"\\'):
+        raise BoardError(f"{where}: {what} '{label}' holds a double quote or a backslash")
 
 
 def validate_board(board: Board) -> None:

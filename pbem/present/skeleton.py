@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pbem.core import rules
 from pbem.core.state import FortifyMode, GameState, Phase
 from pbem.present import missions as mission_view
@@ -14,12 +16,16 @@ def next_turn_of(state: GameState, player: str) -> int | None:
         return state.turn
     if state.phase is not Phase.PLAY or not state.player(player).alive:
         return None
-    seat, turn = state.current, state.turn
+    seat, turn, rounds = state.current, state.turn, state.round
     for _seat in range(len(state.players)):
         if state.players[seat].name == player:
             return turn
-        seat = rules.next_seat(state, seat)
-        turn += 1
+        following = rules.next_seat(state, seat)
+        if rules.round_ends(replace(state, current=seat), following):
+            rounds += 1
+            if rounds > state.options.rounds:
+                return None  # the game ends at its round limit first
+        seat, turn = following, turn + 1
     return None
 
 

@@ -626,7 +626,13 @@ def own_order_file(record: DiceRecord, path: Path, report: Path) -> tuple[str, b
     try:
         orders = parse_orders(between_cuts(text), board_of(board, own, f"{report} board_file"))
     except (OrderError, ValueError, BoardError) as err:
-        raise VerifyError(f"{path} cannot be read as an order file: {err}") from None
+        hint = (
+            "; a text report does not say its board, so the classic one is taken: for a game "
+            "on another board, give its view file (NAME.view.json) as the report"
+            if report.suffix != ".json"
+            else ""
+        )
+        raise VerifyError(f"{path} cannot be read as an order file: {err}{hint}") from None
     digest = dice.order_file_digest(orders.canonical())
     listed = dict(record.orders).get(orders.player)
     who = quoted(orders.player)
