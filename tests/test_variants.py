@@ -401,3 +401,30 @@ def test_the_moderators_overview_of_a_game_without_cards_has_no_piles(tmp_path: 
     classic = tmp_path / "classic"
     processor.new_game(classic, [("ann", ""), ("ben", "")], Options(), seed=bytes(32))
     assert "raw pile" in next((classic / "reports").glob("0000-*/_moderator.txt")).read_text()
+
+
+def test_a_fortification_skipped_for_want_of_any_is_told_in_the_readers_language() -> None:
+    from pbem.present import i18n
+    from pbem.present.reasons import told
+
+    with i18n.speaking(i18n.language("sv")):
+        assert told("this game has no fortification") == "det här spelet har ingen förstärkning"
+
+
+def test_an_attack_left_thin_is_not_warned_of_when_a_later_fortification_fills_it() -> None:
+    """Ukraine attacks Ural with all its armies, Afghanistan (bob's, 8) next to it: a thin
+    border, unless a fortification brings armies back there; the second of two does."""
+    from pbem.core.advice import warnings
+    from pbem.core.forecast import forecast_plan
+
+    owners = {"Ukraine": ("alice", 10), "Ural": ("bob", 1), "Scandinavia": ("alice", 5)}
+    owners |= {"Northern Europe": ("alice", 5), "Afghanistan": ("bob", 8)}
+    state = make_state(owners, default="carol", options=Options(fortifies=2))
+    plain = orders(state, place=[("Ukraine", 3)], attack=[Attack("Ukraine", "Ural", move=ALL)])
+    kinds = [a.kind for a in warnings(state, plain, forecast_plan(state, plain))]
+    assert "thin_border" in kinds
+    first = Fortify("Northern Europe", "Scandinavia", 1)
+    filled = replace(plain, fortify=first, more_fortify=(Fortify("Scandinavia", "Ukraine", ALL),))
+    assert problems(state, filled) == []
+    after = [a.kind for a in warnings(state, filled, forecast_plan(state, filled))]
+    assert "thin_border" not in after

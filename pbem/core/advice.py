@@ -60,7 +60,7 @@ def warnings(state: GameState, orders: Orders, plan: PlanForecast) -> list[Advic
         out.append(Advice("best_without_set", orders.line_of("trade")))
     if plan.forced and plan.trades:
         out.append(_forced(state, orders, plan))
-    fortified = orders.fortify.target if orders.fortify is not None else None
+    fortified = {f.target for f in orders.fortifications}
     for i, f in enumerate(plan.attacks):
         earlier = {t for x in orders.attack[:i] for t in (x.source, x.target)}
         out += _attack_warnings(state, orders.player, f, fortified, f.attack.source in earlier)
@@ -103,7 +103,7 @@ def _attack_warnings(
     state: GameState,
     player: str,
     f: AttackForecast,  # type: ignore[type-arg]
-    fortified: str | None,
+    fortified: set[str],
     after_earlier: bool,
 ) -> list[Advice]:
     """`after_earlier`: whether an earlier attack of the plan moves from or into the source."""
@@ -117,7 +117,7 @@ def _attack_warnings(
     if chance >= UNLIKELY:
         out.append(Advice("may_be_thin", a.line, {"source": a.source, "chance": chance}))
     after = f.source_after
-    if after is not None and a.source != fortified:
+    if after is not None and a.source not in fortified:
         thin_left = float(after.probability(1))
         threat = _threat(state, player, a.source, exclude=(a.target,))
         if thin_left >= LIKELY and threat:

@@ -37,6 +37,7 @@ def _shapes() -> tuple[str, ...]:
         _("%(source)s has only 1 army: one must stay behind"),
         _("no chain of your territories leads from %(source)s to %(target)s"),
         _("%(source)s and %(target)s are not adjacent"),
+        _("this game has no fortification"),
         _("the draw pile and the discard pile are empty: every card is in a hand"),
         _("%(player)s was eliminated by %(by)s"),
         _("%(player)s left the game after missed turns"),
