@@ -428,3 +428,35 @@ def test_an_attack_left_thin_is_not_warned_of_when_a_later_fortification_fills_i
     assert problems(state, filled) == []
     after = [a.kind for a in warnings(state, filled, forecast_plan(state, filled))]
     assert "thin_border" not in after
+
+
+def test_a_fortification_that_depends_on_too_many_attacks_is_not_forecast_and_no_check_waits() -> (
+    None
+):
+    """Connected fortification after 19 independent attacks (each one's conquest may open or
+    close a chain): 2^19 ways the owners may fall. The forecast leaves the fortification out,
+    saying so, at once, instead of working for minutes; the attacks are still forecast."""
+    import time
+
+    from pbem.core.forecast import forecast_plan
+    from pbem.present.plan import plan_lines
+
+    pairs = [(t, n) for t in BOARD.names for n in BOARD.neighbours(t)]
+    sources: list[str] = []
+    targets: list[str] = []
+    for t, n in pairs:  # independent attacks: no territory in two of them
+        if not {t, n} & {*sources, *targets}:
+            sources.append(t)
+            targets.append(n)
+    owners = {t: ("alice", 6) for t in sources} | {t: ("bob", 1) for t in targets}
+    state = make_state(owners, default="carol", options=Options(fortify=FortifyMode.CONNECTED))
+    attacks = [Attack(s, t, move=ALL) for s, t in zip(sources, targets, strict=True)]
+    armies = rules.reinforcement(state, "alice").total
+    o = orders(state, place=[(sources[0], armies)], attack=attacks)
+    o = replace(o, fortify=Fortify(sources[0], sources[1], 1))
+    assert len(attacks) >= 17 and problems(state, o) == []
+    began = time.monotonic()
+    plan = forecast_plan(state, o)
+    assert time.monotonic() - began < 10
+    assert plan.fortify is None and plan.fortify_unknown and len(plan.attacks) == len(attacks)
+    assert "the fortification depends on too many attacks: no forecast for it" in plan_lines(plan)

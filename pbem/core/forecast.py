@@ -124,6 +124,9 @@ class PlanForecast(Generic[P]):
     more_fortify: tuple[FortifyForecast[P], ...] = ()
     """The fortifications after the first, each after those before it (a game that allows
     more than one a turn)."""
+    fortify_unknown: bool = False
+    """Whether a fortification depends on too many attacks to forecast (`MOST_WORLDS`): it and
+    those after it are not forecast."""
 
     @property
     def fortifications(self) -> tuple[FortifyForecast[P], ...]:
@@ -132,6 +135,13 @@ class PlanForecast(Generic[P]):
 
 class _TooLarge(Exception):
     pass
+
+
+MOST_WORLDS = 50_000
+"""The most worlds the forecast joins into one distribution: a fortification through chains of
+territories (`--fortify connected`) depends on the owner of every territory the plan names, and
+each independent attack doubles the ways they may fall (2^19 for 19 attacks): past this, the
+fortification is not forecast, and the orders are still checked."""
 
 
 @cache
@@ -211,9 +221,16 @@ class _Plan(Generic[P]):
     def add(self, into: dict[World, P], world: World, w: P) -> None:
         into[world] = into.get(world, self.zero) + w
 
-    def focus(self, names: Iterable[str]) -> None:
-        """Join the factors that hold any of `names` into the working one."""
+    def focus(self, names: Iterable[str], bounded: bool = False) -> None:
+        """Join the factors that hold any of `names` into the working one; `bounded`: _TooLarge
+        instead when that would make more than MOST_WORLDS worlds."""
         wanted = set(names)
+        size = 1
+        for factor_names, factor_worlds in self.factors if bounded else ():
+            if not wanted.isdisjoint(factor_names):
+                size *= len(factor_worlds)
+                if size > MOST_WORLDS:
+                    raise _TooLarge
         joined: list[str] = []
         worlds: dict[World, P] = {(): self.one}
         rest: list[tuple[list[str], dict[World, P]]] = []
@@ -346,7 +363,7 @@ class _Plan(Generic[P]):
 
     def fortify(self, fortify: Fortify) -> FortifyForecast[P]:
         connected = self.state.options.fortify is FortifyMode.CONNECTED
-        self.focus(self.all_names if connected else (fortify.source, fortify.target))
+        self.focus(self.all_names if connected else (fortify.source, fortify.target), True)
         skipped: dict[str, P] = {}
         moved: dict[int, P] = {}
         cut = self.zero
@@ -441,11 +458,16 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
             break
         plan.forget(_named(steps[i + 1 :]), keep_owners)
     fortified: list[FortifyForecast] = []  # type: ignore[type-arg]
+    unknown = False
     if not stopped:
         for n, fortify in enumerate(fortifications):
             if n:
                 plan.forget(_named(steps[len(orders.attack) + n :]), keep_owners)
-            fortified.append(plan.fortify(fortify))
+            try:
+                fortified.append(plan.fortify(fortify))
+            except _TooLarge:
+                unknown = True  # it and those after it
+                break
     return PlanForecast(
         trades=tuple(trades),
         placements=tuple(placements),
@@ -455,6 +477,7 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
         stopped=stopped,
         forced=forced is not None,
         more_fortify=tuple(fortified[1:]),
+        fortify_unknown=unknown,
     )
 
 

@@ -108,6 +108,8 @@ def plan_lines(plan: PlanForecast) -> list[str]:  # type: ignore[type-arg]
     if plan.stopped:
         lines.append(_("later steps depend on that attack: no forecast for them"))
     lines += [_fortify_line(f) for f in plan.fortifications]
+    if plan.fortify_unknown:
+        lines.append(_("the fortification depends on too many attacks: no forecast for it"))
     return lines
 
 
