@@ -167,8 +167,9 @@ class Options:
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
         default, `missions` only when set, `dice` only when it is `orders`, `autopilot` only
-        when it is `borders`, and the card rule and the territory bonus only when not the
-        classic ones, so that games written before they existed keep their digests."""
+        when it is `borders`, and the variants (cards, territory bonus, fortifications a turn,
+        rounds) only when not classic Risk's, so that games written before they existed keep
+        their digests."""
         out: dict[str, Any] = {
             "setup": self.setup.value,
             "two_player": self.two_player.value,

@@ -23,6 +23,7 @@ from pbem.core.state import (
     GameState,
     Options,
     Phase,
+    TwoPlayer,
     state_digest,
 )
 from pbem.errors import GameFileError, PbemError
@@ -209,7 +210,8 @@ def new_game(
             "Secret Mission Risk's cards name the classic board's continents: leave out "
             "--missions, or play on the classic board"
         )
-    seats = len(players) + (1 if len(players) == 2 and options.two_player.value == "neutral" else 0)
+    neutral = len(players) == 2 and options.two_player is TwoPlayer.NEUTRAL
+    seats = len(players) + (1 if neutral else 0)
     if len(the_board.names) < 3 * seats:
         raise PbemError(
             f"the board '{the_board.name}' has {len(the_board.names)} territories: too few for "

@@ -312,7 +312,7 @@ _RESEND = re.compile(
     r"renvoy(?:er|ez)|renvoie(?:-moi)?|(?:રિપોર્ટ )?(?:ફરીથી|ફરી) (?:મોકલો|મોકલશો))(?!\w)",
     re.IGNORECASE,
 )
-_REPLY = re.compile(
+REPLY_PREFIXES = re.compile(
     r"^\s*(?:(?:re|aw|sv|vs|antw|r|rif|ant|balas|fwd?|wg)\s*:\s*|\[[^\]]*\]\s*)+", re.I
 )
 
@@ -321,5 +321,5 @@ def asks_for_resend(subject: str, words: str) -> bool:
     """Whether a message asks for the latest report again: "resend" (or its like in the
     languages pbem speaks, German and French) in its subject or its first line."""
     first = next((line for line in words.split("\n") if line.strip()), "")
-    topic = _REPLY.sub("", subject)
+    topic = REPLY_PREFIXES.sub("", subject)
     return bool(_RESEND.search(topic[:300]) or _RESEND.search(first[:300]))

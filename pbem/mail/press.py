@@ -31,7 +31,7 @@ from pbem.game.press import EVERYONE, Press
 from pbem.game.settings import PressRules, in_force
 from pbem.game.store import Registration
 from pbem.mail.found import Choice
-from pbem.mail.message import Letter, addresses_match
+from pbem.mail.message import REPLY_PREFIXES, Letter
 from pbem.mail.outcomes import Incoming, Verdict
 from pbem.mail.records import address, queue, write
 from pbem.mail.refusing import Refusing, reason_told
@@ -57,9 +57,6 @@ OWN_WORDS = 20_000
 """How much of a message's own text is read (pbem.mail.found): a longer one is refused whole."""
 MOST_TABLES = 20
 """The most `[[press]]` tables read from one file."""
-_REPLY = re.compile(
-    r"^\s*(?:(?:re|aw|sv|vs|antw|r|rif|ant|balas|fwd?|wg)\s*:\s*|\[[^\]]*\]\s*)+", re.I
-)
 _SUBJECT = re.compile(
     r"^\s*(?:" + "|".join(re.escape(w) for w in KEYWORDS.values()) + r")\s*:(.*)$",
     re.IGNORECASE | re.DOTALL,
@@ -81,7 +78,7 @@ class Request:
 def subject_recipients(subject: str) -> str | None:
     """What follows `press:` in a subject that begins with it (after any `Re:`, `Fwd:` and
     `[game]` tags), or None when the subject does not."""
-    found = _SUBJECT.match(_REPLY.sub("", subject[:1000]))
+    found = _SUBJECT.match(REPLY_PREFIXES.sub("", subject[:1000]))
     return None if found is None else found.group(1)
 
 
@@ -169,7 +166,7 @@ class Relaying(Refusing):
         if me is None:
             stranger = Problem.of("table talk is taken only from the players of the game")
             return self.reject(letter, raw, [stranger], to=None)
-        sharing = [r for r in self.game.registrations if self.registered_as(letter, r)]
+        sharing = [r for r in self.game.registrations if self.sent_by(letter.sender, r)]
         if in_file:
             assert data is not None
             named = self.game.registration(str(data.get("player", "")))
@@ -184,7 +181,7 @@ class Relaying(Refusing):
                     player=me.name,
                 )
                 return self.refuse_press(letter, raw, me, [wrong])
-            return self.press(letter, raw, me, file_requests(data))
+            return self.press(letter, raw, me, rules, file_requests(data))
         assert recipients is not None
         if len(sharing) > 1:
             shared = Problem.of(
@@ -223,7 +220,7 @@ class Relaying(Refusing):
                 "",
                 text,
             )
-        return self.press(letter, raw, me, [Request(words(recipients), text)], note)
+        return self.press(letter, raw, me, rules, [Request(words(recipients), text)], note)
 
     def _names_anyone(self, written: Sequence[str]) -> bool:
         """Whether the words after `press:` name anyone table talk can be for: a player, all
@@ -235,32 +232,28 @@ class Relaying(Refusing):
             for w in written
         )
 
-    def registered_as(self, letter: Letter, reg: Registration) -> bool:
-        """Whether the message comes from `reg`'s registered address."""
-        return letter.sender is not None and addresses_match(letter.sender, address(reg.email))
-
     def press(
         self,
         letter: Letter,
         raw: bytes,
         me: Registration,
+        rules: PressRules,
         requests: Sequence[Request] | Problem,
         note: str | None = None,
     ) -> Incoming:
-        """Relay a player's table talk, or refuse all of it saying why; `note`: a sentence to
-        add to the answer (orders beside it that were not read)."""
+        """Relay a player's table talk, or refuse all of it saying why, by the game's `rules`;
+        `note`: a sentence to add to the answer (orders beside it that were not read)."""
         told = self.speaking(me)
-        rules = in_force(self.game.path, self.game.mail).press
         if isinstance(requests, Problem):
             return self.refuse_press(letter, raw, me, [requests], note)
         digests = [_digest(letter, n) for n in range(len(requests))]
         problems: list[Problem] = []
         readers: list[tuple[str, ...]] = []
-        unnamed: list[tuple[str, ...]] = []
+        written: list[tuple[str, ...]] = []
         for request in requests:
-            seats, wrong, hidden = self._readers(me, request, rules)
+            seats, wrong, as_written = self._readers(me, request, rules)
             readers.append(seats)
-            unnamed.append(hidden)
+            written.append(as_written)
             problems += wrong
             if not request.text.strip():
                 problems.append(Problem.of("the message has no text to relay"))
@@ -296,7 +289,7 @@ class Relaying(Refusing):
         done = [
             self._relay(letter, me, request, seats, shown, digest, rules)
             for request, seats, shown, digest in zip(
-                requests, readers, unnamed, digests, strict=True
+                requests, readers, written, digests, strict=True
             )
         ]
         _ = told._
@@ -415,12 +408,7 @@ class Relaying(Refusing):
                 return None, None
             unnamed = found.sender_for(me.name) is None
             reg = self.game.registration(found.sender)
-            if (
-                reg is None
-                or reg.bot is not None
-                or not address(reg.email)
-                or self.game.state.player(found.sender).dropped
-            ):
+            if reg is None or not self._reads_press(reg):
                 problems.append(  # (not named: its sender may be unnamed)
                     Problem.of(
                         "the sender of %(word)s has left the game or reads no table talk",
@@ -453,6 +441,11 @@ class Relaying(Refusing):
             )
             return None, None
         return reg.name, None
+
+    def _reads_press(self, reg: Registration) -> bool:
+        """Whether a seat reads table talk: a person's, with an address, still in the game."""
+        dropped = self.game.state.player(reg.name).dropped
+        return reg.bot is None and bool(address(reg.email)) and not dropped
 
     def _relay(
         self,
@@ -491,11 +484,7 @@ class Relaying(Refusing):
         for reg in self.game.registrations:
             if reg.name == press.sender or not press.seen_by(reg.name):
                 continue
-            if (
-                reg.bot is not None
-                or not address(reg.email)
-                or self.game.state.player(reg.name).dropped
-            ):
+            if not self._reads_press(reg):
                 continue  # (public press: the seats that read none)
             self._tell(press, reg)
         return press

@@ -34,13 +34,14 @@ class Refusing:
         return i18n.language(self.game.language_of(player.name), self.game.state.board.name)
 
     def registered(self, sender: str | None) -> Registration | None:
-        """The player whose registered address sent the message, if any."""
-        if sender is None:
-            return None
-        return next(
-            (r for r in self.game.registrations if addresses_match(sender, address(r.email))),
-            None,
-        )
+        """The player whose registered address sent the message, if any (the first, when
+        players of one household share an address)."""
+        return next((r for r in self.game.registrations if self.sent_by(sender, r)), None)
+
+    @staticmethod
+    def sent_by(sender: str | None, reg: Registration) -> bool:
+        """Whether `sender` is `reg`'s registered address."""
+        return sender is not None and addresses_match(sender, address(reg.email))
 
     def reject(
         self,

@@ -76,7 +76,7 @@ def record_lines(press: Sequence[Press], reader: str | None) -> list[str]:
         who = "a player not named" if sender is None else sender
         if reader is None and p.anonymous:
             who += " (not named to its readers)"
-        readers = "everyone" if p.public else ", ".join(p.readers_for(reader))
+        readers = readers_text(p, reader, i18n.language())
         lines.append(f"#{p.number}, turn {p.turn}, {p.time}: from {who} to {readers}")
         lines += [f"    | {line}" for line in p.text.split("\n")]
     return lines
