@@ -105,6 +105,8 @@ class _Map:
     name: str
     owner: dict[str, str]
     armies: dict[str, int]
+    friends: frozenset[str]
+    """The player and their team-mates: never attacked."""
 
     @classmethod
     def of(cls, state: GameState, name: str) -> _Map:
@@ -112,17 +114,18 @@ class _Map:
         for t, h in state.territories.items():
             owner[t] = h.owner
             armies[t] = h.armies
-        return cls(state.board, name, owner, armies)
+        return cls(state.board, name, owner, armies, frozenset(state.team(name)))
 
     def enemies(self, territory: str) -> list[str]:
-        return [n for n in self.board.neighbours(territory) if self.owner[n] != self.name]
+        friends = self.friends
+        return [n for n in self.board.neighbours(territory) if self.owner[n] not in friends]
 
     def mine(self) -> list[str]:
         return [t for t, o in self.owner.items() if o == self.name]
 
     def borders(self) -> list[str]:
-        owner, name, neighbours = self.owner, self.name, self.board.neighbours
-        return [t for t in self.mine() if any(owner[n] != name for n in neighbours(t))]
+        owner, friends, neighbours = self.owner, self.friends, self.board.neighbours
+        return [t for t in self.mine() if any(owner[n] not in friends for n in neighbours(t))]
 
 
 def mission_goals(state: GameState, name: str) -> tuple[tuple[str, ...], str | None]:
@@ -210,7 +213,7 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
     counts: dict[str, int] = {}
     for o in m.owner.values():
         counts[o] = counts.get(o, 0) + 1
-    players_left = [p for p in counts if p not in (name, NEUTRAL)]
+    players_left = [p for p in counts if p not in m.friends and p != NEUTRAL]
     goal_continents, goal_target = mission_goals(state, name)
 
     # The territories `name` holds in each continent (the map does not change while worths
@@ -248,7 +251,7 @@ def turn_orders(state: GameState, name: str, rng: random.Random) -> Orders:
                 value += 8.0 - counts[owner]
         return value
 
-    worths = {t: worth(t) for t in board.names if m.owner[t] != name}
+    worths = {t: worth(t) for t in board.names if m.owner[t] not in m.friends}
 
     # Fronts: the best attacks, each given the armies it needs, as far as the armies go; the
     # rest to the best of them (or, now and then, all on one base or spread at random).
@@ -337,7 +340,7 @@ def _plan_attacks(
     # The loop below is most of a bot's time: its names are local, the territories that are
     # mine or already targeted are one set (`taken`), and the best score starts below any.
     armies, adjacency, random_ = m.armies, _adjacency(m.board), rng.random
-    taken = set(mine)
+    taken = {t for t, o in m.owner.items() if o in m.friends}  # (a team-mate's: never)
     for _ in range(rng.choice((4, 8, 12, 20, 42))):
         best: tuple[float, str, str] | None = None
         best_score = -math.inf
@@ -414,8 +417,20 @@ def _plan_fortify(
     owner = {t: h.owner for t, h in state.territories.items()}  # as the turn starts
     original = [t for t, o in owner.items() if o == name]
     neighbours = board.neighbours
+    if state.options.team_fortify and rng.random() < 0.3:  # now and then, to a team-mate
+        mates = set(state.mates(name))
+        pairs = [
+            (s, n)
+            for s in original
+            if m.owner[s] == name and m.armies[s] >= 2
+            for n in neighbours(s)
+            if owner[n] in mates
+        ]
+        if pairs:
+            source, target = rng.choice(pairs)
+            return Fortify(source, target, ALL if rng.random() < 0.5 else 1)
     # Distance of each own territory from the nearest enemy, through own territories.
-    distance = {t: 0 for t in original if any(owner[n] != name for n in neighbours(t))}
+    distance = {t: 0 for t in original if any(owner[n] not in m.friends for n in neighbours(t))}
     todo = deque(distance)
     while todo:
         here = todo.popleft()

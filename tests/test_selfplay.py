@@ -19,6 +19,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import zip_longest
 
 import pytest
 from bots import BotError, features, orders_for
@@ -96,6 +97,10 @@ class Case:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The players in the order they sit: in a team game one of each team in turn."""
+        teams = self.options.teams
+        if teams:
+            return tuple(n for row in zip_longest(*teams) for n in row if n is not None)
         return NAMES[: self.players]
 
     @property
@@ -112,6 +117,9 @@ class Case:
             + ("-nobonus" if not o.territory_bonus else "")
             + (f"-rounds{o.rounds}" if o.rounds else "")
             + (f"-fortifies{o.fortifies}" if o.fortifies > 1 else "")
+            + ("-teams" + "v".join(str(len(t)) for t in o.teams) if o.teams else "")
+            + ("-teamfortify" if o.team_fortify else "")
+            + ("-teamcards" if o.team_cards else "")
         )
 
 
@@ -172,6 +180,20 @@ def make_variant_case(i: int) -> Case:
     if kind == 6:
         modes = (FortifyMode.ADJACENT, FortifyMode.CONNECTED, FortifyMode.UNLIMITED)
         options = replace(options, fortify=modes[n % 3], fortifies=2 + n % 2)
+    if kind == 8:  # teams: two of two, two of three, three of two, three against two
+        shapes = (((0, 2), (1, 3)), ((0, 2, 4), (1, 3, 5)), ((0, 3), (1, 4), (2, 5)))
+        shapes += (((0, 2, 4), (1, 3)),)
+        shape = shapes[n % 4]
+        teams = tuple(tuple(NAMES[i] for i in team) for team in shape)
+        options = replace(
+            options,
+            teams=teams,
+            team_fortify=n % 3 != 2,
+            team_cards=n % 2 == 0,
+            fortify=(FortifyMode.ADJACENT, FortifyMode.CONNECTED, FortifyMode.UNLIMITED)[n % 3],
+        )
+        players = sum(len(t) for t in teams)
+        return Case(GAMES + MISSION_GAMES + i, players, options)
     if kind == 7:  # the second board, for two to four players; no missions (classic only)
         setups = (SetupMode.DEAL, SetupMode.RANDOM, SetupMode.DRAFT)
         options = replace(options, setup=setups[n % 3], missions=False)
@@ -182,7 +204,7 @@ def make_variant_case(i: int) -> Case:
 CASES = (
     [make_case(i) for i in range(GAMES)]
     + [make_mission_case(i) for i in range(MISSION_GAMES)]
-    + [make_variant_case(i) for i in range(8 * VARIANT_GAMES)]
+    + [make_variant_case(i) for i in range(9 * VARIANT_GAMES)]
 )
 MISSION_CASES = CASES[GAMES : GAMES + MISSION_GAMES]
 VARIANT_CASES = CASES[GAMES + MISSION_GAMES :]
@@ -205,12 +227,24 @@ def mission_deck(seats: Sequence[str]) -> list[str]:
     ]
 
 
-def goal(card: str, name: str, fallback: bool) -> str:
-    """What a card asks of its holder now: a "destroy" card aimed at its holder, or fallen
-    back, asks for 24 territories."""
-    if card.startswith("destroy:") and (card == f"destroy:{name}" or fallback):
+def goal(card: str, name: str, fallback: bool, team: Sequence[str] = ()) -> str:
+    """What a card asks of its holder now: a "destroy" card aimed at its holder (or, in a team
+    game, at anyone of their `team`), or fallen back, asks for 24 territories."""
+    if card.startswith("destroy:") and (
+        card == f"destroy:{name}" or card[len("destroy:") :] in team or fallback
+    ):
         return "territories:24"
     return card
+
+
+def team_of(state: GameState, name: str) -> tuple[str, ...]:
+    """`name`'s team in a team game (the README: team-mates win together), else `name`."""
+    return next((t for t in state.options.teams if name in t), (name,))
+
+
+def won(state: GameState, name: str) -> Won:
+    """The event of `name`'s win: with their whole team in a team game."""
+    return Won(name, team_of(state, name) if state.options.teams else None)
 
 
 def mission_done(
@@ -239,7 +273,8 @@ def done_in(state: GameState, name: str) -> bool:
     owner = {t: h.owner for t, h in state.territories.items()}
     armies = {t: h.armies for t, h in state.territories.items()}
     alive = {q.name: q.alive for q in state.players}
-    return mission_done(goal(p.mission, name, p.mission_fallback), name, owner, armies, alive)
+    card = goal(p.mission, name, p.mission_fallback, team_of(state, name))
+    return mission_done(card, name, owner, armies, alive)
 
 
 def check_missions(before: GameState, events: Sequence[Event], after: GameState) -> None:
@@ -262,7 +297,10 @@ def check_missions(before: GameState, events: Sequence[Event], after: GameState)
             need(a.name not in fell, "a fallback event without a fallback")
     done = [e for e in events if isinstance(e, MissionCompleted)]
     if after.phase is Phase.OVER and done:
-        need(len(done) == 1 and events[-1] == Won(done[0].player), "a mission won, not the game")
+        need(
+            len(done) == 1 and events[-1] == won(after, done[0].player),
+            "a mission won, not the game",
+        )
         winner = after.player(done[0].player)
         need(winner.alive and done_in(after, winner.name), "the winner's mission is not done")
         need(done[0].card == winner.mission, "the mission told is not the card dealt")
@@ -504,6 +542,11 @@ def check_invariants(
         fail(f"drew {drawn[0]}, not in the draw pile: a traded card drawn back")
     wins = [e for e in events if isinstance(e, Won)]
     need(len(wins) <= 1, "two Won events")
+    for e in events:
+        if isinstance(e, (Conquered, Rolled)):
+            loser = e.loser if isinstance(e, Conquered) else e.defender_name
+            if loser != e.player and loser in team_of(before, e.player):
+                fail(f"{e}: a team-mate attacked")
     if case.options.missions:
         check_missions(before, events, after)
     limit = check_rounds(case, before, events, after)
@@ -513,13 +556,15 @@ def check_invariants(
     elif after.phase is Phase.OVER:
         need(len(wins) == 1, "the game is over without a Won event")
         need(after.winner == wins[0].player, "winner differs from the Won event")
-        if alive != {after.winner}:
+        need(wins[0] == won(after, after.winner), f"{wins[0]}: not the winner's team")
+        team = set(team_of(after, after.winner))
+        if not (after.winner in alive and alive <= team):
             fail(f"winner {after.winner} but alive: {alive}")
         owners = {h.owner for h in after.territories.values()}
-        if not (owners <= {after.winner, NEUTRAL}):
+        if not (owners <= team | {NEUTRAL}):
             fail(f"over, yet territories held by {owners}")
-        if not neutral:
-            need(owners == {after.winner}, "a game without neutral ends with all 42 held")
+        if not neutral and not owners <= team:
+            fail("a game without neutral ends with all 42 held by the winners")
     else:
         need(not wins and after.winner is None, "a Won event but the game goes on")
     need(after.resolution == before.resolution + 1, "the resolution number did not move on")
@@ -558,28 +603,37 @@ def check_rounds(case: Case, before: GameState, events: Sequence[Event], after: 
     need(after.first_seat == before.first_seat, "the first seat changed")
     if ends and before.round >= rounds:
         need(len(limit) == 1 and after.phase is Phase.OVER, "the last round ended, the game not")
+        # In a team game the teams still in the game compare, each by its players still in.
+        sides = {team_of(after, p.name) for p in alive}
+        seat = {p.name: p.seat for p in alive}
         held = {
-            p.name: [t for t, h in after.territories.items() if h.owner == p.name] for p in alive
+            side: [t for t, h in after.territories.items() if h.owner in side] for side in sides
         }
+
+        def first(side: tuple[str, ...]) -> str:
+            return min((n for n in side if n in seat), key=lambda n: place(seat[n]))
+
         best = min(
-            alive,
-            key=lambda p: (
-                -len(held[p.name]),
-                -sum(after.armies(t) for t in held[p.name]),
-                place(p.seat),
+            sides,
+            key=lambda side: (
+                -len(held[side]),
+                -sum(after.armies(t) for t in held[side]),
+                place(seat[first(side)]),
             ),
         )
+        winner = first(best)
         need(
             limit[0]
             == RoundsOver(
                 rounds,
-                best.name,
-                len(held[best.name]),
-                sum(after.armies(t) for t in held[best.name]),
+                winner,
+                len(held[best]),
+                sum(after.armies(t) for t in held[best]),
+                best if after.options.teams else None,
             )
-            and events[-1] == Won(best.name)
-            and after.winner == best.name,
-            f"{limit[0]} at the round limit: {best.name} holds the most",
+            and events[-1] == won(after, winner)
+            and after.winner == winner,
+            f"{limit[0]} at the round limit: {winner} holds the most",
         )
         return True
     need(not limit, "the game ended before its last round was over")
@@ -649,12 +703,13 @@ class Replay:
             self.outcomes["mission fell back"] += 1
             return
         assert isinstance(event, MissionCompleted) and seat.mission is not None
-        now = goal(seat.mission, seat.name, seat.mission_fallback or seat.name in self.fallback)
+        fallen = seat.mission_fallback or seat.name in self.fallback
+        now = goal(seat.mission, seat.name, fallen, team_of(self.before, seat.name))
         need(event.mission == now, f"{event}: the mission is {now}")
         if not mission_done(now, seat.name, self.owner, self.armies, self.alive):
             fail(f"{event}, yet the mission is not done")
-        won = self.take(Won, "the mission's winner")
-        need(won == Won(seat.name), f"{won} after {event}")
+        event_won = self.take(Won, "the mission's winner")
+        need(event_won == won(self.before, seat.name), f"{event_won} after {event}")
         self.won = seat.name
         self.outcomes["mission won"] += 1
         if seat.name != self.name:
@@ -830,7 +885,7 @@ class Replay:
                 fail(f"skipped {event.order}")
             need(
                 self.owner[source] != name
-                or self.owner[target] == name
+                or self.owner[target] in team_of(self.before, name)
                 or self.armies[source] <= stop,
                 f"attack skipped though possible: {event}",
             )
@@ -838,8 +893,8 @@ class Replay:
             return
         if self.owner[source] != name:
             fail(f"attack from {source}, not {name}'s")
-        if self.owner[target] == name:
-            fail(f"attack on {target}, {name}'s own")
+        if self.owner[target] in team_of(self.before, name):
+            fail(f"attack on {target}, {self.owner[target]}'s, of {name}'s own team")
         if self.armies[source] <= stop:
             fail(f"attack from {source} with {self.armies[source]}")
         defender = self.owner[target]
@@ -922,11 +977,11 @@ class Replay:
         self.hands[name].extend(self.hands[defender])
         self.hands[defender] = []
         self.alive[defender] = False
-        living = [p for p, a in self.alive.items() if a]
-        if len(living) == 1:
-            won = self.take(Won, "the last player standing")
-            if won != Won(name):
-                fail(f"{won}, yet {name} is the last one")
+        living = {p for p, a in self.alive.items() if a}
+        if living <= set(team_of(self.before, name)):  # (in a team game, the last team)
+            last = self.take(Won, "the last player standing")
+            if last != won(self.before, name):
+                fail(f"{last}, yet {name} is the last one")
             self.won = name
             return
         if len(self.hands[name]) < ELIMINATION_TRADE_AT:
@@ -939,10 +994,12 @@ class Replay:
 
     def fortify(self, fortify: Fortify) -> None:
         name, source, target = self.name, fortify.source, fortify.target
+        options = self.case.options
+        partners = set(team_of(self.before, name)) if options.team_fortify else {name}
         possible = (
             source != target
             and self.owner[source] == name
-            and self.owner[target] == name
+            and self.owner[target] in partners
             and self.armies[source] >= 2
             and {
                 FortifyMode.ADJACENT: self.board.adjacent(source, target),
@@ -971,17 +1028,23 @@ class Replay:
         )
         if done.note:
             self.outcomes["fortify cut"] += 1
+        if self.owner[target] != name:
+            self.outcomes["fortify to a team-mate"] += 1
         if target not in self.connected(source):
             self.outcomes["fortify unlimited"] += 1
         self.armies[source] -= moved
         self.armies[target] += moved
 
     def connected(self, source: str) -> set[str]:
+        """Where a chain leads from `source`: through the player's territories and, in a team
+        game with team fortification, their team-mates'."""
+        through = set(team_of(self.before, self.name)) if self.case.options.team_fortify else set()
+        through.add(self.name)
         seen = {source}
         todo = [source]
         while todo:
             for n in self.board.neighbours(todo.pop()):
-                if n not in seen and self.owner[n] == self.name:
+                if n not in seen and self.owner[n] in through:
                     seen.add(n)
                     todo.append(n)
         return seen
@@ -1193,8 +1256,8 @@ def test_selfplay_game_keeps_the_rules(case: Case) -> None:
     elif played.ended and played.outcomes["rounds over"]:
         assert final.round == case.options.rounds and final.player(final.winner or "").alive
     elif played.ended:
-        alive = [p.name for p in final.players if p.alive]
-        assert alive == [final.winner]
+        alive = {p.name for p in final.players if p.alive}
+        assert final.winner in alive and alive <= set(team_of(final, final.winner or ""))
     if played.ended:
         assert rules.validate(final, played.orders[-1][0])  # no orders after the end
 
@@ -1280,6 +1343,8 @@ def test_each_variant_plays_as_it_says() -> None:
             by_kind.setdefault("fortifies", []).append(game)
         if case.board != "classic":
             by_kind.setdefault("islands", []).append(game)
+        if o.teams:
+            by_kind.setdefault("teams", []).append(game)
         if o.rounds:
             by_kind.setdefault("rounds", []).append(game)
             assert game.ended, f"{case.id} went past its {o.rounds} rounds"
@@ -1294,9 +1359,19 @@ def test_each_variant_plays_as_it_says() -> None:
             "flat",
             "fortifies",
             "islands",
+            "teams",
         ),
         True,
     )
+    teams = by_kind["teams"]
+    assert sum(g.outcomes["fortify to a team-mate"] for g in teams) > VARIANT_GAMES
+    won_by_team = [g for g in teams if g.ended and not g.outcomes["rounds over"]]
+    # (won by a team of several players still in the game, not by one left alone)
+    assert (
+        sum(len({p.name for p in g.final.players if p.alive}) > 1 for g in won_by_team)
+        > len(won_by_team) // 4
+    )
+    assert sum(g.outcomes["mission won"] for g in teams) > 0
     assert sum(g.outcomes["fortified twice"] for g in by_kind["fortifies"]) > VARIANT_GAMES
     flat = Counter(
         v for g in by_kind["flat"] for v in g.outcomes.elements() if v.startswith("flat ")

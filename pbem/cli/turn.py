@@ -85,6 +85,23 @@ from pbem.errors import PbemError
     "armies, then the earliest to play (0, the default: play until someone wins).",
 )
 @click.option(
+    "--teams",
+    metavar="NxM|A+B,C+D",
+    help="A team game: 2x2 is two teams of two from the players as listed (the 1st and 3rd, "
+    "the 2nd and 4th); or name them, alice+carol,bob+dave. Team-mates never attack each other "
+    "and win together.",
+)
+@click.option(
+    "--team-fortify",
+    is_flag=True,
+    help="In a team game, a player may fortify into (and through) a team-mate's territories.",
+)
+@click.option(
+    "--team-cards-visible",
+    is_flag=True,
+    help="In a team game, each player's report shows their team-mates' cards.",
+)
+@click.option(
     "--no-territory-bonus",
     is_flag=True,
     help="A traded card that shows a territory of yours puts no 2 armies there.",
@@ -147,6 +164,9 @@ def new(
     no_territory_bonus: bool,
     fortifies: int,
     rounds: int,
+    teams: str | None,
+    team_fortify: bool,
+    team_cards_visible: bool,
     traded_cards: str,
     turn_time: str | None,
     due_at: str | None,
@@ -179,6 +199,7 @@ def new(
         TradedCards,
         TwoPlayer,
     )
+    from pbem.core.teams import parse_teams
     from pbem.game import clock, deadlines, processor, settings
     from pbem.game.store import read_game
 
@@ -189,6 +210,13 @@ def new(
     schedule = deadlines.schedule_from_options(
         turn_time, due_at, zone, vacation, vacation_mode, substitute_within
     )
+    listed = processor.parse_player_list(players.split(","))
+    team_list: tuple[tuple[str, ...], ...] = ()
+    if teams is not None:
+        try:
+            team_list = parse_teams(teams, [n for n, _ in listed])
+        except ValueError as err:
+            raise PbemError(f"--teams: {err}") from None
     options = Options(
         SetupMode(setup),
         TwoPlayer(two_player),
@@ -200,6 +228,9 @@ def new(
         territory_bonus=not no_territory_bonus,
         fortifies=fortifies,
         rounds=rounds,
+        teams=team_list,
+        team_fortify=team_fortify,
+        team_cards=team_cards_visible,
     )
     mail = settings.changed((), settings.parse_assignments(mail_settings))
     from pbem.core.board import board_names
@@ -214,7 +245,7 @@ def new(
             )
     outcome = processor.new_game(
         directory,
-        processor.parse_player_list(players.split(",")),
+        listed,
         options,
         seed_bytes,
         name,
@@ -228,6 +259,8 @@ def new(
     state = outcome.state
     echo(f"Created game '{state.game}' in {directory}: {len(state.players)} players.")
     echo("Order of play: " + ", ".join(p.name for p in state.players))
+    if options.teams:
+        echo("Teams: " + "; ".join(" + ".join(team) for team in options.teams))
     if state.phase is Phase.DRAFT:
         echo("Draft turn: every player sends a ranked list of territories (draft = [...]).")
     if state.phase is Phase.SETUP:

@@ -139,7 +139,7 @@ def _threat(
     stacks = [
         (state.armies(n), n)
         for n in state.board.neighbours(territory)
-        if n not in exclude and state.owner(n) not in (player, NEUTRAL)
+        if n not in exclude and state.owner(n) not in (*state.team(player), NEUTRAL)
     ]
     if not stacks:
         return None

@@ -2,16 +2,16 @@
 
 The rule, the same for every game and documented in the README: trade the best set when the
 hand forces a trade (5 or more cards); find the largest enemy stack that borders the player's
-territories (another player's, the neutral's only if no player's borders them; ties go to the
-first in board order); place every army, one at a time, on the player's territory next to it
-that holds the fewest armies at that moment (ties: board order). No attack, no fortify. In the
-setup turn the armies still to place go, one at a time, to whichever of the player's
-territories that border another owner's (a player's or the neutral's) holds the fewest at that
-moment (ties: board order), so that the borders are held rather than one territory; games made
-before format 7 (`autopilot = "front"`) place the setup's armies as a turn's, which in a dealt
-setup puts them all next to the first enemy territory in board order. In the draft turn the
-list is just "rest": every territory is picked by the draft's fill-in rule
-(pbem/core/draft.py).
+territories (another player's, never a team-mate's, the neutral's only if no player's borders
+them; ties go to the first in board order); place every army, one at a time, on the player's
+territory next to it that holds the fewest armies at that moment (ties: board order). No
+attack, no fortify. In the setup turn the armies still to place go, one at a time, to
+whichever of the player's territories that border another owner's (a player's, not a
+team-mate's, or the neutral's) holds the fewest at that moment (ties: board order), so that the
+borders are held rather than one territory; games made before format 7 (`autopilot =
+"front"`) place the setup's armies as a turn's, which in a dealt setup puts them all next to
+the first enemy territory in board order. In the draft turn the list is just "rest": every
+territory is picked by the draft's fill-in rule (pbem/core/draft.py).
 
 Pure: the orders are a function of the state alone, so the audit gets the same file again.
 """
@@ -31,10 +31,11 @@ def front(state: GameState, player: str) -> tuple[str, ...]:
     order (every territory they hold when no enemy borders them)."""
     owned = state.owned(player)
     mine = set(owned)
+    team = state.team(player)
     bordering = [
         t
         for t in state.board.names
-        if t not in mine and any(n in mine for n in state.board.neighbours(t))
+        if state.owner(t) not in team and any(n in mine for n in state.board.neighbours(t))
     ]
     players = [t for t in bordering if state.owner(t) != NEUTRAL]
     candidates = players or bordering
@@ -46,11 +47,12 @@ def front(state: GameState, player: str) -> tuple[str, ...]:
 
 
 def borders(state: GameState, player: str) -> tuple[str, ...]:
-    """The player's territories that border another owner's, in board order (every territory
-    they hold when none does)."""
+    """The player's territories that border another owner's (not a team-mate's), in board
+    order (every territory they hold when none does)."""
     owned = state.owned(player)
+    team = state.team(player)
     edge = tuple(
-        t for t in owned if any(state.owner(n) != player for n in state.board.neighbours(t))
+        t for t in owned if any(state.owner(n) not in team for n in state.board.neighbours(t))
     )
     return edge or owned
 

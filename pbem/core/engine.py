@@ -11,7 +11,7 @@ import functools
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pbem.core import dice, draft, missions, rules
+from pbem.core import dice, draft, missions, rules, teams
 from pbem.core.battle import battle
 from pbem.core.board import Board
 from pbem.core.dice import Stream
@@ -147,7 +147,7 @@ class _Table:
             if not self.alive[name]:
                 continue
             seat = self.seat_of(name)
-            mission = missions.current(seat)
+            mission = missions.current(seat, self.state.mates(name))
             if mission is not None and missions.complete(
                 mission, name, self.board, self.owner, self.armies, self.alive
             ):
@@ -161,7 +161,8 @@ class _Table:
         "destroy" mission aimed at them becomes "occupy 24 territories"."""
         for p in self.state.players:
             seat = self.seat_of(p.name)
-            if seat.alive and p.name != victor and missions.falls_back(seat, gone):
+            mates = self.state.mates(p.name)
+            if seat.alive and p.name != victor and missions.falls_back(seat, gone, mates):
                 self.fallback[p.name] = True
                 self.events.append(MissionFellBack(p.name, gone, reason))
 
@@ -203,6 +204,21 @@ class _Table:
 
     def living(self) -> list[str]:
         return [p for p, alive in self.alive.items() if alive]
+
+    def last_standing(self, prefer: str | None = None) -> str | None:
+        """Who wins because no one else is left: the last player in the game; in a team game,
+        once one team alone is left, `prefer` (who ended it) when they are of that team and in
+        the game, else its first player still in the game in the order of play."""
+        teams = self.state.options.teams
+        if not teams:
+            living = self.living()
+            return living[0] if len(living) == 1 else None
+        team = rules.last_team(self.alive, teams)
+        if team is None:
+            return None
+        if prefer in team and self.alive[prefer]:
+            return prefer
+        return next(n for n in team if self.alive[n])
 
     def draw(self, player: str, hidden: Stream) -> None:
         """The card earned by a conquest: card number randbelow(cards in the pile) of the draw
@@ -321,6 +337,8 @@ def new_game(
             f"Secret Mission Risk is played by {missions.MIN_PLAYERS} to "
             f"{missions.MAX_PLAYERS} players, not {len(names)}"
         )
+    if options.teams:
+        teams.check_teams(options.teams, names)
     stream = Stream.public(randomness.public)
     events: list[Event] = []
 
@@ -500,9 +518,9 @@ def _resolve_setup(
     for player in state.players:
         if player.name in autopilot:
             _drop_if_due(table, player.name)
-    living = table.living()
-    if len(living) == 1:
-        _win(table, living[0])
+    standing = table.last_standing()
+    if standing:
+        _win(table, standing)
     first = next(p.seat for p in state.players if table.alive[p.name])
     table.check_missions(state.players[first].name)
     if table.winner:
@@ -602,7 +620,8 @@ def _win(table: _Table, player: str) -> None:
     if table.winner:
         return
     table.winner = player
-    table.events.append(Won(player))
+    teams = table.state.options.teams
+    table.events.append(Won(player, table.state.team(player) if teams else None))
 
 
 def _place_all(table: _Table, player: str, orders: Orders, armies: int, why: str) -> None:
@@ -673,9 +692,9 @@ def _resolve_turn(
             table.draw(name, Stream.hidden(randomness.hidden, state.resolution, randomness.orders))
     if missed and not table.winner:
         _drop_if_due(table, name)
-        living = table.living()
-        if len(living) == 1:
-            _win(table, living[0])
+        standing = table.last_standing()
+        if standing:
+            _win(table, standing)
 
     seat = state.current
     if not table.winner:
@@ -696,16 +715,30 @@ def _resolve_turn(
 
 def _rounds_over(table: _Table) -> None:
     """The last round is over: the player still in the game with the most territories wins,
-    then the one with the most armies, then the earliest in the order of play."""
+    then the one with the most armies, then the earliest in the order of play. In a team game
+    the team with the most territories together wins (then the most armies, then the one
+    whose player still in the game plays earliest), told as won by that player."""
     state = table.state
-    held = {p: [t for t, o in table.owner.items() if o == p] for p in table.living()}
+    teams = state.options.teams or tuple((p,) for p in table.living())
     order = {p.name: rules.place_in_round(state, p.seat) for p in state.players}
-    winner = min(
-        held,
-        key=lambda p: (-len(held[p]), -sum(table.armies[t] for t in held[p]), order[p]),
+    held = {
+        team: [t for t, o in table.owner.items() if o in team]
+        for team in teams
+        if any(table.alive[n] for n in team)
+    }
+
+    def armies(team: tuple[str, ...]) -> int:
+        return sum(table.armies[t] for t in held[team])
+
+    def first(team: tuple[str, ...]) -> str:
+        return min((n for n in team if table.alive[n]), key=order.__getitem__)
+
+    best = min(held, key=lambda team: (-len(held[team]), -armies(team), order[first(team)]))
+    winner = first(best)
+    team = best if state.options.teams else None
+    table.events.append(
+        RoundsOver(state.options.rounds, winner, len(held[best]), armies(best), team)
     )
-    armies = sum(table.armies[t] for t in held[winner])
-    table.events.append(RoundsOver(state.options.rounds, winner, len(held[winner]), armies))
     _win(table, winner)
 
 
@@ -719,6 +752,12 @@ def _attack(
         return 0, bonus_used
     if table.owner[target] == name:
         table.events.append(Skipped(name, attack.describe(), f"you already hold {target}"))
+        return 0, bonus_used
+    if table.owner[target] in table.state.mates(name):
+        mate = table.owner[target]
+        table.events.append(
+            Skipped(name, attack.describe(), f"{mate}, your team-mate, holds {target}")
+        )
         return 0, bonus_used
     if table.armies[source] < 2 or table.armies[source] <= attack.stop_at:
         table.events.append(
@@ -759,9 +798,9 @@ def _eliminate(table: _Table, victor: str, loser: str, where: str, bonus_used: b
     table.hands[victor].extend(taken)
     table.alive[loser] = False
     table.events.append(Eliminated(loser, victor, len(taken)))
-    living = table.living()
-    if len(living) == 1:
-        _win(table, living[0])
+    standing = table.last_standing(victor)
+    if standing:
+        _win(table, standing)
         return bonus_used
     table.missions_fall_back(loser, f"{loser} was eliminated by {victor}", victor)
     table.check_missions(victor)

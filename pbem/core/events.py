@@ -300,14 +300,19 @@ class RoundsOver(Event):
     player: str
     territories: int
     armies: int
+    team: tuple[str, ...] | None = None
+    """In a team game, `player`'s team, whose territories and armies these are together."""
 
 
 @dataclass(frozen=True)
 class Won(Event):
-    """The game is over: one player is left standing, or one did their mission."""
+    """The game is over: one player is left standing, or one did their mission; in a team
+    game `team` won together (one team left in the game, or `player`, of it, did their
+    mission)."""
 
     kind: ClassVar[str] = "won"
     player: str
+    team: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -383,7 +383,8 @@ class _Plan(Generic[P]):
             if note:
                 cut += w
             cells = list(world)
-            cells[s], cells[t] = (True, armies - n), (True, there + n)
+            # (the target stays its owner's: a team-mate's, where the game allows it)
+            cells[s], cells[t] = (True, armies - n), (world[t][0], there + n)
             self.add(after, tuple(cells), w)  # (a later fortification starts from here)
         self.worlds = after
         self.store()

@@ -6,9 +6,13 @@ A mission card is a short text id, stored in the player's seat (`Player.mission`
 - `continents:Europe,South America,+1`: both, and every territory of one more continent;
 - `territories:24`: hold 24 territories;
 - `territories:18,2`: hold 18 territories with at least 2 armies on each;
-- `destroy:<player>`: eliminate that player yourself. When the target is the holder, or is
-  eliminated by someone else, or leaves the game (dropped after missed turns), the mission
-  becomes `territories:24` (`Player.mission_fallback` records the latter two).
+- `destroy:<player>`: eliminate that player yourself. When the target is the holder (or, in a
+  team game, a team-mate of the holder's), or is eliminated by someone else, or leaves the game
+  (dropped after missed turns), the mission becomes `territories:24`
+  (`Player.mission_fallback` records the latter two).
+
+In a team game each mission is still done by its holder alone, with their own territories; the
+holder's team wins with them.
 
 The deck is the published one (the README's "Secret Mission Risk"): the 8 cards above without
 a target, and one "destroy" card per seated player, in seat order. Pure: no files, no clock.
@@ -16,7 +20,7 @@ a target, and one "destroy" card per seated player, in seat order. Pure: no file
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from pbem.core.board import Board
@@ -98,13 +102,16 @@ def deal(seats: Sequence[str], hidden: bytes) -> tuple[str, ...]:
     return tuple(cards.pop(stream.randbelow(len(cards))) for _ in seats)
 
 
-def current(player: Player) -> Mission | None:
+def current(player: Player, mates: Collection[str] = ()) -> Mission | None:
     """The mission `player` plays for now: the card dealt, or 24 territories for a "destroy"
-    card aimed at themselves or fallen back (None in a game without missions)."""
+    card aimed at themselves, at one of their team-mates (`mates`, in a team game) or fallen
+    back (None in a game without missions)."""
     if player.mission is None:
         return None
     mission = Mission.parse(player.mission)
-    if mission.target is not None and (mission.target == player.name or player.mission_fallback):
+    if mission.target is not None and (
+        mission.target == player.name or mission.target in mates or player.mission_fallback
+    ):
         return Mission.parse(FALLBACK)
     return mission
 
@@ -139,7 +146,7 @@ def complete(
 
 def completed(state: GameState, player: str) -> bool:
     """Whether `player`'s current mission is done in `state`."""
-    mission = current(state.player(player))
+    mission = current(state.player(player), state.mates(player))
     if mission is None:
         return False
     owner = {t: h.owner for t, h in state.territories.items()}
@@ -151,7 +158,7 @@ def completed(state: GameState, player: str) -> bool:
 def progress(state: GameState, player: str, holds: str = "you hold") -> str:
     """How far `player` is with their mission: "you hold 9/12 of Asia, 4/6 of Africa" (`holds`
     says who holds: "you hold", or "alice holds" for another reader)."""
-    mission = current(state.player(player))
+    mission = current(state.player(player), state.mates(player))
     if mission is None:
         return ""
     board = state.board
@@ -179,10 +186,13 @@ def progress(state: GameState, player: str, holds: str = "you hold") -> str:
     return f"{holds} {len(mine)}/{mission.territories} territories"
 
 
-def falls_back(player: Player, gone: str) -> bool:
+def falls_back(player: Player, gone: str, mates: Collection[str] = ()) -> bool:
     """Whether `player`'s "destroy" mission falls back now that `gone` left the game (by
-    another's hand, or dropped): it aimed at `gone` and had not fallen back already."""
+    another's hand, or dropped): it aimed at `gone` and had not fallen back already (nor was
+    played as 24 territories from the start, aimed at a team-mate of theirs)."""
     if player.mission is None or player.mission_fallback or player.name == gone:
+        return False
+    if gone in mates:
         return False
     return Mission.parse(player.mission).target == gone
 

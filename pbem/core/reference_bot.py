@@ -89,7 +89,9 @@ def reference_orders(state: GameState, player: str, secret: str) -> Orders:
 
 
 def _enemies(state: GameState, player: str, territory: str) -> list[str]:
-    return [n for n in state.board.neighbours(territory) if state.owner(n) != player]
+    """The territories next to `territory` of another owner (never a team-mate's)."""
+    team = state.team(player)
+    return [n for n in state.board.neighbours(territory) if state.owner(n) not in team]
 
 
 def _aim(state: GameState, player: str) -> str | None:

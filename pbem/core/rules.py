@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -260,8 +260,12 @@ def fortify_move(armies: int, asked: int | str) -> tuple[int, str | None]:
     return int(asked), None
 
 
-def connected(state: GameState, player: str, source: str, target: str) -> bool:
-    """Whether a chain of `player`'s territories leads from source to target."""
+def connected(
+    state: GameState, player: str, source: str, target: str, through: Collection[str] = ()
+) -> bool:
+    """Whether a chain of `player`'s territories (and of the owners `through` names, a team's)
+    leads from source to target."""
+    owners = {player, *through}
     seen = {source}
     frontier = [source]
     while frontier:
@@ -269,30 +273,51 @@ def connected(state: GameState, player: str, source: str, target: str) -> bool:
         if here == target:
             return True
         for n in state.board.neighbours(here):
-            if n not in seen and state.owner(n) == player:
+            if n not in seen and state.owner(n) in owners:
                 seen.add(n)
                 frontier.append(n)
     return False
+
+
+def fortify_partners(state: GameState, player: str) -> tuple[str, ...]:
+    """Whose territories, besides their own, `player` may fortify into and through: their
+    team-mates in a team game with team fortification, else no one."""
+    return state.mates(player) if state.options.team_fortify else ()
 
 
 def can_fortify(state: GameState, player: str, source: str, target: str) -> str | None:
     """None when the fortification is legal now, else the reason it is not."""
     if source == target:
         return "fortify needs two different territories"
-    for t in (source, target):
-        if state.owner(t) != player:
-            return f"you do not hold {t}"
+    if state.owner(source) != player:
+        return f"you do not hold {source}"
+    partners = fortify_partners(state, player)
+    if state.owner(target) != player and state.owner(target) not in partners:
+        if partners:
+            return f"neither you nor a team-mate holds {target}"
+        return f"you do not hold {target}"
     if state.armies(source) < 2:
         return f"{source} has only 1 army: one must stay behind"
     mode = state.options.fortify
     if mode is FortifyMode.NONE:
         return "this game has no fortification"
     if mode is FortifyMode.CONNECTED:
-        if not connected(state, player, source, target):
+        if not connected(state, player, source, target, partners):
+            if partners:
+                return f"no chain of your team's territories leads from {source} to {target}"
             return f"no chain of your territories leads from {source} to {target}"
     elif mode is FortifyMode.ADJACENT and not state.board.adjacent(source, target):
         return f"{source} and {target} are not adjacent"
     return None
+
+
+def last_team(
+    alive: Mapping[str, bool], teams: Sequence[tuple[str, ...]]
+) -> tuple[str, ...] | None:
+    """In a team game, the one team that still has players in the game, when only one has
+    (None while two or more have, and in a game without teams)."""
+    left = [team for team in teams if any(alive.get(n, False) for n in team)]
+    return left[0] if len(left) == 1 else None
 
 
 def place_in_round(state: GameState, seat: int) -> int:
@@ -540,6 +565,7 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
 
     # Attacks: a later attack may start from a territory an earlier one is to conquer.
     reachable = set(owned)
+    mates = state.mates(player.name)
     for attack in orders.attack:
         line = attack.line
         if not state.board.adjacent(attack.source, attack.target):
@@ -578,6 +604,15 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
                     "cannot attack '%(target)s': it is already yours", line, target=attack.target
                 )
             )
+        elif mates and state.owner(attack.target) in mates:
+            fail(
+                Problem.of(
+                    "cannot attack '%(target)s': %(player)s, your team-mate, holds it",
+                    line,
+                    target=attack.target,
+                    player=state.owner(attack.target),
+                )
+            )
         reachable.add(attack.target)
     _validate_fortify(state, orders, reachable, fail)
 
@@ -608,17 +643,36 @@ def _validate_fortify(state: GameState, orders: Orders, reachable: set[str], fai
                 most=most,
             )
         )
+    partners = fortify_partners(state, orders.player)
     for fortify in fortifications:
         line = fortify.line
         if fortify.source == fortify.target:
             fail(Problem.of("fortify needs two different territories", line))
-        for t in (fortify.source, fortify.target):
-            if t not in reachable:
-                fail(
-                    Problem.of(
-                        "cannot fortify with '%(territory)s': it is not yours", line, territory=t
-                    )
+        if fortify.source not in reachable:
+            fail(
+                Problem.of(
+                    "cannot fortify with '%(territory)s': it is not yours",
+                    line,
+                    territory=fortify.source,
                 )
+            )
+        # (a team-mate's territory, where the game allows it: no attack changes its owner)
+        if fortify.target not in reachable and not (
+            partners and state.owner(fortify.target) in partners
+        ):
+            fail(
+                Problem.of(
+                    "cannot fortify '%(territory)s': neither you nor a team-mate holds it",
+                    line,
+                    territory=fortify.target,
+                )
+                if partners
+                else Problem.of(
+                    "cannot fortify with '%(territory)s': it is not yours",
+                    line,
+                    territory=fortify.target,
+                )
+            )
         if state.options.fortify is FortifyMode.ADJACENT and not state.board.adjacent(
             fortify.source, fortify.target
         ):

@@ -163,6 +163,13 @@ class Options:
     rounds: int = 0
     """After how many rounds of play the game ends (0: it goes on until it is won): then the
     player with the most territories wins, then the most armies, then the earliest to play."""
+    teams: tuple[tuple[str, ...], ...] = ()
+    """The teams of a team game, each its players in the order of play (none: every player
+    for themselves). Team-mates never attack each other and win together."""
+    team_fortify: bool = False
+    """In a team game, whether a player may fortify into a team-mate's territory."""
+    team_cards: bool = False
+    """In a team game, whether each player sees their team-mates' cards."""
 
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
@@ -193,6 +200,12 @@ class Options:
             out["fortifies"] = self.fortifies
         if self.rounds:
             out["rounds"] = self.rounds
+        if self.teams:
+            out["teams"] = [list(team) for team in self.teams]
+            if self.team_fortify:
+                out["team_fortify"] = True
+            if self.team_cards:
+                out["team_cards_visible"] = True
         return out
 
     @classmethod
@@ -217,6 +230,9 @@ class Options:
             territory_bonus=_flag(data.get("territory_bonus", True), "territory_bonus"),
             fortifies=_count(data.get("fortifies", 1), "fortifies", least=1),
             rounds=_count(data.get("rounds", 0), "rounds"),
+            teams=_teams(data.get("teams", [])),
+            team_fortify=_flag(data.get("team_fortify", False), "team_fortify"),
+            team_cards=_flag(data.get("team_cards_visible", False), "team_cards_visible"),
         )
 
     @property
@@ -238,6 +254,19 @@ class Options:
     def dice_by_orders(self) -> bool:
         """Whether the dice come from the key and the orders rather than the key alone."""
         return self.dice is DiceRule.ORDERS
+
+
+def _teams(value: object) -> tuple[tuple[str, ...], ...]:
+    """The teams as recorded: lists of names, at least two teams, no name twice."""
+    if not isinstance(value, list) or not all(
+        isinstance(team, list) and team and all(isinstance(n, str) for n in team) for team in value
+    ):
+        raise ValueError(f"'teams' must be lists of player names, not {value!r}")
+    teams = tuple(tuple(team) for team in value)
+    names = [n for team in teams for n in team]
+    if teams and (len(teams) < 2 or len(set(names)) != len(names)):
+        raise ValueError(f"'teams' must be two or more teams, no player in two: {value!r}")
+    return teams
 
 
 def _count(value: object, key: str, least: int = 0) -> int:
@@ -356,6 +385,23 @@ class GameState:
     def has_player(self, name: str) -> bool:
         return any(p.name == name for p in self.players)
 
+    def team(self, name: str) -> tuple[str, ...]:
+        """The team `name` plays in, in the order of play (just `name` in a game without
+        teams)."""
+        return team_of(self.options.teams, name)
+
+    @property
+    def won_by(self) -> str | None:
+        """Who won, as a name to show: the winner, or in a team game their team ("alice +
+        carol"); None while the game goes on."""
+        if self.winner is None:
+            return None
+        return team_name(self.team(self.winner))
+
+    def mates(self, name: str) -> tuple[str, ...]:
+        """`name`'s team-mates (none in a game without teams)."""
+        return tuple(n for n in self.team(name) if n != name)
+
     @property
     def current_player(self) -> Player:
         return self.players[self.current]
@@ -390,6 +436,19 @@ class GameState:
         if self.phase is Phase.DRAFT:
             return False
         return any(h.owner == NEUTRAL for h in self.territories.values())
+
+
+def team_name(team: tuple[str, ...]) -> str:
+    """A team as players read it: its players joined by " + " (one player: their name)."""
+    return " + ".join(team)
+
+
+def team_of(teams: tuple[tuple[str, ...], ...], name: str) -> tuple[str, ...]:
+    """The team of `teams` that `name` plays in (just `name` when in none)."""
+    for team in teams:
+        if name in team:
+            return team
+    return (name,)
 
 
 def state_to_dict(state: GameState) -> dict[str, Any]:

@@ -130,7 +130,7 @@ def _resolve(name: str, directory: Path, now: datetime) -> GameRun:
         return GameRun(name, directory, Result.FAILED, str(err))
     state = outcome.state
     after = (
-        f"over: {state.winner} won"
+        f"over: {state.won_by} won"
         if state.winner
         else f"turn {state.turn} awaits {', '.join(state.awaiting())}"
     )

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pbem.core import dice, engine, missions, rules
+from pbem.core import dice, engine, missions, rules, teams
 from pbem.core.board import load_board
 from pbem.core.events import Event
 from pbem.core.orders import Orders
@@ -196,6 +196,18 @@ def new_game(
         seed = secrets.token_bytes(32)
     if len(seed) != 32:
         raise PbemError("the seed must be 32 bytes (64 hex digits)")
+    if (options.team_fortify or options.team_cards) and not options.teams:
+        raise PbemError(
+            "--team-fortify and --team-cards-visible are for team games: add --teams, or "
+            "leave them out"
+        )
+    if options.teams:
+        try:
+            teams.check_teams(options.teams, [n for n, _ in players])
+        except ValueError as err:
+            raise PbemError(f"--teams: {err}") from None
+        listed = dict(players)
+        players = [(n, listed[n]) for n in teams.seating(options.teams)]
     names = [n for n, _ in players]
     game_name = name or directory.resolve().name
     if not GAME_NAME.match(game_name):
@@ -344,7 +356,7 @@ def summary(outcome: Outcome) -> str:
         if e.kind in ("missed_turn", "dropped", "mission_completed")
     ]
     if state.phase is Phase.OVER:
-        lines.append(f"The game is over: {state.winner} won.")
+        lines.append(f"The game is over: {state.won_by} won.")
     else:
         lines.append(f"Turn {state.turn} awaits {', '.join(state.awaiting())}.")
     if outcome.reports:
@@ -426,7 +438,7 @@ def resolve_game(
         game = read_game(directory)
         r = game.state.resolution
         if game.state.phase is Phase.OVER:
-            raise PbemError(f"game '{game.name}' is over: {game.state.winner} won")
+            raise PbemError(f"game '{game.name}' is over: {game.state.won_by} won")
         if checked_history(game) == r + 1:
             return _complete(game, read_history(directory, r))
         _never_backwards(directory, r, now)

@@ -235,7 +235,7 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
         "zone": game.schedule.timezone if game.schedule else None,
     }
     if state.phase is Phase.OVER:
-        return GameStatus(name, directory, State.OVER, f"{state.winner} won", **common)
+        return GameStatus(name, directory, State.OVER, f"{state.won_by} won", **common)
     found = processor.readiness(game)
     common.update(
         awaited=tuple(state.awaiting()),

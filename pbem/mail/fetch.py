@@ -326,7 +326,7 @@ class _Fetcher(Relaying):
             over = Problem.of(
                 "game '%(game)s' is over (%(winner)s won): no more orders are taken",
                 game=name,
-                winner=str(state.winner),
+                winner=str(state.won_by),
             )
             return self.reject(letter, raw, [over], to=me)
         player = self.game.registration(orders.player)

@@ -13,6 +13,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
+from pbem.core.state import team_name
 from pbem.errors import GameFileError
 from pbem.game.history import REPORTS, played_in, read_history, report_dir
 from pbem.game.safety import FileProblem, read_regular
@@ -36,7 +37,9 @@ def report_subject(view: dict[str, Any] | None, player: str, played: str) -> str
     code = view.get("language")
     lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
     if view.get("phase") == "over":
-        return lang._("game over: %(winner)s won", winner=str(view.get("winner")))
+        team = view.get("winners")  # (a team game's)
+        winner = team_name(tuple(map(str, team))) if isinstance(team, list) else view.get("winner")
+        return lang._("game over: %(winner)s won", winner=str(winner))
     me: dict[str, Any] = next((p for p in view.get("players", []) if p.get("name") == player), {})
     if not me.get("alive", True):
         return lang._("report: you are out of the game")

@@ -15,7 +15,15 @@ from pbem.core.events import (
     RolledForFirst,
 )
 from pbem.core.orders import Orders
-from pbem.core.state import NEUTRAL, CardRule, FortifyMode, GameState, Phase, TradedCards
+from pbem.core.state import (
+    NEUTRAL,
+    CardRule,
+    FortifyMode,
+    GameState,
+    Phase,
+    TradedCards,
+    team_name,
+)
 from pbem.game import clock
 from pbem.game.store import Game
 from pbem.present import i18n
@@ -189,7 +197,65 @@ def variants(state: GameState) -> list[str]:
                 rounds=options.rounds,
             )
         )
+    if options.teams:
+        out.append(
+            _(
+                "teams %(teams)s: team-mates never attack each other and win together",
+                teams=team_list(state),
+            )
+        )
+        if options.team_fortify:
+            out.append(_("you may fortify into and through your team-mates' territories"))
+        if options.team_cards:
+            out.append(_("team-mates see each other's cards"))
     return out
+
+
+def team_list(state: GameState) -> str:
+    """The teams of a team game, numbered as the players' table marks them: "[1] alice +
+    carol; [2] bob + dave"."""
+    return "; ".join(
+        f"[{n}] {team_name(team)}" for n, team in enumerate(state.options.teams, start=1)
+    )
+
+
+def game_over(state: GameState, player: str | None) -> str | None:
+    """Who won, as the report's headline tells it to `player` (None: the moderator); None
+    while the game goes on."""
+    if state.winner is None:
+        return None
+    if state.options.teams:
+        if player in state.team(state.winner):
+            return _(
+                "The game is over: your team, %(team)s, has won. Congratulations!",
+                team=state.won_by,
+            )
+        return _("The game is over: the team %(team)s has won.", team=state.won_by)
+    if player == state.winner:
+        return _("The game is over: %(winner)s has won. Congratulations!", winner=state.winner)
+    return _("The game is over: %(winner)s has won.", winner=state.winner)
+
+
+def team_section(state: GameState, players: Sequence[Mapping[str, Any]], player: str) -> Any:
+    """A player's team in a team game: its name, what it holds together, and each team-mate's
+    hand where the game shows it (`hand` None where it does not); None without teams."""
+    if not state.options.teams:
+        return None
+    team = state.team(player)
+    mates = [p for p in players if p["name"] in team and p["name"] != player]
+    return {
+        "name": team_name(team),
+        "territories": sum(len(state.owned(n)) for n in team),
+        "armies": sum(state.total_armies(n) for n in team),
+        "mates": [
+            {
+                "label": p["name"],
+                "cards": p["cards"],
+                "hand": [card_name(c) for c in p["hand"]] if "hand" in p else None,
+            }
+            for p in mates
+        ],
+    }
 
 
 def report_context(
@@ -216,6 +282,7 @@ def report_context(
     colours = player_colours(state)
     section = dice_section(game, resolution, events)
     continents: list[dict[str, Any]] = []
+    mates = state.mates(player) if player is not None else ()
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
         holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
@@ -232,6 +299,7 @@ def report_context(
                         "owner": mission_view.owner_shown(state, t),
                         "armies": state.armies(t),
                         "mine": player is not None and state.owner(t) == player,
+                        "mate": player is not None and state.owner(t) in mates,
                         "colour": colours.get(state.owner(t), NEUTRAL_COLOUR)[0],
                     }
                     for t in c.territories
@@ -239,11 +307,14 @@ def report_context(
             }
         )
     players = []
+    number = {n: i for i, team in enumerate(state.options.teams, start=1) for n in team}
     for p in view["players"]:
+        label = seat_label(game, p["name"])
         players.append(
             {
                 **p,
-                "label": seat_label(game, p["name"]),
+                "label": f"{label} [{number[p['name']]}]" if number else label,
+                "team": number.get(p["name"]),
                 "colour": colours[p["name"]][0],
                 "continents": [place(c) for c in state.continents_held(p["name"])],
                 "me": p["name"] == player,
@@ -285,6 +356,9 @@ def report_context(
         "deadline": deadline_text(game, now),
         "undone": list(undone),
         "variants": variants(state),
+        "game_over": game_over(state, player),
+        "teams": team_list(state) if state.options.teams else None,
+        "team": team_section(state, players, player) if player is not None else None,
         "flat": state.options.cards is CardRule.FLAT,
         "with_cards": state.options.with_cards,
         "away": [],  # the players away (render_reports fills it in)

@@ -64,7 +64,7 @@ def goal(mission: missions.Mission) -> str:
 def progress(state: GameState, player: str, viewer: str | None) -> str:
     """How far `player` is with their mission, for `viewer`, in the reader's language (as
     `missions.progress` counts it): "you hold 9/12 of Asia, 4/6 of Africa"."""
-    mission = missions.current(state.player(player))
+    mission = missions.current(state.player(player), state.mates(player))
     if mission is None:
         return ""
     mine = viewer == player
@@ -124,7 +124,7 @@ def mission_entry(state: GameState, player: Player, viewer: str | None) -> dict[
     """The "mission" of a player's entry in a view: the card dealt, what it asks now (its
     `goal`), whether a "destroy" card fell back, whether it is done and how far it is."""
     assert player.mission is not None
-    now = missions.current(player)
+    now = missions.current(player, state.mates(player.name))
     assert now is not None
     entry: dict[str, Any] = {
         "card": player.mission,

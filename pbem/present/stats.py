@@ -30,7 +30,7 @@ from pbem.core.events import (
     Won,
 )
 from pbem.core.luck import PlayerLuck, SideLuck, tally
-from pbem.core.state import NEUTRAL
+from pbem.core.state import NEUTRAL, team_name
 from pbem.game.history import history_count, read_history
 from pbem.game.store import read_game
 from pbem.present.i18n import _, current, language, n_, place, speaking
@@ -183,7 +183,7 @@ def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dic
                     }
                 )
             elif isinstance(e, Won):
-                winner = e.player
+                winner = team_name(e.team) if e.team else e.player
         timeline.append(
             {
                 "resolution": resolution,

@@ -34,7 +34,7 @@ from pbem.core.events import (
     Won,
 )
 from pbem.core.orders import Attack, Orders
-from pbem.core.state import GameState
+from pbem.core.state import GameState, team_name
 from pbem.present import i18n
 from pbem.present import missions as mission_view
 from pbem.present.i18n import _, n_, place
@@ -281,6 +281,16 @@ def narrate(event: Event, viewer: str | None) -> str:
             "%(where)s stay as neutral armies that only defend, and their seat is skipped.",
             **values,
         )
+    if isinstance(event, RoundsOver) and event.team:
+        return _(
+            "Round %(rounds)s, the game's last, is over: the team %(team)s holds the most "
+            "territories (%(territories)s, with %(armies)s; a tie goes to the most armies, then "
+            "to the team of the earliest to play).",
+            rounds=event.rounds,
+            team=team_name(event.team),
+            territories=n_("%(num)s territory", "%(num)s territories", event.territories),
+            armies=_armies(event.armies),
+        )
     if isinstance(event, RoundsOver):
         return _(
             "Round %(rounds)s, the game's last, is over: %(player)s holds the most territories "
@@ -291,6 +301,8 @@ def narrate(event: Event, viewer: str | None) -> str:
             territories=n_("%(num)s territory", "%(num)s territories", event.territories),
             armies=_armies(event.armies),
         )
+    if isinstance(event, Won) and event.team:
+        return _("The team %(team)s has won the game!", team=team_name(event.team))
     if isinstance(event, Won):
         return _("%(player)s has won the game!", player=event.player)
     if isinstance(event, DiceKeyed):

@@ -38,8 +38,13 @@ def game_view(
 
     `deadline`: when the pending turn is due (ISO 8601 with offset), in games with deadlines.
     In a game with missions a player's entry carries their mission only where the reader may
-    see it (`missions.may_see`)."""
+    see it (`missions.may_see`). A player's view holds their own hand, and in a team game with
+    `team_cards` their team-mates' hands; a team game's that is over names the team that won
+    (`winners`)."""
     visible = view_missions(state, player)
+    shown_hands = {p.name for p in state.players} if player is None else {player}
+    if player is not None and state.options.team_cards:
+        shown_hands.update(state.mates(player))
     players = []
     for p in state.players:
         entry: dict[str, Any] = {
@@ -61,7 +66,7 @@ def game_view(
             entry["missed"] = p.missed
         if p.dropped:
             entry["dropped"] = True
-        if player is None or player == p.name:
+        if p.name in shown_hands:
             entry["hand"] = list(p.hand)
         if p.name in visible:
             entry["mission"] = visible[p.name]
@@ -86,6 +91,8 @@ def game_view(
             t: {"owner": h.owner, "armies": h.armies} for t, h in state.territories.items()
         },
     }
+    if state.options.teams and state.winner is not None:
+        view["winners"] = list(state.team(state.winner))
     if deadline is not None and state.phase is not Phase.OVER:
         view["deadline"] = deadline
     if player is not None:
@@ -284,13 +291,16 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
         raise ViewError("'winner' is not one of the players")
     options = _field(view, "options", "view") if "options" in view else {}
     if not isinstance(options, dict) or not all(
-        isinstance(v, (str, bool, int)) for v in options.values()
+        isinstance(v, (str, bool, int)) or k == "teams" for k, v in options.items()
     ):
         raise ViewError("'options' is not an object of texts, numbers and true/false")
     try:
         rules_options = Options.from_dict(options)
     except ValueError as err:
         raise ViewError(f"'options' are not pbem's ({quoted(str(err))})") from None
+    seated = sorted(p.name for p in players)
+    if rules_options.teams and sorted(n for t in rules_options.teams for n in t) != seated:
+        raise ViewError("'options' name teams that are not the game's players")
     return GameState(
         game=_text(_field(view, "game", "view"), "game"),
         board=board,
