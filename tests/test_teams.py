@@ -396,6 +396,8 @@ def test_pbem_new_makes_a_team_game_that_every_report_tells(tmp_path: Path) -> N
     assert any(line.startswith(f"  + {cy_land}") for line in board.splitlines())
     audit = CliRunner().invoke(main, ["audit", str(game)])
     assert audit.exit_code == 0, audit.output
+    shown = CliRunner().invoke(main, ["show", str(game)])
+    assert "rules: teams [1] ann + cy; [2] ben + dee" in shown.output
 
 
 def test_team_cards_visible_shows_each_team_mates_hand_in_the_report(tmp_path: Path) -> None:
@@ -477,3 +479,67 @@ def test_a_bad_team_game_is_refused_and_nothing_is_made(
     assert result.exit_code != 0 and message in result.output, result.output
     assert "Traceback" not in result.output
     assert not (game / "game.toml").exists()
+
+
+# --- privacy over whole games ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("visible", [False, True])
+def test_over_a_whole_team_game_a_player_sees_team_mates_hands_only_as_the_game_says(
+    tmp_path: Path, visible: bool
+) -> None:
+    """Bots play a team game of missions to its end; after every resolution each player's view
+    holds their own hand and, only when the game shows team cards, their team-mates' (exactly
+    the hands the team-mates hold then); never another team's hand; no other player's mission
+    until the game is over; and the text report names a hand only of a team-mate."""
+    import random
+
+    from bots import orders_for
+
+    directory = tmp_path / "secret"
+    names = ["ann", "ben", "cy", "dee"]
+    options = Options(
+        teams=(("ann", "cy"), ("ben", "dee")), team_cards=visible, missions=True, team_fortify=True
+    )
+    processor.new_game(directory, [(n, "") for n in names], options, seed=bytes(range(32)))
+    rng = random.Random(11)
+    for _ in range(300):
+        game = read_game(directory)
+        if game.state.phase is Phase.OVER:
+            break
+        for name in game.state.awaiting():
+            reg = game.registration(name)
+            assert reg is not None
+            orders = replace(orders_for(game.state, name, rng), secret=reg.secret)
+            (directory / "orders" / f"{name}.toml").write_text(orders.to_toml(), "utf-8")
+        processor.resolve_game(directory)
+    final = read_game(directory).state
+    assert final.phase is Phase.OVER
+    mates = {"ann": {"cy"}, "cy": {"ann"}, "ben": {"dee"}, "dee": {"ben"}}
+    folders = sorted((directory / "reports").iterdir())
+    assert len(folders) > 10
+    shown_mates = 0
+    for folder in folders:
+        views = {n: json.loads((folder / f"{n}.view.json").read_text()) for n in names}
+        own = {n: next(p for p in views[n]["players"] if p["name"] == n) for n in names}
+        over = views["ann"]["phase"] == "over"
+        for name in names:
+            view = views[name]
+            allowed = {name} | (mates[name] if visible else set())
+            assert hands_shown(view) == allowed, (folder.name, name)
+            for p in view["players"]:
+                if "hand" in p and p["name"] != name:
+                    assert p["hand"] == own[p["name"]]["hand"]  # the team-mate's own, then
+                    shown_mates += bool(p["hand"])
+                if "mission" in p and not over:
+                    assert p["name"] == name, (folder.name, name, p["name"])
+            text = " ".join((folder / f"{name}.txt").read_text().split())
+            for other in names:
+                if other in mates[name] and visible:
+                    continue
+                assert f"Hand of {other}:" not in text, (folder.name, name, other)
+            if not over:
+                assert "Secret missions, revealed" not in text
+    assert shown_mates if visible else not shown_mates
+    audit = CliRunner().invoke(main, ["audit", str(directory)])
+    assert audit.exit_code == 0, audit.output

@@ -374,6 +374,11 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     ]
     if deadline:
         out.append(f"due by {deadline}")
+    from pbem.present.context import piles_context, variants
+
+    rules_played = variants(state)
+    if rules_played:
+        out.append("rules: " + "; ".join(rules_played))
     for c in state.board.continents.values():
         holders = {owner_shown(state, t) for t in c.territories}
         held = (
@@ -396,8 +401,6 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     if "neutral" in view:
         neutral = view["neutral"]
         out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
-    from pbem.present.context import piles_context
-
     out += ["", *piles_context(view["piles"])["lines"]]
     shown = mission_lines(view["players"], view.get("player"))
     if shown:
