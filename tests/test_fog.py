@@ -4,12 +4,16 @@ verify the dice they are told of without learning any other (docs/fog.md)."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import pytest
-from helpers import BOARD, make_state
+from helpers import BOARD, make_state, orders
 
-from pbem.core import fog
-from pbem.core.state import Options
+from pbem.core import dice, fog, rules
+from pbem.core.engine import Randomness, resolve
+from pbem.core.events import AttackStopped, Conquered, Rolled, Skipped
+from pbem.core.orders import REST, Attack, Orders
+from pbem.core.state import DiceRule, FogLevel, Options
 
 
 def test_a_player_sees_their_territories_their_team_mates_and_those_next_to_them() -> None:
@@ -64,3 +68,67 @@ def test_a_battle_key_checks_against_the_root_of_its_resolution_only() -> None:
     assert not fog.check_battle(BOARD, name, battle, index, path[:-1], root)
     assert not fog.check_battle(BOARD, name, battle, index, (*path, path[0]), root)
     assert len(path) == (len(fog.labels(BOARD)) - 1).bit_length()
+
+
+# --- each battle rolls from its own key -------------------------------------------------------
+
+FOG = Options(fog=FogLevel.LIGHT)
+KEY = bytes(range(32))
+RANDOMNESS = Randomness(KEY, bytes(32))
+
+
+def battles(events: object) -> list[list[tuple[int, ...]]]:
+    """The rolls of each battle of a turn, in order (a battle ends with its stop or conquest)."""
+    out: list[list[tuple[int, ...]]] = [[]]
+    for e in events:  # type: ignore[attr-defined]
+        if isinstance(e, Rolled):
+            out[-1].append((*e.attacker, *e.defender))
+        elif isinstance(e, (AttackStopped, Conquered)):
+            out.append([])
+    return [b for b in out if b]
+
+
+def own_stream(o: Orders, source: str, target: str, n: int) -> dice.Stream:
+    """The stream of the `n`-th battle of the turn on this pair (docs/fog.md)."""
+    digest = dice.orders_digest([dice.order_file_digest(o.canonical())])
+    battle = fog.battle_key(KEY, fog.label(source, target, n))
+    return dice.Stream.public(dice.dice_key(battle, digest))
+
+
+def test_in_a_fog_game_each_battle_rolls_from_its_own_key_from_its_first_die() -> None:
+    owners = {"Ukraine": ("alice", 60), "Ural": ("bob", 40), "Afghanistan": ("bob", 40)}
+    state = make_state(owners, default="carol", options=FOG, dice=DiceRule.ORDERS)
+    plan = [("Ural", 50), ("Afghanistan", 40), ("Ural", 30)]  # Ural twice: battles 1 and 2
+    o = orders(
+        state,
+        place=[("Ukraine", REST)],
+        attack=[Attack("Ukraine", t, stop_at=stop) for t, stop in plan],
+    )
+    assert rules.validate(state, o) == []
+    _, events = resolve(state, (o,), RANDOMNESS)
+    fought = battles(events)
+    assert len(fought) == 3
+    for (target, _), n, rolls in zip(plan, (1, 1, 2), fought, strict=True):
+        stream = own_stream(o, "Ukraine", target, n)
+        assert rolls[0] == stream.dice(3) + stream.dice(2), (target, n)
+    classic = replace(state, options=Options(dice=DiceRule.ORDERS))
+    _, plain = resolve(classic, (o,), RANDOMNESS)
+    assert battles(plain)[1][0] != fought[1][0]  # (one stream for the whole turn otherwise)
+
+
+def test_a_fog_game_allows_eight_attacks_on_one_pair_a_turn() -> None:
+    state = make_state({"Ukraine": ("alice", 90), "Ural": ("bob", 90)}, options=FOG)
+    attacks = [Attack("Ukraine", "Ural", stop_at=80 - i) for i in range(9)]
+    nine = orders(state, place=[("Ukraine", REST)], attack=attacks)
+    assert [p.message for p in rules.validate(state, nine)] == [
+        "a game with fog allows 8 attacks on 'Ural' from 'Ukraine' a turn"
+    ]
+    eight = replace(nine, attack=nine.attack[:8])
+    assert rules.validate(state, eight) == []
+    keyed = replace(state, options=replace(FOG, dice=DiceRule.ORDERS))
+    _, events = resolve(keyed, (replace(nine, turn=keyed.turn),), RANDOMNESS)
+    assert [e.reason for e in events if isinstance(e, Skipped)][-1] == (
+        "a game with fog allows 8 attacks on Ural from Ukraine a turn"
+    )
+    alone = replace(state, options=Options())
+    assert rules.validate(alone, nine) == []

@@ -11,7 +11,7 @@ import functools
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pbem.core import dice, draft, missions, rules, teams
+from pbem.core import dice, draft, fog, missions, rules, teams
 from pbem.core.battle import battle
 from pbem.core.board import Board
 from pbem.core.dice import Stream
@@ -69,6 +69,11 @@ class Randomness:
     hidden: bytes
     first: bytes | None = None
     orders: bytes | None = None
+    key: bytes | None = None
+    """Once keyed by the orders: the resolution's own key k[r+1] (a fog game keys each battle
+    from it, docs/fog.md)."""
+    again: bytes | None = None
+    """Once keyed by the orders: the salt of a resolution played again with other orders."""
 
 
 def by_orders(
@@ -84,7 +89,11 @@ def by_orders(
     if randomness.first is not None and randomness.first != digest:
         again = dice.again_salt(randomness.hidden, state.resolution, digest)
     keyed = Randomness(
-        dice.dice_key(randomness.public, digest, again), randomness.hidden, orders=digest
+        dice.dice_key(randomness.public, digest, again),
+        randomness.hidden,
+        orders=digest,
+        key=randomness.public,
+        again=again,
     )
     event = DiceKeyed(
         tuple(o.player for o in resolving),
@@ -673,11 +682,22 @@ def _resolve_turn(
     _count_turn(table, name, state.turn, missed)
     _place_all(table, name, orders, armies, "autopilot" if missed else "orders")
 
-    stream = Stream.public(randomness.public)
+    streams = _Streams(state, randomness)
     conquests = 0
     for attack in orders.attack:
         if table.winner:
             break
+        stream = streams.next(attack)
+        if stream is None:
+            table.events.append(
+                Skipped(
+                    name,
+                    attack.describe(),
+                    f"a game with fog allows {fog.MOST_ATTACKS_ON_A_PAIR} attacks on "
+                    f"{attack.target} from {attack.source} a turn",
+                )
+            )
+            continue
         result = _attack(table, name, attack, stream, bonus_used)
         conquests += result[0]
         bonus_used = result[1]
@@ -711,6 +731,32 @@ def _resolve_turn(
             turn=state.turn + 1, resolution=state.resolution + 1, current=seat, **rounds
         )
     return new, tuple(table.events)
+
+
+class _Streams:
+    """Where each attack of a turn rolls its dice: one stream for the whole turn, or in a fog
+    game a stream of its own for each battle, keyed by its label (docs/fog.md)."""
+
+    def __init__(self, state: GameState, randomness: Randomness) -> None:
+        self.randomness = randomness
+        self.fogged = state.options.fogged
+        self.shared = None if self.fogged else Stream.public(randomness.public)
+        self.count: dict[tuple[str, str], int] = {}
+
+    def next(self, attack: Attack) -> Stream | None:
+        """The stream of `attack`, the next attack of the turn (None: past the most a fog game
+        allows on its pair)."""
+        if self.shared is not None:
+            return self.shared
+        pair = (attack.source, attack.target)
+        n = self.count[pair] = self.count.get(pair, 0) + 1
+        if n > fog.MOST_ATTACKS_ON_A_PAIR:
+            return None
+        r = self.randomness
+        if r.key is None or r.orders is None:
+            raise ValueError("a fog game rolls its dice from the key and the orders")
+        battle = fog.battle_key(r.key, fog.label(attack.source, attack.target, n))
+        return Stream.public(dice.dice_key(battle, r.orders, r.again))
 
 
 def _rounds_over(table: _Table) -> None:

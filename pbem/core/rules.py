@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from pbem.core import fog
 from pbem.core.board import WILD, Board, CardKind
 from pbem.core.orders import ALL, BEST, REST, CardSet, Orders, Place
 from pbem.core.state import NEUTRAL, CardRule, FortifyMode, GameState, Phase, TwoPlayer
@@ -566,8 +567,22 @@ def _validate_turn(state: GameState, orders: Orders, fail: _Fail) -> None:
     # Attacks: a later attack may start from a territory an earlier one is to conquer.
     reachable = set(owned)
     mates = state.mates(player.name)
+    pairs: dict[tuple[str, str], int] = {}
     for attack in orders.attack:
         line = attack.line
+        pair = (attack.source, attack.target)
+        pairs[pair] = pairs.get(pair, 0) + 1
+        if state.options.fogged and pairs[pair] == fog.MOST_ATTACKS_ON_A_PAIR + 1:
+            fail(
+                Problem.of(
+                    "a game with fog allows %(most)s attacks on '%(target)s' from '%(source)s' "
+                    "a turn",
+                    line,
+                    most=fog.MOST_ATTACKS_ON_A_PAIR,
+                    target=attack.target,
+                    source=attack.source,
+                )
+            )
         if not state.board.adjacent(attack.source, attack.target):
             fail(
                 Problem.of(

@@ -101,6 +101,15 @@ class CardRule(str, enum.Enum):
     NONE = "none"
 
 
+class FogLevel(str, enum.Enum):
+    """Fog of war (docs/fog.md): none; `light`, every owner shown, armies only where the
+    player sees; `heavy`, owners hidden too where the player does not see."""
+
+    NONE = "none"
+    LIGHT = "light"
+    HEAVY = "heavy"
+
+
 class TradedCards(str, enum.Enum):
     """Where traded cards go: set aside face up on a discard pile until the draw pile runs out
     (the rule texts), or straight back into the deck (every game made before pbem recorded it)."""
@@ -170,6 +179,8 @@ class Options:
     """In a team game, whether a player may fortify into a team-mate's territory."""
     team_cards: bool = False
     """In a team game, whether each player sees their team-mates' cards."""
+    fog: FogLevel = FogLevel.NONE
+    """Fog of war: what each player sees of the others (docs/fog.md)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Every option, spelt out (what a new game records); `drop_after` only when not the
@@ -206,6 +217,8 @@ class Options:
                 out["team_fortify"] = True
             if self.team_cards:
                 out["team_cards_visible"] = True
+        if self.fogged:
+            out["fog"] = self.fog.value
         return out
 
     @classmethod
@@ -233,7 +246,13 @@ class Options:
             teams=_teams(data.get("teams", [])),
             team_fortify=_flag(data.get("team_fortify", False), "team_fortify"),
             team_cards=_flag(data.get("team_cards_visible", False), "team_cards_visible"),
+            fog=FogLevel(data.get("fog", FogLevel.NONE.value)),
         )
+
+    @property
+    def fogged(self) -> bool:
+        """Whether the game is played under fog of war."""
+        return self.fog is not FogLevel.NONE
 
     @property
     def sets_aside(self) -> bool:

@@ -39,6 +39,7 @@ def _shapes() -> tuple[str, ...]:
         _("no chain of your team's territories leads from %(source)s to %(target)s"),
         _("neither you nor a team-mate holds %(territory)s"),
         _("%(player)s, your team-mate, holds %(territory)s"),
+        _("a game with fog allows %(most)s attacks on %(target)s from %(source)s a turn"),
         _("%(source)s and %(target)s are not adjacent"),
         _("this game has no fortification"),
         _("the draw pile and the discard pile are empty: every card is in a hand"),
