@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import tomli as tomllib
+import tomli_w
 from click.testing import CliRunner
 from conftest import force_state, write_skeletons
 from helpers import BOARD, make_state, orders
@@ -460,6 +462,8 @@ def test_a_team_game_won_is_told_to_each_player_as_their_teams(tmp_path: Path) -
     )
     view = json.loads((folder / f"{foe}.view.json").read_text())
     assert report_subject(view, foe, "turn 9") == f"game over: {me} + {mate} won"
+    page = html.unescape((folder / f"{foe}.html").read_text())
+    assert f"{me} + {mate} won in turn {state.turn}." in page
 
 
 @pytest.mark.parametrize(
@@ -543,3 +547,91 @@ def test_over_a_whole_team_game_a_player_sees_team_mates_hands_only_as_the_game_
     assert shown_mates if visible else not shown_mates
     audit = CliRunner().invoke(main, ["audit", str(directory)])
     assert audit.exit_code == 0, audit.output
+
+
+# --- found in review: the draft, the winner of a drop, the aids, the stats, a bad history -------
+
+
+def test_a_draft_turn_whose_drops_leave_one_team_ends_the_game() -> None:
+    from pbem.core.engine import new_game
+    from pbem.core.state import SetupMode
+
+    options = Options(teams=TEAMS, setup=SetupMode.DRAFT, drop_after=1)
+    state, _ = new_game("g", SEATS, BOARD, options, RANDOMNESS)
+    assert state.phase is Phase.DRAFT
+    sent = [autopilot_orders(state, n, "x") for n in state.awaiting()]
+    new, events = resolve(state, sent, RANDOMNESS, autopilot={"alice", "carol"})
+    assert sorted(e.player for e in events if isinstance(e, Dropped)) == ["alice", "carol"]
+    assert new.phase is Phase.OVER and new.won_by == "bob + dave"
+
+
+def test_a_drop_that_ends_the_game_names_the_winning_teams_first_player_in_the_order_of_play() -> (
+    None
+):
+    # dave sits first (seat 0), bob third: bob is named first in the team, dave plays first.
+    options = replace(TEAM_GAME, drop_after=1)
+    seats = ["dave", "alice", "bob", "carol"]
+    state = make_state({"Ural": "bob", "Siam": "dave"}, default="alice", players=seats)
+    state = replace(state, options=options, current=1)
+    state = replace(
+        state, players=tuple(replace(p, alive=p.name != "carol") for p in state.players)
+    )
+    new, events = resolve(
+        state, (autopilot_orders(state, "alice", "x"),), RANDOMNESS, autopilot={"alice"}
+    )
+    assert events[-1] == Won("dave", ("bob", "dave")) and new.winner == "dave"
+
+
+def test_the_reports_aids_and_ready_order_file_never_aim_at_a_team_mate() -> None:
+    from pbem.present.aids import decision_aids
+    from pbem.present.skeleton import order_skeleton
+
+    # alice's Ukraine (30) borders carol's weak territories and bob's strong Ural.
+    owners = {
+        "Ukraine": ("alice", 30),
+        "Scandinavia": ("carol", 1),
+        "Northern Europe": ("carol", 1),
+        "Southern Europe": ("carol", 1),
+        "Middle East": ("carol", 1),
+        "Afghanistan": ("carol", 1),
+        "Ural": ("bob", 9),
+    }
+    state = table(owners)
+    aids = decision_aids(state, "alice")
+    assert {a.target for a in aids["attacks"]} == {"Ural"}  # type: ignore[attr-defined]
+    ukraine = next(b for b in aids["borders"] if b.territory == "Ukraine")  # type: ignore[attr-defined]
+    assert ukraine.threat == 9
+    skeleton = order_skeleton(state, "alice", "x")
+    assert '# to = "Ural"' in skeleton
+    alone = replace(state, options=Options())
+    assert len(decision_aids(alone, "alice")["attacks"]) > 1  # type: ignore[arg-type]
+
+
+def test_the_story_of_a_team_game_names_its_winner_and_the_team() -> None:
+    from pbem.present.stats import game_stats, stats_text
+
+    story = game_stats([(9, 7, (Won("dave", ("bob", "dave")),))], SEATS)
+    assert story["winner"] == "dave" and story["winners"] == ["bob", "dave"]
+    assert stats_text(story)[0] == "bob + dave won in turn 7."
+    alone = game_stats([(9, 7, (Won("dave"),))], SEATS)
+    assert "winners" not in alone and stats_text(alone)[0] == "dave won in turn 7."
+
+
+def test_a_history_with_teams_made_up_is_refused_by_the_audit_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    game, _ = new_team_game(tmp_path)
+    bad = [["ann", "zz"], ["ben", "cy", "dee"]]
+    for path, section in ((game / "game.toml", "options"), (game / "history/0000.toml", "setup")):
+        data = tomllib.loads(path.read_text())
+        assert data[section]["teams"] == [["ann", "cy"], ["ben", "dee"]]
+        data[section]["teams"] = bad
+        path.write_text(tomli_w.dumps(data, multiline_strings=True))
+    audit = CliRunner().invoke(main, ["audit", str(game)])
+    assert audit.exit_code != 0 and "Traceback" not in audit.output
+    assert "restore the game from a backup" in audit.output, audit.output
+
+
+def test_a_team_shape_of_a_thousand_digits_is_a_clear_refusal() -> None:
+    with pytest.raises(ValueError, match="not among the players"):
+        parse_teams("9" * 5000 + "x2", ["a", "b", "c", "d"])

@@ -217,7 +217,8 @@ class _Table:
     def last_standing(self, prefer: str | None = None) -> str | None:
         """Who wins because no one else is left: the last player in the game; in a team game,
         once one team alone is left, `prefer` (who ended it) when they are of that team and in
-        the game, else its first player still in the game in the order of play."""
+        the game, else its first player still in the game in seat order (the order of play
+        from the player who played first)."""
         teams = self.state.options.teams
         if not teams:
             living = self.living()
@@ -227,7 +228,7 @@ class _Table:
             return None
         if prefer in team and self.alive[prefer]:
             return prefer
-        return next(n for n in team if self.alive[n])
+        return next(p.name for p in self.state.players if p.name in team and self.alive[p.name])
 
     def draw(self, player: str, hidden: Stream) -> None:
         """The card earned by a conquest: card number randbelow(cards in the pile) of the draw
@@ -580,9 +581,9 @@ def _resolve_draft(
     for name in seated:
         if name in autopilot:
             _drop_if_due(table, name)
-    living = table.living()
-    if len(living) == 1:
-        _win(table, living[0])
+    standing = table.last_standing()
+    if standing:
+        _win(table, standing)
         return table.freeze(phase=Phase.OVER, resolution=state.resolution + 1), tuple(table.events)
     new = table.freeze(phase=Phase.SETUP, resolution=state.resolution + 1)
     return new, tuple(table.events)

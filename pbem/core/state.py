@@ -173,8 +173,8 @@ class Options:
     """After how many rounds of play the game ends (0: it goes on until it is won): then the
     player with the most territories wins, then the most armies, then the earliest to play."""
     teams: tuple[tuple[str, ...], ...] = ()
-    """The teams of a team game, each its players in the order of play (none: every player
-    for themselves). Team-mates never attack each other and win together."""
+    """The teams of a team game, each its players in the order they were named (none: every
+    player for themselves). Team-mates never attack each other and win together."""
     team_fortify: bool = False
     """In a team game, whether a player may fortify into a team-mate's territory."""
     team_cards: bool = False
@@ -405,8 +405,8 @@ class GameState:
         return any(p.name == name for p in self.players)
 
     def team(self, name: str) -> tuple[str, ...]:
-        """The team `name` plays in, in the order of play (just `name` in a game without
-        teams)."""
+        """The team `name` plays in, its players in the order they were named (just `name` in
+        a game without teams)."""
         return team_of(self.options.teams, name)
 
     @property

@@ -19,7 +19,7 @@ from pbem.core.state import same_name
 
 Teams = tuple[tuple[str, ...], ...]
 
-_SHAPE = re.compile(r"(\d+)\s*[xX×]\s*(\d+)")
+_SHAPE = re.compile(r"(\d{1,3})\s*[xX×]\s*(\d{1,3})")
 
 
 def parse_teams(spec: str, names: Sequence[str]) -> Teams:

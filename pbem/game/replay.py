@@ -40,13 +40,19 @@ def replay_setup(
             f"history/0000.toml sets the game up on the board '{setup['board']}', but the game "
             f"is on '{board.name}': restore the game from a backup"
         )
-    return engine.new_game(
-        str(setup["game"]),
-        list(setup["players"]),
-        board,
-        Options.from_dict(setup),
-        randomness,
-    )
+    try:
+        return engine.new_game(
+            str(setup["game"]),
+            list(setup["players"]),
+            board,
+            Options.from_dict(setup),
+            randomness,
+        )
+    except ValueError as err:  # (a history edited by hand: its players, teams or options)
+        raise GameFileError(
+            f"history/0000.toml cannot set the game up again ({err}): restore the game from a "
+            "backup"
+        ) from None
 
 
 def recorded_orders(state: GameState, records: Sequence[OrderRecord]) -> list[Orders]:

@@ -64,6 +64,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
     """Per continent what `player` holds and who holds the rest; their borders with the enemy
     armies next to each; the attacks from their strongest borders with exact odds."""
     board = state.board
+    team = state.team(player)  # (team-mates' armies are no threat, nor theirs to attack)
     continents = []
     for c in board.continents.values():
         held = sum(1 for t in c.territories if state.owner(t) == player)
@@ -76,7 +77,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
     continents.sort(key=lambda c: (-(c.held / c.size), c.size - c.held, c.name))
     borders = []
     for t in state.owned(player):
-        enemies = [n for n in board.neighbours(t) if state.owner(n) != player]
+        enemies = [n for n in board.neighbours(t) if state.owner(n) not in team]
         if not enemies:
             continue
         enemies.sort(key=lambda n: (-state.armies(n), n))
@@ -93,7 +94,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
     attacks = []
     for b in sorted(borders, key=lambda b: (-b.armies, b.territory))[:STRONGEST]:
         for n in board.neighbours(b.territory):
-            if state.owner(n) == player:
+            if state.owner(n) in team:
                 continue
             attacks.append(
                 AttackAid(

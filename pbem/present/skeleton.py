@@ -64,7 +64,9 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
     elif state.phase is Phase.PLAY and rules.sets_in(state.board, me.hand):
         lines.append('# trade = "best"          # ' + _("you can trade a set"))
     owned = state.owned(player)
-    borders = [t for t in owned if any(state.owner(n) != player for n in state.board.neighbours(t))]
+    team = state.team(player)  # (a team-mate's territory is no border to hold, nor to attack)
+    neighbours = state.board.neighbours
+    borders = [t for t in owned if any(state.owner(n) not in team for n in neighbours(t))]
     strongest = max(borders or owned, key=lambda t: (state.armies(t), t), default=None)
     lines += [
         "",
@@ -82,7 +84,7 @@ def order_skeleton(state: GameState, player: str, secret: str) -> str:
         ]
     if state.phase is Phase.PLAY and strongest is not None:
         enemy = min(
-            (n for n in state.board.neighbours(strongest) if state.owner(n) != player),
+            (n for n in neighbours(strongest) if state.owner(n) not in team),
             key=lambda n: (state.armies(n), n),
             default=None,
         )

@@ -112,6 +112,7 @@ def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dic
     battles: list[dict[str, Any]] = []
     rolls: list[Rolled] = []
     winner: str | None = None
+    winners: tuple[str, ...] | None = None  # (a team game's)
     for resolution, turn, events in resolutions:
         for e in events:
             if isinstance(e, Dealt):
@@ -183,7 +184,7 @@ def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dic
                     }
                 )
             elif isinstance(e, Won):
-                winner = team_name(e.team) if e.team else e.player
+                winner, winners = e.player, e.team
         timeline.append(
             {
                 "resolution": resolution,
@@ -201,6 +202,7 @@ def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dic
         "resolutions": final[0],
         "turns": final[1],
         "winner": winner,
+        **({"winners": list(winners)} if winners else {}),
         "players": list(players),
         "eliminated": fallen,
         "timeline": timeline,
@@ -295,6 +297,12 @@ def trade_line(t: Mapping[str, Any]) -> str:
     )
 
 
+def won_by(stats: Mapping[str, Any]) -> str:
+    """Who won, as a name to show: the winner, or in a team game their team ("ann + cy")."""
+    winners = stats.get("winners")
+    return team_name(tuple(winners)) if winners else str(stats["winner"])
+
+
 def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
     """The story as lines of at most 78 characters (`full`: with each player's battles), in
     the reader's language."""
@@ -303,7 +311,7 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
     turns = n_("%(num)s turn", "%(num)s turns", stats["turns"])
     head = _("The game so far: %(turns)s.", turns=turns)
     if stats["winner"]:
-        head = _("%(player)s won in turn %(turn)s.", player=stats["winner"], turn=stats["turns"])
+        head = _("%(player)s won in turn %(turn)s.", player=won_by(stats), turn=stats["turns"])
     out += wrap(head)
     out += ["", _("Who fell")]
     for f in stats["eliminated"]:
