@@ -157,7 +157,9 @@ def make_variant_case(i: int) -> Case:
     0-99), no territory bonus (100-199), fortify between any two territories (200-299), no
     fortification (300-399), a limit of 2 to 10 rounds (400-499), flat spoils (500-599), two
     or three fortifications a turn (600-699), the islands board (700-799, 2 to 4 players,
-    the other variants mixed in as in the rest); 2 to 6 players, both
+    the other variants mixed in as in the rest), teams (800-999: 2x2, 2x3, 3x2 and three
+    against two; fortification into team-mates' territories in two games of three, then in
+    all; a round limit every fourth game); 2 to 6 players, both
     setups, missions in one game of five; the other variants mixed in every fourth game, so
     that they also meet."""
     kind, n = divmod(i, VARIANT_GAMES)
@@ -180,7 +182,7 @@ def make_variant_case(i: int) -> Case:
     if kind == 6:
         modes = (FortifyMode.ADJACENT, FortifyMode.CONNECTED, FortifyMode.UNLIMITED)
         options = replace(options, fortify=modes[n % 3], fortifies=2 + n % 2)
-    if kind == 8:  # teams: two of two, two of three, three of two, three against two
+    if kind in (8, 9):  # teams: two of two, two of three, three of two, three against two
         shapes = (((0, 2), (1, 3)), ((0, 2, 4), (1, 3, 5)), ((0, 3), (1, 4), (2, 5)))
         shapes += (((0, 2, 4), (1, 3)),)
         shape = shapes[n % 4]
@@ -188,9 +190,10 @@ def make_variant_case(i: int) -> Case:
         options = replace(
             options,
             teams=teams,
-            team_fortify=n % 3 != 2,
+            team_fortify=kind == 9 or n % 3 != 2,  # (games 900-999: all with it)
             team_cards=n % 2 == 0,
             fortify=(FortifyMode.ADJACENT, FortifyMode.CONNECTED, FortifyMode.UNLIMITED)[n % 3],
+            rounds=3 + n % 8 if mixed else 0,
         )
         players = sum(len(t) for t in teams)
         return Case(GAMES + MISSION_GAMES + i, players, options)
@@ -204,7 +207,7 @@ def make_variant_case(i: int) -> Case:
 CASES = (
     [make_case(i) for i in range(GAMES)]
     + [make_mission_case(i) for i in range(MISSION_GAMES)]
-    + [make_variant_case(i) for i in range(9 * VARIANT_GAMES)]
+    + [make_variant_case(i) for i in range(10 * VARIANT_GAMES)]
 )
 MISSION_CASES = CASES[GAMES : GAMES + MISSION_GAMES]
 VARIANT_CASES = CASES[GAMES + MISSION_GAMES :]
@@ -1345,6 +1348,8 @@ def test_each_variant_plays_as_it_says() -> None:
             by_kind.setdefault("islands", []).append(game)
         if o.teams:
             by_kind.setdefault("teams", []).append(game)
+        if o.team_fortify:
+            by_kind.setdefault("team fortify", []).append(game)
         if o.rounds:
             by_kind.setdefault("rounds", []).append(game)
             assert game.ended, f"{case.id} went past its {o.rounds} rounds"
@@ -1360,6 +1365,7 @@ def test_each_variant_plays_as_it_says() -> None:
             "fortifies",
             "islands",
             "teams",
+            "team fortify",
         ),
         True,
     )
