@@ -40,6 +40,8 @@ TESTS: dict[str, list[str]] = {
     "pbem/mail/press.py": ["tests/test_press.py"],
     "pbem/game/press.py": ["tests/test_press.py"],
     "pbem/present/talk.py": ["tests/test_press.py"],
+    "pbem/core/teams.py": ["tests/test_teams.py"],
+    "pbem/core/fog.py": ["tests/test_fog.py"],
     "pbem/game/store.py": [
         "tests/test_store.py",
         "tests/test_shell_recovery.py",

@@ -4,6 +4,7 @@ verify the dice they are told of without learning any other (docs/fog.md)."""
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import replace
 
 import pytest
@@ -13,7 +14,8 @@ from pbem.core import dice, fog, rules
 from pbem.core.engine import Randomness, resolve
 from pbem.core.events import AttackStopped, Conquered, Rolled, Skipped
 from pbem.core.orders import REST, Attack, Orders
-from pbem.core.state import DiceRule, FogLevel, Options
+from pbem.core.state import DiceRule, FogLevel, Options, Phase
+from pbem.present.view import ViewError, game_view, state_from_view
 
 
 def test_a_player_sees_their_territories_their_team_mates_and_those_next_to_them() -> None:
@@ -132,3 +134,87 @@ def test_a_fog_game_allows_eight_attacks_on_one_pair_a_turn() -> None:
     )
     alone = replace(state, options=Options())
     assert rules.validate(alone, nine) == []
+
+
+# --- the view: what fog hides ----------------------------------------------------------------
+
+
+def fogged_table(level: FogLevel, **kw: object) -> object:
+    """alice holds Alaska (5), bob Kamchatka (7) next to it and Peru (9) far away, carol the
+    rest; alice to play."""
+    owners = {"Alaska": ("alice", 5), "Kamchatka": ("bob", 7), "Peru": ("bob", 9)}
+    options = Options(fog=level, **kw)  # type: ignore[arg-type]
+    return make_state(owners, default=("carol", 2), players=SEATS3, options=options)
+
+
+SEATS3 = ["alice", "bob", "carol"]
+
+
+def test_in_light_fog_a_player_sees_every_owner_and_armies_only_near_them() -> None:
+    state = fogged_table(FogLevel.LIGHT)
+    view = game_view(state, "alice")  # type: ignore[arg-type]
+    land = view["territories"]
+    assert land["Kamchatka"] == {"owner": "bob", "armies": 7}  # next to Alaska
+    assert land["Peru"] == {"owner": "bob", "armies": None}
+    assert land["Alaska"] == {"owner": "alice", "armies": 5}
+    seen = fog.sight(state, "alice")  # type: ignore[arg-type]
+    assert all((e["armies"] is None) == (t not in seen) for t, e in land.items())
+    bob = next(p for p in view["players"] if p["name"] == "bob")
+    assert bob["armies"] is None and bob["territories"] == 2 and bob["cards"] == 0
+    me = next(p for p in view["players"] if p["name"] == "alice")
+    assert me["armies"] == 5
+    assert "9" not in json.dumps(land["Peru"])
+    for reader in (None,):  # the moderator sees everything
+        assert game_view(state, reader)["territories"]["Peru"]["armies"] == 9  # type: ignore[arg-type]
+    over = replace(state, phase=Phase.OVER, winner="alice")  # type: ignore[type-var]
+    assert game_view(over, "alice")["territories"]["Peru"]["armies"] == 9
+
+
+def test_in_heavy_fog_an_unseen_territory_shows_no_owner_and_another_side_no_counts() -> None:
+    state = fogged_table(FogLevel.HEAVY)
+    view = game_view(state, "alice")  # type: ignore[arg-type]
+    assert view["territories"]["Peru"] == {"owner": None, "armies": None}
+    assert view["territories"]["Kamchatka"] == {"owner": "bob", "armies": 7}
+    bob = next(p for p in view["players"] if p["name"] == "bob")
+    assert (bob["territories"], bob["armies"], bob["cards"], bob["reinforcements"]) == (
+        None,
+        None,
+        None,
+        None,
+    )
+    assert bob["alive"] is True
+
+
+def test_team_mates_share_their_sight_under_fog() -> None:
+    teams = (("alice", "carol"), ("bob", "dave"))
+    owners = {"Alaska": ("alice", 5), "Peru": ("carol", 4), "Argentina": ("bob", 6)}
+    state = make_state(
+        owners,
+        default=("dave", 2),
+        players=["alice", "bob", "carol", "dave"],
+        options=Options(fog=FogLevel.HEAVY, teams=teams),
+    )
+    view = game_view(state, "alice")
+    assert view["territories"]["Argentina"] == {"owner": "bob", "armies": 6}  # next to carol's
+    carol = next(p for p in view["players"] if p["name"] == "carol")
+    assert carol["armies"] == 4 and carol["territories"] == 1
+
+
+def test_a_fogged_view_reads_back_as_a_state_to_check_orders_with() -> None:
+    state = fogged_table(FogLevel.HEAVY)
+    view = json.loads(json.dumps(game_view(state, "alice")))  # type: ignore[arg-type]
+    again = state_from_view(view, BOARD)
+    assert again.owner("Peru") == fog.UNKNOWN and again.armies("Peru") == 0
+    assert again.owner("Kamchatka") == "bob" and again.armies("Kamchatka") == 7
+    # Alaska - Kamchatka - (unseen) Yakutsk: a chain into the unknown is checked as far as known.
+    o = orders(
+        again,
+        place=[("Alaska", REST)],
+        attack=[Attack("Alaska", "Kamchatka"), Attack("Kamchatka", "Yakutsk")],
+    )
+    assert rules.validate(again, o) == []
+    light = json.loads(json.dumps(game_view(fogged_table(FogLevel.LIGHT), "alice")))  # type: ignore[arg-type]
+    assert state_from_view(light, BOARD).owner("Peru") == "bob"
+    view["territories"]["Peru"]["owner"] = "nobody"
+    with pytest.raises(ViewError, match="not a player"):
+        state_from_view(view, BOARD)

@@ -10,9 +10,14 @@ import functools
 import hashlib
 import hmac
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from pbem.core.board import Board
-from pbem.core.state import GameState
+from pbem.core.state import FogLevel, GameState, Phase
+
+UNKNOWN = "?"
+"""The owner of a territory whose owner a player may not know (heavy fog), as a state read from
+their view holds it: no player's name can be it."""
 
 MOST_ATTACKS_ON_A_PAIR = 8
 """The most attacks a turn of a fog game may make from one territory on another: each has a
@@ -30,6 +35,37 @@ def sight(state: GameState, player: str) -> frozenset[str]:
     for t in held:
         seen.update(state.board.neighbours(t))
     return frozenset(seen)
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What one player knows of the board now, under fog: the territories they see (owner and
+    armies), and whether every owner is known anyway (light fog)."""
+
+    player: str
+    team: tuple[str, ...]
+    seen: frozenset[str]
+    owners: bool
+
+    def owner_known(self, territory: str) -> bool:
+        return self.owners or territory in self.seen
+
+    def armies_known(self, territory: str) -> bool:
+        return territory in self.seen
+
+    def knows_player(self, name: str) -> bool:
+        """Whether everything about `name`'s side of the board is known: their own, or a
+        team-mate's."""
+        return name in self.team
+
+
+def sight_of(state: GameState, player: str | None) -> Sight | None:
+    """What `player` may know under the game's fog; None when they may know everything (a game
+    without fog, the moderator, a game that is over)."""
+    if player is None or not state.options.fogged or state.phase is Phase.OVER:
+        return None
+    level = state.options.fog
+    return Sight(player, state.team(player), sight(state, player), level is FogLevel.LIGHT)
 
 
 # --- battle keys and their commitment ------------------------------------------------------------

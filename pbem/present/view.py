@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pbem.core import rules
+from pbem.core import fog, missions, rules
 from pbem.core.board import Board, board_of
 from pbem.core.state import (
     NEUTRAL,
@@ -21,6 +21,7 @@ from pbem.core.state import (
     Options,
     Phase,
     Player,
+    team_of,
     valid_player_name,
 )
 from pbem.errors import BoardError, PbemError
@@ -40,8 +41,15 @@ def game_view(
     In a game with missions a player's entry carries their mission only where the reader may
     see it (`missions.may_see`). A player's view holds their own hand, and in a team game with
     `team_cards` their team-mates' hands; a team game's that is over names the team that won
-    (`winners`)."""
+    (`winners`). Under fog a player's view holds `null` for what they may not know
+    (docs/fog.md)."""
     visible = view_missions(state, player)
+    sight = fog.sight_of(state, player)
+    if sight is not None and not sight.owners:  # (heavy fog: how much a target holds is hidden)
+        for name, shown in visible.items():
+            now = missions.current(state.player(name), state.mates(name))
+            if now is not None and now.target is not None:
+                shown.pop("progress", None)
     shown_hands = {p.name for p in state.players} if player is None else {player}
     if player is not None and state.options.team_cards:
         shown_hands.update(state.mates(player))
@@ -70,6 +78,8 @@ def game_view(
             entry["hand"] = list(p.hand)
         if p.name in visible:
             entry["mission"] = visible[p.name]
+        if sight is not None and not sight.knows_player(p.name):
+            _fogged_player(entry, sight)
         players.append(entry)
     view: dict[str, Any] = {
         "game": state.game,
@@ -88,7 +98,11 @@ def game_view(
         "piles": card_piles(state),
         "players": players,
         "territories": {
-            t: {"owner": h.owner, "armies": h.armies} for t, h in state.territories.items()
+            t: {
+                "owner": h.owner if sight is None or sight.owner_known(t) else None,
+                "armies": h.armies if sight is None or sight.armies_known(t) else None,
+            }
+            for t, h in state.territories.items()
         },
     }
     if state.options.teams and state.winner is not None:
@@ -102,7 +116,19 @@ def game_view(
             "territories": len(state.owned(NEUTRAL)),
             "armies": state.total_armies(NEUTRAL),
         }
+        if sight is not None:
+            _fogged_player(view["neutral"], sight)
     return view
+
+
+def _fogged_player(entry: dict[str, Any], sight: fog.Sight) -> None:
+    """What fog hides of another side's entry (docs/fog.md): their armies; in heavy fog also
+    their territories, cards and reinforcements (null: not known to the reader)."""
+    entry["armies"] = None
+    if not sight.owners:
+        for key in ("territories", "cards", "reinforcements"):
+            if key in entry:
+                entry[key] = None
 
 
 def card_piles(state: GameState) -> dict[str, Any]:
@@ -240,6 +266,18 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
         phase = Phase(_text(_field(view, "phase", "view"), "phase"))
     except ValueError:
         raise ViewError("'phase' is not draft, setup, play or over") from None
+    options = _field(view, "options", "view") if "options" in view else {}
+    if not isinstance(options, dict) or not all(
+        isinstance(v, (str, bool, int)) or k == "teams" for k, v in options.items()
+    ):
+        raise ViewError("'options' is not an object of texts, numbers and true/false")
+    try:
+        rules_options = Options.from_dict(options)
+    except ValueError as err:
+        raise ViewError(f"'options' are not pbem's ({quoted(str(err))})") from None
+    # Under fog, what the reader may not know is null (docs/fog.md): an owner not known is
+    # UNKNOWN, armies not known 0, and so are the counts of another side.
+    fogged = rules_options.fogged and phase is not Phase.OVER
     players: list[Player] = []
     for i, p in enumerate(_items(_field(view, "players", "view"), "players", 6)):
         name = _text(_field(p, "name", "players"), "players' name")
@@ -259,6 +297,7 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
                 hand=hand,
                 to_place=_count(_field(p, "reinforcements", name), f"{name}'s reinforcements")
                 if phase in (Phase.DRAFT, Phase.SETUP)
+                and not (fogged and p.get("reinforcements", 0) is None)
                 else 0,
                 missed=_count(p.get("missed", 0), f"{name}'s missed turns"),
                 dropped=dropped,
@@ -272,12 +311,22 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
     given = _field(view, "territories", "view")
     for t in board.names:
         entry = _field(given, t, "territories")
-        owner = _text(_field(entry, "owner", t), f"{t}'s owner")
-        if owner not in owners:
-            raise ViewError(f"{t} is held by '{quoted(owner)}', who is not a player")
+        if fogged and _field(entry, "owner", t) is None:
+            owner = fog.UNKNOWN
+        else:
+            owner = _text(_field(entry, "owner", t), f"{t}'s owner")
+            if owner not in owners:
+                raise ViewError(f"{t} is held by '{quoted(owner)}', who is not a player")
+        if fogged and _field(entry, "armies", t) is None:
+            territories[t] = Holding(owner, 0)
+            continue
         least = 0 if phase is Phase.DRAFT else 1  # the draft's unclaimed land holds no army
         territories[t] = Holding(owner, _count(_field(entry, "armies", t), t, least, ARMIES_LIMIT))
+    reader = view.get("player")
+    known = set(team_of(rules_options.teams, str(reader))) if fogged else set(names)
     for p in players:
+        if p.name not in known and fog.UNKNOWN in {h.owner for h in territories.values()}:
+            continue  # (they may hold land the reader does not see)
         if phase is not Phase.DRAFT and p.alive != any(
             h.owner == p.name for h in territories.values()
         ):
@@ -289,15 +338,6 @@ def state_from_view(view: Mapping[str, Any], board: Board) -> GameState:
     winner = view.get("winner")
     if winner is not None and winner not in names:
         raise ViewError("'winner' is not one of the players")
-    options = _field(view, "options", "view") if "options" in view else {}
-    if not isinstance(options, dict) or not all(
-        isinstance(v, (str, bool, int)) or k == "teams" for k, v in options.items()
-    ):
-        raise ViewError("'options' is not an object of texts, numbers and true/false")
-    try:
-        rules_options = Options.from_dict(options)
-    except ValueError as err:
-        raise ViewError(f"'options' are not pbem's ({quoted(str(err))})") from None
     seated = sorted(p.name for p in players)
     if rules_options.teams and sorted(n for t in rules_options.teams for n in t) != seated:
         raise ViewError("'options' name teams that are not the game's players")
