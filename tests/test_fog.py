@@ -218,3 +218,31 @@ def test_a_fogged_view_reads_back_as_a_state_to_check_orders_with() -> None:
     view["territories"]["Peru"]["owner"] = "nobody"
     with pytest.raises(ViewError, match="not a player"):
         state_from_view(view, BOARD)
+
+
+# --- the check and the forecast say no more than the player knows ---------------------------------
+
+
+def test_under_fog_the_forecast_of_an_attack_on_armies_not_seen_says_they_are_hidden() -> None:
+    from pbem.game.checking import forecast
+
+    # alice: Alaska (20); bob: Kamchatka (3) next to it, Yakutsk (11) beyond, unseen.
+    owners = {"Alaska": ("alice", 20), "Kamchatka": ("bob", 3), "Yakutsk": ("bob", 11)}
+    state = make_state(
+        owners, default=("carol", 2), players=SEATS3, options=Options(fog=FogLevel.HEAVY)
+    )
+    o = orders(
+        state,
+        place=[("Alaska", REST)],
+        attack=[Attack("Alaska", "Kamchatka"), Attack("Kamchatka", "Yakutsk")],
+    )
+    lines = forecast(state, o)
+    text = "\n".join(lines)
+    assert "the armies on Yakutsk are hidden from you: no forecast" in text
+    assert "later steps" not in text  # (nothing after it)
+    assert "11" not in text and "against 3" in text.replace("armies", "")  # Kamchatka is seen
+    # The same answer from the player's own view file (the kit, pbem check --view).
+    again = state_from_view(json.loads(json.dumps(game_view(state, "alice"))), BOARD)
+    assert forecast(again, replace(o, turn=again.turn)) == lines
+    clear = replace(state, options=Options())
+    assert "hidden" not in "\n".join(forecast(clear, o))

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pbem.core.board import Board
-from pbem.core.state import FogLevel, GameState, Phase
+from pbem.core.state import FogLevel, GameState, Holding, Phase, replaced
 
 UNKNOWN = "?"
 """The owner of a territory whose owner a player may not know (heavy fog), as a state read from
@@ -66,6 +66,26 @@ def sight_of(state: GameState, player: str | None) -> Sight | None:
         return None
     level = state.options.fog
     return Sight(player, state.team(player), sight(state, player), level is FogLevel.LIGHT)
+
+
+def as_known(state: GameState, player: str) -> tuple[GameState, frozenset[str]]:
+    """The state as `player` may know it under fog, and the territories whose armies they do
+    not know (none without fog): armies not seen are 0, owners not seen (heavy fog) UNKNOWN,
+    the hands of another side empty. What the order check and the forecast work from, so that
+    an answer to a player never says more than their view holds; unchanged without fog."""
+    seen = sight_of(state, player)
+    if seen is None:
+        return state, frozenset()
+    territories = {}
+    unknown = []
+    for t, h in state.territories.items():
+        if t in seen.seen:
+            territories[t] = h
+        else:
+            unknown.append(t)
+            territories[t] = Holding(h.owner if seen.owners else UNKNOWN, 0)
+    players = tuple(p if p.name in seen.team else replaced(p, hand=()) for p in state.players)
+    return replaced(state, territories=territories, players=players), frozenset(unknown)
 
 
 # --- battle keys and their commitment ------------------------------------------------------------

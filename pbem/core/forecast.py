@@ -97,6 +97,8 @@ class AttackForecast(Generic[P]):
     target_after: Distribution[P] | None
     may_eliminate: str | None = None
     too_large: bool = False
+    unseen: bool = False
+    """Under fog: the armies on the target are not known to the player (no forecast)."""
 
 
 @dataclass(frozen=True)
@@ -407,9 +409,13 @@ class _Plan(Generic[P]):
         return replace(self.state, territories=territories)
 
 
-def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> PlanForecast:  # type: ignore[type-arg]
+def forecast_plan(
+    state: GameState, orders: Orders, exact: bool = False, unknown: frozenset[str] = frozenset()
+) -> PlanForecast:  # type: ignore[type-arg]
     """What accepted `orders` will do for the pending turn: trades and placements (certain),
-    then each attack and the fortification, followed in order over every way the dice fall."""
+    then each attack and the fortification, followed in order over every way the dice fall.
+    `unknown`: under fog, the territories whose armies the player does not know; an attack on
+    one is not forecast, nor any step after it."""
     player = orders.player
     if state.phase is Phase.PLAY:
         armies = rules.reinforcement(state, player).total
@@ -449,6 +455,13 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
     attacks: list[AttackForecast] = []  # type: ignore[type-arg]
     stopped = False
     for i, attack in enumerate(orders.attack):
+        if attack.target in unknown:
+            zero = plan.zero
+            attacks.append(
+                AttackForecast(attack, zero, zero, (), None, None, None, None, unseen=True)
+            )
+            stopped = i + 1 < len(orders.attack) or bool(fortifications)
+            break
         try:
             attacks.append(plan.attack(attack))
         except _TooLarge:
@@ -459,7 +472,7 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
             break
         plan.forget(_named(steps[i + 1 :]), keep_owners)
     fortified: list[FortifyForecast] = []  # type: ignore[type-arg]
-    unknown = False
+    too_many = False
     if not stopped:
         for n, fortify in enumerate(fortifications):
             if n:
@@ -467,7 +480,7 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
             try:
                 fortified.append(plan.fortify(fortify))
             except _TooLarge:
-                unknown = True  # it and those after it
+                too_many = True  # it and those after it
                 break
     return PlanForecast(
         trades=tuple(trades),
@@ -478,7 +491,7 @@ def forecast_plan(state: GameState, orders: Orders, exact: bool = False) -> Plan
         stopped=stopped,
         forced=forced is not None,
         more_fortify=tuple(fortified[1:]),
-        fortify_unknown=unknown,
+        fortify_unknown=too_many,
     )
 
 

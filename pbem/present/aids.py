@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from pbem.core import odds, rules
+from pbem.core import fog, odds, rules
 from pbem.core.state import GameState
 from pbem.present.i18n import _, place
 
@@ -72,7 +72,10 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
         for t in c.territories:
             if state.owner(t) != player:
                 rest[state.owner(t)] = rest.get(state.owner(t), 0) + 1
-        others = ", ".join(f"{o} {n}" for o, n in sorted(rest.items(), key=lambda i: -i[1]))
+        others = ", ".join(
+            f"{_('not seen') if o == fog.UNKNOWN else o} {n}"
+            for o, n in sorted(rest.items(), key=lambda i: -i[1])
+        )
         continents.append(ContinentAid(c.name, c.bonus, held, len(c.territories), others))
     continents.sort(key=lambda c: (-(c.held / c.size), c.size - c.held, c.name))
     borders = []

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core import dice, rules
+from pbem.core import dice, fog, rules
 from pbem.core.events import (
     Conquered,
     DiceKeyed,
@@ -447,7 +447,9 @@ def _player_context(game: Game, player: str) -> dict[str, Any]:
     awaited = player in state.awaiting()  # only the players asked for orders get a file
     turn = next_turn_of(state, player)
     return {
-        "aids": decision_aids(state, player) if playing and state.phase is Phase.PLAY else None,
+        "aids": decision_aids(fog.as_known(state, player)[0], player)
+        if playing and state.phase is Phase.PLAY
+        else None,
         "secret": secret,
         "holder": reg.holder if reg else None,
         "hand": [{"card": card_name(c), "kind": _card_kind(state, c)} for c in me.hand],

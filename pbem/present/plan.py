@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from pbem.core import rules
+from pbem.core import fog, rules
 from pbem.core.advice import Advice, Threat, warnings
 from pbem.core.forecast import (
     AttackForecast,
@@ -133,6 +133,12 @@ def _attack_line(f: AttackForecast) -> str:  # type: ignore[type-arg]
     head = attack_step(a)
     if f.too_large:
         return _("%(step)s: too many armies for exact odds", step=head)
+    if f.unseen:
+        return _(
+            "%(step)s: the armies on %(territory)s are hidden from you: no forecast",
+            step=head,
+            territory=place(a.target),
+        )
     if f.attackers is None or f.defenders is None:
         return _skipped(head, f.skipped)
     terms = []
@@ -336,5 +342,6 @@ def forecast_with_warnings(state: GameState, orders: Orders | None) -> list[str]
     """The forecast of accepted orders, then their warnings ("warning: line 12: ...")."""
     if orders is None:
         return []
-    plan = forecast_plan(state, orders)
+    state, unknown = fog.as_known(state, orders.player)  # (under fog, what the player knows)
+    plan = forecast_plan(state, orders, unknown=unknown)
     return plan_lines(plan) + [advice_line(w) for w in warnings(state, orders, plan)]
