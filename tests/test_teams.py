@@ -69,6 +69,7 @@ def table(owners: dict[str, object], options: Options = TEAM_GAME, **kw: object)
         ("a+c,b+d", "abcd", (("a", "c"), ("b", "d"))),
         (" A + b , c+D ", "abcd", (("a", "b"), ("c", "d"))),
         ("a+b+c,d+e", "abcde", (("a", "b", "c"), ("d", "e"))),
+        ("a+b,c", "abc", (("a", "b"), ("c",))),  # a team of two against one player
     ],
 )
 def test_teams_are_read_from_a_shape_or_from_names(spec: str, names: str, teams: object) -> None:

@@ -688,7 +688,7 @@ def _resolve_turn(
     for attack in orders.attack:
         if table.winner:
             break
-        stream = streams.next(attack)
+        stream, number = streams.next(attack)
         if stream is None:
             table.events.append(
                 Skipped(
@@ -699,7 +699,7 @@ def _resolve_turn(
                 )
             )
             continue
-        result = _attack(table, name, attack, stream, bonus_used)
+        result = _attack(table, name, attack, stream, bonus_used, number)
         conquests += result[0]
         bonus_used = result[1]
 
@@ -744,20 +744,20 @@ class _Streams:
         self.shared = None if self.fogged else Stream.public(randomness.public)
         self.count: dict[tuple[str, str], int] = {}
 
-    def next(self, attack: Attack) -> Stream | None:
-        """The stream of `attack`, the next attack of the turn (None: past the most a fog game
-        allows on its pair)."""
+    def next(self, attack: Attack) -> tuple[Stream | None, int | None]:
+        """The stream of `attack`, the next attack of the turn, and in a fog game its number on
+        its pair (its stream None: past the most a fog game allows on its pair)."""
         if self.shared is not None:
-            return self.shared
+            return self.shared, None
         pair = (attack.source, attack.target)
         n = self.count[pair] = self.count.get(pair, 0) + 1
         if n > fog.MOST_ATTACKS_ON_A_PAIR:
-            return None
+            return None, n
         r = self.randomness
         if r.key is None or r.orders is None:
             raise ValueError("a fog game rolls its dice from the key and the orders")
         battle = fog.battle_key(r.key, fog.label(attack.source, attack.target, n))
-        return Stream.public(dice.dice_key(battle, r.orders, r.again))
+        return Stream.public(dice.dice_key(battle, r.orders, r.again)), n
 
 
 def _rounds_over(table: _Table) -> None:
@@ -790,9 +790,15 @@ def _rounds_over(table: _Table) -> None:
 
 
 def _attack(
-    table: _Table, name: str, attack: Attack, stream: Stream, bonus_used: bool
+    table: _Table,
+    name: str,
+    attack: Attack,
+    stream: Stream,
+    bonus_used: bool,
+    number: int | None = None,
 ) -> tuple[int, bool]:
-    """Carry out one attack order; returns (territories conquered, whether the +2 is used)."""
+    """Carry out one attack order; returns (territories conquered, whether the +2 is used).
+    `number`: in a fog game, its number on its pair in the turn (recorded with its end)."""
     source, target = attack.source, attack.target
     if table.owner[source] != name:
         table.events.append(Skipped(name, attack.describe(), f"you do not hold {source}"))
@@ -823,14 +829,14 @@ def _attack(
         why = f"{source} is down to {table.armies[source]}" + (
             f" (stop at {attack.stop_at})" if attack.stop_at > 1 else ""
         )
-        table.events.append(AttackStopped(name, source, target, why))
+        table.events.append(AttackStopped(name, source, target, why, number))
         return 0, bonus_used
 
     moved, note = rules.move_in(table.armies[source], last, attack.move)
     table.owner[target] = name
     table.armies[source] -= moved
     table.armies[target] = moved
-    table.events.append(Conquered(name, source, target, defender, moved, note))
+    table.events.append(Conquered(name, source, target, defender, moved, note, number))
     if defender != NEUTRAL and defender not in table.owner.values():
         bonus_used = _eliminate(table, name, defender, target, bonus_used)
     table.check_missions(name)

@@ -163,6 +163,8 @@ class Conquered(Event):
     loser: str
     moved: int
     note: str | None = None
+    battle: int | None = None
+    """In a fog game, the battle's number on its pair in the turn (its label, docs/fog.md)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,8 @@ class AttackStopped(Event):
     source: str
     target: str
     reason: str
+    battle: int | None = None
+    """In a fog game, the battle's number on its pair in the turn (its label, docs/fog.md)."""
 
 
 @dataclass(frozen=True)

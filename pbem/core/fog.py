@@ -11,8 +11,27 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pbem.core.board import Board
+from pbem.core.events import (
+    AttackStopped,
+    Conquered,
+    Dealt,
+    Drafted,
+    DrewCard,
+    DrewNoCard,
+    Dropped,
+    Eliminated,
+    Event,
+    Fortified,
+    Placed,
+    Reinforced,
+    Reshuffled,
+    Rolled,
+    Skipped,
+    Traded,
+)
 from pbem.core.state import FogLevel, GameState, Holding, Phase, replaced
 
 UNKNOWN = "?"
@@ -196,3 +215,110 @@ def check_battle(
         return hmac.compare_digest(path_root(leaf(name, key), index, len(names), path), root)
     except ValueError:
         return False
+
+
+# --- what a player is told of a resolution -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnPlayed(Event):
+    """Under fog, another side's turn of which nothing was seen, told as whose it was (never
+    recorded: what `told` gives for the story in its place)."""
+
+    kind: ClassVar[str] = "turn_played"
+    player: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class LeftGame(Event):
+    """Under fog, a player out of the game by a conquest or a drop the reader did not see,
+    told without by whose hand or with what (never recorded)."""
+
+    kind: ClassVar[str] = "left_game"
+    player: str
+
+
+_PAIRED = (Rolled, Conquered, AttackStopped)
+_COUNTED = (Reinforced, Traded, DrewCard, DrewNoCard, Reshuffled)
+"""Events that follow from what light fog shows (owners, card counts): told to all there."""
+
+
+def owners_before(state: GameState, events: Sequence[Event]) -> dict[str, str]:
+    """Who held each territory before `events` (the state after them), as far as conquests
+    tell: each conquest's target goes back to its loser."""
+    owner = {t: h.owner for t, h in state.territories.items()}
+    for e in reversed(events):
+        if isinstance(e, Conquered):
+            owner[e.target] = e.loser
+    return owner
+
+
+def seen_during(state: GameState, events: Sequence[Event], player: str) -> frozenset[str]:
+    """The territories `player` saw during the resolution of `events` (`state`, after it): at
+    its start or at its end."""
+    team = state.team(player)
+    board = state.board
+    seen: set[str] = set()
+    for owner in (owners_before(state, events), {t: h.owner for t, h in state.territories.items()}):
+        held = [t for t, o in owner.items() if o in team]
+        seen.update(held)
+        for t in held:
+            seen.update(board.neighbours(t))
+    return frozenset(seen)
+
+
+def told(state: GameState, events: Sequence[Event], player: str | None) -> tuple[Event, ...]:
+    """The events of a resolution as `player` is told them under fog (docs/fog.md), `state`
+    the state after it: all of them without fog, for the moderator and once the game is over.
+    Another side's battles on a pair either of whose territories was seen, placements and
+    fortifications on seen territories; in light fog also their reinforcements, trades and
+    draws; a player out of the game always, by whose hand only when the conquest was told;
+    a turn of which nothing is told as whose it was."""
+    if sight_of(state, player) is None or player is None:
+        return tuple(events)
+    team = state.team(player)
+    light = state.options.fog is FogLevel.LIGHT
+    seen = seen_during(state, events, player)
+    pairs = {(e.source, e.target) for e in events if isinstance(e, _PAIRED)}
+    shown = {p for p in pairs if p[0] in seen or p[1] in seen}
+    out: list[Event] = []
+    mover: tuple[str, int] | None = None
+    for e in events:
+        who = getattr(e, "player", None)
+        if isinstance(e, Reinforced) and who not in team:
+            mover = (e.player, e.turn)
+        if isinstance(e, Eliminated):
+            fell = [c for c in events if isinstance(c, Conquered) and c.loser == e.player]
+            if e.by in team or any((c.source, c.target) in shown for c in fell):
+                out.append(e)
+            else:
+                out.append(LeftGame(e.player))
+            continue
+        if isinstance(e, Dropped) and who not in team:
+            out.append(LeftGame(e.player))
+            continue
+        if who in team or not _hidden(e, seen, shown, light):
+            out.append(e)
+    if mover is not None and not any(
+        getattr(e, "player", None) == mover[0] and not isinstance(e, (LeftGame,)) for e in out
+    ):
+        out.insert(0, TurnPlayed(*mover))
+    return tuple(out)
+
+
+def _hidden(e: Event, seen: frozenset[str], shown: set[tuple[str, str]], light: bool) -> bool:
+    """Whether fog hides another side's event `e` (docs/fog.md)."""
+    if isinstance(e, _PAIRED):
+        return (e.source, e.target) not in shown
+    if isinstance(e, Placed):
+        return e.territory not in seen
+    if isinstance(e, Fortified):
+        return e.source not in seen and e.target not in seen
+    if isinstance(e, Drafted):
+        return not light and e.territory not in seen
+    if isinstance(e, Dealt):
+        return not light
+    if isinstance(e, _COUNTED):
+        return not light
+    return isinstance(e, Skipped)  # (a skipped order is its player's alone)

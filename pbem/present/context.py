@@ -18,6 +18,7 @@ from pbem.core.orders import Orders
 from pbem.core.state import (
     NEUTRAL,
     CardRule,
+    FogLevel,
     FortifyMode,
     GameState,
     Phase,
@@ -38,6 +39,7 @@ from pbem.present.stats import (
     fallen_line,
     luck_line,
     stats_after,
+    stats_for,
     stats_text,
     trade_line,
 )
@@ -208,6 +210,12 @@ def variants(state: GameState) -> list[str]:
             out.append(_("you may fortify into and through your team-mates' territories"))
         if options.team_cards:
             out.append(_("team-mates see each other's cards"))
+    if options.fog is FogLevel.LIGHT:
+        out.append(
+            _("light fog: every owner is shown, armies only on and next to your territories")
+        )
+    elif options.fog is FogLevel.HEAVY:
+        out.append(_("heavy fog: owners and armies are shown only on and next to your territories"))
     return out
 
 
@@ -278,14 +286,19 @@ def report_context(
     state = game.state
     if stats is None:
         stats = stats_after(game.path, resolution, events, [p.name for p in state.players])
+    stats = stats_for(stats, state, player)  # (under fog, the reader's side's)
     view = game_view(state, player, game.commitment, deadline_iso(game))
     colours = player_colours(state)
     section = dice_section(game, resolution, events)
     continents: list[dict[str, Any]] = []
     mates = state.mates(player) if player is not None else ()
+    full = state  # (the game as it is; `state` below: as the reader may know it, under fog)
+    state, hidden = fog.as_known(full, player) if player is not None else (full, frozenset())
+    told = fog.told(full, events, player)
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
         holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None
+        holder = None if holder == fog.UNKNOWN else holder
         continents.append(
             {
                 "name": place(c.name),
@@ -297,7 +310,7 @@ def report_context(
                     {
                         "name": place(t),
                         "owner": mission_view.owner_shown(state, t),
-                        "armies": state.armies(t),
+                        "armies": None if t in hidden else state.armies(t),
                         "mine": player is not None and state.owner(t) == player,
                         "mate": player is not None and state.owner(t) in mates,
                         "colour": colours.get(state.owner(t), NEUTRAL_COLOUR)[0],
@@ -316,7 +329,9 @@ def report_context(
                 "label": f"{label} [{number[p['name']]}]" if number else label,
                 "team": number.get(p["name"]),
                 "colour": colours[p["name"]][0],
-                "continents": [place(c) for c in state.continents_held(p["name"])],
+                "continents": None
+                if p["territories"] is None  # (heavy fog: another side's holdings unknown)
+                else [place(c) for c in state.continents_held(p["name"])],
                 "me": p["name"] == player,
                 "next": state.phase is Phase.PLAY and p["name"] in state.awaiting(),
             }
@@ -329,7 +344,7 @@ def report_context(
         "player": player,
         "neutral": NEUTRAL,
         "neutral_colour": NEUTRAL_COLOUR[0],
-        "story": tell(events, player, armies_before(state, events), orders),
+        "story": tell(told, player, armies_before(full, events), orders),
         "piles": piles_context(view["piles"]),
         "continents": continents,
         "players": players,
@@ -363,7 +378,9 @@ def report_context(
         "with_cards": state.options.with_cards,
         "away": [],  # the players away (render_reports fills it in)
         "press": [],  # the table talk of the turn (likewise)
-        "map": map_shapes(state, player, (e.target for e in events if isinstance(e, Conquered))),
+        "map": map_shapes(
+            state, player, (e.target for e in told if isinstance(e, Conquered)), hidden
+        ),
         **mission_view.report_missions(state, player),
         "stats": stats,
         "name_width": max(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbem.core import missions
+from pbem.core import fog, missions
 from pbem.core.events import Drafted, Event, MissionCompleted, MissionDealt, MissionFellBack
 from pbem.core.orders import REST
 from pbem.core.state import GameState, Phase, Player
@@ -133,8 +133,10 @@ def mission_entry(state: GameState, player: Player, viewer: str | None) -> dict[
     }
     if player.mission_fallback:
         entry["fell_back"] = True
-    if player.alive and state.phase is not Phase.DRAFT:
-        entry["progress"] = progress(state, player.name, viewer)
+    sight = fog.sight_of(state, viewer)
+    hidden = sight is not None and not sight.owners and now.target is not None
+    if player.alive and state.phase is not Phase.DRAFT and not hidden:  # (heavy fog: how much
+        entry["progress"] = progress(state, player.name, viewer)  # a target holds is hidden)
     if state.winner == player.name and missions.completed(state, player.name):
         entry["done"] = True
     return entry

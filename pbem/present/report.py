@@ -38,7 +38,7 @@ from pbem.present.context import (
 from pbem.present.json_text import indented_json
 from pbem.present.secret_check import secret_hash
 from pbem.present.skeleton import next_turn_of, order_skeleton
-from pbem.present.stats import stats_after, without_battles
+from pbem.present.stats import stats_after, stats_for, without_battles
 from pbem.present.story import armies_before, narrate, tell
 from pbem.present.svgmap import draw_territories, map_shapes, player_colours
 from pbem.present.talk import press_items, press_view
@@ -180,6 +180,7 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.rendered = {}  # type: ignore[attr-defined]  # pieces the same in many reports (_board_svg)
     env.filters["columns"] = columns
     env.filters["pad"] = i18n.pad
+    env.filters["count"] = lambda n, width: i18n.pad("?" if n is None else str(n), width, True)
     env.filters["number"] = lambda n: i18n.language(language).number(n)
     env.globals["wrap"] = i18n.wrap
     env.globals["width"] = i18n.display_width
@@ -390,7 +391,7 @@ def _view_file(
     reg = game.registration(player)
     if reg is not None:
         out["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
-    out["stats"] = without_battles(stats)
+    out["stats"] = without_battles(stats_for(stats, game.state, player))
     return indented_json(out) + "\n"
 
 

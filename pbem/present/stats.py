@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pbem.core import fog
 from pbem.core.events import (
     Conquered,
     Dealt,
@@ -30,7 +31,7 @@ from pbem.core.events import (
     Won,
 )
 from pbem.core.luck import PlayerLuck, SideLuck, tally
-from pbem.core.state import NEUTRAL, team_name
+from pbem.core.state import NEUTRAL, GameState, team_name
 from pbem.game.history import history_count, read_history
 from pbem.game.store import read_game
 from pbem.present.i18n import _, current, language, n_, place, speaking
@@ -249,6 +250,10 @@ def luck_line(luck: Mapping[str, Any], you: bool = True) -> str:
 
 
 def fallen_line(f: Mapping[str, Any]) -> str:
+    if f["by"] == fog.UNKNOWN:  # (under fog, by a hand the reader did not see)
+        return _(
+            "%(player)s was out of the game in turn %(turn)s.", player=f["player"], turn=f["turn"]
+        )
     if f["by"] is None:
         return _(
             "%(player)s left the game (missed turns) in turn %(turn)s.",
@@ -295,6 +300,39 @@ def trade_line(t: Mapping[str, Any]) -> str:
         cards=", ".join(card_name(c) for c in t["cards"]),
         armies=t["armies"],
     )
+
+
+def stats_for(stats: Mapping[str, Any], state: GameState, player: str | None) -> dict[str, Any]:
+    """The story of the game as `player` may know it: under fog, until the game is over, only
+    their side's (docs/fog.md): its players' territories, armies and luck over time, the
+    battles it fought, its trades, and who fell (by whose hand only where it was theirs)."""
+    if fog.sight_of(state, player) is None or player is None:
+        return dict(stats)
+    team = set(state.team(player))
+    side = [p for p in stats["players"] if p in team]
+
+    def ours(values: Mapping[str, Any]) -> dict[str, Any]:
+        return {p: v for p, v in values.items() if p in team}
+
+    return {
+        **stats,
+        "players": side,
+        "timeline": [
+            {**t, "territories": ours(t["territories"]), "armies": ours(t["armies"])}
+            for t in stats["timeline"]
+        ],
+        "eliminated": [
+            f
+            if f["by"] is None or f["by"] in team or f["player"] in team
+            else {**f, "by": fog.UNKNOWN}
+            for f in stats["eliminated"]
+        ],
+        "biggest_battles": [
+            b for b in stats["biggest_battles"] if b["attacker"] in team or b["defender"] in team
+        ],
+        "trades": [t for t in stats["trades"] if t["player"] in team],
+        "luck": ours(stats["luck"]),
+    }
 
 
 def won_by(stats: Mapping[str, Any]) -> str:

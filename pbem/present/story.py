@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pbem.core import rules
+from pbem.core import fog, rules
 from pbem.core.board import WILD
 from pbem.core.events import (
     AttackStopped,
@@ -166,6 +166,14 @@ def narrate(event: Event, viewer: str | None) -> str:
             player=event.player,
             target=place(event.target),
             reason=told(event.reason),
+        )
+    if isinstance(event, fog.LeftGame):
+        return _("%(player)s is out of the game.", player=event.player)
+    if isinstance(event, fog.TurnPlayed):
+        return _(
+            "Turn %(turn)s: %(player)s played; you saw nothing of it.",
+            turn=event.turn,
+            player=event.player,
         )
     if isinstance(event, Eliminated):
         return _(
@@ -386,6 +394,8 @@ _KINDS: dict[type[Event], str] = {
     SeatsDecided: "setup",
     RolledForFirst: "setup",
     Eliminated: "eliminated",
+    fog.LeftGame: "eliminated",
+    fog.TurnPlayed: "turn",
     DrewCard: "card",
     Reshuffled: "card",
     DrewNoCard: "card",

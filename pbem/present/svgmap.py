@@ -44,7 +44,8 @@ class MapTerritory:
     fill: str
     ink: str
     owner: str
-    armies: int
+    armies: int | None
+    """None under fog where the reader does not see the armies."""
     mine: bool
     taken: bool
     label: tuple[str, ...]
@@ -167,8 +168,16 @@ def _wrap_lines(board: Board, a: str, b: str) -> list[MapLine]:
     ]
 
 
-def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) -> dict[str, Any]:
-    """Everything the SVG map draws, as ready values: continents, borders, territories."""
+def map_shapes(
+    state: GameState,
+    viewer: str | None,
+    taken: Iterable[str] = (),
+    hidden: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """Everything the SVG map draws, as ready values: continents, borders, territories.
+    `hidden`: under fog, the territories whose armies the viewer does not see (`state` is then
+    the state as they know it, its unseen owners UNKNOWN in heavy fog, drawn as the neutral's
+    colour and named "?")."""
     board = state.board
     colours = player_colours(state)
     taken_set = set(taken)
@@ -188,7 +197,7 @@ def map_shapes(state: GameState, viewer: str | None, taken: Iterable[str] = ()) 
                 fill=fill,
                 ink=ink,
                 owner=owner,
-                armies=state.armies(name),
+                armies=None if name in hidden else state.armies(name),
                 mine=viewer is not None and owner == viewer,
                 taken=name in taken_set,
                 label=_label_lines(lang.place(name)),
@@ -293,9 +302,13 @@ def _draw_territory(t: MapTerritory, catalogue: gettext.NullTranslations) -> str
     def words(message: Markup) -> str:  # a translation, taken as the templates take it
         return printable(str(message), lines=True)
 
-    armies = words(
-        Markup(catalogue.ngettext("%(num)s army", "%(num)s armies", t.armies)) % {"num": t.armies}
-    )
+    if t.armies is None:  # (under fog)
+        armies = words(Markup(catalogue.gettext("armies not seen")) % {})
+    else:
+        armies = words(
+            Markup(catalogue.ngettext("%(num)s army", "%(num)s armies", t.armies))
+            % {"num": t.armies}
+        )
     taken = ""
     if t.taken:
         taken = ", " + words(Markup(catalogue.gettext("taken this turn")) % {})
@@ -315,7 +328,7 @@ def _draw_territory(t: MapTerritory, catalogue: gettext.NullTranslations) -> str
         f'      <circle data-territory="{text(t.name)}" cx="{t.x}" cy="{t.y}" r="{t.r}" '
         f'fill="{text(t.fill)}"{outline}/>\n'
         f'      <text x="{t.x}" y="{t.y}" dy="0.36em" text-anchor="middle" font-size="14" '
-        f'font-weight="700" fill="{text(t.ink)}">{t.armies}</text>\n'
+        f'font-weight="700" fill="{text(t.ink)}">{"?" if t.armies is None else t.armies}</text>\n'
         f'      <text x="{t.x}" y="{t.label_y}" text-anchor="middle" font-size="10" '
         'fill="#2d2d2d" stroke="#ffffff" stroke-opacity="0.75" stroke-width="2.5" '
         'paint-order="stroke" stroke-linejoin="round">\n'

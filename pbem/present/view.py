@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pbem.core import fog, missions, rules
+from pbem.core import fog, rules
 from pbem.core.board import Board, board_of
 from pbem.core.state import (
     NEUTRAL,
@@ -45,11 +45,6 @@ def game_view(
     (docs/fog.md)."""
     visible = view_missions(state, player)
     sight = fog.sight_of(state, player)
-    if sight is not None and not sight.owners:  # (heavy fog: how much a target holds is hidden)
-        for name, shown in visible.items():
-            now = missions.current(state.player(name), state.mates(name))
-            if now is not None and now.target is not None:
-                shown.pop("progress", None)
     shown_hands = {p.name for p in state.players} if player is None else {player}
     if player is not None and state.options.team_cards:
         shown_hands.update(state.mates(player))
