@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from helpers import BOARD, make_state, orders
@@ -246,3 +247,81 @@ def test_under_fog_the_forecast_of_an_attack_on_armies_not_seen_says_they_are_hi
     assert forecast(again, replace(o, turn=again.turn)) == lines
     clear = replace(state, options=Options())
     assert "hidden" not in "\n".join(forecast(clear, o))
+
+
+# --- privacy over whole games ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", [FogLevel.LIGHT, FogLevel.HEAVY])
+def test_over_a_whole_fog_game_each_player_gets_exactly_what_they_see(
+    tmp_path: Path, level: FogLevel
+) -> None:
+    """Bots play a fog game to its end. After every resolution, against the game itself:
+    each player's view shows armies exactly on the territories they see (owners too in heavy
+    fog), and the true values there; its dice section has no key of the chain and no roll of
+    a battle they were not told of, each battle told checks against the commitment the report
+    before showed, and the text report's board hides what the view hides; once the game is
+    over the fog lifts and the last view checks from the revealed key."""
+    import random
+
+    from bots import orders_for
+
+    from pbem.game import processor
+    from pbem.game.history import read_history
+    from pbem.game.store import read_game
+    from pbem.present.fog_verify import fog_lines
+
+    directory = tmp_path / "misty"
+    names = ["ann", "ben", "cy"]
+    processor.new_game(
+        directory, [(n, "") for n in names], Options(fog=level), seed=bytes(range(1, 33))
+    )
+    rng = random.Random(5)
+    roots: dict[str, str] = {}
+    told_battles = every_battle = 0
+    for _ in range(400):
+        game = read_game(directory)
+        if game.state.phase is Phase.OVER:
+            break
+        for name in game.state.awaiting():
+            reg = game.registration(name)
+            assert reg is not None
+            o = replace(orders_for(game.state, name, rng), secret=reg.secret)
+            (directory / "orders" / f"{name}.toml").write_text(o.to_toml(), "utf-8")
+        processor.resolve_game(directory)
+        truth = read_game(directory).state
+        folder = sorted((directory / "reports").iterdir())[-1]
+        events = read_history(directory, truth.resolution - 1).events
+        for name in names:
+            view = json.loads((folder / f"{name}.view.json").read_text())
+            section = view["dice"]
+            lines, ok = fog_lines(view)
+            assert ok, (folder.name, name, lines)
+            if truth.phase is Phase.OVER:
+                assert "key" in section  # (the fog lifts)
+                continue
+            assert not {"key", "previous_key", "rolls", "dice_key"} & set(section)
+            if name in roots:
+                assert section["battle_root"] == roots[name], (folder.name, name)
+            roots[name] = section["next_battle_root"]
+            seen = fog.sight(truth, name) if truth.player(name).alive else frozenset()
+            for t, entry in view["territories"].items():
+                shown = t in seen
+                assert (entry["armies"] is not None) == shown, (folder.name, name, t)
+                if shown:
+                    assert entry["armies"] == truth.armies(t)
+                owner_known = shown or level is FogLevel.LIGHT
+                assert (entry["owner"] is not None) == owner_known
+                if owner_known:
+                    assert entry["owner"] == truth.owner(t)
+            expected = fog.battles(fog.told(truth, events, name))
+            assert [b["label"] for b in section["battles"]] == [b.label for b in expected]
+            told_battles += len(expected)
+            every_battle += len(fog.battles(events))
+            board = (folder / f"{name}.txt").read_text().split("The board")[1].split("Players")[0]
+            for t in BOARD.names:
+                line = next(x for x in board.splitlines() if x[4:].startswith(t + " "))
+                assert line.rstrip().endswith("?") == (t not in seen), (folder.name, name, line)
+        assert truth.resolution < 390
+    assert read_game(directory).state.phase is Phase.OVER
+    assert 20 < told_battles < every_battle  # (some were hidden from some)

@@ -757,7 +757,7 @@ class _Streams:
         if r.key is None or r.orders is None:
             raise ValueError("a fog game rolls its dice from the key and the orders")
         battle = fog.battle_key(r.key, fog.label(attack.source, attack.target, n))
-        return Stream.public(dice.dice_key(battle, r.orders, r.again)), n
+        return Stream.public(fog.battle_dice_key(battle, r.orders, r.again)), n
 
 
 def _rounds_over(table: _Table) -> None:

@@ -10,9 +10,10 @@ import functools
 import hashlib
 import hmac
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from pbem.core import dice
 from pbem.core.board import Board
 from pbem.core.events import (
     AttackStopped,
@@ -222,12 +223,14 @@ def check_battle(
 
 @dataclass(frozen=True)
 class TurnPlayed(Event):
-    """Under fog, another side's turn of which nothing was seen, told as whose it was (never
-    recorded: what `told` gives for the story in its place)."""
+    """Under heavy fog, the start of another side's turn, told as whose it is in place of
+    their reinforcements; `seen`: whether anything of the turn is told after it (never
+    recorded: what `told` gives for the story)."""
 
     kind: ClassVar[str] = "turn_played"
     player: str
     turn: int
+    seen: bool = True
 
 
 @dataclass(frozen=True)
@@ -283,11 +286,11 @@ def told(state: GameState, events: Sequence[Event], player: str | None) -> tuple
     pairs = {(e.source, e.target) for e in events if isinstance(e, _PAIRED)}
     shown = {p for p in pairs if p[0] in seen or p[1] in seen}
     out: list[Event] = []
-    mover: tuple[str, int] | None = None
     for e in events:
         who = getattr(e, "player", None)
-        if isinstance(e, Reinforced) and who not in team:
-            mover = (e.player, e.turn)
+        if isinstance(e, Reinforced) and who not in team and not light:
+            out.append(TurnPlayed(e.player, e.turn))
+            continue
         if isinstance(e, Eliminated):
             fell = [c for c in events if isinstance(c, Conquered) and c.loser == e.player]
             if e.by in team or any((c.source, c.target) in shown for c in fell):
@@ -300,10 +303,12 @@ def told(state: GameState, events: Sequence[Event], player: str | None) -> tuple
             continue
         if who in team or not _hidden(e, seen, shown, light):
             out.append(e)
-    if mover is not None and not any(
-        getattr(e, "player", None) == mover[0] and not isinstance(e, (LeftGame,)) for e in out
+    if (
+        out
+        and isinstance(out[-1], TurnPlayed)
+        or (len(out) == 2 and isinstance(out[0], TurnPlayed) and isinstance(out[1], LeftGame))
     ):
-        out.insert(0, TurnPlayed(*mover))
+        out = [replace(e, seen=False) if isinstance(e, TurnPlayed) else e for e in out]
     return tuple(out)
 
 
@@ -322,3 +327,44 @@ def _hidden(e: Event, seen: frozenset[str], shown: set[tuple[str, str]], light: 
     if isinstance(e, _COUNTED):
         return not light
     return isinstance(e, Skipped)  # (a skipped order is its player's alone)
+
+
+# --- the battles of a resolution, for their dice check ----------------------------------------
+
+Roll = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class Battle:
+    """A battle of a fog game's resolution as its events record it: its pair, its number on
+    the pair in the turn, and its rolls (the attacker's dice, the defender's)."""
+
+    source: str
+    target: str
+    number: int
+    rolls: tuple[Roll, ...]
+
+    @property
+    def label(self) -> str:
+        return label(self.source, self.target, self.number)
+
+
+def battles(events: Sequence[Event]) -> list[Battle]:
+    """The battles of a fog game's resolution (its end events carry their numbers)."""
+    out: list[Battle] = []
+    rolls: list[Roll] = []
+    for e in events:
+        if isinstance(e, Rolled):
+            rolls.append((e.attacker, e.defender))
+        elif isinstance(e, (AttackStopped, Conquered)) and e.battle is not None:
+            out.append(Battle(e.source, e.target, e.battle, tuple(rolls)))
+            rolls = []
+    return out
+
+
+def battle_dice_key(battle: bytes, orders: bytes | None, again: bytes | None = None) -> bytes:
+    """The key a battle's dice come from: its battle key with the orders' digest (and the salt
+    of a resolution played again), as docs/dice.md keys a resolution's dice."""
+    if orders is None:
+        return battle
+    return dice.dice_key(battle, orders, again)

@@ -70,11 +70,15 @@ def _roll_lines(rolls: Sequence[str], width: int = 66) -> list[str]:
     return lines
 
 
-def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[str, Any]:
+def dice_section(
+    game: Game, resolution: int, events: Sequence[Event], player: str | None = None
+) -> dict[str, Any]:
     """The dice check of a resolution: its key (revealed now), the previous key, the rolls.
 
     Public information once the resolution is done; it goes into the report and its view file,
-    and `pbem verify` reads it back."""
+    and `pbem verify` reads it back. In a fog game it also gives the battles with their keys
+    (docs/fog.md); until the game is over a player's holds only the battles they were told of,
+    each with the path to the commitment shown before the turn, and no key of the chain."""
     section: dict[str, Any] = {
         "resolution": resolution,
         "key": game.key(resolution).hex(),
@@ -99,7 +103,67 @@ def dice_section(game: Game, resolution: int, events: Sequence[Event]) -> dict[s
     if game.state.phase is Phase.OVER:
         section["hidden_key"] = dice.hidden_key(game.seed).hex()
         section["hidden_commitment"] = dice.hidden_commitment(game.seed).hex()
+    if game.state.options.fogged:
+        section.update(fog_section(game, resolution, events, player))
+        if fog.sight_of(game.state, player) is not None:
+            for secret in ("key", "previous_key", "rolls", "dice_key", "first_player"):
+                section.pop(secret, None)
     return section
+
+
+def fog_section(
+    game: Game, resolution: int, events: Sequence[Event], player: str | None
+) -> dict[str, Any]:
+    """A fog game's battles for their dice check (docs/fog.md): the commitment to this
+    resolution's battle keys and to the next one's, and each battle told to `player` with its
+    label, key and path."""
+    board = game.state.board
+    key = game.key(resolution)
+    told_events = fog.told(game.state, events, player)
+    out: dict[str, Any] = {
+        "battle_root": fog.battle_root(key, board).hex(),
+        "battles": [],
+    }
+    if game.state.phase is not Phase.OVER and resolution + 2 <= game.chain_length:
+        out["next_battle_root"] = fog.battle_root(game.key(resolution + 1), board).hex()
+    for b in fog.battles(told_events):
+        battle, index, path = fog.battle_proof(key, board, b.label)
+        out["battles"].append(
+            {
+                "label": b.label,
+                "key": battle.hex(),
+                "index": index,
+                "path": [p.hex() for p in path],
+                "rolls": [{"attacker": list(a), "defender": list(d)} for a, d in b.rolls],
+            }
+        )
+    return out
+
+
+def _fog_dice(section: Mapping[str, Any]) -> dict[str, Any]:
+    """A fog game's battles as the dice check of a report shows them."""
+    battles = []
+    for b in section["battles"]:
+        source, target, number = b["label"].split("|")
+        rolls = [f"{dice_faces(r['attacker'])}/{dice_faces(r['defender'])}" for r in b["rolls"]]
+        battles.append(
+            {
+                "name": _(
+                    "%(source)s to %(target)s, battle %(number)s of the turn there",
+                    source=place(source),
+                    target=place(target),
+                    number=number,
+                ),
+                "key": b["key"],
+                "count": len(rolls),
+                "lines": _roll_lines(rolls),
+            }
+        )
+    return {
+        "root": section["battle_root"],
+        "next_root": section.get("next_battle_root"),
+        "battles": battles,
+    }
 
 
 def orders_section(key: bytes, events: Sequence[Event]) -> dict[str, Any]:
@@ -289,7 +353,7 @@ def report_context(
     stats = stats_for(stats, state, player)  # (under fog, the reader's side's)
     view = game_view(state, player, game.commitment, deadline_iso(game))
     colours = player_colours(state)
-    section = dice_section(game, resolution, events)
+    section = dice_section(game, resolution, events, player)
     continents: list[dict[str, Any]] = []
     mates = state.mates(player) if player is not None else ()
     full = state  # (the game as it is; `state` below: as the reader may know it, under fog)
@@ -336,7 +400,10 @@ def report_context(
                 "next": state.phase is Phase.PLAY and p["name"] in state.awaiting(),
             }
         )
-    rolls = [f"{dice_faces(r['attacker'])}/{dice_faces(r['defender'])}" for r in section["rolls"]]
+    rolls = [
+        f"{dice_faces(r['attacker'])}/{dice_faces(r['defender'])}"
+        for r in section.get("rolls", ())  # (none under fog: each battle has its own)
+    ]
     first = [f"{r['player']} {r['die']}" for r in section.get("first_player", [])]
     context: dict[str, Any] = {
         "view": view,
@@ -352,11 +419,11 @@ def report_context(
         "played": played(events, resolution),
         "forecasts": [],  # the moderator's overview gets them from `report.render`
         "dice": section,
-        "key": section["key"],
-        "previous_key": section["previous_key"],
+        "key": section.get("key"),
+        "previous_key": section.get("previous_key"),
         "commitment": game.commitment,
-        "check_command": _check_command(section["key"]),
-        "check_lines": check_lines(section["key"]),
+        "check_command": _check_command(section["key"]) if "key" in section else None,
+        "check_lines": check_lines(section["key"]) if "key" in section else [],
         "order_digests": section.get("orders", []),
         "dice_key": section.get("dice_key"),
         "again": section.get("again"),
@@ -364,6 +431,7 @@ def report_context(
         "roll_lines": _roll_lines(rolls),
         "first_player_dice": ", ".join(first),
         "hidden_key": section.get("hidden_key"),
+        "fog_dice": _fog_dice(section) if "battles" in section else None,
         "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
         "next_player": state.current_player.name if state.phase is Phase.PLAY else None,
         "awaiting": list(state.awaiting()),

@@ -368,7 +368,7 @@ def view_file(
         game,
         player,
         view,
-        dice_section(game, resolution, events),
+        dice_section(game, resolution, events, player),
         stats if stats is not None else _stats(game, resolution, events),
     )
 

@@ -169,9 +169,15 @@ def narrate(event: Event, viewer: str | None) -> str:
         )
     if isinstance(event, fog.LeftGame):
         return _("%(player)s is out of the game.", player=event.player)
-    if isinstance(event, fog.TurnPlayed):
+    if isinstance(event, fog.TurnPlayed) and not event.seen:
         return _(
             "Turn %(turn)s: %(player)s played; you saw nothing of it.",
+            turn=event.turn,
+            player=event.player,
+        )
+    if isinstance(event, fog.TurnPlayed):
+        return _(
+            "Turn %(turn)s: %(player)s played; what you saw of it:",
             turn=event.turn,
             player=event.player,
         )

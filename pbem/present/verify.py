@@ -593,6 +593,14 @@ def verify_lines(given: Given) -> tuple[list[str], bool]:
     """What `pbem verify` prints and whether everything checks out: the key, the chain, the
     dice, the player's own order file among those the dice come from and, in a final view,
     the mission deal. ArgumentsError for arguments that do not go together."""
+    if given.report is not None and given.report.suffix == ".json":
+        from pbem.present import fog_verify
+
+        data = view.parse_json(view.read_text(given.report), given.report)
+        if isinstance(data, Mapping) and fog_verify.is_fogged(data):
+            if given.orders is not None:
+                raise ArgumentsError("--orders is not checked for a fog game's report yet")
+            return fog_verify.fog_lines(data)
     record = choose_record(given)
     verdict = verify(record)
     lines = verdict.lines()

@@ -1,0 +1,142 @@
+"""Checking a fog game's dice from a player's view file (docs/fog.md): each battle the player
+was told of, by its key, its path to the commitment shown before the turn, and its dice; once
+the game is over (or for the moderator), the resolution's key, which gives every battle key and
+the commitment itself."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pbem.core import dice, fog
+from pbem.core.board import Board, board_of
+from pbem.errors import BoardError, PbemError
+from pbem.terminal import quoted
+
+
+class FogVerifyError(PbemError):
+    """A fog game's dice section that cannot be read (missing, crafted, of another board)."""
+
+
+def is_fogged(data: Mapping[str, Any]) -> bool:
+    """Whether a view file's dice section is a fog game's (it lists battles)."""
+    section = data.get("dice")
+    return isinstance(section, Mapping) and "battles" in section
+
+
+def _hex(value: object, what: str, size: int = 32) -> bytes:
+    if not isinstance(value, str):
+        raise FogVerifyError(f"the view file's {what} is not hexadecimal text")
+    try:
+        out = bytes.fromhex(value)
+    except ValueError:
+        raise FogVerifyError(
+            f"the view file's {what} is not hexadecimal ({quoted(value, 80)})"
+        ) from None
+    if len(out) != size:
+        raise FogVerifyError(f"the view file's {what} is not {size} bytes")
+    return out
+
+
+def _board(data: Mapping[str, Any]) -> Board:
+    name = data.get("board", "classic")
+    own = data.get("board_file")
+    try:
+        return board_of(str(name), own if isinstance(own, str) else None, "the view file's board")
+    except (BoardError, ValueError) as err:
+        raise FogVerifyError(f"the view file's board cannot be read: {err}") from None
+
+
+def _rolls(value: object) -> tuple[fog.Roll, ...]:
+    if not isinstance(value, list) or len(value) > 100_000:
+        raise FogVerifyError("the view file's rolls of a battle are not a list of rolls")
+    out = []
+    for r in value:
+        if not isinstance(r, Mapping):
+            raise FogVerifyError("a roll of the view file is not attacker and defender dice")
+        a, d = r.get("attacker"), r.get("defender")
+        if not (
+            isinstance(a, list)
+            and isinstance(d, list)
+            and 1 <= len(a) <= 3
+            and 1 <= len(d) <= 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in a + d)
+        ):
+            raise FogVerifyError("a roll of the view file is not attacker and defender dice")
+        out.append((tuple(a), tuple(d)))
+    return tuple(out)
+
+
+def _orders(section: Mapping[str, Any]) -> tuple[bytes | None, bytes | None]:
+    """The digest D of the order files the dice come from, and the salt of a resolution
+    played again (both None when the resolution resolved none)."""
+    files = section.get("orders")
+    if files is None:
+        return None, None
+    if not isinstance(files, list) or not 1 <= len(files) <= 6:
+        raise FogVerifyError("the view file's order files are not listed")
+    digests = [
+        _hex(f.get("digest") if isinstance(f, Mapping) else None, "order digest") for f in files
+    ]
+    again = section.get("again")
+    return dice.orders_digest(digests), _hex(again, "salt") if again is not None else None
+
+
+def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
+    """What `pbem verify --report` says of a fog game's view file, and whether it all holds."""
+    section = data["dice"]
+    board = _board(data)
+    root = _hex(section.get("battle_root"), "battle commitment")
+    digest, again = _orders(section)
+    battles = section.get("battles")
+    if not isinstance(battles, list) or len(battles) > len(fog.labels(board)):
+        raise FogVerifyError("the view file's battles are not a list of battles")
+    lines: list[str] = []
+    ok = True
+    key = section.get("key")
+    if key is not None:  # (the game is over, or the moderator's): the key gives everything
+        resolution_key = _hex(key, "key")
+        if fog.battle_root(resolution_key, board) == root:
+            lines.append("battle commitment OK: the key gives it")
+        else:
+            ok = False
+            lines.append("battle commitment WRONG: the key does not give it")
+    else:
+        resolution_key = None
+        lines.append(
+            f"this turn's battle commitment is {root.hex()}: it must be the next turn's "
+            "commitment of the report before this one"
+        )
+    for entry in battles:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("label"), str):
+            raise FogVerifyError("a battle of the view file has no label")
+        name = entry["label"]
+        battle = _hex(entry.get("key"), f"key of battle {quoted(name)}")
+        index = entry.get("index")
+        path = entry.get("path")
+        if not isinstance(index, int) or isinstance(index, bool) or not isinstance(path, list):
+            raise FogVerifyError(f"battle {quoted(name)} of the view file has no path")
+        steps = [_hex(p, f"path of battle {quoted(name)}") for p in path[:64]]
+        rolls = _rolls(entry.get("rolls"))
+        committed = fog.check_battle(board, name, battle, index, steps, root)
+        derived = resolution_key is None or fog.battle_key(resolution_key, name) == battle
+        wrong = dice.check_rolls(fog.battle_dice_key(battle, digest, again), rolls)
+        count = f"{len(rolls)} roll{'' if len(rolls) == 1 else 's'}"
+        if committed and derived and wrong is None:
+            lines.append(f"battle {name}: key committed to, {count}, every die matches")
+            continue
+        ok = False
+        if not committed:
+            lines.append(f"battle {name}: its key does NOT lead to the commitment")
+        if not derived:
+            lines.append(f"battle {name}: its key is NOT the one the resolution's key gives")
+        if wrong is not None:
+            lines.append(f"battle {name}: roll {wrong + 1} of {count} does NOT match its key")
+    if not battles:
+        lines.append("no battle of this resolution was told to this view's player")
+    if "next_battle_root" in section:
+        upcoming = _hex(section["next_battle_root"], "next battle commitment")
+        lines.append(
+            f"next turn's battle commitment: {upcoming.hex()} (keep it for your next report)"
+        )
+    return lines, ok
