@@ -59,6 +59,7 @@ from pbem.core.state import (
     NEUTRAL,
     CardRule,
     DiceRule,
+    FogLevel,
     FortifyMode,
     GameState,
     Options,
@@ -120,6 +121,7 @@ class Case:
             + ("-teams" + "v".join(str(len(t)) for t in o.teams) if o.teams else "")
             + ("-teamfortify" if o.team_fortify else "")
             + ("-teamcards" if o.team_cards else "")
+            + (f"-fog{o.fog.value}" if o.fog is not FogLevel.NONE else "")
         )
 
 
@@ -182,6 +184,13 @@ def make_variant_case(i: int) -> Case:
     if kind == 6:
         modes = (FortifyMode.ADJACENT, FortifyMode.CONNECTED, FortifyMode.UNLIMITED)
         options = replace(options, fortify=modes[n % 3], fortifies=2 + n % 2)
+    if kind == 10:  # fog: light and heavy, teams in one game of four
+        fog = (FogLevel.LIGHT, FogLevel.HEAVY)[n % 2]
+        options = replace(options, fog=fog, dice=DiceRule.ORDERS)
+        if n % 4 == 3:
+            teams = (("alice", "carol"), ("bob", "dave"))
+            return Case(GAMES + MISSION_GAMES + i, 4, replace(options, teams=teams))
+        return Case(GAMES + MISSION_GAMES + i, 2 + n % 5, options)
     if kind in (8, 9):  # teams: two of two, two of three, three of two, three against two
         shapes = (((0, 2), (1, 3)), ((0, 2, 4), (1, 3, 5)), ((0, 3), (1, 4), (2, 5)))
         shapes += (((0, 2, 4), (1, 3)),)
@@ -207,7 +216,7 @@ def make_variant_case(i: int) -> Case:
 CASES = (
     [make_case(i) for i in range(GAMES)]
     + [make_mission_case(i) for i in range(MISSION_GAMES)]
-    + [make_variant_case(i) for i in range(10 * VARIANT_GAMES)]
+    + [make_variant_case(i) for i in range(11 * VARIANT_GAMES)]
 )
 MISSION_CASES = CASES[GAMES : GAMES + MISSION_GAMES]
 VARIANT_CASES = CASES[GAMES + MISSION_GAMES :]
@@ -681,6 +690,12 @@ class Replay:
         self.fallback: set[str] = set()
         self.rolls: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         self.outcomes: Counter[str] = Counter()
+        # Under fog each battle rolls from a key of its own (docs/fog.md, written out again
+        # here): its label is its pair and its number among the turn's attacks on the pair.
+        self.raw_key = key
+        self.fogged = case.options.fog is not FogLevel.NONE
+        self.pair_count: Counter[tuple[str, str]] = Counter()
+        self.battles: list[tuple[str, list[tuple[tuple[int, ...], tuple[int, ...]]]]] = []
 
     # the event cursor
     def peek(self) -> Event | None:
@@ -852,7 +867,16 @@ class Replay:
             self.outcomes["rounds over"] += 1
         if self.i != len(self.events):
             fail(f"unexpected events: {self.events[self.i :]}")
-        need(dice.check_rolls(self.key, self.rolls) is None, "dice differ from the public stream")
+        if not self.fogged:
+            need(dice.check_rolls(self.key, self.rolls) is None, "dice differ from the stream")
+            return
+        assert self.digest is not None  # (fog games key their dice by the orders)
+        for label, rolls in self.battles:
+            battle = hmac.new(self.raw_key, b"pbem/fog/" + label.encode(), hashlib.sha256).digest()
+            keyed = hmac.new(battle, b"pbem/orders/" + self.digest.hex().encode(), hashlib.sha256)
+            if dice.check_rolls(keyed.digest(), rolls) is not None:
+                fail(f"the dice of battle {label} are not its own key's")
+        self.outcomes["fog battles"] += len([b for b in self.battles if b[1]])
 
     def draw(self) -> None:
         """The card for a conquest: from the draw pile only; an empty pile first takes the
@@ -881,6 +905,10 @@ class Replay:
     def attack(self, attack: Attack) -> None:
         name = self.name
         source, target, stop = attack.source, attack.target, max(1, attack.stop_at)
+        self.pair_count[source, target] += 1
+        number = self.pair_count[source, target] if self.fogged else None
+        if self.fogged:
+            self.battles.append((f"{source}|{target}|{number}", []))
         event = self.peek()
         if isinstance(event, Skipped):
             self.i += 1
@@ -934,10 +962,14 @@ class Replay:
             self.armies[source] -= roll.attacker_losses
             self.armies[target] -= roll.defender_losses
             self.rolls.append((roll.attacker, roll.defender))
+            if self.fogged:
+                self.battles[-1][1].append((roll.attacker, roll.defender))
             last = a
         if last <= 0:
             fail(f"attack {attack.describe()} rolled no dice")
         end = self.peek()
+        if isinstance(end, (AttackStopped, Conquered)) and end.battle != number:
+            fail(f"{end} is not battle {number} of its pair")
         if isinstance(end, AttackStopped):
             self.i += 1
             need(self.armies[target] > 0, "attack stopped, but the target is empty")
@@ -1350,6 +1382,8 @@ def test_each_variant_plays_as_it_says() -> None:
             by_kind.setdefault("teams", []).append(game)
         if o.team_fortify:
             by_kind.setdefault("team fortify", []).append(game)
+        if o.fog is not FogLevel.NONE:
+            by_kind.setdefault("fog", []).append(game)
         if o.rounds:
             by_kind.setdefault("rounds", []).append(game)
             assert game.ended, f"{case.id} went past its {o.rounds} rounds"
@@ -1366,6 +1400,7 @@ def test_each_variant_plays_as_it_says() -> None:
             "islands",
             "teams",
             "team fortify",
+            "fog",
         ),
         True,
     )
@@ -1378,6 +1413,7 @@ def test_each_variant_plays_as_it_says() -> None:
         > len(won_by_team) // 4
     )
     assert sum(g.outcomes["mission won"] for g in teams) > 0
+    assert sum(g.outcomes["fog battles"] for g in by_kind["fog"]) > 1000
     assert sum(g.outcomes["fortified twice"] for g in by_kind["fortifies"]) > VARIANT_GAMES
     flat = Counter(
         v for g in by_kind["flat"] for v in g.outcomes.elements() if v.startswith("flat ")

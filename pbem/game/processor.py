@@ -379,14 +379,22 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
     rules_played = variants(state)
     if rules_played:
         out.append("rules: " + "; ".join(rules_played))
+    land = view["territories"]  # (under fog, as the reader may know it: null where hidden)
+
+    def owner(t: str) -> str:
+        return "?" if land[t]["owner"] is None else owner_shown(state, t)
+
     for c in state.board.continents.values():
-        holders = {owner_shown(state, t) for t in c.territories}
+        holders = {owner(t) for t in c.territories}
         held = (
-            f", held by {holders.pop()}" if len(holders) == 1 and UNCLAIMED not in holders else ""
+            f", held by {holders.pop()}"
+            if len(holders) == 1 and not holders & {UNCLAIMED, "?"}
+            else ""
         )
         out.append(f"\n{c.name} (+{c.bonus}){held}")
         for t in c.territories:
-            out.append(f"  {t:<24} {owner_shown(state, t):<12} {state.armies(t):>4}")
+            armies = "?" if land[t]["armies"] is None else land[t]["armies"]
+            out.append(f"  {t:<24} {owner(t):<12} {armies:>4}")
     out.append("\nplayer        territories armies cards reinforcements")
     for p in view["players"]:
         hand = f"  hand: {', '.join(p['hand'])}" if p.get("hand") else ""
@@ -394,13 +402,18 @@ def show_table(state: GameState, view: dict[str, Any], deadline: str | None = No
             hand += "  (dropped)"
         elif p.get("missed"):
             hand += f"  (missed {p['missed']} in a row)"
+        counts = [
+            "?" if p[k] is None else p[k]
+            for k in ("territories", "armies", "cards", "reinforcements")
+        ]
         out.append(
-            f"{p['name']:<13} {p['territories']:>11} {p['armies']:>6} {p['cards']:>5} "
-            f"{p['reinforcements'] if p['alive'] else 'out':>14}{hand}"
+            f"{p['name']:<13} {counts[0]:>11} {counts[1]:>6} {counts[2]:>5} "
+            f"{counts[3] if p['alive'] else 'out':>14}{hand}"
         )
     if "neutral" in view:
         neutral = view["neutral"]
-        out.append(f"{NEUTRAL:<13} {neutral['territories']:>11} {neutral['armies']:>6}")
+        shown = ["?" if neutral[k] is None else neutral[k] for k in ("territories", "armies")]
+        out.append(f"{NEUTRAL:<13} {shown[0]:>11} {shown[1]:>6}")
     out += ["", *piles_context(view["piles"])["lines"]]
     shown = mission_lines(view["players"], view.get("player"))
     if shown:
