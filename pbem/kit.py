@@ -138,6 +138,10 @@ def _parser() -> argparse.ArgumentParser:
         help="With KEY: an order file's digest, as the report lists them. Repeat, in order.",
     )
     verify.add_argument("--again", help="With --digest: the salt of a turn played again.")
+    verify.add_argument(
+        "--previous",
+        help="With --report in a game with fog: the view file of the report before it.",
+    )
     return parser
 
 
@@ -165,8 +169,16 @@ def _verify(args: argparse.Namespace) -> tuple[list[str], bool]:
 
     report = Path(args.report) if args.report else None
     orders = Path(args.orders) if args.orders else None
+    previous = Path(args.previous) if args.previous else None
     given = verify.Given(
-        args.key, args.previous_key, tuple(args.rolls), report, orders, args.digests, args.again
+        args.key,
+        args.previous_key,
+        tuple(args.rolls),
+        report,
+        orders,
+        args.digests,
+        args.again,
+        previous,
     )
     return verify.verify_lines(given)
 

@@ -325,3 +325,104 @@ def test_over_a_whole_fog_game_each_player_gets_exactly_what_they_see(
         assert truth.resolution < 390
     assert read_game(directory).state.phase is Phase.OVER
     assert 20 < told_battles < every_battle  # (some were hidden from some)
+
+
+# --- verifying a fog game's dice -------------------------------------------------------------
+
+
+def fog_game(tmp_path: Path, turns: int = 6) -> Path:
+    """A heavy fog game of three players by the command line, played by bots for some turns."""
+    import random
+
+    from bots import orders_for
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+    from pbem.game import processor
+    from pbem.game.store import read_game
+
+    directory = tmp_path / "mist"
+    args = ["new", str(directory), "--players", "ann,ben,cy", "--fog", "heavy"]
+    result = CliRunner().invoke(main, [*args, "--seed", "44" * 32])
+    assert result.exit_code == 0, result.output
+    rng = random.Random(2)
+    for _ in range(turns):
+        game = read_game(directory)
+        for name in game.state.awaiting():
+            reg = game.registration(name)
+            assert reg is not None
+            o = replace(orders_for(game.state, name, rng), secret=reg.secret)
+            (directory / "orders" / f"{name}.toml").write_text(o.to_toml(), "utf-8")
+            (directory / f"sent-{name}-{game.state.turn}.toml").write_text(o.to_toml(), "utf-8")
+        processor.resolve_game(directory)
+    return directory
+
+
+def test_pbem_verify_checks_a_fog_report_battle_by_battle_and_against_the_one_before(
+    tmp_path: Path,
+) -> None:
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+    from pbem.kit import main as kit
+
+    directory = fog_game(tmp_path)
+    folders = sorted((directory / "reports").iterdir())
+    # The last resolution whose report told some player of a battle.
+    found = next(
+        (f, n)
+        for f in reversed(folders[1:])
+        for n in ("ann", "ben", "cy")
+        if json.loads((f / f"{n}.view.json").read_text())["dice"]["battles"]
+    )
+    folder, name = found
+    before = folders[folders.index(folder) - 1]
+    report, previous = folder / f"{name}.view.json", before / f"{name}.view.json"
+    run = CliRunner().invoke(main, ["verify", "--report", str(report), "--previous", str(previous)])
+    assert run.exit_code == 0, run.output
+    assert "every die matches" in run.output and "the report before this turn gave it" in run.output
+    assert kit(["verify", "--report", str(report), "--previous", str(previous)]) == 0
+    # Another player's order file is not among those the dice come from ...
+    turn = json.loads(report.read_text())["turn"] - 1
+    mover = json.loads(report.read_text())["dice"]["orders"][0]["player"]
+    own = directory / f"sent-{mover}-{turn}.toml"
+    mine = CliRunner().invoke(main, ["verify", "--report", str(report), "--orders", str(own)])
+    assert mine.exit_code == 0 and "OK: the dice come from these orders" in mine.output
+    # ... a die changed, a key made up, a commitment of another turn: each is caught.
+    data = json.loads(report.read_text())
+    battle = data["dice"]["battles"][0]
+    first = battle["rolls"][0]["attacker"]
+    first[0] = first[0] % 6 + 1
+    (tmp_path / "die.json").write_text(json.dumps(data))
+    bad = CliRunner().invoke(main, ["verify", "--report", str(tmp_path / "die.json")])
+    assert bad.exit_code == 1 and "does NOT match its key" in bad.output
+    data = json.loads(report.read_text())
+    data["dice"]["battles"][0]["key"] = "00" * 32
+    (tmp_path / "key.json").write_text(json.dumps(data))
+    bad = CliRunner().invoke(main, ["verify", "--report", str(tmp_path / "key.json")])
+    assert bad.exit_code == 1 and "does NOT lead to the commitment" in bad.output
+    older = folders[folders.index(folder) - 2] / f"{name}.view.json"
+    stale = ["verify", "--report", str(report), "--previous", str(older)]
+    bad = CliRunner().invoke(main, stale)
+    assert bad.exit_code == 1 and "battle commitment WRONG" in bad.output
+    assert kit(stale) == 1
+
+
+def test_a_fog_game_made_by_the_command_line_rolls_keyed_by_the_orders_and_audits(
+    tmp_path: Path,
+) -> None:
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+    from pbem.game.store import read_game
+
+    directory = fog_game(tmp_path, turns=4)
+    assert read_game(directory).state.options.fog is FogLevel.HEAVY
+    audit = CliRunner().invoke(main, ["audit", str(directory)])
+    assert audit.exit_code == 0, audit.output
+    shown = CliRunner().invoke(main, ["show", str(directory), "--player", "ann"])
+    assert "rules: heavy fog" in shown.output and "   ?" in shown.output
+    with pytest.raises(ValueError, match="key and the orders"):
+        from pbem.core.engine import new_game
+
+        new_game("g", ["a", "b"], BOARD, Options(fog=FogLevel.LIGHT, dice=DiceRule.KEY), RANDOMNESS)

@@ -96,6 +96,13 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     "the orders). Repeat, in order.",
 )
 @click.option("--again", help="With --digest: the salt of a turn played again after an undo.")
+@click.option(
+    "--previous",
+    "previous_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="With --report in a game with fog: the view file of the report before it, whose "
+    "commitment for the next turn this report's battles must lead to.",
+)
 @reports_errors
 def verify_command(
     key: str | None,
@@ -105,6 +112,7 @@ def verify_command(
     orders_file: Path | None,
     digests: tuple[str, ...],
     again: str | None,
+    previous_file: Path | None,
 ) -> None:
     """Check a resolution's dice: SHA-256(KEY) = PREVIOUS_KEY, and every die from KEY.
 
@@ -119,12 +127,15 @@ def verify_command(
       pbem verify --report alice.view.json --orders alice-turn-2.toml
       pbem verify KEY PREVIOUS_KEY --dice "6 3 1/5 2" --dice "4 4/6"
       pbem verify KEY PREVIOUS_KEY --digest DIGEST --dice "6 3 1/5 2"
+      pbem verify --report 0008-turn-7/ann.view.json --previous 0007-turn-6/ann.view.json
     """
     from pbem.present import verify
 
     try:
         lines, ok = verify.verify_lines(
-            verify.Given(key, previous_key, rolls, report_file, orders_file, digests, again)
+            verify.Given(
+                key, previous_key, rolls, report_file, orders_file, digests, again, previous_file
+            )
         )
     except verify.ArgumentsError as err:
         raise click.UsageError(str(err)) from None

@@ -102,6 +102,14 @@ from pbem.errors import PbemError
     help="In a team game, each player's report shows their team-mates' cards.",
 )
 @click.option(
+    "--fog",
+    type=click.Choice(["none", "light", "heavy"]),
+    default="none",
+    show_default=True,
+    help="Fog of war: light, every owner shown but armies only on and next to your "
+    "territories; heavy, owners hidden there too (docs/fog.md).",
+)
+@click.option(
     "--no-territory-bonus",
     is_flag=True,
     help="A traded card that shows a territory of yours puts no 2 armies there.",
@@ -167,6 +175,7 @@ def new(
     teams: str | None,
     team_fortify: bool,
     team_cards_visible: bool,
+    fog: str,
     traded_cards: str,
     turn_time: str | None,
     due_at: str | None,
@@ -192,6 +201,7 @@ def new(
     """
     from pbem.core.state import (
         CardRule,
+        FogLevel,
         FortifyMode,
         Options,
         Phase,
@@ -231,6 +241,7 @@ def new(
         teams=team_list,
         team_fortify=team_fortify,
         team_cards=team_cards_visible,
+        fog=FogLevel(fog),
     )
     mail = settings.changed((), settings.parse_assignments(mail_settings))
     from pbem.core.board import board_names

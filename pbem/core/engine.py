@@ -349,6 +349,8 @@ def new_game(
         )
     if options.teams:
         teams.check_teams(options.teams, names)
+    if options.fogged and not options.dice_by_orders:
+        raise ValueError("a game with fog rolls its dice from the key and the orders")
     stream = Stream.public(randomness.public)
     events: list[Event] = []
 

@@ -81,8 +81,8 @@ class Sight:
 
 def sight_of(state: GameState, player: str | None) -> Sight | None:
     """What `player` may know under the game's fog; None when they may know everything (a game
-    without fog, the moderator, a game that is over)."""
-    if player is None or not state.options.fogged or state.phase is Phase.OVER:
+    without fog, the moderator, a game that is over, and the draft, when no one holds land)."""
+    if player is None or not state.options.fogged or state.phase in (Phase.OVER, Phase.DRAFT):
         return None
     level = state.options.fog
     return Sight(player, state.team(player), sight(state, player), level is FogLevel.LIGHT)

@@ -82,6 +82,25 @@ def _orders(section: Mapping[str, Any]) -> tuple[bytes | None, bytes | None]:
     return dice.orders_digest(digests), _hex(again, "salt") if again is not None else None
 
 
+def previous_line(data: Mapping[str, Any], before: object) -> tuple[str, bool]:
+    """Whether this report's battle commitment is the one the report before it gave for the
+    next turn: the line that says so, and the verdict."""
+    section = before.get("dice") if isinstance(before, Mapping) else None
+    if not isinstance(section, Mapping) or "next_battle_root" not in section:
+        raise FogVerifyError(
+            "the --previous view file gives no commitment for the next turn: give the view "
+            "file of the report before this one, of the same game"
+        )
+    given = _hex(data["dice"].get("battle_root"), "battle commitment")
+    promised = _hex(section["next_battle_root"], "next battle commitment of --previous")
+    if given == promised:
+        return "battle commitment OK: the report before this turn gave it", True
+    return (
+        f"battle commitment WRONG: the report before this turn gave {promised.hex()}, this one "
+        f"{given.hex()}: these battle keys are not the ones committed to before the orders"
+    ), False
+
+
 def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
     """What `pbem verify --report` says of a fog game's view file, and whether it all holds."""
     section = data["dice"]

@@ -474,6 +474,8 @@ class Given:
     orders: Path | None = None
     digests: Sequence[str] = ()
     again: str | None = None
+    previous: Path | None = None
+    """In a game with fog: the view file of the report before `report`."""
 
 
 def choose_record(given: Given) -> DiceRecord:
@@ -598,9 +600,9 @@ def verify_lines(given: Given) -> tuple[list[str], bool]:
 
         data = view.parse_json(view.read_text(given.report), given.report)
         if isinstance(data, Mapping) and fog_verify.is_fogged(data):
-            if given.orders is not None:
-                raise ArgumentsError("--orders is not checked for a fog game's report yet")
-            return fog_verify.fog_lines(data)
+            return _fog_verify_lines(given, data)
+    if given.previous is not None:
+        raise ArgumentsError("--previous goes with the --report of a game with fog")
     record = choose_record(given)
     verdict = verify(record)
     lines = verdict.lines()
@@ -613,6 +615,37 @@ def verify_lines(given: Given) -> tuple[list[str], bool]:
     if deal is not None:
         lines += deal.lines()
     return lines, verdict.ok and (deal is None or deal.ok) and (own is None or own[1])
+
+
+def _fog_verify_lines(given: Given, data: Mapping[str, Any]) -> tuple[list[str], bool]:
+    """`pbem verify --report` of a fog game's view file: its battles, with the report before
+    it (`--previous`) whose commitment they must lead to, and the player's own order file."""
+    from pbem.present import fog_verify
+
+    assert given.report is not None
+    if given.key or given.previous_key or given.rolls or given.digests or given.again:
+        raise ArgumentsError("give either --report or KEY PREVIOUS_KEY --dice ...")
+    lines, ok = fog_verify.fog_lines(data)
+    if given.previous is not None:
+        before = view.parse_json(view.read_text(given.previous), given.previous)
+        line, same = fog_verify.previous_line(data, before)
+        lines.append(line)
+        ok = ok and same
+    if given.orders is not None:
+        files = data["dice"].get("orders")
+        listed = (
+            tuple(
+                (str(f["player"]), parse_hex_key(_hex_text(f["digest"]), "order file digest"))
+                for f in files
+            )
+            if isinstance(files, list)
+            else None
+        )
+        record = DiceRecord(b"", b"", (), orders=listed)
+        line, own = own_order_file(record, given.orders, given.report)
+        lines.append(line)
+        ok = ok and own
+    return lines, ok
 
 
 def own_order_file(record: DiceRecord, path: Path, report: Path) -> tuple[str, bool]:
