@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import BOARD, make_state, orders
 
-from pbem.core import dice, fog, rules
+from pbem.core import dice, fog, fog_events, rules
 from pbem.core.engine import Randomness, resolve
 from pbem.core.events import AttackStopped, Conquered, Rolled, Skipped
 from pbem.core.orders import REST, Attack, Orders
@@ -314,10 +314,10 @@ def test_over_a_whole_fog_game_each_player_gets_exactly_what_they_see(
                 assert (entry["owner"] is not None) == owner_known
                 if owner_known:
                     assert entry["owner"] == truth.owner(t)
-            expected = fog.battles(fog.told(truth, events, name))
+            expected = fog_events.battles(fog_events.told(truth, events, name))
             assert [b["label"] for b in section["battles"]] == [b.label for b in expected]
             told_battles += len(expected)
-            every_battle += len(fog.battles(events))
+            every_battle += len(fog_events.battles(events))
             board = (folder / f"{name}.txt").read_text().split("The board")[1].split("Players")[0]
             for t in BOARD.names:
                 line = next(x for x in board.splitlines() if x[4:].startswith(t + " "))

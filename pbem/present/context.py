@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core import dice, fog, rules
+from pbem.core import dice, fog, fog_events, rules
 from pbem.core.events import (
     Conquered,
     DiceKeyed,
@@ -119,14 +119,14 @@ def fog_section(
     label, key and path."""
     board = game.state.board
     key = game.key(resolution)
-    told_events = fog.told(game.state, events, player)
+    told_events = fog_events.told(game.state, events, player)
     out: dict[str, Any] = {
         "battle_root": fog.battle_root(key, board).hex(),
         "battles": [],
     }
     if game.state.phase is not Phase.OVER and resolution + 2 <= game.chain_length:
         out["next_battle_root"] = fog.battle_root(game.key(resolution + 1), board).hex()
-    for b in fog.battles(told_events):
+    for b in fog_events.battles(told_events):
         battle, index, path = fog.battle_proof(key, board, b.label)
         out["battles"].append(
             {
@@ -358,7 +358,7 @@ def report_context(
     mates = state.mates(player) if player is not None else ()
     full = state  # (the game as it is; `state` below: as the reader may know it, under fog)
     state, hidden = fog.as_known(full, player) if player is not None else (full, frozenset())
-    told = fog.told(full, events, player)
+    told = fog_events.told(full, events, player)
     for c in state.board.continents.values():
         holders = {state.owner(t) for t in c.territories}
         holder = holders.pop() if len(holders) == 1 and state.phase is not Phase.DRAFT else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pbem.core import fog, rules
+from pbem.core import fog_events, rules
 from pbem.core.board import WILD
 from pbem.core.events import (
     AttackStopped,
@@ -167,15 +167,15 @@ def narrate(event: Event, viewer: str | None) -> str:
             target=place(event.target),
             reason=told(event.reason),
         )
-    if isinstance(event, fog.LeftGame):
+    if isinstance(event, fog_events.LeftGame):
         return _("%(player)s is out of the game.", player=event.player)
-    if isinstance(event, fog.TurnPlayed) and not event.seen:
+    if isinstance(event, fog_events.TurnPlayed) and not event.seen:
         return _(
             "Turn %(turn)s: %(player)s played; you saw nothing of it.",
             turn=event.turn,
             player=event.player,
         )
-    if isinstance(event, fog.TurnPlayed):
+    if isinstance(event, fog_events.TurnPlayed):
         return _(
             "Turn %(turn)s: %(player)s played; what you saw of it:",
             turn=event.turn,
@@ -400,8 +400,8 @@ _KINDS: dict[type[Event], str] = {
     SeatsDecided: "setup",
     RolledForFirst: "setup",
     Eliminated: "eliminated",
-    fog.LeftGame: "eliminated",
-    fog.TurnPlayed: "turn",
+    fog_events.LeftGame: "eliminated",
+    fog_events.TurnPlayed: "turn",
     DrewCard: "card",
     Reshuffled: "card",
     DrewNoCard: "card",

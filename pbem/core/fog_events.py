@@ -1,0 +1,174 @@
+"""Fog of war, what each player is told of a resolution (docs/fog.md): the events as told to
+them, and the battles with the numbers that make their labels. Apart from `pbem.core.fog` so
+that what checks orders loads no events.
+
+Pure: no files, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from pbem.core.events import (
+    AttackStopped,
+    Conquered,
+    Dealt,
+    Drafted,
+    DrewCard,
+    DrewNoCard,
+    Dropped,
+    Eliminated,
+    Event,
+    Fortified,
+    Placed,
+    Reinforced,
+    Reshuffled,
+    Rolled,
+    Skipped,
+    Traded,
+)
+from pbem.core.fog import Roll, label, sight_of
+from pbem.core.state import FogLevel, GameState
+
+# --- what a player is told of a resolution -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnPlayed(Event):
+    """Under heavy fog, the start of another side's turn, told as whose it is in place of
+    their reinforcements; `seen`: whether anything of the turn is told after it (never
+    recorded: what `told` gives for the story)."""
+
+    kind: ClassVar[str] = "turn_played"
+    player: str
+    turn: int
+    seen: bool = True
+
+
+@dataclass(frozen=True)
+class LeftGame(Event):
+    """Under fog, a player out of the game by a conquest or a drop the reader did not see,
+    told without by whose hand or with what (never recorded)."""
+
+    kind: ClassVar[str] = "left_game"
+    player: str
+
+
+_PAIRED = (Rolled, Conquered, AttackStopped)
+_COUNTED = (Reinforced, Traded, DrewCard, DrewNoCard, Reshuffled)
+"""Events that follow from what light fog shows (owners, card counts): told to all there."""
+
+
+def owners_before(state: GameState, events: Sequence[Event]) -> dict[str, str]:
+    """Who held each territory before `events` (the state after them), as far as conquests
+    tell: each conquest's target goes back to its loser."""
+    owner = {t: h.owner for t, h in state.territories.items()}
+    for e in reversed(events):
+        if isinstance(e, Conquered):
+            owner[e.target] = e.loser
+    return owner
+
+
+def seen_during(state: GameState, events: Sequence[Event], player: str) -> frozenset[str]:
+    """The territories `player` saw during the resolution of `events` (`state`, after it): at
+    its start or at its end."""
+    team = state.team(player)
+    board = state.board
+    seen: set[str] = set()
+    for owner in (owners_before(state, events), {t: h.owner for t, h in state.territories.items()}):
+        held = [t for t, o in owner.items() if o in team]
+        seen.update(held)
+        for t in held:
+            seen.update(board.neighbours(t))
+    return frozenset(seen)
+
+
+def told(state: GameState, events: Sequence[Event], player: str | None) -> tuple[Event, ...]:
+    """The events of a resolution as `player` is told them under fog (docs/fog.md), `state`
+    the state after it: all of them without fog, for the moderator and once the game is over.
+    Another side's battles on a pair either of whose territories was seen, placements and
+    fortifications on seen territories; in light fog also their reinforcements, trades and
+    draws; a player out of the game always, by whose hand only when the conquest was told;
+    a turn of which nothing is told as whose it was."""
+    if sight_of(state, player) is None or player is None:
+        return tuple(events)
+    team = state.team(player)
+    light = state.options.fog is FogLevel.LIGHT
+    seen = seen_during(state, events, player)
+    pairs = {(e.source, e.target) for e in events if isinstance(e, _PAIRED)}
+    shown = {p for p in pairs if p[0] in seen or p[1] in seen}
+    out: list[Event] = []
+    for e in events:
+        who = getattr(e, "player", None)
+        if isinstance(e, Reinforced) and who not in team and not light:
+            out.append(TurnPlayed(e.player, e.turn))
+            continue
+        if isinstance(e, Eliminated):
+            fell = [c for c in events if isinstance(c, Conquered) and c.loser == e.player]
+            if e.by in team or any((c.source, c.target) in shown for c in fell):
+                out.append(e)
+            else:
+                out.append(LeftGame(e.player))
+            continue
+        if isinstance(e, Dropped) and who not in team:
+            out.append(LeftGame(e.player))
+            continue
+        if who in team or not _hidden(e, seen, shown, light):
+            out.append(e)
+    if (
+        out
+        and isinstance(out[-1], TurnPlayed)
+        or (len(out) == 2 and isinstance(out[0], TurnPlayed) and isinstance(out[1], LeftGame))
+    ):
+        out = [replace(e, seen=False) if isinstance(e, TurnPlayed) else e for e in out]
+    return tuple(out)
+
+
+def _hidden(e: Event, seen: frozenset[str], shown: set[tuple[str, str]], light: bool) -> bool:
+    """Whether fog hides another side's event `e` (docs/fog.md)."""
+    if isinstance(e, _PAIRED):
+        return (e.source, e.target) not in shown
+    if isinstance(e, Placed):
+        return e.territory not in seen
+    if isinstance(e, Fortified):
+        return e.source not in seen and e.target not in seen
+    if isinstance(e, Drafted):
+        return not light and e.territory not in seen
+    if isinstance(e, Dealt):
+        return not light
+    if isinstance(e, _COUNTED):
+        return not light
+    return isinstance(e, Skipped)  # (a skipped order is its player's alone)
+
+
+# --- the battles of a resolution, for their dice check ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Battle:
+    """A battle of a fog game's resolution as its events record it: its pair, its number on
+    the pair in the turn, and its rolls (the attacker's dice, the defender's)."""
+
+    source: str
+    target: str
+    number: int
+    rolls: tuple[Roll, ...]
+
+    @property
+    def label(self) -> str:
+        return label(self.source, self.target, self.number)
+
+
+def battles(events: Sequence[Event]) -> list[Battle]:
+    """The battles of a fog game's resolution (its end events carry their numbers)."""
+    out: list[Battle] = []
+    rolls: list[Roll] = []
+    for e in events:
+        if isinstance(e, Rolled):
+            rolls.append((e.attacker, e.defender))
+        elif isinstance(e, (AttackStopped, Conquered)) and e.battle is not None:
+            out.append(Battle(e.source, e.target, e.battle, tuple(rolls)))
+            rolls = []
+    return out
