@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -318,7 +319,9 @@ def test_over_a_whole_fog_game_each_player_gets_exactly_what_they_see(
             assert [b["label"] for b in section["battles"]] == [b.label for b in expected]
             told_battles += len(expected)
             every_battle += len(fog_events.battles(events))
-            board = (folder / f"{name}.txt").read_text().split("The board")[1].split("Players")[0]
+            text = (folder / f"{name}.txt").read_text()
+            assert "None" not in text and not re.search(r"\(-\d|: -\d|against -", text)
+            board = text.split("The board")[1].split("Players")[0]
             for t in BOARD.names:
                 line = next(x for x in board.splitlines() if x[4:].startswith(t + " "))
                 assert line.rstrip().endswith("?") == (t not in seen), (folder.name, name, line)
@@ -426,3 +429,73 @@ def test_a_fog_game_made_by_the_command_line_rolls_keyed_by_the_orders_and_audit
         from pbem.core.engine import new_game
 
         new_game("g", ["a", "b"], BOARD, Options(fog=FogLevel.LIGHT, dice=DiceRule.KEY), RANDOMNESS)
+
+
+# --- found in review ----------------------------------------------------------------------
+
+
+def test_a_battle_whose_side_the_reader_does_not_see_is_told_without_its_armies() -> None:
+    from pbem.present.i18n import language, speaking
+    from pbem.present.story import tell
+
+    events = [
+        Rolled("bob", "Peru", "Brazil", "carol", (6, 5, 4), (1, 1), 0, 2),
+        Conquered("bob", "Peru", "Brazil", "carol", 3),
+    ]
+    with speaking(language("en")):
+        told = tell(events, "alice", {"Peru": 12, "Brazil": 2}, (), frozenset({"Peru"}))
+    item = told[0]
+    assert item.text == "bob attacked Brazil (carol) from Peru."
+    assert item.rolls[0].source_left == "?" and item.rolls[0].target_left == 0
+    assert item.result == "bob took Brazil."
+    with speaking(language("en")):
+        seen = tell(events, "alice", {"Peru": 12, "Brazil": 2})
+    assert "12 armies against 2" in seen[0].text
+
+
+def test_heavy_fog_hides_the_piles_that_would_count_the_hands() -> None:
+    heavy = game_view(fogged_table(FogLevel.HEAVY), "alice")  # type: ignore[arg-type]
+    assert heavy["piles"]["draw_pile"] is None and heavy["piles"]["discards"] is None
+    light = game_view(fogged_table(FogLevel.LIGHT), "alice")  # type: ignore[arg-type]
+    assert isinstance(light["piles"]["draw_pile"], int)
+    again = state_from_view(json.loads(json.dumps(heavy)), BOARD)
+    assert again.discards == ()
+
+
+def test_an_attack_skipped_before_any_die_takes_no_battle_number() -> None:
+    owners = {"Ukraine": ("alice", 30), "Ural": ("bob", 5)}
+    state = make_state(owners, default="carol", options=FOG, dice=DiceRule.ORDERS)
+    o = orders(
+        state,
+        place=[("Ukraine", REST)],
+        attack=[Attack("Ukraine", "Ural", stop_at=50), Attack("Ukraine", "Ural", stop_at=25)],
+    )
+    _, events = resolve(state, (o,), RANDOMNESS)
+    assert any(isinstance(e, Skipped) for e in events)
+    assert [b.label for b in fog_events.battles(events)] == ["Ukraine|Ural|1"]
+
+
+def test_the_reference_bot_plays_a_fogged_view_without_attacking_what_it_cannot_see() -> None:
+    from pbem.core import reference_bot
+
+    # alice's 30 on Alaska; bob's 1 on Kamchatka next to it, and beyond it what she cannot see.
+    owners = {"Alaska": ("alice", 30), "Kamchatka": ("bob", 1), "Northwest Territory": "alice"}
+    state = make_state(
+        owners, default=("bob", 1), players=SEATS3[:2], options=Options(fog=FogLevel.HEAVY)
+    )
+    again = state_from_view(json.loads(json.dumps(game_view(state, "alice"))), BOARD)
+    assert again.armies("Yakutsk") == 0  # (not seen)
+    o = reference_bot.reference_orders(again, "alice", "x")
+    assert rules.validate(again, o) == []
+    assert o.attack and all(again.armies(a.target) > 0 for a in o.attack)
+
+
+def test_a_fog_games_text_report_is_sent_to_its_view_file_for_verifying(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+
+    directory = fog_game(tmp_path, turns=2)
+    text = sorted((directory / "reports").iterdir())[-1] / "ann.txt"
+    run = CliRunner().invoke(main, ["verify", "--report", str(text)])
+    assert run.exit_code != 0 and "give NAME.view.json" in run.output

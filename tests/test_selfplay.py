@@ -905,10 +905,6 @@ class Replay:
     def attack(self, attack: Attack) -> None:
         name = self.name
         source, target, stop = attack.source, attack.target, max(1, attack.stop_at)
-        self.pair_count[source, target] += 1
-        number = self.pair_count[source, target] if self.fogged else None
-        if self.fogged:
-            self.battles.append((f"{source}|{target}|{number}", []))
         event = self.peek()
         if isinstance(event, Skipped):
             self.i += 1
@@ -928,6 +924,11 @@ class Replay:
             fail(f"attack on {target}, {self.owner[target]}'s, of {name}'s own team")
         if self.armies[source] <= stop:
             fail(f"attack from {source} with {self.armies[source]}")
+        # (a battle fought: under fog its number among the turn's battles on its pair)
+        self.pair_count[source, target] += 1
+        number = self.pair_count[source, target] if self.fogged else None
+        if self.fogged:
+            self.battles.append((f"{source}|{target}|{number}", []))
         defender = self.owner[target]
         last = 0
         while isinstance(self.peek(), Rolled):

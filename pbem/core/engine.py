@@ -690,18 +690,7 @@ def _resolve_turn(
     for attack in orders.attack:
         if table.winner:
             break
-        stream, number = streams.next(attack)
-        if stream is None:
-            table.events.append(
-                Skipped(
-                    name,
-                    attack.describe(),
-                    f"a game with fog allows {fog.MOST_ATTACKS_ON_A_PAIR} attacks on "
-                    f"{attack.target} from {attack.source} a turn",
-                )
-            )
-            continue
-        result = _attack(table, name, attack, stream, bonus_used, number)
+        result = _attack(table, name, attack, streams, bonus_used)
         conquests += result[0]
         bonus_used = result[1]
 
@@ -747,8 +736,9 @@ class _Streams:
         self.count: dict[tuple[str, str], int] = {}
 
     def next(self, attack: Attack) -> tuple[Stream | None, int | None]:
-        """The stream of `attack`, the next attack of the turn, and in a fog game its number on
-        its pair (its stream None: past the most a fog game allows on its pair)."""
+        """The stream of `attack`, the next battle of the turn, and in a fog game its number
+        among the turn's battles on its pair (its stream None: past the most a fog game allows
+        on a pair)."""
         if self.shared is not None:
             return self.shared, None
         pair = (attack.source, attack.target)
@@ -795,12 +785,12 @@ def _attack(
     table: _Table,
     name: str,
     attack: Attack,
-    stream: Stream,
+    streams: _Streams,
     bonus_used: bool,
-    number: int | None = None,
 ) -> tuple[int, bool]:
     """Carry out one attack order; returns (territories conquered, whether the +2 is used).
-    `number`: in a fog game, its number on its pair in the turn (recorded with its end)."""
+    Its dice come from `streams` once it is fought (in a fog game with its number among the
+    turn's battles on its pair, recorded with its end)."""
     source, target = attack.source, attack.target
     if table.owner[source] != name:
         table.events.append(Skipped(name, attack.describe(), f"you do not hold {source}"))
@@ -824,6 +814,12 @@ def _attack(
                 else f"{source} has {table.armies[source]} armies (stop at {attack.stop_at})",
             )
         )
+        return 0, bonus_used
+    stream, number = streams.next(attack)
+    if stream is None:
+        limit = fog.MOST_ATTACKS_ON_A_PAIR
+        why = f"a game with fog allows {limit} attacks on {target} from {source} a turn"
+        table.events.append(Skipped(name, attack.describe(), why))
         return 0, bonus_used
     defender = table.owner[target]
     last = battle(table.armies, table.events, table.promised, name, attack, defender, stream)

@@ -49,11 +49,13 @@ class TurnPlayed(Event):
 
 @dataclass(frozen=True)
 class LeftGame(Event):
-    """Under fog, a player out of the game by a conquest or a drop the reader did not see,
-    told without by whose hand or with what (never recorded)."""
+    """Under fog, another side's player out of the game, told without what fog hides: by
+    whose hand (`by`, who played the turn, which everyone knows) but not the cards taken in
+    heavy fog; after missed turns (`by` None) without the armies left (never recorded)."""
 
     kind: ClassVar[str] = "left_game"
     player: str
+    by: str | None = None
 
 
 _PAIRED = (Rolled, Conquered, AttackStopped)
@@ -105,12 +107,9 @@ def told(state: GameState, events: Sequence[Event], player: str | None) -> tuple
         if isinstance(e, Reinforced) and who not in team and not light:
             out.append(TurnPlayed(e.player, e.turn))
             continue
-        if isinstance(e, Eliminated):
-            fell = [c for c in events if isinstance(c, Conquered) and c.loser == e.player]
-            if e.by in team or any((c.source, c.target) in shown for c in fell):
-                out.append(e)
-            else:
-                out.append(LeftGame(e.player))
+        if isinstance(e, Eliminated):  # (whose turn it is is known: by whose hand too)
+            mine = e.by in team or e.player in team
+            out.append(e if light or mine else LeftGame(e.player, e.by))
             continue
         if isinstance(e, Dropped) and who not in team:
             out.append(LeftGame(e.player))

@@ -135,7 +135,10 @@ def _attacks(state: GameState, player: str, stack: str, armies: int) -> tuple[At
     taken: set[str] = set()
     source, here = stack, armies
     for _ in range(CHAIN_LENGTH):
-        targets = [e for e in _enemies(state, player, source) if e not in taken]
+        # (under fog a territory whose armies the view does not show reads as 0: not attacked)
+        targets = [
+            e for e in _enemies(state, player, source) if e not in taken and state.armies(e) > 0
+        ]
         scored = sorted(
             targets, key=lambda e: (e not in wanted, state.armies(e), e)
         )  # the aimed continent, then the weakest
@@ -150,7 +153,9 @@ def _attacks(state: GameState, player: str, stack: str, armies: int) -> tuple[At
         if t == stack or t in taken or state.armies(t) < 3:
             continue
         for e in sorted(_enemies(state, player, t), key=lambda e: (state.armies(e), e)):
-            if e not in taken and win_chance(state.armies(t), state.armies(e)) >= SINGLE_ODDS:
+            if e in taken or not state.armies(e):
+                continue
+            if win_chance(state.armies(t), state.armies(e)) >= SINGLE_ODDS:
                 out.append(Attack(t, e, move=ALL))
                 taken.add(e)
                 break

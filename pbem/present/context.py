@@ -120,10 +120,9 @@ def fog_section(
     board = game.state.board
     key = game.key(resolution)
     told_events = fog_events.told(game.state, events, player)
-    out: dict[str, Any] = {
-        "battle_root": fog.battle_root(key, board).hex(),
-        "battles": [],
-    }
+    out: dict[str, Any] = {"battles": []}
+    if resolution:  # (the setup rolls no battle: no commitment to show for it)
+        out["battle_root"] = fog.battle_root(key, board).hex()
     if game.state.phase is not Phase.OVER and resolution + 2 <= game.chain_length:
         out["next_battle_root"] = fog.battle_root(game.key(resolution + 1), board).hex()
     for b in fog_events.battles(told_events):
@@ -138,6 +137,14 @@ def fog_section(
             }
         )
     return out
+
+
+def _unseen(state: GameState, events: Sequence[Event], player: str | None) -> frozenset[str]:
+    """Under fog, the territories whose armies `player` did not see during `events`."""
+    if player is None:
+        return frozenset()
+    seen = fog_events.seen_during(state, events, player)
+    return frozenset(t for t in state.board.names if t not in seen)
 
 
 def _fog_dice(section: Mapping[str, Any]) -> dict[str, Any]:
@@ -160,7 +167,7 @@ def _fog_dice(section: Mapping[str, Any]) -> dict[str, Any]:
             }
         )
     return {
-        "root": section["battle_root"],
+        "root": section.get("battle_root"),
         "next_root": section.get("next_battle_root"),
         "battles": battles,
     }
@@ -411,7 +418,13 @@ def report_context(
         "player": player,
         "neutral": NEUTRAL,
         "neutral_colour": NEUTRAL_COLOUR[0],
-        "story": tell(told, player, armies_before(full, events), orders),
+        "story": tell(
+            told,
+            player,
+            armies_before(full, events),
+            [o for o in orders if not hidden or o.player in full.team(player or "")],
+            _unseen(full, events, player) if hidden else frozenset(),
+        ),
         "piles": piles_context(view["piles"]),
         "continents": continents,
         "players": players,
@@ -482,7 +495,11 @@ def seat_label(game: Game, seat: str) -> str:
 
 
 def piles_context(piles: Mapping[str, Any]) -> dict[str, Any]:
-    """The cards beside the board, as sentences: the draw pile, the discards, the rule."""
+    """The cards beside the board, as sentences: the draw pile, the discards, the rule (under
+    heavy fog, that fog hides the piles)."""
+    if piles["draw_pile"] is None:
+        hidden = _("The draw pile and the cards set aside are hidden by the fog.")
+        return {"draw_pile": hidden, "discards": "", "rule": "", "lines": i18n.wrap(hidden, 70)}
     discards = list(piles["discards"])
     if piles["traded_cards"] == TradedCards.ASIDE.value:
         rule = _(

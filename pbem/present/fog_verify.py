@@ -91,6 +91,8 @@ def previous_line(data: Mapping[str, Any], before: object) -> tuple[str, bool]:
             "the --previous view file gives no commitment for the next turn: give the view "
             "file of the report before this one, of the same game"
         )
+    if "battle_root" not in data["dice"]:
+        raise FogVerifyError("this report rolled no battle: there is no commitment to compare")
     given = _hex(data["dice"].get("battle_root"), "battle commitment")
     promised = _hex(section["next_battle_root"], "next battle commitment of --previous")
     if given == promised:
@@ -105,6 +107,12 @@ def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
     """What `pbem verify --report` says of a fog game's view file, and whether it all holds."""
     section = data["dice"]
     board = _board(data)
+    if "battle_root" not in section:  # (the setup's report: no battle, the first commitment)
+        upcoming = _hex(section.get("next_battle_root"), "next battle commitment")
+        return [
+            "the setup rolled no battle",
+            f"next turn's battle commitment: {upcoming.hex()} (keep it for your next report)",
+        ], True
     root = _hex(section.get("battle_root"), "battle commitment")
     digest, again = _orders(section)
     battles = section.get("battles")

@@ -250,10 +250,6 @@ def luck_line(luck: Mapping[str, Any], you: bool = True) -> str:
 
 
 def fallen_line(f: Mapping[str, Any]) -> str:
-    if f["by"] == fog.UNKNOWN:  # (under fog, by a hand the reader did not see)
-        return _(
-            "%(player)s was out of the game in turn %(turn)s.", player=f["player"], turn=f["turn"]
-        )
     if f["by"] is None:
         return _(
             "%(player)s left the game (missed turns) in turn %(turn)s.",
@@ -304,8 +300,8 @@ def trade_line(t: Mapping[str, Any]) -> str:
 
 def stats_for(stats: Mapping[str, Any], state: GameState, player: str | None) -> dict[str, Any]:
     """The story of the game as `player` may know it: under fog, until the game is over, only
-    their side's (docs/fog.md): its players' territories, armies and luck over time, the
-    battles it fought, its trades, and who fell (by whose hand only where it was theirs)."""
+    their side's (docs/fog.md): its players' territories, armies and luck over time and its
+    trades; who fell; no list of the game's biggest battles (it would count those unseen)."""
     if fog.sight_of(state, player) is None or player is None:
         return dict(stats)
     team = set(state.team(player))
@@ -321,15 +317,7 @@ def stats_for(stats: Mapping[str, Any], state: GameState, player: str | None) ->
             {**t, "territories": ours(t["territories"]), "armies": ours(t["armies"])}
             for t in stats["timeline"]
         ],
-        "eliminated": [
-            f
-            if f["by"] is None or f["by"] in team or f["player"] in team
-            else {**f, "by": fog.UNKNOWN}
-            for f in stats["eliminated"]
-        ],
-        "biggest_battles": [
-            b for b in stats["biggest_battles"] if b["attacker"] in team or b["defender"] in team
-        ],
+        "biggest_battles": [],  # (the game's biggest, which would count the battles not seen)
         "trades": [t for t in stats["trades"] if t["player"] in team],
         "luck": ours(stats["luck"]),
     }

@@ -167,6 +167,10 @@ def narrate(event: Event, viewer: str | None) -> str:
             target=place(event.target),
             reason=told(event.reason),
         )
+    if isinstance(event, fog_events.LeftGame) and event.by is not None:
+        return _(
+            "%(player)s is out of the game, eliminated by %(by)s.", player=event.player, by=event.by
+        )
     if isinstance(event, fog_events.LeftGame):
         return _("%(player)s is out of the game.", player=event.player)
     if isinstance(event, fog_events.TurnPlayed) and not event.seen:
@@ -342,8 +346,9 @@ class RollLine:
     attacker: str
     defender: str
     losses: str
-    source_left: int
-    target_left: int
+    source_left: int | str
+    target_left: int | str
+    """(Under fog, "?" for a side the reader does not see.)"""
 
 
 @dataclass(frozen=True)
@@ -423,12 +428,20 @@ def _losses(roll: Rolled) -> str:
 
 
 def _battle(
-    events: Sequence[Event], start: int, armies: dict[str, int], dice: int | None = None
+    events: Sequence[Event],
+    start: int,
+    armies: dict[str, int],
+    dice: int | None = None,
+    unknown: frozenset[str] = frozenset(),
 ) -> tuple[StoryItem, int]:
     """The rolls of one attack from `start`, with the conquest or stop that ends it; `dice` is
-    what its order asked for, to say why the first roll has fewer."""
+    what its order asked for, to say why the first roll has fewer. Under fog a side in
+    `unknown` has no count told, nor the battle's armies."""
     first = events[start]
     assert isinstance(first, Rolled)
+    seen = first.source not in unknown and first.target not in unknown
+    if not seen:
+        return _unseen_battle(events, start, first, armies, unknown)
     heading = _(
         "%(player)s attacked %(target)s (%(defender)s) from %(source)s: %(armies)s against "
         "%(defending)s.",
@@ -493,6 +506,68 @@ def _battle(
         )
         i += 1
     return StoryItem("battle", heading, tuple(rolls), result), i
+
+
+def _unseen_battle(
+    events: Sequence[Event],
+    start: int,
+    first: Rolled,
+    armies: dict[str, int],
+    unknown: frozenset[str],
+) -> tuple[StoryItem, int]:
+    """A battle of which the reader sees one side only (under fog): its rolls, the counts of
+    the side they see, and its end without the armies of the other."""
+    heading = _(
+        "%(player)s attacked %(target)s (%(defender)s) from %(source)s.",
+        player=first.player,
+        target=place(first.target),
+        defender=first.defender_name,
+        source=place(first.source),
+    )
+    rolls: list[RollLine] = []
+    i = start
+    while i < len(events):
+        e = events[i]
+        if not (
+            isinstance(e, Rolled)
+            and (e.player, e.source, e.target) == (first.player, first.source, first.target)
+        ):
+            break
+        _move(armies, e)
+        rolls.append(
+            RollLine(
+                _dice(e.attacker),
+                _dice(e.defender),
+                _losses(e),
+                "?" if e.source in unknown else armies.get(e.source, 0),
+                "?" if e.target in unknown else armies.get(e.target, 0),
+            )
+        )
+        i += 1
+    result = ""
+    end = events[i] if i < len(events) else None
+    pair = (first.source, first.target)
+    if isinstance(end, Conquered) and (end.source, end.target) == pair:
+        _move(armies, end)
+        result = _("%(player)s took %(target)s.", player=end.player, target=place(end.target))
+        i += 1
+    elif isinstance(end, AttackStopped) and (end.source, end.target) == pair:
+        result = _(
+            "%(player)s stopped; %(target)s holds.", player=end.player, target=place(end.target)
+        )
+        i += 1
+    return StoryItem("battle", heading, tuple(rolls), result), i
+
+
+def _seen_placements(group: Sequence[Placed]) -> str:
+    """Another side's placements as a reader under fog saw them: where, not how many in all."""
+    spots = _listing(
+        [
+            _("%(armies)s on %(territory)s", armies=p.armies, territory=place(p.territory))
+            for p in group
+        ]
+    )
+    return _("%(player)s placed, where you see: %(spots)s.", player=group[0].player, spots=spots)
 
 
 def _placements(group: Sequence[Placed]) -> str:
@@ -583,11 +658,15 @@ def tell(
     viewer: str | None,
     armies: Mapping[str, int],
     orders: Sequence[Orders] = (),
+    unknown: frozenset[str] = frozenset(),
 ) -> list[StoryItem]:
     """The events as a story for `viewer`: placements grouped, each battle with its rolls.
 
     `armies` are the armies on each territory before the events (see `armies_before`);
-    `orders`, those the events resolved, let a battle say why it rolls fewer dice than asked."""
+    `orders`, those the events resolved, let a battle say why it rolls fewer dice than asked.
+    `unknown`: under fog, the territories whose armies the reader did not see during the
+    events (pbem.core.fog_events): no count of theirs is told, and a group of another side's
+    placements is told as what the reader saw of it."""
     counts = dict(armies)
     autopilot = {e.player for e in events if isinstance(e, MissedTurn)}
     asked = dice_asked(events, [a for o in orders for a in o.attack])
@@ -609,7 +688,7 @@ def tell(
             items.append(StoryItem("setup", text))
             continue
         if isinstance(e, Rolled):
-            item, i = _battle(events, i, counts, asked.get(i))
+            item, i = _battle(events, i, counts, asked.get(i), unknown)
             items.append(item)
             continue
         if isinstance(e, Placed) and e.why == "card" and e.player in autopilot:
@@ -636,7 +715,10 @@ def tell(
                 group.append(following)
             for p in group:
                 _move(counts, p)
-            items.append(StoryItem("place", _placements(group)))
+            partial = unknown and viewer is not None and e.player != viewer
+            items.append(
+                StoryItem("place", _seen_placements(group) if partial else _placements(group))
+            )
             i += len(group)
             continue
         if isinstance(e, MissedTurn):

@@ -371,6 +371,20 @@ def _key_after(rest: str, lines: list[str], i: int) -> str | None:
 
 
 def record_from_report(text: str) -> DiceRecord:
+    """The record from a text report; a fog game's report is refused, saying to give its view
+    file (its dice check ends its sentences with "(docs/fog.md)."; table talk lines, marked
+    "| ", are not looked at)."""
+    if any(
+        line.rstrip().endswith("(docs/fog.md).") and "| " not in line for line in text.splitlines()
+    ):
+        raise VerifyError(
+            "this is the report of a game with fog of war: its battles are checked from its "
+            "view file, which holds each battle's path to the commitment (give NAME.view.json)"
+        )
+    return _record_from_text(text)
+
+
+def _record_from_text(text: str) -> DiceRecord:
     """The record from a text report's dice check section (as the built-in template writes)."""
     try:
         return _record_from_report(text)

@@ -100,6 +100,8 @@ def game_view(
             for t, h in state.territories.items()
         },
     }
+    if sight is not None and not sight.owners:  # (heavy fog: the piles would count the hands)
+        view["piles"] = {**view["piles"], "draw_pile": None, "discards": None}
     if state.options.teams and state.winner is not None:
         view["winners"] = list(state.team(state.winner))
     if deadline is not None and state.phase is not Phase.OVER:
@@ -240,7 +242,7 @@ def _discards(view: Mapping[str, Any], cards: set[str]) -> tuple[str, ...]:
     piles = view.get("piles") or {}
     if not isinstance(piles, dict):
         raise ViewError("'piles' is not a JSON object")
-    discards = tuple(_items(piles.get("discards", []), "discards", len(cards)))
+    discards = tuple(_items(piles.get("discards") or [], "discards", len(cards)))
     if not all(isinstance(c, str) and c in cards for c in discards):
         raise ViewError("the discard pile holds something that is not a card of the board")
     return discards
