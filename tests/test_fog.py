@@ -341,7 +341,15 @@ def test_over_a_whole_fog_game_each_player_gets_exactly_what_they_see(
             lines, ok = fog_lines(view)
             assert ok, (folder.name, name, lines)
             if truth.phase is Phase.OVER:
-                assert "key" in section  # (the fog lifts)
+                assert "key" in section  # (the fog lifts: every battle of the game checks)
+                fought = sum(
+                    len(fog_events.battles(read_history(directory, n).events))
+                    for n in range(1, truth.resolution)
+                )
+                assert f"every battle of the game OK: {fought} battles" in "\n".join(lines)
+                game_list = section["game"]
+                game_list[-1]["battles"][0]["rolls"][0] = "111/66"
+                assert not fog_lines(view)[1]  # (a die changed is caught)
                 continue
             assert not {"key", "previous_key", "rolls", "dice_key"} & set(section)
             if name in roots:

@@ -38,6 +38,7 @@ from pbem.present.stats import (
     charts,
     fallen_line,
     luck_line,
+    recorded_resolutions,
     stats_after,
     stats_for,
     stats_text,
@@ -125,6 +126,8 @@ def fog_section(
         out["battle_root"] = fog.battle_root(key, board).hex()
     if game.state.phase is not Phase.OVER and resolution + 2 <= game.chain_length:
         out["next_battle_root"] = fog.battle_root(game.key(resolution + 1), board).hex()
+    if game.state.phase is Phase.OVER:  # (the fog lifts: every battle of the game, to check)
+        out["game"] = game_battles(game, resolution, events)
     for b in fog_events.battles(told_events):
         battle, index, path = fog.battle_proof(key, board, b.label)
         out["battles"].append(
@@ -136,6 +139,32 @@ def fog_section(
                 "rolls": [{"attacker": list(a), "defender": list(d)} for a, d in b.rolls],
             }
         )
+    return out
+
+
+def game_battles(game: Game, resolution: int, events: Sequence[Event]) -> list[dict[str, Any]]:
+    """Every battle of a fog game that is over, resolution by resolution (this one's `events`
+    last), with what its dice key needs besides the keys the last report reveals: the digest of
+    the orders (and the salt of a resolution played again). Each roll is written short, the
+    attacker's dice, a slash, the defender's ("653/42")."""
+    recorded = [(r, e) for r, _turn, e in recorded_resolutions(game.path, resolution)]
+    out = []
+    for r, resolved in [*recorded, (resolution, tuple(events))]:
+        battles = fog_events.battles(resolved)
+        keyed = next((e for e in resolved if isinstance(e, DiceKeyed)), None)
+        if not battles or keyed is None:
+            continue
+        entry: dict[str, Any] = {"resolution": r, "orders_digest": keyed.orders.hex()}
+        if keyed.again:
+            entry["again"] = keyed.again
+        entry["battles"] = [
+            {
+                "label": b.label,
+                "rolls": ["".join(map(str, a)) + "/" + "".join(map(str, d)) for a, d in b.rolls],
+            }
+            for b in battles
+        ]
+        out.append(entry)
     return out
 
 

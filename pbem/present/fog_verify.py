@@ -103,6 +103,58 @@ def previous_line(data: Mapping[str, Any], before: object) -> tuple[str, bool]:
     ), False
 
 
+def _short_roll(text: object) -> fog.Roll:
+    """A roll written short, "653/42"."""
+    if not isinstance(text, str) or text.count("/") != 1:
+        raise FogVerifyError("a roll of the game's battles is not written as 653/42")
+    a, d = text.split("/")
+    if not (1 <= len(a) <= 3 and 1 <= len(d) <= 2 and all(c in "123456" for c in a + d)):
+        raise FogVerifyError("a roll of the game's battles is not written as 653/42")
+    return tuple(map(int, a)), tuple(map(int, d))
+
+
+def _whole_game(section: Mapping[str, Any], key: bytes) -> tuple[str, bool]:
+    """Every battle of a finished fog game, from the last resolution's key (the chain gives
+    every earlier one): the line that says how it went, and whether every die matches."""
+    last = section.get("resolution")
+    entries = section["game"]
+    if not isinstance(last, int) or isinstance(last, bool) or not isinstance(entries, list):
+        raise FogVerifyError("the view file's battles of the game are not listed")
+    battles = rolls = 0
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            raise FogVerifyError("the view file's battles of the game are not listed")
+        r = entry.get("resolution")
+        if not isinstance(r, int) or isinstance(r, bool) or not 0 < r <= last:
+            raise FogVerifyError("a resolution of the game's battles is out of the game")
+        own = dice.hash_back(key, last - r)  # k[r+1], from the last key k[last+1]
+        digest = _hex(entry.get("orders_digest"), "orders digest")
+        again = entry.get("again")
+        salt = _hex(again, "salt") if again is not None else None
+        listed = entry.get("battles")
+        if not isinstance(listed, list):
+            raise FogVerifyError("the view file's battles of the game are not listed")
+        for b in listed:
+            name = b.get("label") if isinstance(b, Mapping) else None
+            played = b.get("rolls") if isinstance(b, Mapping) else None
+            if not isinstance(name, str) or not isinstance(played, list):
+                raise FogVerifyError("a battle of the game has no label or no rolls")
+            found = tuple(_short_roll(x) for x in played)
+            keyed = fog.battle_dice_key(fog.battle_key(own, name), digest, salt)
+            wrong = dice.check_rolls(keyed, found)
+            if wrong is not None:
+                return (
+                    f"the game's battle {name} of resolution {r}: roll {wrong + 1} does NOT "
+                    "match its key"
+                ), False
+            battles += 1
+            rolls += len(found)
+    return (
+        f"every battle of the game OK: {battles} battles, {rolls} rolls, each die from its "
+        "battle's key, which the revealed keys give"
+    ), True
+
+
 def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
     """What `pbem verify --report` says of a fog game's view file, and whether it all holds."""
     section = data["dice"]
@@ -161,6 +213,10 @@ def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
             lines.append(f"battle {name}: roll {wrong + 1} of {count} does NOT match its key")
     if not battles:
         lines.append("no battle of this resolution was told to this view's player")
+    if "game" in section and resolution_key is not None:
+        line, whole = _whole_game(section, resolution_key)
+        lines.append(line)
+        ok = ok and whole
     if "next_battle_root" in section:
         upcoming = _hex(section["next_battle_root"], "next battle commitment")
         lines.append(
