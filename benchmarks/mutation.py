@@ -42,6 +42,8 @@ TESTS: dict[str, list[str]] = {
     "pbem/present/talk.py": ["tests/test_press.py"],
     "pbem/core/teams.py": ["tests/test_teams.py"],
     "pbem/core/fog.py": ["tests/test_fog.py"],
+    "pbem/core/fog_events.py": ["tests/test_fog.py"],
+    "pbem/present/fog_verify.py": ["tests/test_fog.py"],
     "pbem/game/store.py": [
         "tests/test_store.py",
         "tests/test_shell_recovery.py",

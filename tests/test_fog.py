@@ -566,3 +566,16 @@ def test_a_fog_games_text_report_is_sent_to_its_view_file_for_verifying(tmp_path
     text = sorted((directory / "reports").iterdir())[-1] / "ann.txt"
     run = CliRunner().invoke(main, ["verify", "--report", str(text)])
     assert run.exit_code != 0 and "give NAME.view.json" in run.output
+
+
+def test_a_tree_needs_a_leaf_and_a_battle_key_its_own_place_among_the_labels() -> None:
+    with pytest.raises(ValueError, match="at least one leaf"):
+        fog.merkle_root([])
+    key = bytes(32)
+    root = fog.battle_root(key, BOARD)
+    name = fog.label("Ukraine", "Ural", 1)
+    battle, index, path = fog.battle_proof(key, BOARD, name)
+    size = len(fog.labels(BOARD))
+    for wrong in (-1, size, size + 5, index + 1):
+        assert not fog.check_battle(BOARD, name, battle, wrong, path, root), wrong
+    assert fog.check_battle(BOARD, name, battle, index, path, root)
