@@ -579,3 +579,24 @@ def test_a_tree_needs_a_leaf_and_a_battle_key_its_own_place_among_the_labels() -
     for wrong in (-1, size, size + 5, index + 1):
         assert not fog.check_battle(BOARD, name, battle, wrong, path, root), wrong
     assert fog.check_battle(BOARD, name, battle, index, path, root)
+
+
+def test_another_sides_turn_is_told_as_whose_it_was_and_what_was_seen_of_it() -> None:
+    from pbem.core.events import Dropped, Eliminated, Placed, Reinforced
+
+    heavy = fogged_table(FogLevel.HEAVY)  # alice: Alaska; bob: Kamchatka (seen), Peru (not)
+    light = fogged_table(FogLevel.LIGHT)
+    start = Reinforced("bob", 3, 2, 3, (), 0)
+    far, near = Placed("bob", "Peru", 3), Placed("bob", "Kamchatka", 3)
+    told = fog_events.told
+    assert told(heavy, [start, far], "alice") == (fog_events.TurnPlayed("bob", 3, seen=False),)  # type: ignore[arg-type]
+    assert told(heavy, [start, near], "alice") == (fog_events.TurnPlayed("bob", 3), near)  # type: ignore[arg-type]
+    assert told(light, [start, far], "alice") == (start,)  # type: ignore[arg-type]
+    mine = Reinforced("alice", 3, 1, 3, (), 0)
+    assert told(heavy, [mine, Placed("alice", "Alaska", 3)], "alice")[0] == mine  # type: ignore[arg-type]
+    out = Eliminated("carol", "bob", 4)
+    assert fog_events.LeftGame("carol", "bob") in told(heavy, [start, near, out], "alice")  # type: ignore[arg-type]
+    assert out in told(light, [start, near, out], "alice")  # type: ignore[arg-type]
+    gone = Dropped("carol", 3, 5, 9, 2)
+    assert fog_events.LeftGame("carol") in told(light, [gone], "alice")  # type: ignore[arg-type]
+    assert told(heavy, [start, far], None) == (start, far)  # (the moderator)
