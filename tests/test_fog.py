@@ -418,6 +418,8 @@ def fog_game(tmp_path: Path, turns: int = 6) -> Path:
     rng = random.Random(2)
     for _ in range(turns):
         game = read_game(directory)
+        if game.state.phase is Phase.OVER:
+            break
         for name in game.state.awaiting():
             reg = game.registration(name)
             assert reg is not None
@@ -600,3 +602,86 @@ def test_another_sides_turn_is_told_as_whose_it_was_and_what_was_seen_of_it() ->
     gone = Dropped("carol", 3, 5, 9, 2)
     assert fog_events.LeftGame("carol") in told(light, [gone], "alice")  # type: ignore[arg-type]
     assert told(heavy, [start, far], None) == (start, far)  # (the moderator)
+
+
+# --- found in the second review ------------------------------------------------------------
+
+
+def story_of(state: object, events: list[object], reader: str) -> list[str]:
+    from pbem.present.i18n import language, speaking
+    from pbem.present.story import armies_before, tell
+
+    told = fog_events.told(state, events, reader)  # type: ignore[arg-type]
+    unseen = frozenset(BOARD.names) - fog_events.seen_during(state, events, reader)  # type: ignore[arg-type]
+    before = armies_before(state, events)  # type: ignore[arg-type]
+    with speaking(language("en")):
+        items = tell(told, reader, before, (), unseen, frozenset({reader}))
+    return [i.text for i in items]
+
+
+def test_a_fortification_with_one_end_unseen_tells_only_what_changed_at_the_seen_end() -> None:
+    from pbem.core.events import Fortified
+
+    state = fogged_table(FogLevel.LIGHT)  # alice sees Kamchatka, not Yakutsk
+    into = Fortified(
+        "bob", "Yakutsk", "Kamchatka", 4, "asked to move 9, cut to 4: one army stays behind"
+    )
+    assert story_of(state, [into], "alice") == ["bob moved 4 into Kamchatka."]
+    out = Fortified("bob", "Kamchatka", "Yakutsk", 2)
+    assert story_of(state, [out], "alice") == ["bob moved 2 out of Kamchatka."]
+    assert story_of(state, [Fortified("bob", "Peru", "Brazil", 2)], "alice") == []
+
+
+def test_heavy_fog_tells_ones_own_reshuffle_without_the_pile_sizes() -> None:
+    from pbem.core.events import DrewCard, DrewNoCard, Reshuffled
+
+    state = fogged_table(FogLevel.HEAVY)
+    told = story_of(state, [Reshuffled("alice", 39), DrewCard("alice", "Peru")], "alice")
+    assert "39" not in " ".join(told) and told[0].startswith("The draw pile was empty")
+    none = story_of(
+        state,
+        [
+            DrewNoCard(
+                "alice", "the draw pile and the discard pile are empty: every card is in a hand"
+            )
+        ],
+        "alice",
+    )
+    assert none == ["alice draws no card: no card is left to draw."]
+    light = story_of(fogged_table(FogLevel.LIGHT), [Reshuffled("alice", 39)], "alice")
+    assert "39" in light[0]
+
+
+def test_the_autopilots_placements_for_another_side_are_told_as_seen() -> None:
+    from pbem.core.events import MissedTurn, Placed
+
+    state = fogged_table(FogLevel.HEAVY)
+    events = [
+        MissedTurn("bob", 3, 1),
+        Placed("bob", "Kamchatka", 3, "autopilot"),
+        Placed("bob", "Peru", 5, "autopilot"),
+    ]
+    (line,) = story_of(state, events, "alice")
+    assert "where you see: 3 on Kamchatka" in line and "8" not in line
+
+
+def test_a_finished_fog_game_cannot_be_undone_and_its_last_view_checks_the_chain(
+    tmp_path: Path,
+) -> None:
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+    from pbem.game.store import read_game
+
+    directory = fog_game(tmp_path, turns=200)
+    assert read_game(directory).state.phase is Phase.OVER
+    undo = CliRunner().invoke(main, ["undo", str(directory), "--why", "a mistake"])
+    assert undo.exit_code != 0 and "lifted the fog" in undo.output
+    last = sorted((directory / "reports").iterdir())[-1] / "ann.view.json"
+    run = CliRunner().invoke(main, ["verify", "--report", str(last)])
+    assert run.exit_code == 0 and "chain OK" in run.output, run.output
+    data = json.loads(last.read_text())
+    data["commitment"] = "00" * 32
+    (tmp_path / "forged.json").write_text(json.dumps(data))
+    forged = CliRunner().invoke(main, ["verify", "--report", str(tmp_path / "forged.json")])
+    assert forged.exit_code == 1 and "chain BROKEN" in forged.output

@@ -26,6 +26,7 @@ from pbem.core.events import (
     Reinforced,
     Reshuffled,
     Rolled,
+    SeatTaken,
     Skipped,
     Traded,
 )
@@ -56,6 +57,28 @@ class LeftGame(Event):
     kind: ClassVar[str] = "left_game"
     player: str
     by: str | None = None
+
+
+@dataclass(frozen=True)
+class MovedSeen(Event):
+    """Under fog, another side's fortification of which the reader sees one end: armies moved
+    into it (`into`) or out of it, and how many (never recorded)."""
+
+    kind: ClassVar[str] = "moved_seen"
+    player: str
+    territory: str
+    armies: int
+    into: bool
+
+
+@dataclass(frozen=True)
+class CardsHidden(Event):
+    """Under heavy fog, one's own draw from a reshuffled pile (`reshuffled`) or no draw at all,
+    told without the pile sizes that would count the others' hands (never recorded)."""
+
+    kind: ClassVar[str] = "cards_hidden"
+    player: str
+    reshuffled: bool
 
 
 _PAIRED = (Rolled, Conquered, AttackStopped)
@@ -113,6 +136,22 @@ def told(state: GameState, events: Sequence[Event], player: str | None) -> tuple
             continue
         if isinstance(e, Dropped) and who not in team:
             out.append(LeftGame(e.player))
+            continue
+        if (
+            isinstance(e, Fortified)
+            and who not in team
+            and not (e.source in seen and e.target in seen)
+        ):
+            if e.source in seen or e.target in seen:  # (one end seen: what changed there)
+                into = e.target in seen
+                out.append(MovedSeen(e.player, e.target if into else e.source, e.armies, into))
+            continue
+        if not light and isinstance(e, (Reshuffled, DrewNoCard)):  # (sizes count the hands)
+            if who in team:
+                out.append(CardsHidden(e.player, isinstance(e, Reshuffled)))
+            continue
+        if not light and isinstance(e, SeatTaken) and e.returned and who not in team:
+            out.append(replace(e, returned=None))  # (the land it got back counts its holdings)
             continue
         if who in team or not _hidden(e, seen, shown, light):
             out.append(e)

@@ -24,6 +24,7 @@ from pathlib import Path
 import tomli as tomllib
 import tomli_w
 
+from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
 from pbem.game import clock
 from pbem.game.disk import atomic_write, locked
@@ -186,6 +187,11 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
         r = count - 1
         if r < 1:
             raise PbemError("there is no resolution to undo: the setup cannot be undone")
+        if game.state.phase is Phase.OVER and game.state.options.fogged:
+            raise PbemError(
+                "the game is over, and its last reports lifted the fog and revealed its keys: "
+                "played again, its dice could be foreseen; the result stands"
+            )
         from pbem.game.seats import changed_after
 
         seat = changed_after(directory, r)

@@ -453,6 +453,7 @@ def report_context(
             armies_before(full, events),
             [o for o in orders if not hidden or o.player in full.team(player or "")],
             _unseen(full, events, player) if hidden else frozenset(),
+            frozenset(full.team(player)) if player is not None else frozenset(),
         ),
         "piles": piles_context(view["piles"]),
         "continents": continents,

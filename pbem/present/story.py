@@ -167,6 +167,28 @@ def narrate(event: Event, viewer: str | None) -> str:
             target=place(event.target),
             reason=told(event.reason),
         )
+    if isinstance(event, fog_events.MovedSeen) and event.into:
+        return _(
+            "%(player)s moved %(armies)s into %(territory)s.",
+            player=event.player,
+            armies=event.armies,
+            territory=place(event.territory),
+        )
+    if isinstance(event, fog_events.MovedSeen):
+        return _(
+            "%(player)s moved %(armies)s out of %(territory)s.",
+            player=event.player,
+            armies=event.armies,
+            territory=place(event.territory),
+        )
+    if isinstance(event, fog_events.CardsHidden) and event.reshuffled:
+        return _(
+            "The draw pile was empty when %(player)s was to draw: the cards set aside were "
+            "shuffled into a new draw pile.",
+            player=event.player,
+        )
+    if isinstance(event, fog_events.CardsHidden):
+        return _("%(player)s draws no card: no card is left to draw.", player=event.player)
     if isinstance(event, fog_events.LeftGame) and event.by is not None:
         return _(
             "%(player)s is out of the game, eliminated by %(by)s.", player=event.player, by=event.by
@@ -381,7 +403,10 @@ def armies_before(state: GameState, events: Sequence[Event]) -> dict[str, int]:
 
 def _move(armies: dict[str, int], event: Event) -> None:
     """Apply an event's army changes (forward), as `armies_before` undoes them."""
-    if isinstance(event, Placed):
+    if isinstance(event, fog_events.MovedSeen):
+        change = event.armies if event.into else -event.armies
+        armies[event.territory] = armies.get(event.territory, 0) + change
+    elif isinstance(event, Placed):
         armies[event.territory] = armies.get(event.territory, 0) + event.armies
     elif isinstance(event, Rolled):
         armies[event.source] = armies.get(event.source, 0) - event.attacker_losses
@@ -406,6 +431,8 @@ _KINDS: dict[type[Event], str] = {
     RolledForFirst: "setup",
     Eliminated: "eliminated",
     fog_events.LeftGame: "eliminated",
+    fog_events.MovedSeen: "fortify",
+    fog_events.CardsHidden: "card",
     fog_events.TurnPlayed: "turn",
     DrewCard: "card",
     Reshuffled: "card",
@@ -659,15 +686,22 @@ def tell(
     armies: Mapping[str, int],
     orders: Sequence[Orders] = (),
     unknown: frozenset[str] = frozenset(),
+    side: frozenset[str] = frozenset(),
 ) -> list[StoryItem]:
     """The events as a story for `viewer`: placements grouped, each battle with its rolls.
 
     `armies` are the armies on each territory before the events (see `armies_before`);
     `orders`, those the events resolved, let a battle say why it rolls fewer dice than asked.
     `unknown`: under fog, the territories whose armies the reader did not see during the
-    events (pbem.core.fog_events): no count of theirs is told, and a group of another side's
-    placements is told as what the reader saw of it."""
+    events (pbem.core.fog_events): no count of theirs is told, and a group of placements of
+    another side than the reader's (`side`: the reader and their team-mates) is told as what
+    the reader saw of it."""
     counts = dict(armies)
+
+    def partial(player: str) -> bool:
+        """Whether the reader saw only part of what `player` did (under fog, another side)."""
+        return bool(unknown) and viewer is not None and player not in side
+
     autopilot = {e.player for e in events if isinstance(e, MissedTurn)}
     asked = dice_asked(events, [a for o in orders for a in o.attack])
     items: list[StoryItem] = []
@@ -715,10 +749,8 @@ def tell(
                 group.append(following)
             for p in group:
                 _move(counts, p)
-            partial = unknown and viewer is not None and e.player != viewer
-            items.append(
-                StoryItem("place", _seen_placements(group) if partial else _placements(group))
-            )
+            said = _seen_placements(group) if partial(e.player) else _placements(group)
+            items.append(StoryItem("place", said))
             i += len(group)
             continue
         if isinstance(e, MissedTurn):
@@ -727,7 +759,8 @@ def tell(
             for p in group:
                 _move(counts, p)
             if group:
-                sentence = f"{sentence[:-1]}: {_placements(group)}."
+                said = _seen_placements(group) if partial(e.player) else _placements(group)
+                sentence = f"{sentence[:-1]}: {said}."
             items.append(StoryItem("missed", sentence))
             i += 1 + len(group)
             continue

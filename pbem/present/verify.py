@@ -640,6 +640,27 @@ def _fog_verify_lines(given: Given, data: Mapping[str, Any]) -> tuple[list[str],
     if given.key or given.previous_key or given.rolls or given.digests or given.again:
         raise ArgumentsError("give either --report or KEY PREVIOUS_KEY --dice ...")
     lines, ok = fog_verify.fog_lines(data)
+    section = data["dice"]
+    if "key" in section and "previous_key" in section:  # (the fog lifted: the chain, as without)
+        resolution = section.get("resolution")
+        if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 0:
+            raise VerifyError("the view file's dice section gives no resolution number")
+        record = DiceRecord(
+            parse_hex_key(_hex_text(section["key"]), "key"),
+            parse_hex_key(_hex_text(section["previous_key"]), "previous key"),
+            (),
+            _in_chain(resolution),
+            parse_hex_key(data["commitment"], "commitment")
+            if isinstance(data.get("commitment"), str)
+            else None,
+        )
+        verdict = verify(record)
+        lines[:0] = verdict.lines()[:2]  # the key and the chain, not the one stream of rolls
+        ok = ok and verdict.key_follows and verdict.chain_ok is not False
+        deal = read_mission_deal(given.report)
+        if deal is not None:
+            lines += deal.lines()
+            ok = ok and deal.ok
     if given.previous is not None:
         before = view.parse_json(view.read_text(given.previous), given.previous)
         line, same = fog_verify.previous_line(data, before)
