@@ -685,3 +685,60 @@ def test_a_finished_fog_game_cannot_be_undone_and_its_last_view_checks_the_chain
     (tmp_path / "forged.json").write_text(json.dumps(data))
     forged = CliRunner().invoke(main, ["verify", "--report", str(tmp_path / "forged.json")])
     assert forged.exit_code == 1 and "chain BROKEN" in forged.output
+
+
+def test_what_each_level_tells_of_the_deal_the_draft_trades_and_draws() -> None:
+    from pbem.core.events import Dealt, Drafted, DrewCard, Traded
+
+    heavy, light = fogged_table(FogLevel.HEAVY), fogged_table(FogLevel.LIGHT)
+    dealt = Dealt("bob", ("Peru", "Kamchatka"))
+    traded = Traded("bob", ("Peru", "Siam", "Ural"), 4, 1)
+    drew = DrewCard("bob", "Egypt")
+    near, far = Drafted("bob", "Kamchatka", 1), Drafted("bob", "Peru", 1)
+    told = fog_events.told
+    for e in (dealt, traded, drew, far):
+        assert told(light, [e], "alice") == (e,)  # type: ignore[arg-type]
+        assert e not in told(heavy, [e], "alice")  # type: ignore[arg-type]
+    assert told(heavy, [near], "alice") == (near,)  # type: ignore[arg-type]
+    assert "Alaska" in fog_events.seen_during(heavy, [], "alice")  # type: ignore[arg-type]
+
+
+def test_pbem_verify_refuses_a_crafted_fog_view_with_its_reason(tmp_path: Path) -> None:
+    from pbem.present.fog_verify import FogVerifyError, fog_lines, previous_line
+
+    directory = fog_game(tmp_path)
+    folders = sorted((directory / "reports").iterdir())
+    view = next(
+        json.loads((f / f"{n}.view.json").read_text())
+        for f in reversed(folders[1:])
+        for n in ("ann", "ben", "cy")
+        if json.loads((f / f"{n}.view.json").read_text())["dice"]["battles"]
+    )
+    lines, ok = fog_lines(view)
+    assert ok and any(x.startswith("next turn's battle commitment:") for x in lines)
+    setup = json.loads((folders[0] / "ann.view.json").read_text())
+    assert fog_lines(setup) == (
+        [
+            "the setup rolled no battle",
+            f"next turn's battle commitment: {setup['dice']['next_battle_root']} (keep it "
+            "for your next report)",
+        ],
+        True,
+    )
+    for change, reason in (
+        (lambda b: b.update(key=b["key"][:-2]), "not 32 bytes"),
+        (lambda b: b["rolls"][0].update(attacker=[0, 6, 6]), "not attacker and defender dice"),
+        (lambda b: b["rolls"][0].update(defender=[7]), "not attacker and defender dice"),
+        (lambda b: b.update(path="abc"), "has no path"),
+    ):
+        crafted = json.loads(json.dumps(view))
+        change(crafted["dice"]["battles"][0])
+        with pytest.raises(FogVerifyError, match=reason):
+            fog_lines(crafted)
+    wrong = json.loads(json.dumps(view))
+    first = wrong["dice"]["battles"][0]["rolls"][0]["attacker"]
+    first[0] = first[0] % 6 + 1
+    lines, ok = fog_lines(wrong)
+    assert not ok and any("roll 1 of" in x and "does NOT match" in x for x in lines)
+    with pytest.raises(FogVerifyError, match="gives no commitment for the next turn"):
+        previous_line(view, {"dice": {}})
