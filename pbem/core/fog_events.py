@@ -170,8 +170,6 @@ def _hidden(e: Event, seen: frozenset[str], shown: set[tuple[str, str]], light: 
         return (e.source, e.target) not in shown
     if isinstance(e, Placed):
         return e.territory not in seen
-    if isinstance(e, Fortified):
-        return e.source not in seen and e.target not in seen
     if isinstance(e, Drafted):
         return not light and e.territory not in seen
     if isinstance(e, Dealt):
