@@ -742,3 +742,53 @@ def test_pbem_verify_refuses_a_crafted_fog_view_with_its_reason(tmp_path: Path) 
     assert not ok and any("roll 1 of" in x and "does NOT match" in x for x in lines)
     with pytest.raises(FogVerifyError, match="gives no commitment for the next turn"):
         previous_line(view, {"dice": {}})
+
+
+def test_told_without_fog_is_everything_and_ones_own_loss_is_told_whole() -> None:
+    from pbem.core.events import Eliminated, Placed, Reinforced, SeatTaken
+
+    plain = fogged_table(FogLevel.NONE)
+    events = [Reinforced("bob", 3, 2, 3, (), 0), Placed("bob", "Peru", 3)]
+    assert fog_events.told(plain, events, "alice") == tuple(events)  # type: ignore[arg-type]
+    heavy = fogged_table(FogLevel.HEAVY)
+    mine = Eliminated("alice", "bob", 4)
+    assert mine in fog_events.told(heavy, [mine], "alice")  # type: ignore[arg-type]
+    start, far = Reinforced("bob", 3, 2, 3, (), 0), Eliminated("carol", "bob", 2)
+    assert fog_events.told(heavy, [start, far], "alice") == (  # type: ignore[arg-type]
+        fog_events.TurnPlayed("bob", 3, seen=False),
+        fog_events.LeftGame("carol", "bob"),
+    )
+    back = SeatTaken("bob", "zed", "bob", 3, ("Peru",))
+    assert fog_events.told(heavy, [back], "alice") == (  # type: ignore[arg-type]
+        SeatTaken("bob", "zed", "bob", 3, None),
+    )
+    assert fog_events.told(heavy, [back], "bob") == (back,)  # type: ignore[arg-type]
+
+
+def test_more_crafted_fog_views_are_refused_or_told_plainly() -> None:
+    from pbem.present.fog_verify import FogVerifyError, fog_lines
+
+    base = {"board": "classic", "dice": {"resolution": 3, "battle_root": "00" * 32, "battles": []}}
+    lines, ok = fog_lines(base)
+    assert ok and "no battle of this resolution was told to this view's player" in lines
+    for dice_section, reason in (
+        ({"battle_root": 7, "battles": []}, "not hexadecimal text"),
+        ({"battle_root": "00" * 32, "battles": "x"}, "not a list of battles"),
+        (
+            {
+                "battle_root": "00" * 32,
+                "battles": [
+                    {"label": "a|b|1", "key": "00" * 32, "index": 0, "path": [], "rolls": ["x"]}
+                ],
+            },
+            "not attacker and defender dice",
+        ),
+    ):
+        with pytest.raises(FogVerifyError, match=reason):
+            fog_lines({"board": "classic", "dice": {"resolution": 3, **dice_section}})
+    from pbem.present.fog_verify import _short_roll, _whole_game
+
+    with pytest.raises(FogVerifyError, match="written as 653/42"):
+        _short_roll("6x3/42")
+    with pytest.raises(FogVerifyError, match="out of the game"):
+        _whole_game({"resolution": 3, "game": [{"resolution": 9}]}, bytes(32))
