@@ -216,7 +216,7 @@ def test_a_game_that_cannot_take_its_mail_gets_it_next_time(root: Path, tmp_path
     (root / "duel" / "game.toml").write_bytes(kept)
     output = run("mail", "fetch", root, "--maildir", box)
     assert "accepted: <2@t> from ann@example.org (ann)" in output
-    assert output.splitlines()[-1] == "3 messages read: 1 to 1 games, 0 for no game, 2 read before"
+    assert output.splitlines()[-1] == "3 messages read: 1 to 1 game, 0 for no game, 2 read before"
 
 
 def test_a_game_whose_mail_folder_is_a_link_takes_none_and_the_others_do(
@@ -268,12 +268,12 @@ def test_mail_held_for_an_interrupted_game_is_read_once_it_is_complete(
     assert outbox(root / "duel") == {}
     again = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
     assert "held: <h@t> from ann@example.org" in again  # still waiting, not lost
-    assert again.splitlines()[-1] == "2 messages read: 1 to 1 games, 0 for no game, 1 read before"
+    assert again.splitlines()[-1] == "2 messages read: 1 to 1 game, 0 for no game, 1 read before"
     assert processor.resolve_game(root / "duel").recovered
     done = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
     assert "<h@t> from ann@example.org (ann)" in done and "held" not in done
     assert [str(m["To"]) for m in outbox(root / "duel").values()].count(ANN) == 1
-    assert done.splitlines()[-1] == "2 messages read: 1 to 1 games, 0 for no game, 1 read before"
+    assert done.splitlines()[-1] == "2 messages read: 1 to 1 game, 0 for no game, 1 read before"
     last = run("mail", "fetch", root, "--maildir", box, "--now", NOW.isoformat())
     assert last.splitlines()[-1] == "2 messages read: 0 to 0 games, 0 for no game, 2 read before"
 
@@ -411,7 +411,7 @@ def test_run_fetches_resolves_and_sends(root: Path, tmp_path: Path, server: Serv
     output = run("run", root, "--fetch", "--send", "--now", NOW.isoformat())
     assert "resolved  duel" in output and read_game(duel).state.resolution == 2
     assert "accepted: <ann@t> from ann@example.org (ann)" in output  # what the fetch did
-    assert "2 messages read: 2 to 1 games, 0 for no game, 0 read before" in output
+    assert "2 messages read: 2 to 1 game, 0 for no game, 0 read before" in output
     sent = [m for m in server.recorder.messages() if "[duel]" in str(m["Subject"])]
     subjects = sorted(str(m["Subject"]) for m in sent)
     assert sum("accepted" in s for s in subjects) == 2
@@ -474,7 +474,7 @@ def test_a_message_read_again_from_another_mailbox_is_routed_once(
     copy = tmp_path / "copy.eml"
     copy.write_bytes(mail_in[0].as_bytes())
     output = run("mail", "fetch", root, copy)
-    assert output.splitlines()[-1] == "1 messages read: 0 to 0 games, 0 for no game, 1 read before"
+    assert output.splitlines()[-1] == "1 message read: 0 to 0 games, 0 for no game, 1 read before"
 
 
 def test_what_became_of_a_message_for_no_game_is_named(root: Path, tmp_path: Path) -> None:

@@ -211,7 +211,7 @@ def test_a_game_that_fails_part_way_leaves_the_others_going(root: Path, tmp_path
     assert accepted(root / "first") == 2
     outbox.unlink()
     output = run("mail", "fetch", root, "--maildir", box, "--now", NOW)
-    assert "4 messages read: 2 to 1 games, 0 for no game, 2 read before" in output
+    assert "4 messages read: 2 to 1 game, 0 for no game, 2 read before" in output
     assert accepted(root / "first") == 2 and accepted(root / "second") == 2
 
 

@@ -50,6 +50,7 @@ from pbem.mail.records import (
 from pbem.mail.sources import Entry
 from pbem.mail.told import not_read
 from pbem.present import i18n
+from pbem.present.text import plural
 from pbem.terminal import printable
 
 
@@ -103,10 +104,10 @@ class RootFetch:
         out += [f"failed: {printable(f)}" for f in self.failed]
         out += [printable(b) for b in self.busy]
         routed = sum(len(g.incoming) for g in self.games)
+        read = plural(routed + len(self.unrouted) + self.skipped, "message")
         out.append(
-            f"{routed + len(self.unrouted) + self.skipped} messages read: {routed} to "
-            f"{len(self.games)} games, {len(self.unrouted)} for no game, {self.skipped} "
-            "read before"
+            f"{read} read: {routed} to {plural(len(self.games), 'game')}, "
+            f"{len(self.unrouted)} for no game, {self.skipped} read before"
         )
         if self.broken is not None:
             out.append(not_to_the_end(self.broken))
