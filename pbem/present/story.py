@@ -463,25 +463,33 @@ def _battle(
 ) -> tuple[StoryItem, int]:
     """The rolls of one attack from `start`, with the conquest or stop that ends it; `dice` is
     what its order asked for, to say why the first roll has fewer. Under fog a side in
-    `unknown` has no count told, nor the battle's armies."""
+    `unknown` has no count told, and the battle neither its armies nor how it ended in them."""
     first = events[start]
     assert isinstance(first, Rolled)
     seen = first.source not in unknown and first.target not in unknown
-    if not seen:
-        return _unseen_battle(events, start, first, armies, unknown)
-    heading = _(
-        "%(player)s attacked %(target)s (%(defender)s) from %(source)s: %(armies)s against "
-        "%(defending)s.",
-        player=first.player,
-        target=place(first.target),
-        defender=first.defender_name,
-        source=place(first.source),
-        armies=_armies(armies.get(first.source, 0)),
-        defending=armies.get(first.target, 0),
-    )
-    note = told(rules.attack_dice_note(armies.get(first.source, 0), dice))
-    if note:
-        heading += f" {note[0].upper()}{note[1:]}."
+    names = {
+        "player": first.player,
+        "target": place(first.target),
+        "defender": first.defender_name,
+        "source": place(first.source),
+    }
+    if seen:
+        heading = _(
+            "%(player)s attacked %(target)s (%(defender)s) from %(source)s: %(armies)s against "
+            "%(defending)s.",
+            **names,
+            armies=_armies(armies.get(first.source, 0)),
+            defending=armies.get(first.target, 0),
+        )
+        note = told(rules.attack_dice_note(armies.get(first.source, 0), dice))
+        if note:
+            heading += f" {note[0].upper()}{note[1:]}."
+    else:
+        heading = _("%(player)s attacked %(target)s (%(defender)s) from %(source)s.", **names)
+
+    def left(territory: str) -> int | str:
+        return "?" if territory in unknown else armies.get(territory, 0)
+
     rolls: list[RollLine] = []
     i = start
     while i < len(events):
@@ -494,80 +502,7 @@ def _battle(
         _move(armies, e)
         rolls.append(
             RollLine(
-                _dice(e.attacker),
-                _dice(e.defender),
-                _losses(e),
-                armies.get(e.source, 0),
-                armies.get(e.target, 0),
-            )
-        )
-        i += 1
-    result = ""
-    end = events[i] if i < len(events) else None
-    if isinstance(end, Conquered) and (end.source, end.target) == (first.source, first.target):
-        _move(armies, end)
-        note = f"; {told(end.note)}" if end.note else ""
-        left = armies.get(end.source, 0)
-        result = n_(
-            "%(player)s took %(target)s, moving in %(moved)s "
-            "(%(num)s stays in %(source)s%(note)s).",
-            "%(player)s took %(target)s, moving in %(moved)s (%(num)s stay in %(source)s%(note)s).",
-            left,
-            player=end.player,
-            target=place(end.target),
-            moved=end.moved,
-            source=place(end.source),
-            note=note,
-        )
-        i += 1
-    elif isinstance(end, AttackStopped) and (end.source, end.target) == (
-        first.source,
-        first.target,
-    ):
-        result = _(
-            "%(player)s stopped: %(reason)s; %(target)s holds with %(armies)s.",
-            player=end.player,
-            reason=told(end.reason),
-            target=place(end.target),
-            armies=armies.get(end.target, 0),
-        )
-        i += 1
-    return StoryItem("battle", heading, tuple(rolls), result), i
-
-
-def _unseen_battle(
-    events: Sequence[Event],
-    start: int,
-    first: Rolled,
-    armies: dict[str, int],
-    unknown: frozenset[str],
-) -> tuple[StoryItem, int]:
-    """A battle of which the reader sees one side only (under fog): its rolls, the counts of
-    the side they see, and its end without the armies of the other."""
-    heading = _(
-        "%(player)s attacked %(target)s (%(defender)s) from %(source)s.",
-        player=first.player,
-        target=place(first.target),
-        defender=first.defender_name,
-        source=place(first.source),
-    )
-    rolls: list[RollLine] = []
-    i = start
-    while i < len(events):
-        e = events[i]
-        if not (
-            isinstance(e, Rolled)
-            and (e.player, e.source, e.target) == (first.player, first.source, first.target)
-        ):
-            break
-        _move(armies, e)
-        rolls.append(
-            RollLine(
-                _dice(e.attacker),
-                _dice(e.defender),
-                _losses(e),
-                "?" if e.source in unknown else armies.get(e.source, 0),
-                "?" if e.target in unknown else armies.get(e.target, 0),
+                _dice(e.attacker), _dice(e.defender), _losses(e), left(e.source), left(e.target)
             )
         )
         i += 1
@@ -576,35 +511,60 @@ def _unseen_battle(
     pair = (first.source, first.target)
     if isinstance(end, Conquered) and (end.source, end.target) == pair:
         _move(armies, end)
-        result = _("%(player)s took %(target)s.", player=end.player, target=place(end.target))
+        if not seen:
+            result = _("%(player)s took %(target)s.", player=end.player, target=place(end.target))
+        else:
+            note = f"; {told(end.note)}" if end.note else ""
+            result = n_(
+                "%(player)s took %(target)s, moving in %(moved)s "
+                "(%(num)s stays in %(source)s%(note)s).",
+                "%(player)s took %(target)s, moving in %(moved)s (%(num)s stay in "
+                "%(source)s%(note)s).",
+                armies.get(end.source, 0),
+                player=end.player,
+                target=place(end.target),
+                moved=end.moved,
+                source=place(end.source),
+                note=note,
+            )
         i += 1
     elif isinstance(end, AttackStopped) and (end.source, end.target) == pair:
-        result = _(
-            "%(player)s stopped; %(target)s holds.", player=end.player, target=place(end.target)
-        )
+        if not seen:
+            result = _(
+                "%(player)s stopped; %(target)s holds.", player=end.player, target=place(end.target)
+            )
+        else:
+            result = _(
+                "%(player)s stopped: %(reason)s; %(target)s holds with %(armies)s.",
+                player=end.player,
+                reason=told(end.reason),
+                target=place(end.target),
+                armies=armies.get(end.target, 0),
+            )
         i += 1
     return StoryItem("battle", heading, tuple(rolls), result), i
 
 
-def _seen_placements(group: Sequence[Placed]) -> str:
-    """Another side's placements as a reader under fog saw them: where, not how many in all."""
-    spots = _listing(
+def _spots(group: Sequence[Placed]) -> str:
+    """Where a group of placements went: "3 on Ural, 2 on Siam"."""
+    return _listing(
         [
             _("%(armies)s on %(territory)s", armies=p.armies, territory=place(p.territory))
             for p in group
         ]
     )
-    return _("%(player)s placed, where you see: %(spots)s.", player=group[0].player, spots=spots)
+
+
+def _seen_placements(group: Sequence[Placed]) -> str:
+    """Another side's placements as a reader under fog saw them: where, not how many in all."""
+    return _(
+        "%(player)s placed, where you see: %(spots)s.", player=group[0].player, spots=_spots(group)
+    )
 
 
 def _placements(group: Sequence[Placed]) -> str:
     first = group[0]
-    spots = _listing(
-        [
-            _("%(armies)s on %(territory)s", armies=p.armies, territory=place(p.territory))
-            for p in group
-        ]
-    )
+    spots = _spots(group)
     total = sum(p.armies for p in group)
     values = {"player": first.player, "armies": _armies(total), "spots": spots}
     if first.why == "autopilot":
