@@ -86,6 +86,22 @@ def write_skeletons(directory: Path) -> list[Path]:
     return paths
 
 
+def write_bot_orders(directory: Path, rng: Any) -> dict[str, str]:
+    """The test bots' orders (tests/bots.py) for every player the pending turn awaits, signed
+    with each seat's secret and written into orders/; their texts, by player."""
+    from bots import orders_for
+
+    game = read_game(directory)
+    written = {}
+    for name in game.state.awaiting():
+        reg = game.registration(name)
+        assert reg is not None
+        text = replace(orders_for(game.state, name, rng), secret=reg.secret).to_toml()
+        (directory / "orders" / f"{name}.toml").write_text(text, "utf-8")
+        written[name] = text
+    return written
+
+
 def force_state(directory: Path, state: GameState) -> None:
     """Put a game in `state` as if its last resolution had led there: the game file and the
     digest its last history file records (so the game file still matches the history)."""

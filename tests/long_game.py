@@ -4,10 +4,9 @@ Cyrillic, one with accents), bots' orders mailed in as files, resolved to the en
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from pathlib import Path
 
-from bots import orders_for
+from conftest import write_bot_orders
 
 from pbem.core.state import Options, Phase, StopAt
 from pbem.game import processor
@@ -38,10 +37,6 @@ def play_long_game(directory: Path, seed: int = 12, options: Options | None = No
         game = read_game(directory)
         if game.state.phase is Phase.OVER:
             break
-        for name in game.state.awaiting():
-            reg = game.registration(name)
-            assert reg is not None
-            orders = replace(orders_for(game.state, name, rng), secret=reg.secret)
-            (directory / "orders" / f"{name}.toml").write_text(orders.to_toml(), "utf-8")
+        write_bot_orders(directory, rng)
         processor.resolve_game(directory)
     return directory

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import write_bot_orders
 from helpers import BOARD, make_state, orders
 
 from pbem.core import dice, fog, fog_events, rules
@@ -298,7 +299,6 @@ def test_over_a_whole_fog_game_each_player_gets_exactly_what_they_see(
     last view checks from the revealed key and the game audits."""
     import random
 
-    from bots import orders_for
     from click.testing import CliRunner
 
     from pbem.cli import main
@@ -325,11 +325,7 @@ def test_over_a_whole_fog_game_each_player_gets_exactly_what_they_see(
         game = read_game(directory)
         if game.state.phase is Phase.OVER:
             break
-        for name in game.state.awaiting():
-            reg = game.registration(name)
-            assert reg is not None
-            o = replace(orders_for(game.state, name, rng), secret=reg.secret)
-            (directory / "orders" / f"{name}.toml").write_text(o.to_toml(), "utf-8")
+        write_bot_orders(directory, rng)
         processor.resolve_game(directory)
         truth = read_game(directory).state
         folders = sorted((directory / "reports").iterdir())
@@ -404,7 +400,6 @@ def fog_game(tmp_path: Path, turns: int = 6) -> Path:
     """A heavy fog game of three players by the command line, played by bots for some turns."""
     import random
 
-    from bots import orders_for
     from click.testing import CliRunner
 
     from pbem.cli import main
@@ -420,12 +415,8 @@ def fog_game(tmp_path: Path, turns: int = 6) -> Path:
         game = read_game(directory)
         if game.state.phase is Phase.OVER:
             break
-        for name in game.state.awaiting():
-            reg = game.registration(name)
-            assert reg is not None
-            o = replace(orders_for(game.state, name, rng), secret=reg.secret)
-            (directory / "orders" / f"{name}.toml").write_text(o.to_toml(), "utf-8")
-            (directory / f"sent-{name}-{game.state.turn}.toml").write_text(o.to_toml(), "utf-8")
+        for name, text in write_bot_orders(directory, rng).items():
+            (directory / f"sent-{name}-{game.state.turn}.toml").write_text(text, "utf-8")
         processor.resolve_game(directory)
     return directory
 

@@ -13,7 +13,7 @@ import pytest
 import tomli as tomllib
 import tomli_w
 from click.testing import CliRunner
-from conftest import force_state, write_skeletons
+from conftest import force_state, write_bot_orders, write_skeletons
 from helpers import BOARD, make_state, orders
 
 from pbem.cli import main
@@ -499,8 +499,6 @@ def test_over_a_whole_team_game_a_player_sees_team_mates_hands_only_as_the_game_
     until the game is over; and the text report names a hand only of a team-mate."""
     import random
 
-    from bots import orders_for
-
     directory = tmp_path / "secret"
     names = ["ann", "ben", "cy", "dee"]
     options = Options(
@@ -512,11 +510,7 @@ def test_over_a_whole_team_game_a_player_sees_team_mates_hands_only_as_the_game_
         game = read_game(directory)
         if game.state.phase is Phase.OVER:
             break
-        for name in game.state.awaiting():
-            reg = game.registration(name)
-            assert reg is not None
-            orders = replace(orders_for(game.state, name, rng), secret=reg.secret)
-            (directory / "orders" / f"{name}.toml").write_text(orders.to_toml(), "utf-8")
+        write_bot_orders(directory, rng)
         processor.resolve_game(directory)
     final = read_game(directory).state
     assert final.phase is Phase.OVER
