@@ -11,7 +11,8 @@ and nothing of the others, so a command starts as fast as the code it needs allo
 - `pbem.cli.look`: reading a game (show, dice, audit, stats, press);
 - `pbem.cli.tools`: no game needed (map, odds, verify, kit);
 - `pbem.cli.mail`: the mail group (fetch, send);
-- `pbem.cli.games`: many games (status, run, config).
+- `pbem.cli.games`: many games (status, run, config);
+- `pbem.cli.club`: what spans a root's games (standings).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ COMMANDS = {
     "status": "pbem.cli.games:status",
     "run": "pbem.cli.games:run",
     "config": "pbem.cli.games:config",
+    "standings": "pbem.cli.club:standings_command",
+    "publish": "pbem.cli.publish:publish_command",
 }
 """Each command's name and where it is defined: MODULE:ATTRIBUTE."""
 

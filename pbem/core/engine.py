@@ -74,6 +74,10 @@ class Randomness:
     from it, docs/fog.md)."""
     again: bytes | None = None
     """Once keyed by the orders: the salt of a resolution played again with other orders."""
+    digests: tuple[bytes, ...] | None = None
+    """The order files' digests as the history recorded them, taken instead of the digests of
+    the orders given: a game's public record holds its order files without their players'
+    secrets, which are part of what each digest is of (docs/publish.md)."""
 
 
 def by_orders(
@@ -83,7 +87,15 @@ def by_orders(
     event that records them; in a game whose dice come from the key alone, unchanged."""
     if not state.options.dice_by_orders:
         return randomness, ()
-    files = [dice.order_file_digest(o.canonical()) for o in resolving]
+    files = (
+        list(randomness.digests)
+        if randomness.digests is not None
+        else [dice.order_file_digest(o.canonical()) for o in resolving]
+    )
+    if len(files) != len(resolving):
+        raise ValueError(
+            f"{len(files)} order file digests recorded for {len(resolving)} order files"
+        )
     digest = dice.orders_digest(files)
     again = None
     if randomness.first is not None and randomness.first != digest:

@@ -22,6 +22,7 @@ from pbem.core.orders import Orders
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
 from pbem.game import clock
+from pbem.game.disk import RECORD_FILE
 from pbem.game.history import (
     HistoryRecord,
     history_count,
@@ -54,6 +55,8 @@ class AuditSummary:
     final_digest: str
     last: str = "the deal"
     """What the last resolution played, as players name it ("turn 13")."""
+    file: str = "game.toml"
+    """The file holding the state audited: record.toml in a game's public record."""
 
     def passed(self) -> str:
         """What `pbem audit` says when all is well."""
@@ -63,7 +66,7 @@ class AuditSummary:
         )
         return (
             f"audit passed: {span} replayed ({plural(self.resolutions, 'resolution')}, "
-            f"{files}), {plural(self.rolls, 'roll')} and every key checked, game.toml matches"
+            f"{files}), {plural(self.rolls, 'roll')} and every key checked, {self.file} matches"
         )
 
 
@@ -74,7 +77,7 @@ def audit_game(directory: Path) -> AuditSummary:
     from pbem.game import deadlines, players, seats, undo, vacations
     from pbem.game.replay import replay_setup
 
-    game = read_game(directory, check_history=False)
+    game = read_game(directory, check_history=False, record=True)
     undo.check_not_interrupted(directory)
     half = seats.unfinished_problem(game)
     if half is not None:
@@ -90,7 +93,7 @@ def audit_game(directory: Path) -> AuditSummary:
     if schedule != game.schedule:
         raise AuditError("game.toml's deadlines differ from those the game was created with")
     undone = undo.undo_records(directory)
-    previous = dice.commitment(game.seed, game.chain_length)
+    previous = bytes.fromhex(game.commitment)
     rolls = 0
     state: GameState | None = None
     for r in range(count):
@@ -136,7 +139,8 @@ def audit_game(directory: Path) -> AuditSummary:
     if address:
         raise AuditError(address)
     last = played_in(game, count - 1, record.turn).label
-    return AuditSummary(count, rolls, state_digest(state), last)
+    file = RECORD_FILE if game.public is not None else "game.toml"
+    return AuditSummary(count, rolls, state_digest(state), last, file)
 
 
 def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
@@ -177,7 +181,7 @@ def _replay_checked(
         after, events = replay_orders(
             state,
             record.orders,
-            randomness(game, record.resolution, attempt),
+            randomness(game, record.resolution, attempt, record),
             orders,
             taken(game.path, record.resolution, attempt),
         )

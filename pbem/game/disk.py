@@ -34,6 +34,18 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
 GAME_FILE = "game.toml"
+RECORD_FILE = "record.toml"
+"""A game's public record holds this file in the place of the game file (docs/publish.md)."""
+
+
+def not_a_game(directory: Path) -> str:
+    """What a command that plays says of a game's public record."""
+    return (
+        f"{directory} is the public record of a game, not a game: nothing can be played in it; "
+        f"'pbem audit {directory}' checks it"
+    )
+
+
 LOCK_FILE = ".lock"
 
 
@@ -363,6 +375,8 @@ def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
     Once the lock is held, the temporary files a killed run left are removed (not when
     creating: the directory may be any folder the moderator named)."""
     if not creating and not (directory / GAME_FILE).is_file():
+        if (directory / RECORD_FILE).is_file():
+            raise GameFileError(not_a_game(directory))
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
     path = directory / LOCK_FILE
     try:

@@ -103,7 +103,11 @@ class HistoryRecord:
 
 def write_history(directory: Path, record: HistoryRecord) -> None:
     """Write a resolution's history file; it is never rewritten once there."""
-    path = history_path(directory, record.resolution)
+    atomic_write(history_path(directory, record.resolution), history_text(record))
+
+
+def history_text(record: HistoryRecord) -> str:
+    """A history file's content (docs/history.md)."""
     doc: dict[str, Any] = {
         "resolution": record.resolution,
         "turn": record.turn,
@@ -128,7 +132,7 @@ def write_history(directory: Path, record: HistoryRecord) -> None:
     doc["events"] = [e.to_dict() for e in record.events]
     import tomli_w
 
-    atomic_write(path, tomli_w.dumps(doc, multiline_strings=True))
+    return tomli_w.dumps(doc, multiline_strings=True)
 
 
 def read_history(directory: Path, resolution: int, *, events: bool = True) -> HistoryRecord:

@@ -7,27 +7,40 @@ that they cannot disagree about what a history file means.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.core import engine
 from pbem.core.board import Board
-from pbem.core.events import Event, SeatTaken
+from pbem.core.events import DiceKeyed, Event, SeatTaken
 from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import GameState, Options
 from pbem.errors import GameFileError
 from pbem.game import seats
-from pbem.game.history import OrderRecord, history_count, read_history
+from pbem.game.history import HistoryRecord, OrderRecord, history_count, read_history
 from pbem.game.store import Game
 
 
-def randomness(game: Game, resolution: int, attempt: int | None = None) -> engine.Randomness:
+def randomness(
+    game: Game,
+    resolution: int,
+    attempt: int | None = None,
+    record: HistoryRecord | None = None,
+) -> engine.Randomness:
     """What resolution `resolution` draws from: the live one, or (`attempt`) the one an undo
     took back as its how-many-th. Every resolution of a number after the first is keyed
-    against the orders of the first (pbem.game.undo.first_orders)."""
+    against the orders of the first (pbem.game.undo.first_orders). In a game's public record,
+    whose order files lack their secrets, the digests of the files are the ones `record`, the
+    resolution's history, recorded."""
     from pbem.game.undo import first_orders
 
     first = None if attempt == 1 or resolution == 0 else first_orders(game.path, resolution)
-    return game.randomness(resolution, first)
+    keys = game.randomness(resolution, first)
+    if game.public is not None and record is not None:
+        keyed = next((e for e in record.events if isinstance(e, DiceKeyed)), None)
+        if keyed is not None:
+            keys = replace(keys, digests=tuple(bytes.fromhex(d) for d in keyed.digests))
+    return keys
 
 
 def replay_setup(
@@ -94,7 +107,10 @@ def state_after(game: Game, resolution: int) -> GameState:
         else:
             assert state is not None
             state, _ = replay_orders(
-                state, record.orders, randomness(game, r), taken=seats.taken(game.path, r)
+                state,
+                record.orders,
+                randomness(game, r, record=record),
+                taken=seats.taken(game.path, r),
             )
         if state_digest(state) != record.state_digest:
             raise GameFileError(

@@ -331,7 +331,7 @@ def unfinished(game: Game) -> SeatChange | None:
         last[change.seat] = change
     for seat, change in last.items():
         reg = game.registration(seat)
-        secret = holder_secret(game.seed, seat, change.holders, change.holder)
+        secret = game.holder_secret(seat, change.holders, change.holder)
         if reg is not None and not hmac.compare_digest(reg.secret, secret):
             return change
     return None
@@ -433,7 +433,7 @@ def names(reg: Registration) -> set[str]:
 
 
 def _with_holder(game: Game, change: SeatChange) -> Game:
-    secret = holder_secret(game.seed, change.seat, change.holders, change.holder)
+    secret = game.holder_secret(change.seat, change.holders, change.holder)
     registrations = tuple(
         replace(  # a person takes the seat over: no bot plays it any more
             r,
@@ -512,7 +512,7 @@ def seat_problem(game: Game) -> str | None:
     for seat, change in last.items():
         reg = game.registration(seat)
         assert reg is not None
-        secret = holder_secret(game.seed, seat, change.holders, change.holder)
+        secret = game.holder_secret(seat, change.holders, change.holder)
         if reg.holder != change.holder or not hmac.compare_digest(reg.secret, secret):
             return (
                 f"the seat {seat}: game file played by {reg.played_by}, history by "

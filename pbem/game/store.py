@@ -35,7 +35,7 @@ from pbem.core.state import valid_player_name as valid_player_name
 from pbem.errors import BoardError, GameFileError, PbemError
 from pbem.game import settings
 from pbem.game.clock import Schedule, iso, parse_instant
-from pbem.game.disk import GAME_FILE, atomic_write
+from pbem.game.disk import GAME_FILE, RECORD_FILE, atomic_write, not_a_game
 from pbem.game.safety import GAME_FILE_LIMIT, FileProblem, read_bounded, refuse_links
 from pbem.present.i18n import check_language
 from pbem.terminal import quoted
@@ -92,6 +92,30 @@ class Registration:
         return "" if self.holder is None else f"/{self.holder}"
 
 
+WITHHELD = "withheld"
+"""The secret of every player in a game's public record, which holds no secret: its order
+files carry it in the place of the player's (docs/publish.md)."""
+
+
+@dataclass(frozen=True)
+class PublicKeys:
+    """What a game's public record reveals in the place of the seed (docs/publish.md): the
+    commitment k[0], the keys of every resolution (k[1] .. k[last + 1], checked against each
+    other and the commitment by the audit) and the card key h."""
+
+    commitment: bytes
+    keys: tuple[bytes, ...]
+    hidden: bytes
+
+    @classmethod
+    def from_last(cls, commitment: bytes, last: int, key: bytes, hidden: bytes) -> PublicKeys:
+        """From the key of the last resolution `last`: each earlier key is its hash."""
+        keys = [key]
+        for _ in range(last):
+            keys.append(dice.hash_back(keys[-1], 1))
+        return cls(commitment, tuple(reversed(keys)), hidden)
+
+
 @dataclass(frozen=True)
 class Game:
     """A game as stored: the state plus what only the moderator holds (seed, secrets)."""
@@ -107,6 +131,8 @@ class Game:
     """The players' language unless one has their own; None: English."""
     mail: tuple[tuple[str, str | int], ...] = ()
     """The game's own mail settings (the game file's [mail] table), as set; see settings."""
+    public: PublicKeys | None = None
+    """Set for a game's public record (pbem.game.record), which has no seed: its keys."""
 
     @property
     def name(self) -> str:
@@ -122,9 +148,18 @@ class Game:
 
     @property
     def commitment(self) -> str:
+        if self.public is not None:
+            return self.public.commitment.hex()
         return dice.commitment(self.seed, self.chain_length).hex()
 
     def key(self, resolution: int) -> bytes:
+        if self.public is not None:
+            if not 0 <= resolution < len(self.public.keys):
+                raise GameFileError(
+                    f"this game's public record ends at resolution {len(self.public.keys) - 1}"
+                    f": it holds no key for resolution {resolution}"
+                )
+            return self.public.keys[resolution]
         if resolution + 1 > self.chain_length:
             raise GameFileError(
                 f"this game's key chain of {self.chain_length} keys is used up at resolution "
@@ -137,7 +172,17 @@ class Game:
         resolution resolved, when that was undone and it is played again (pbem.game.undo)."""
         from pbem.core.engine import Randomness
 
-        return Randomness(self.key(resolution), dice.hidden_key(self.seed), first)
+        hidden = self.public.hidden if self.public is not None else dice.hidden_key(self.seed)
+        return Randomness(self.key(resolution), hidden, first)
+
+    def holder_secret(self, seat: str, holders: int, holder: str) -> str:
+        """The secret of a seat's substitute (pbem.game.seats.holder_secret); in a public
+        record, which holds no secret, the one every order file there carries."""
+        if self.public is not None:
+            return WITHHELD
+        from pbem.game.seats import holder_secret
+
+        return holder_secret(self.seed, seat, holders, holder)
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
@@ -155,20 +200,28 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise GameFileError(f"{path} is damaged: it nests tables too deeply") from None
 
 
-def read_game(directory: Path, *, check_history: bool = True) -> Game:
+def read_game(directory: Path, *, check_history: bool = True, record: bool = False) -> Game:
     """Load a game directory; raises GameFileError if it is not one or is damaged.
 
     The game file is checked against the history (pbem.game.audit.history_problem) unless
     `check_history` is false, which only the audit uses: it replays and compares everything.
     A symbolic link in the game's folders is refused before anything is read
-    (safety.refuse_links)."""
+    (safety.refuse_links). `record`: a game's public record (RECORD_FILE in the place of the
+    game file) is read too, as a game without a seed; only the commands that read alone ask."""
     path = directory / GAME_FILE
+    public = None
+    if not path.exists() and (directory / RECORD_FILE).is_file():
+        if not record:
+            raise GameFileError(not_a_game(directory))
+        path = directory / RECORD_FILE
     if not path.exists():
         raise GameFileError(f"{directory} is not a game directory: it has no {GAME_FILE}")
     refuse_links(directory)
     data = upgrade_game_document(_load_toml(path), path)
     mail = settings.from_table(data.get("mail", {}), f"{path} [mail]")
     try:
+        if path.name == RECORD_FILE:
+            public = _public_keys(data)
         board = _board(directory, data)
         state_data = dict(data["state"])
         state_data.update(game=data["game"], board=data["board"], options=data["options"])
@@ -190,12 +243,13 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
         game = Game(
             path=directory,
             state=state,
-            seed=bytes.fromhex(str(data["seed"])),
+            seed=b"" if public is not None else bytes.fromhex(str(data["seed"])),
             registrations=registrations,
             chain_length=int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)),
             language=_language(data.get("language"), "the game's language"),
             **_read_deadlines(data.get("deadlines")),
             mail=mail,
+            public=public,
         )
     except GameFileError as err:  # a sentence already
         raise GameFileError(f"{path} is damaged: {err}") from None
@@ -211,6 +265,32 @@ def read_game(directory: Path, *, check_history: bool = True) -> Game:
         if problem:
             raise GameFileError(f"{path} does not match the history: {problem}")
     return game
+
+
+RECORD_FORMAT = 1
+
+
+def _public_keys(data: Mapping[str, Any]) -> PublicKeys:
+    """The keys a public record reveals, its card key checked against its commitment."""
+    table = data.get("record")
+    if not isinstance(table, dict):
+        raise GameFileError("it has no [record] table")
+    if table.get("format") != RECORD_FORMAT:
+        raise GameFileError(
+            f"its record format {table.get('format')!r} is not {RECORD_FORMAT}, the one this pbem "
+            "reads: upgrade pbem"
+        )
+    hidden = bytes.fromhex(str(table["hidden_key"]))
+    if hashlib.sha256(hidden).hexdigest() != str(data["hidden_commitment"]):
+        raise GameFileError(
+            "its card key is not the one the game committed to (SHA-256 of hidden_key is not "
+            "hidden_commitment)"
+        )
+    last = int(table["resolutions"]) - 1
+    if not 0 <= last < int(data.get("chain_length", dice.DEFAULT_CHAIN_LENGTH)):
+        raise GameFileError(f"it counts {last + 1} resolutions, beyond its key chain")
+    key = bytes.fromhex(str(table["last_key"]))
+    return PublicKeys.from_last(bytes.fromhex(str(data["commitment"])), last, key, hidden)
 
 
 BOARD_FILE = "board.toml"
@@ -421,7 +501,7 @@ def inconsistency(game: Game) -> str | None:
         return "the players' seats are not 0, 1, 2, ... in order"
     if {r.name for r in game.registrations} != set(names):
         return "the registered players and the players of the state differ"
-    if len(game.seed) != 32:
+    if game.public is None and len(game.seed) != 32:
         return "the seed is not 32 bytes"
     if not 1 <= game.chain_length <= MAX_CHAIN_LENGTH:
         return f"chain_length {game.chain_length} is outside 1..{MAX_CHAIN_LENGTH}"

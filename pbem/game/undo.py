@@ -192,6 +192,15 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
                 "the game is over, and its last reports lifted the fog and revealed its keys: "
                 "played again, its dice could be foreseen; the result stands"
             )
+        from pbem.game.record import published_when
+
+        published = published_when(directory)
+        if published is not None:
+            raise PbemError(
+                f"the game's public record was published ({published}): it reveals the keys "
+                "of the game's dice and cards, so a turn played again could be foreseen by "
+                "anyone; the result stands"
+            )
         from pbem.game.seats import changed_after
 
         seat = changed_after(directory, r)

@@ -1,0 +1,218 @@
+"""A game's public record (docs/publish.md): its history without the players' secrets and
+addresses, with the keys that check every die, card and mission, in a folder that anyone can
+audit with pbem (`pbem audit RECORD`) or check with the player's kit (`verify` of its view).
+
+Only a finished game has one: while a game runs, its keys of turns not yet played and its
+card key are what keeps the dice and the cards unforeseeable. The record reveals those keys,
+never the seed, from which every player's secret follows; and once it is out, the game can no
+longer be undone (`published`), since its dice could then be foreseen by anyone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from pbem.core.orders import parse_orders
+from pbem.core.state import Phase
+from pbem.errors import GameFileError, PbemError
+from pbem.game.clock import iso
+from pbem.game.disk import RECORD_FILE, atomic_write, atomic_write_all, locked
+from pbem.game.history import (
+    HISTORY,
+    HistoryRecord,
+    history_count,
+    history_path,
+    history_text,
+    read_history,
+    read_history_file,
+)
+from pbem.game.safety import disk_error
+from pbem.game.store import (
+    BOARD_FILE,
+    RECORD_FORMAT,
+    WITHHELD,
+    Game,
+    _load_toml,
+    game_document,
+    read_game,
+)
+
+PUBLISHED = "published.toml"
+"""In a game's folder once its record is out: when, and how many resolutions it holds."""
+VIEW_FILE = "view.json"
+"""The record's view of the end of the game, for the kit's and pbem's `verify --report`."""
+KNOWN_BOTS = ("reference",)
+"""The bots a record names; another bot is a command line of the moderator's machine."""
+
+
+@dataclass(frozen=True)
+class Published:
+    """What `publish_record` wrote."""
+
+    game: str
+    out: Path
+    resolutions: int
+    files: int
+
+
+def published_when(directory: Path) -> str | None:
+    """When the game's public record was published (ISO 8601), or None if it never was."""
+    path = directory / PUBLISHED
+    if not path.is_file():
+        return None
+    with contextlib.suppress(GameFileError):
+        return str(_load_toml(path).get("published", "?"))
+    return "?"
+
+
+def publish_record(directory: Path, out: Path, now: datetime) -> Published:
+    """Write the public record of the finished game in `directory` to the folder `out`
+    (replacing an earlier record of the same game there), after an audit of the game; the
+    game is marked published. A running game is refused, saying why."""
+    from pbem.game.audit import audit_game
+
+    with locked(directory):
+        game = read_game(directory)
+        if game.state.phase is not Phase.OVER:
+            raise PbemError(
+                f"{game.name} is still being played: its public record would reveal the keys of "
+                "turns not yet played and the card key, so that anyone could foresee the dice "
+                "and see every hand; it is published when the game is over (its page shows "
+                "what every player sees meanwhile)"
+            )
+        audit_game(directory)
+        files = record_files(game, now)
+        _write_folder(out, files, game.name)
+        atomic_write(
+            directory / PUBLISHED,
+            tomli_w.dumps(
+                {
+                    "published": iso(now),
+                    "resolutions": game.state.resolution,
+                    "record": str(out),
+                }
+            ),
+        )
+    return Published(game.name, out, game.state.resolution, len(files))
+
+
+def record_files(game: Game, now: datetime) -> dict[str, str]:
+    """The files of the game's public record, by path inside it."""
+    from pbem.game import deadlines, seats, undo, vacations
+
+    count = history_count(game.path)
+    last = count - 1
+    files: dict[str, str] = {RECORD_FILE: _record_document(game, now, last)}
+    if (game.path / BOARD_FILE).is_file():
+        files[BOARD_FILE] = (game.path / BOARD_FILE).read_text(encoding="utf-8")
+    for r in range(count):
+        files[f"{HISTORY}/{r:04d}.toml"] = history_text(_withheld(game, read_history(game.path, r)))
+    for folder in (deadlines.changes_folder(game.path), vacations.vacations_folder(game.path)):
+        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+            files[path.relative_to(game.path).as_posix()] = path.read_text(encoding="utf-8")
+    for path in sorted(seats.seats_folder(game.path).glob("*.toml")):
+        change = seats.SeatChange.from_dict(_load_toml(path))
+        withheld = replace(change, email="", previous_email="", previous_secret=WITHHELD)
+        files[path.relative_to(game.path).as_posix()] = tomli_w.dumps(withheld.to_dict())
+    for u in undo.undo_records(game.path):
+        folder = undo.undone_folder(game.path, u)
+        kept = folder / history_path(game.path, u.resolution).name
+        where = folder.relative_to(game.path).as_posix()
+        files[f"{where}/{undo.RECORD}"] = (folder / undo.RECORD).read_text(encoding="utf-8")
+        files[f"{where}/{kept.name}"] = history_text(_withheld(game, read_history_file(kept)))
+    files[VIEW_FILE] = _final_view(game, last)
+    return files
+
+
+def _record_document(game: Game, now: datetime, last: int) -> str:
+    doc = game_document(game)
+    doc.pop("seed")
+    doc.pop("mail", None)
+    for player in doc["players"]:
+        player.pop("email", None)
+        player["secret"] = WITHHELD
+        if player.get("bot") not in (None, *KNOWN_BOTS):
+            del player["bot"]
+    keys = game.randomness(last)
+    doc["record"] = {
+        "format": RECORD_FORMAT,
+        "published": iso(now),
+        "resolutions": last + 1,
+        "last_key": keys.public.hex(),
+        "hidden_key": keys.hidden.hex(),
+    }
+    return tomli_w.dumps(doc)
+
+
+def _withheld(game: Game, record: HistoryRecord) -> HistoryRecord:
+    """A history record with each order file written back with the secret withheld (what the
+    player wrote besides the orders, their comments, is not part of the record either)."""
+    board = game.state.board
+    orders = tuple(
+        replace(o, text=replace(parse_orders(o.text, board), secret=WITHHELD).to_toml())
+        for o in record.orders
+    )
+    return replace(record, orders=orders)
+
+
+def _final_view(game: Game, last: int) -> str:
+    """The view of the end of the game, every hand and mission shown, with the last
+    resolution's dice check and the revealed card key: what `verify --report` checks."""
+    from pbem.present.context import dice_section
+    from pbem.present.view import game_view
+
+    events = read_history(game.path, last).events
+    view = game_view(game.state, None, game.commitment)
+    view["dice"] = dice_section(game, last, events, None)
+    return json.dumps(view, indent=1, ensure_ascii=False) + "\n"
+
+
+def _write_folder(out: Path, files: Mapping[str, str], name: str) -> None:
+    """Write the record into `out` whole: into a new folder beside it, which then takes the
+    place of `out` (an earlier record of the same game), so that a reader never finds half a
+    record. A folder that holds anything else is refused."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise PbemError(f"{out} is not a folder: give a folder for the record")
+    if out.is_dir() and any(out.iterdir()) and not _record_of(out, name):
+        raise PbemError(
+            f"{out} already holds files that are not the record of {name}: give an empty or "
+            "new folder"
+        )
+    parent = out.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        new = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+    except OSError as err:
+        raise disk_error(err, parent, "create") from None
+    try:
+        atomic_write_all({new / path: text for path, text in files.items()})
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
+            os.replace(out, old / "record")
+        os.replace(new, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as err:
+        shutil.rmtree(new, ignore_errors=True)
+        raise disk_error(err, out) from None
+
+
+def _record_of(folder: Path, name: str) -> bool:
+    """Whether `folder` holds a public record of the game `name`."""
+    try:
+        data: Any = _load_toml(folder / RECORD_FILE)
+    except GameFileError:
+        return False
+    return isinstance(data, dict) and data.get("game") == name and "record" in data
