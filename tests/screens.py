@@ -71,6 +71,8 @@ class Browser:
         os.close(from_browser_w)
         self._buffer = b""
         self._next = 0
+        self.events: list[dict[str, Any]] = []
+        """What the browser told without being asked (console messages, requests), in order."""
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         self._session = self.call("Target.attachToTarget", targetId=target, flatten=True)[
             "sessionId"
@@ -85,6 +87,8 @@ class Browser:
         os.write(self._to_browser, json.dumps(message).encode() + b"\0")
         while True:
             answer = self._read()
+            if "method" in answer and "id" not in answer:
+                self.events.append(answer)
             if answer.get("id") == self._next:
                 if "error" in answer:
                     raise RuntimeError(f"{method}: {answer['error']}")

@@ -9,21 +9,47 @@ import click
 from pbem.cli.common import GAME_DIR, NOW, echo, instant, reports_errors
 
 
-@click.command(short_help="Write a finished game's public record (or a club's pages).")
+@click.command(short_help="A finished game's public record, or a club's pages.")
 @click.argument("source", type=GAME_DIR)
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--lang",
+    "language",
+    default="en",
+    show_default=True,
+    help="The language of the club's pages: en, id, sv, it, nl or gu.",
+)
+@click.option("--club", help="The club's name at the top of its pages (default: ROOT's folder).")
 @NOW
 @reports_errors
-def publish_command(source: Path, out: Path, now: str | None) -> None:
+def publish_command(
+    source: Path, out: Path, language: str, club: str | None, now: str | None
+) -> None:
     """Write the public record of the finished game SOURCE into the folder OUT: its history
     without the players' secrets and addresses, and the keys that check every die, card and
-    mission. Anyone audits it with 'pbem audit OUT' (docs/publish.md). A running game is
-    refused: its record would give away the dice to come.
+    mission. Anyone audits it with 'pbem audit OUT'. A running game is refused: its record
+    would give away the dice to come.
+
+    When SOURCE is a folder of games, write the club's pages into OUT: an index of the games
+    with the standings and tournaments, and a page per game with the board after every turn,
+    its story and charts, and the record of every finished game to download. Running games
+    show what every player may see. Open OUT/index.html, or serve OUT as it is
+    (docs/publish.md).
 
     \b
-    Example:
+    Examples:
       pbem publish games/spring-2027 public/spring-2027
+      pbem publish games /var/www/club --lang sv --club "Risk i Lund"
     """
+    from pbem.game.disk import GAME_FILE
+
+    if not (source / GAME_FILE).is_file():
+        from pbem.club.site import publish_site
+        from pbem.present.i18n import check_language
+
+        site = publish_site(source, out, instant(now), check_language(language, "--lang"), club)
+        echo("\n".join(site.lines()))
+        return
     from pbem.game.record import publish_record
 
     done = publish_record(source, out, instant(now))

@@ -411,3 +411,44 @@ def held_by_another(directory: Path) -> bool:
     finally:
         os.close(fd)
     return False
+
+
+def replace_folder(
+    out: Path, files: Mapping[str, str | bytes], ours: Callable[[Path], bool], what: str
+) -> None:
+    """Write `files` (by path inside it) as the folder `out`, whole: into a new folder beside
+    it, which then takes the place of `out`, so that a reader never finds half of it. `out`
+    may hold only what an earlier run wrote (`ours` says whether it does); a folder holding
+    anything else is refused, naming `what` was to be written. Files and folders are made
+    readable by all (a web server serves them)."""
+    import shutil
+
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise PbemError(f"{out} is not a folder: give a folder for {what}")
+    if out.is_dir() and any(out.iterdir()) and not ours(out):
+        raise PbemError(
+            f"{out} already holds files that are not {what}: give an empty or new folder"
+        )
+    parent = out.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        new = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+    except OSError as err:
+        raise disk_error(err, parent, "create") from None
+    try:
+        paths = {new / path: data for path, data in files.items()}
+        atomic_write_all(paths)
+        for path in paths:
+            os.chmod(path, 0o644)
+        for folder in {new, *(p.parent for p in paths)}:
+            os.chmod(folder, 0o755)
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
+            os.replace(out, old / "previous")
+        os.replace(new, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as err:
+        shutil.rmtree(new, ignore_errors=True)
+        raise disk_error(err, out) from None

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -27,7 +24,7 @@ from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
 from pbem.game.clock import iso
-from pbem.game.disk import RECORD_FILE, atomic_write, atomic_write_all, locked
+from pbem.game.disk import RECORD_FILE, atomic_write, locked, replace_folder
 from pbem.game.history import (
     HISTORY,
     HistoryRecord,
@@ -37,7 +34,6 @@ from pbem.game.history import (
     read_history,
     read_history_file,
 )
-from pbem.game.safety import disk_error
 from pbem.game.store import (
     BOARD_FILE,
     RECORD_FORMAT,
@@ -80,6 +76,17 @@ def publish_record(directory: Path, out: Path, now: datetime) -> Published:
     """Write the public record of the finished game in `directory` to the folder `out`
     (replacing an earlier record of the same game there), after an audit of the game; the
     game is marked published. A running game is refused, saying why."""
+    game, files = prepare_record(directory, now, out)
+    replace_folder(
+        out, files, lambda folder: _record_of(folder, game.name), f"the record of {game.name}"
+    )
+    return Published(game.name, out, game.state.resolution, len(files))
+
+
+def prepare_record(directory: Path, now: datetime, where: Path) -> tuple[Game, dict[str, str]]:
+    """The finished game in `directory` and its public record's files, by path inside it,
+    once the game passed its audit; the game is marked published (to `where`) before the
+    record leaves this function, so that it is never undone once its keys may be out."""
     from pbem.game.audit import audit_game
 
     with locked(directory):
@@ -93,18 +100,33 @@ def publish_record(directory: Path, out: Path, now: datetime) -> Published:
             )
         audit_game(directory)
         files = record_files(game, now)
-        _write_folder(out, files, game.name)
         atomic_write(
             directory / PUBLISHED,
             tomli_w.dumps(
                 {
                     "published": iso(now),
                     "resolutions": game.state.resolution,
-                    "record": str(out),
+                    "record": str(where),
                 }
             ),
         )
-    return Published(game.name, out, game.state.resolution, len(files))
+    return game, files
+
+
+def record_zip(files: Mapping[str, str], folder: str) -> bytes:
+    """The record's files as a zip archive of the folder `folder`, the same bytes for the
+    same files (names in order, no times but the archive format's first day)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(files):
+            info = zipfile.ZipInfo(f"{folder}/{path}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, files[path].encode("utf-8"))
+    return buffer.getvalue()
 
 
 def record_files(game: Game, now: datetime) -> dict[str, str]:
@@ -176,37 +198,6 @@ def _final_view(game: Game, last: int) -> str:
     view = game_view(game.state, None, game.commitment)
     view["dice"] = dice_section(game, last, events, None)
     return json.dumps(view, indent=1, ensure_ascii=False) + "\n"
-
-
-def _write_folder(out: Path, files: Mapping[str, str], name: str) -> None:
-    """Write the record into `out` whole: into a new folder beside it, which then takes the
-    place of `out` (an earlier record of the same game), so that a reader never finds half a
-    record. A folder that holds anything else is refused."""
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise PbemError(f"{out} is not a folder: give a folder for the record")
-    if out.is_dir() and any(out.iterdir()) and not _record_of(out, name):
-        raise PbemError(
-            f"{out} already holds files that are not the record of {name}: give an empty or "
-            "new folder"
-        )
-    parent = out.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        new = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
-    except OSError as err:
-        raise disk_error(err, parent, "create") from None
-    try:
-        atomic_write_all({new / path: text for path, text in files.items()})
-        old = None
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
-            os.replace(out, old / "record")
-        os.replace(new, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except OSError as err:
-        shutil.rmtree(new, ignore_errors=True)
-        raise disk_error(err, out) from None
 
 
 def _record_of(folder: Path, name: str) -> bool:

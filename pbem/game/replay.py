@@ -93,12 +93,20 @@ def replay_orders(
 def state_after(game: Game, resolution: int) -> GameState:
     """The state after `resolution`, replayed from history/0000.toml, checked against the
     digest each history file records."""
-    from pbem.core.state import state_digest
-
     if resolution >= history_count(game.path):
         raise GameFileError(f"history/{resolution:04d}.toml is missing")
+    return replayed(game, resolution + 1)[-1][1]
+
+
+def replayed(game: Game, count: int | None = None) -> list[tuple[HistoryRecord, GameState]]:
+    """Every resolution of the game's history (the first `count`) with the state after it,
+    replayed from history/0000.toml and checked against the digest each history file records
+    (the club's pages show the board after every turn)."""
+    from pbem.core.state import state_digest
+
+    out: list[tuple[HistoryRecord, GameState]] = []
     state: GameState | None = None
-    for r in range(resolution + 1):
+    for r in range(history_count(game.path) if count is None else count):
         record = read_history(game.path, r)
         if r == 0:
             if record.setup is None:
@@ -116,5 +124,5 @@ def state_after(game: Game, resolution: int) -> GameState:
             raise GameFileError(
                 f"history/{r:04d}.toml does not replay to the state it records: run 'pbem audit'"
             )
-    assert state is not None
-    return state
+        out.append((record, state))
+    return out

@@ -438,31 +438,52 @@ CHART_HEIGHT = 150
 def charts(stats: Mapping[str, Any], colours: Mapping[str, str]) -> list[dict[str, Any]]:
     """Territories and armies of each player over time as polylines for the SVG charts."""
     timeline = stats["timeline"]
-    out: list[dict[str, Any]] = []
     if len(timeline) < 2:
-        return out
-    step = CHART_WIDTH / (len(timeline) - 1)
-    for key, title in (("territories", _("Territories")), ("armies", _("Armies"))):
-        top = max((max(t[key].values(), default=0) for t in timeline), default=0) or 1
-        lines = []
-        for p in stats["players"]:
-            points = " ".join(
-                f"{i * step:.1f},{CHART_HEIGHT - t[key][p] * CHART_HEIGHT / top:.1f}"
-                for i, t in enumerate(timeline)
-            )
-            lines.append({"player": p, "colour": colours.get(p, "#888888"), "points": points})
-        out.append(
-            {
-                "title": title,
-                "top": top,
-                "width": CHART_WIDTH,
-                "height": CHART_HEIGHT,
-                "lines": lines,
-                "first_turn": timeline[0]["turn"],
-                "last_turn": timeline[-1]["turn"],
-            }
+        return []
+    turns = [t["turn"] for t in timeline]
+    return [
+        line_chart(
+            title, turns, {p: [t[key][p] for t in timeline] for p in stats["players"]}, colours
         )
-    return out
+        for key, title in (("territories", _("Territories")), ("armies", _("Armies")))
+    ]
+
+
+def line_chart(
+    title: str,
+    turns: Sequence[int],
+    series: Mapping[str, Sequence[float]],
+    colours: Mapping[str, str],
+) -> dict[str, Any]:
+    """One SVG chart (macros.html.j2, `game_story`): a polyline a player, over `turns`, from
+    the lowest value (0 unless one is below) to the highest."""
+    step = CHART_WIDTH / (len(turns) - 1)
+    top = max((max(values, default=0) for values in series.values()), default=0) or 1
+    bottom = min(0, *(min(values, default=0) for values in series.values()))
+    span = (top - bottom) or 1
+    lines = [
+        {
+            "player": p,
+            "colour": colours.get(p, "#888888"),
+            "points": " ".join(
+                f"{i * step:.1f},{CHART_HEIGHT - (v - bottom) * CHART_HEIGHT / span:.1f}"
+                for i, v in enumerate(values)
+            ),
+        }
+        for p, values in series.items()
+    ]
+    return {
+        "title": title,
+        "top": top,
+        "bottom": bottom,
+        "zero": round(CHART_HEIGHT + bottom * CHART_HEIGHT / span, 1),
+        "note": "",
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "lines": lines,
+        "first_turn": turns[0],
+        "last_turn": turns[-1],
+    }
 
 
 def without_battles(stats: Mapping[str, Any]) -> dict[str, Any]:

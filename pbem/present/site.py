@@ -1,0 +1,265 @@
+"""The club's pages (docs/publish.md): a page for each game, with the board after every turn,
+what happened, the charts and the record to download, and an index of the club's games. Pure
+functions of the games' values: pbem.club.site reads the games and writes what these render.
+
+A page shows what every player may see: a running game's board, moves and dice (no hand, no
+mission, no card drawn), nothing of a running game under fog of war, and everything once the
+game is over.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+import markupsafe
+
+from pbem.core.events import Conquered, Event, Rolled
+from pbem.core.luck import expected_losses
+from pbem.core.state import GameState, Phase
+from pbem.present.context import game_over, variants
+from pbem.present.i18n import _, current, n_
+from pbem.present.report import render_template
+from pbem.present.stats import (
+    battle_line,
+    charts,
+    fallen_line,
+    game_stats,
+    line_chart,
+    luck_line,
+    trade_line,
+)
+from pbem.present.story import armies_before, tell
+from pbem.present.svgmap import map_shapes, player_colours
+
+OUTSIDER = ""
+"""Whom a running game's story is told to: no player, so that nothing secret is told (a card
+drawn, a mission); the moderator's telling (None) once the game is over."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A resolution as the page shows it: what it played ("turn 13") and its events, with the
+    state before it and after it."""
+
+    resolution: int
+    turn: int
+    label: str
+    events: tuple[Event, ...]
+    before: GameState | None
+    after: GameState
+
+
+def public(state: GameState) -> bool:
+    """Whether the board and moves of the game are for everyone to see: always, but in a game
+    under fog of war that is still being played."""
+    return state.phase is Phase.OVER or not state.options.fogged
+
+
+def map_svg(env: jinja2.Environment, turn: Turn, title: str) -> str:
+    """The board after `turn`, its conquests ringed, as an SVG file of its own."""
+    taken = (e.target for e in turn.events if isinstance(e, Conquered))
+    return render_template(
+        env, "site_map.svg.j2", {"map": map_shapes(turn.after, None, taken), "title": title}
+    )
+
+
+def game_files(
+    env: jinja2.Environment,
+    club: str,
+    state: GameState,
+    turns: Sequence[Turn],
+    record: str | None,
+    record_note: str,
+) -> dict[str, str]:
+    """A game's page and its maps, by path inside the game's folder of the site."""
+    colours = player_colours(state)
+    shown = public(state)
+    viewer = None if state.phase is Phase.OVER else OUTSIDER
+    files: dict[str, str] = {}
+    entries = []
+    for t in turns if shown else ():
+        path = f"maps/{t.resolution:04d}.svg"
+        alt = _("The board after %(played)s", played=t.label)
+        files[path] = map_svg(env, t, alt)
+        armies = armies_before(t.before, t.events) if t.before is not None else {}
+        entries.append(
+            {"map": path, "label": t.label, "alt": alt, "story": tell(t.events, viewer, armies)}
+        )
+    players: list[dict[str, Any]] = [
+        {
+            "name": p.name,
+            "colour": colours[p.name][0],
+            "territories": len(state.owned(p.name)) if shown else None,
+            "armies": state.total_armies(p.name) if shown else None,
+            "cards": len(p.hand) if shown else None,
+            "state": _player_state(state, p.name),
+        }
+        for p in state.players
+    ]
+    stats = game_stats(
+        [(t.resolution, t.turn, t.events) for t in turns], [p["name"] for p in players]
+    )
+    context: dict[str, Any] = {
+        "lang": current().code,
+        "club": club,
+        "game": state.game,
+        "rules": rules(state),
+        "headline": headline(state),
+        "players": players,
+        "turns": entries,
+        "turns_json": markupsafe.Markup(  # (only values pbem made: paths, labels)
+            json.dumps(
+                [{"map": e["map"], "label": e["label"], "alt": e["alt"]} for e in entries],
+                ensure_ascii=True,
+            ).replace("<", "\\u003c")
+        ),
+        "map_width": state.board.width,
+        "map_height": state.board.height,
+        "record": record,
+        "record_note": record_note,
+        "audit_command": "pbem audit FOLDER",
+        "hidden_note": _(
+            "This game is played under fog of war: its board, its moves and its story are "
+            "shown here when it is over."
+        ),
+    }
+    if shown:
+        context.update(_story_context(stats, turns, {p["name"]: p["colour"] for p in players}))
+    files["index.html"] = render_template(env, "site_game.html.j2", context)
+    return files
+
+
+def _story_context(
+    stats: Mapping[str, Any], turns: Sequence[Turn], colours: Mapping[str, str]
+) -> dict[str, Any]:
+    """The game's story (as the reports tell it) with its charts: territories, armies, cards
+    and luck of each player over the turns."""
+    drawn = charts(stats, colours)
+    if len(turns) >= 2:
+        numbers = [t.turn for t in turns]
+        names = list(stats["players"])
+        drawn.append(
+            line_chart(
+                _("Cards"),
+                numbers,
+                {p: [len(t.after.player(p).hand) for t in turns] for p in names},
+                colours,
+            )
+        )
+        luck = line_chart(_("Luck"), numbers, luck_series(turns, names), colours)
+        luck["note"] = _(
+            "Luck: how many armies fewer than the odds expected a player has lost in the "
+            "game's rolls so far, attacking and defending (above 0: luckier than the odds)."
+        )
+        drawn.append(luck)
+    return {
+        "stats": stats,
+        "charts": drawn,
+        "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],
+        "battle_lines": [battle_line(b) for b in stats["biggest_battles"]],
+        "trade_lines": [trade_line(t) for t in stats["trades"]],
+        "luck_lines": {p: luck_line(stats["luck"][p]) for p in stats["players"]},
+    }
+
+
+def luck_series(turns: Sequence[Turn], players: Sequence[str]) -> dict[str, list[float]]:
+    """Each player's luck after each turn: the armies they expected to lose in the rolls of
+    the game so far, attacking and defending, less those they lost (above 0: luckier than
+    the odds), rounded to a tenth."""
+    total = dict.fromkeys(players, 0.0)
+    out: dict[str, list[float]] = {p: [] for p in players}
+    for t in turns:
+        for e in t.events:
+            if isinstance(e, Rolled):
+                mean_a, mean_d, _variance = expected_losses(len(e.attacker), len(e.defender))
+                if e.player in total:
+                    total[e.player] += float(mean_a) - e.attacker_losses
+                if e.defender_name in total:
+                    total[e.defender_name] += float(mean_d) - e.defender_losses
+        for p in players:
+            out[p].append(round(total[p], 1))
+    return out
+
+
+def rules(state: GameState) -> str:
+    """The game's rules in a line: classic Risk, or what differs."""
+    differ = variants(state)
+    if state.options.missions:
+        differ.insert(0, _("secret missions: each player wins by their own mission"))
+    if not differ:
+        return _("Classic rules.")
+    return _("This game's rules: %(rules)s.", rules="; ".join(differ))
+
+
+def headline(state: GameState) -> str:
+    """Where the game stands, for everyone."""
+    over = game_over(state, None)
+    if over is not None:
+        return over
+    if state.phase is Phase.OVER:
+        return _("The game is over.")
+    waiting = ", ".join(state.awaiting())
+    return _(
+        "Turn %(turn)s is being played: orders awaited from %(players)s.",
+        turn=state.turn,
+        players=waiting,
+    )
+
+
+def _player_state(state: GameState, name: str) -> str:
+    player = state.player(name)
+    if state.winner is not None:
+        winners = state.team(state.winner) if state.options.teams else (state.winner,)
+        if name in winners:
+            return _("won")
+    if player.dropped:
+        return _("dropped")
+    if not player.alive:
+        return _("out")
+    return _("playing")
+
+
+def game_entry(state: GameState, turn_label: str, href: str) -> dict[str, Any]:
+    """A game's line in the index."""
+    return {
+        "name": state.game,
+        "href": href,
+        "players": [p.name for p in state.players],
+        "turn": turn_label,
+        "state": headline(state),
+    }
+
+
+def index_page(
+    env: jinja2.Environment,
+    club: str,
+    games: Sequence[Mapping[str, Any]],
+    standings: Mapping[str, Any] | None,
+    tournaments: Sequence[Mapping[str, Any]],
+) -> str:
+    """The club's index: its games, the standings and the tournaments."""
+    running = sum(1 for g in games if not g.get("over"))
+    summary = (
+        n_("%(num)s game", "%(num)s games", len(games))
+        + ", "
+        + n_("%(num)s being played", "%(num)s being played", running)
+    )
+    return render_template(
+        env,
+        "site_index.html.j2",
+        {
+            "lang": current().code,
+            "club": club,
+            "summary": summary,
+            "games": games,
+            "standings": standings,
+            "standings_note": _(
+                "From the histories of the finished games alone: anyone can recompute them."
+            ),
+            "tournaments": tournaments,
+        },
+    )

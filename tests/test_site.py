@@ -1,0 +1,339 @@
+"""The club's pages (`pbem publish ROOT OUT`, docs/publish.md): every game listed, a page per
+game with the board after every turn, the record of every finished game to download, nothing
+a player keeps to themselves on the page of a running game; and in Chromium: no console error,
+no request outside the site's folder, a turn slider that changes the map, no serious
+accessibility violation (axe-core, installed by `npm ci` in tests/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import zipfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+import screens
+from click.testing import CliRunner
+from conftest import write_bot_orders
+from test_publish import NOW, play, secrets_of
+
+from pbem.cli import main
+from pbem.club.site import publish_site
+from pbem.core import dice
+from pbem.core.state import FogLevel, Options, Phase
+from pbem.errors import PbemError
+from pbem.game import processor
+from pbem.game.audit import audit_game
+from pbem.game.history import history_count, read_history
+from pbem.game.record import PUBLISHED
+from pbem.game.store import read_game
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = screens.chromium()
+
+
+def running_fog_game(directory: Path) -> Path:
+    processor.new_game(
+        directory,
+        processor.parse_player_list(["fay=fay@club.example", "gil=gil@club.example"]),
+        Options(fog=FogLevel.LIGHT),
+        seed=bytes([4]) * 32,
+        name="misty",
+    )
+    rng = random.Random(4)
+    for _ in range(6):
+        write_bot_orders(directory, rng)
+        processor.resolve_game(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("club") / "lund"
+    folder.mkdir()
+    play(folder / "finished", Options(missions=True), 7)
+    shutil.copytree(EXAMPLE, folder / "example")
+    running_fog_game(folder / "misty")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def site(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("www") / "site"
+    summary = publish_site(root, out, NOW)
+    assert summary.games == 3 and summary.records == 1, summary.lines()
+    assert not summary.problems
+    return out
+
+
+def test_the_index_lists_every_game_with_its_state(site: Path) -> None:
+    index = (site / "index.html").read_text("utf-8")
+    for name in ("finished", "example", "misty"):
+        assert f'href="games/{name}/index.html"' in index
+        assert (site / "games" / name / "index.html").is_file()
+    assert "has won" in index
+    assert "Turn 10 is being played: orders awaited from alice." in index
+    assert "3 games, 2 being played" in index
+
+
+def test_a_finished_games_page_shows_every_turn_and_its_record_audits_alone(
+    site: Path, root: Path, tmp_path: Path
+) -> None:
+    page = site / "games" / "finished"
+    maps = sorted(p.name for p in (page / "maps").iterdir())
+    assert len(maps) == history_count(root / "finished")
+    html = (page / "index.html").read_text("utf-8")
+    for name in maps:
+        assert f'href="maps/{name}"' in html
+    with zipfile.ZipFile(page / "finished-record.zip") as archive:
+        archive.extractall(tmp_path)
+    assert audit_game(tmp_path / "finished-record").resolutions == history_count(root / "finished")
+    assert (root / "finished" / PUBLISHED).is_file()
+    assert "finished-record.zip" in html and "pbem audit" in html
+
+
+def every_file(site: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(site)): p.read_text("utf-8", errors="replace")
+        for p in site.rglob("*")
+        if p.is_file() and p.suffix != ".zip"
+    }
+
+
+def test_a_running_games_pages_hold_no_secret_hand_mission_or_key_to_come(
+    site: Path, root: Path
+) -> None:
+    files = every_file(site)
+    assert len(files) > 40
+    for name in ("example", "misty"):
+        game = read_game(root / name)
+        hidden = secrets_of(root / name)
+        count = history_count(root / name)
+        hidden.add(dice.hidden_key(game.seed).hex())
+        hidden.update(game.key(r).hex() for r in range(count, count + 3))  # keys of turns to come
+        for path, text in files.items():
+            for secret in hidden:
+                assert secret not in text, f"{path} holds a secret of {name}"
+        page = files[f"games/{name}/index.html"]
+        for r in range(count):
+            for e in read_history(root / name, r).events:
+                if e.kind == "drew_card":
+                    assert f"drew a card: {e.card}" not in page  # type: ignore[attr-defined]
+        for p in game.state.players:
+            for card in p.hand:
+                assert f"drew a card: {card}" not in page
+    assert "drew a card." in files["games/example/index.html"]  # told, not named
+
+
+def test_a_running_fog_game_shows_no_board_until_it_is_over(site: Path, root: Path) -> None:
+    page = site / "games" / "misty"
+    assert not (page / "maps").exists()
+    html = (page / "index.html").read_text("utf-8")
+    assert "fog of war" in html
+    for t in read_game(root / "misty").state.board.territories:
+        assert t not in html, t
+    assert read_game(root / "misty").state.phase is not Phase.OVER
+
+
+def test_publishing_again_replaces_the_site_and_refuses_a_folder_of_other_files(
+    root: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "www"
+    publish_site(root, out, NOW)
+    (out / "stray.html").write_text("old", "utf-8")
+    publish_site(root, out, NOW)
+    assert not (out / "stray.html").exists()
+    other = tmp_path / "home"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine", "utf-8")
+    with pytest.raises(PbemError, match="not the club's pages"):
+        publish_site(root, other, NOW)
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]
+    assert oct((out / "index.html").stat().st_mode & 0o777) == "0o644"
+    assert oct(out.stat().st_mode & 0o777) == "0o755"
+
+
+def test_a_damaged_game_is_left_out_and_named_and_the_others_are_shown(
+    root: Path, tmp_path: Path
+) -> None:
+    club = tmp_path / "club"
+    shutil.copytree(root / "example", club / "example")
+    (club / "broken").mkdir()
+    (club / "broken" / "game.toml").write_text("format = [", "utf-8")
+    summary = publish_site(club, tmp_path / "out", NOW)
+    assert summary.games == 1
+    assert any(p.startswith("broken: left out") for p in summary.problems), summary.problems
+    assert (tmp_path / "out" / "games" / "example" / "index.html").is_file()
+
+
+def test_the_command_publishes_a_root_in_the_clubs_language(root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sv"
+    result = CliRunner().invoke(
+        main,
+        ["publish", str(root), str(out), "--lang", "sv", "--club", "Risk i Lund"]
+        + ["--now", "2026-12-06T12:00Z"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Published the club's pages of 3 games" in result.output
+    index = (out / "index.html").read_text("utf-8")
+    assert '<html lang="sv">' in index and "Risk i Lund" in index
+    page = (out / "games" / "example" / "index.html").read_text("utf-8")
+    assert '<html lang="sv">' in page
+    assert "The board, turn by turn" not in page and "What happened" not in page
+    bad = CliRunner().invoke(main, ["publish", str(root), str(out), "--lang", "xx"])
+    assert bad.exit_code != 0 and "Traceback" not in bad.output
+
+
+def test_the_same_club_gives_the_same_pages(root: Path, tmp_path: Path) -> None:
+    publish_site(root, tmp_path / "one", NOW)
+    publish_site(root, tmp_path / "two", NOW)
+    one, two = every_file(tmp_path / "one"), every_file(tmp_path / "two")
+    assert one == two
+    later = datetime(2027, 1, 1, tzinfo=timezone.utc)
+    publish_site(root, tmp_path / "three", later)
+    assert every_file(tmp_path / "three")["games/example/index.html"] == one[
+        "games/example/index.html"
+    ]
+
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("PBEM_REQUIRE_CHROMIUM"),
+    reason="Chromium is not installed (apt-get install chromium): no page test",
+)
+
+
+def console_problems(events: list[dict[str, object]]) -> list[str]:
+    found = []
+    for e in events:
+        params = e.get("params")
+        assert isinstance(params, dict)
+        if e["method"] == "Runtime.exceptionThrown":
+            found.append(json.dumps(params)[:300])
+        elif e["method"] == "Runtime.consoleAPICalled" and params.get("type") in (
+            "error",
+            "warning",
+        ):
+            found.append(json.dumps(params)[:300])
+        elif e["method"] == "Log.entryAdded":
+            entry = params.get("entry")
+            if isinstance(entry, dict) and entry.get("level") in ("error", "warning"):
+                found.append(json.dumps(entry)[:300])
+    return found
+
+
+def requests(events: list[dict[str, object]]) -> list[str]:
+    urls = []
+    for e in events:
+        params = e.get("params")
+        if e["method"] == "Network.requestWillBeSent" and isinstance(params, dict):
+            request = params["request"]
+            assert isinstance(request, dict)
+            urls.append(str(request["url"]))
+    return urls
+
+
+@needs_chromium
+def test_the_pages_open_in_chromium_with_no_error_and_nothing_from_outside(site: Path) -> None:
+    with screens.browser(CHROMIUM) as b:
+        for domain in ("Runtime", "Log", "Network"):
+            b.page(f"{domain}.enable")
+        for page in (site / "index.html", *sorted((site / "games").glob("*/index.html"))):
+            b.events.clear()
+            b.open(page, 1200)
+            b.evaluate("new Promise(r => setTimeout(r, 200))")
+            assert not console_problems(b.events), (page, console_problems(b.events))
+            urls = requests(b.events)
+            assert urls, page
+            for url in urls:
+                assert url.startswith(site.resolve().as_uri() + "/"), (page, url)
+            broken = b.evaluate(
+                "[...document.images].filter(i => !i.complete || i.naturalWidth === 0)"
+                ".map(i => i.src)"
+            )
+            assert broken == [], broken
+
+
+@needs_chromium
+def test_clicking_the_turn_slider_changes_the_map_and_the_story(site: Path) -> None:
+    page = site / "games" / "finished" / "index.html"
+    with screens.browser(CHROMIUM) as b:
+        b.open(page, 1200)
+        last = b.evaluate("document.getElementById('map').getAttribute('src')")
+        assert b.evaluate("document.getElementById('slider').hidden") is False
+        box = b.evaluate(
+            "(() => { const r = document.getElementById('turn').getBoundingClientRect();"
+            " return [r.left, r.top + r.height / 2]; })()"
+        )
+        b.evaluate("document.getElementById('turn').scrollIntoView()")
+        box = b.evaluate(
+            "(() => { const r = document.getElementById('turn').getBoundingClientRect();"
+            " return [r.left + 2, r.top + r.height / 2]; })()"
+        )
+        for kind in ("mousePressed", "mouseReleased"):
+            b.page(
+                "Input.dispatchMouseEvent",
+                type=kind,
+                x=box[0],
+                y=box[1],
+                button="left",
+                clickCount=1,
+            )
+        first = b.evaluate("document.getElementById('map').getAttribute('src')")
+        assert last != first and first == "maps/0000.svg", (last, first)
+        assert b.evaluate("document.getElementById('turn-label').value") == "the deal"
+        assert b.evaluate("document.querySelector('.turn-story.shown').id") == "story-0"
+        shown = b.evaluate(
+            "[...document.querySelectorAll('.turn-story')]"
+            ".filter(s => getComputedStyle(s).display !== 'none').length"
+        )
+        assert shown == 1
+
+
+@needs_chromium
+def test_no_serious_accessibility_violation(site: Path) -> None:
+    if not AXE.is_file():
+        if os.environ.get("PBEM_REQUIRE_CHROMIUM"):
+            raise AssertionError(f"{AXE} is missing: run 'npm ci' in tests/")
+        pytest.skip("axe-core is not installed: run 'npm ci' in tests/")
+    script = AXE.read_text("utf-8")
+    with screens.browser(CHROMIUM) as b:
+        for page in (site / "index.html", site / "games" / "finished" / "index.html"):
+            for dark in (False, True):
+                b.open(page, 400, dark)
+                b.evaluate(script)
+                result = b.page(
+                    "Runtime.evaluate",
+                    expression="axe.run(document, {resultTypes: ['violations']})"
+                    ".then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))",
+                    awaitPromise=True,
+                    returnByValue=True,
+                )["result"]["value"]
+                serious = [v for v in result if v[1] in ("serious", "critical")]
+                assert serious == [], (page.name, dark, result)
+
+
+@needs_chromium
+def test_screenshots_of_the_pages(site: Path) -> None:
+    """The pages at phone and desktop width, dark and printed (docs/screens/site-*.png, looked
+    at when the pages change): they are drawn, and nothing is wider than a phone's screen but
+    the map, which scrolls."""
+    out = Path(os.environ.get("PBEM_SCREENS", site.parent / "screens"))
+    out.mkdir(parents=True, exist_ok=True)
+    page = site / "games" / "finished" / "index.html"
+    with screens.browser(CHROMIUM) as b:
+        for name, width, dark in (("site-400", 400, False), ("site-1200", 1200, False)):
+            b.open(page, width, dark)
+            b.screenshot(out / f"{name}.png", 2400)
+            assert (out / f"{name}.png").stat().st_size > 10_000
+            width_seen, client = b.overflow()
+            assert width_seen <= client, (name, width_seen, client)
+        b.open(page, 400, True)
+        b.screenshot(out / "site-dark.png", 2400)
+        b.open(site / "index.html", 1200)
+        b.screenshot(out / "site-index.png", 900)
+        b.open(page, 1200)
+        assert b.pdf(out / "site-print.pdf") >= 2
