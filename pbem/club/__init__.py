@@ -1,0 +1,1 @@
+"""The club: what spans a root's games: standings, ratings, tournaments, its pages."""
