@@ -195,9 +195,10 @@ def test_the_same_club_gives_the_same_pages(root: Path, tmp_path: Path) -> None:
     assert one == two
     later = datetime(2027, 1, 1, tzinfo=timezone.utc)
     publish_site(root, tmp_path / "three", later)
-    assert every_file(tmp_path / "three")["games/example/index.html"] == one[
-        "games/example/index.html"
-    ]
+    assert (
+        every_file(tmp_path / "three")["games/example/index.html"]
+        == one["games/example/index.html"]
+    )
 
 
 needs_chromium = pytest.mark.skipif(
@@ -211,11 +212,14 @@ def console_problems(events: list[dict[str, object]]) -> list[str]:
     for e in events:
         params = e.get("params")
         assert isinstance(params, dict)
-        if e["method"] == "Runtime.exceptionThrown":
-            found.append(json.dumps(params)[:300])
-        elif e["method"] == "Runtime.consoleAPICalled" and params.get("type") in (
-            "error",
-            "warning",
+        if (
+            e["method"] == "Runtime.exceptionThrown"
+            or e["method"] == "Runtime.consoleAPICalled"
+            and params.get("type")
+            in (
+                "error",
+                "warning",
+            )
         ):
             found.append(json.dumps(params)[:300])
         elif e["method"] == "Log.entryAdded":

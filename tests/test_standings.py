@@ -102,10 +102,19 @@ def rated_by_hand(games: Sequence[Path]) -> dict[str, Any]:
     ratings: dict[str, Any] = {}
     for directory in games:
         ranking = ranks_by_hand(directory)
-        teams = [[ratings.get(p) or model.rating(name=p)] for p, _ in ranking]
-        new = model.rate(teams, ranks=[float(rank) for _, rank in ranking])
-        for (p, _), (rating,) in zip(ranking, new, strict=True):
-            ratings[p] = rating
+        teams_of_setup = history(directory)[0]["setup"].get("teams")
+        if teams_of_setup:  # a team game: team against team, each at its best place
+            rank = dict(ranking)
+            sides = sorted(
+                ([p for p in team], min(rank[p] for p in team)) for team in teams_of_setup
+            )
+            sides.sort(key=lambda side: side[1])
+        else:
+            sides = [([p], r) for p, r in ranking]
+        teams = [[ratings.get(p) or model.rating(name=p) for p in side] for side, _ in sides]
+        new = model.rate(teams, ranks=[float(rank) for _, rank in sides])
+        for (side, _), rated in zip(sides, new, strict=True):
+            ratings.update(zip(side, rated, strict=True))
     return ratings
 
 
@@ -209,10 +218,10 @@ def test_the_winning_team_is_tied_first_and_wins_as_a_team(club: Path, table: St
     assert (a["mu"], a["sigma"]) == (b["mu"], b["sigma"])  # tied: the same from the same start
     losers = [p for p in ("kim", "lou", "max", "ned") if p not in team]
     assert all(players[p]["won"] == 0 for p in losers)
-    first_out = game["places"][-1]["player"]
-    assert players[first_out]["mu"] < min(players[p]["mu"] for p in team)
-    # (openskill 6.2's Plackett-Luce gives the one who fell last the winners' mu: a known fault
-    # of its ties, docs/standings.md; the ratings are openskill's all the same)
+    assert game["teams"] and len(game["teams"]) == 2
+    for loser in losers:  # a team game is rated team against team: every loser below
+        assert players[loser]["mu"] < min(players[p]["mu"] for p in team), loser
+        assert players[loser]["ordinal"] < min(players[p]["ordinal"] for p in team), loser
 
 
 def test_a_round_limit_game_ranks_the_survivors_by_their_territories(

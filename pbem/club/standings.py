@@ -111,6 +111,8 @@ class GameResult:
     """For a finished game, the players who won (the holders of the winning seats)."""
     places: tuple[Place, ...] = ()
     """For a finished game, every seat's place, best first."""
+    teams: tuple[tuple[str, ...], ...] = ()
+    """In a team game, its teams (seats); such a game is rated team against team."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -124,6 +126,7 @@ class GameResult:
             "victory": self.victory,
             "winners": list(self.winners),
             "places": [p.to_dict() for p in self.places],
+            **({"teams": [list(t) for t in self.teams]} if self.teams else {}),
         }
 
 
@@ -381,8 +384,19 @@ def read_game_history(directory: Path, path: str) -> _Read:
             victory="team" if len(team) > 1 else ended_by,
             winners=tuple(holder[s] for s in team),
             places=_places(seats, team, fallen, owner, holder),
+            teams=_teams_of(setup, seats, where),
         )
     return _Read(result, ended, tuple(held.values()), turns)
+
+
+def _teams_of(
+    setup: Mapping[str, Any], seats: Sequence[str], where: str
+) -> tuple[tuple[str, ...], ...]:
+    """The teams of a team game as its [setup] gives them (seats), or () without teams."""
+    teams = setup.get("teams", [])
+    if not isinstance(teams, list) or not all(isinstance(t, list) for t in teams):
+        raise GameFileError("history/0000.toml gives its teams in a shape pbem never writes")
+    return tuple(tuple(_seat_of(str(s), seats, where) for s in team) for team in teams)
 
 
 def _places(
@@ -466,14 +480,35 @@ def rate(
     for result in results:
         if not result.finished:
             continue
-        ranked = ranking(result.places)
-        if len(ranked) < 2:
+        sides = sides_of(result)
+        if len(sides) < 2:
             continue
-        teams = [[ratings[key] if key in ratings else m.rating(name=key)] for key, _ in ranked]
-        rated = m.rate(teams, ranks=[float(rank) for _, rank in ranked])
-        for (key, _), (new,) in zip(ranked, rated, strict=True):
-            ratings[key] = new
+        teams = [
+            [ratings[key] if key in ratings else m.rating(name=key) for key in keys]
+            for keys, _ in sides
+        ]
+        rated = m.rate(teams, ranks=[float(rank) for _, rank in sides])
+        for (keys, _), news in zip(sides, rated, strict=True):
+            for key, new in zip(keys, news, strict=True):
+                ratings[key] = new
     return ratings
+
+
+def sides_of(result: GameResult) -> list[tuple[tuple[str, ...], int]]:
+    """The sides a finished game is rated by, with their ranks: each player alone (`ranking`),
+    or in a team game each team, at the best place of its players (a team game is won and lost
+    by teams: the order its losers fell in within their team is not rated)."""
+    ranked = ranking(result.places)
+    if not result.teams:
+        return [((key,), rank) for key, rank in ranked]
+    rank_of = dict(ranked)
+    holder = {p.seat: fold(p.player) for p in result.places}
+    sides = []
+    for team in result.teams:
+        keys = tuple(dict.fromkeys(holder[s] for s in team if holder.get(s) in rank_of))
+        if keys:
+            sides.append((keys, min(rank_of[k] for k in keys)))
+    return sorted(sides, key=lambda side: side[1])
 
 
 @dataclass
