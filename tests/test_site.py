@@ -341,3 +341,32 @@ def test_screenshots_of_the_pages(site: Path) -> None:
         b.screenshot(out / "site-index.png", 900)
         b.open(page, 1200)
         assert b.pdf(out / "site-print.pdf") >= 2
+
+
+def test_the_index_shows_the_standings_worked_out_from_the_histories(
+    site: Path, root: Path
+) -> None:
+    from pbem.club.standings import standings
+
+    index = (site / "index.html").read_text("utf-8")
+    table = standings(root).to_dict()
+    rated = [p for p in table["players"] if p["rank"] is not None]
+    assert len(rated) == 3
+    for p in rated:
+        row = f"<td>{p['rank']}</td><td>{p['name']}</td><td class=\"n\">{p['ordinal']:.1f}</td>"
+        assert row in index, row
+    assert "Standings" in index and "pbem standings" in index
+
+
+def test_two_games_of_one_name_the_second_is_left_out_and_named(
+    root: Path, tmp_path: Path
+) -> None:
+    club = tmp_path / "club"
+    shutil.copytree(root / "example", club / "a")
+    shutil.copytree(root / "example", club / "b")
+    summary = publish_site(club, tmp_path / "out", NOW)
+    assert summary.games == 1
+    assert summary.problems == (
+        f"example: left out (the game in {club / 'a'} has the same name; give each game a name "
+        "of its own)",
+    )

@@ -78,11 +78,18 @@ def publish_site(
     entries: list[dict[str, Any]] = []
     problems: list[str] = []
     records = 0
+    taken: dict[str, Path] = {}  # the games' folders of the site, as names are compared
     with i18n.speaking(i18n.language(language)):
         for directory in games:
             try:
                 game = read_game(directory)
                 folder = folder_of(game.name)
+                other = taken.setdefault(folder.casefold(), directory)
+                if other != directory:
+                    raise PbemError(
+                        f"the game in {other} has the same name; give each game a name of its "
+                        "own"
+                    )
                 written, record = _game(env, title, game, folder, now, out, problems)
             except (PbemError, OSError) as err:
                 problems.append(f"{game_name(directory)}: left out ({err})")
@@ -142,8 +149,10 @@ def _game(
     return files, record is not None
 
 
-def _standings(root: Path) -> Mapping[str, Any] | None:
-    return None
+def _standings(root: Path) -> Mapping[str, Any]:
+    from pbem.club.standings import standings
+
+    return standings(root).to_dict()
 
 
 def _tournaments(root: Path) -> Sequence[Mapping[str, Any]]:

@@ -22,6 +22,7 @@ from pbem.core.luck import expected_losses
 from pbem.core.state import GameState, Phase
 from pbem.present.context import game_over, variants
 from pbem.present.i18n import _, current, n_
+from pbem.present.plan import decimal
 from pbem.present.report import render_template
 from pbem.present.stats import (
     battle_line,
@@ -234,11 +235,51 @@ def game_entry(state: GameState, turn_label: str, href: str) -> dict[str, Any]:
     }
 
 
+def standings_table(standings: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The club's standings (pbem.club.standings, as its to_dict gives them) as the index's
+    table: rank, player, rating, games, wins and how, missed turns, reliability; None when no
+    game was played yet."""
+    players = standings.get("players", [])
+    if not players:
+        return None
+    wins = {
+        "conquest": lambda n: n_("%(num)s by conquest", "%(num)s by conquest", n),
+        "mission": lambda n: n_("%(num)s by mission", "%(num)s by mission", n),
+        "rounds": lambda n: n_("%(num)s at the round limit", "%(num)s at the round limit", n),
+        "team": lambda n: n_("%(num)s with a team", "%(num)s with a team", n),
+    }
+    rows = []
+    for p in players:
+        how = [wins[kind](n) for kind, n in p["wins_by"].items() if n and kind in wins]
+        reliability = p["reliability"]
+        rows.append(
+            [
+                "–" if p["rank"] is None else str(p["rank"]),
+                p["name"],
+                "–" if p["rank"] is None else decimal(p["ordinal"]),
+                current().number(p["games"]),
+                current().number(p["won"]) + (f" ({', '.join(how)})" if how else ""),
+                current().number(p["turns_missed"]),
+                "–" if reliability is None else _("%(value)s%%", value=decimal(reliability)),
+            ]
+        )
+    head = [
+        "#",
+        _("Player"),
+        _("Rating"),
+        _("Games"),
+        _("Won"),
+        _("Turns missed"),
+        _("Reliability"),
+    ]
+    return {"head": head, "rows": rows}
+
+
 def index_page(
     env: jinja2.Environment,
     club: str,
     games: Sequence[Mapping[str, Any]],
-    standings: Mapping[str, Any] | None,
+    standings: Mapping[str, Any],
     tournaments: Sequence[Mapping[str, Any]],
 ) -> str:
     """The club's index: its games, the standings and the tournaments."""
@@ -256,9 +297,12 @@ def index_page(
             "club": club,
             "summary": summary,
             "games": games,
-            "standings": standings,
+            "standings": standings_table(standings),
             "standings_note": _(
-                "From the histories of the finished games alone: anyone can recompute them."
+                "Worked out from the games' histories alone, so that anyone can recompute them "
+                "(pbem standings): the rating is openskill's Plackett-Luce over every finished "
+                "game's ranking (the winner first, then the others, the last to fall first); "
+                "reliability is the share of their turns a player sent orders for."
             ),
             "tournaments": tournaments,
         },
