@@ -183,7 +183,20 @@ def test_the_command_publishes_a_root_in_the_clubs_language(root: Path, tmp_path
     assert '<html lang="sv">' in index and "Risk i Lund" in index
     page = (out / "games" / "example" / "index.html").read_text("utf-8")
     assert '<html lang="sv">' in page
-    assert "The board, turn by turn" not in page and "What happened" not in page
+    english = (
+        "The board, turn by turn",
+        "The story of the game",
+        "Players",
+        "Checking the game",
+        "is being played",
+        "over time",
+        "the club's pages",
+    )
+    for words in english:
+        assert words not in page, words
+    for words in ("Standings", "Games", "being played", "the club's pages"):
+        assert words not in index, words
+    assert "Spelplanen, tur för tur" in page and "Ställning" in index
     bad = CliRunner().invoke(main, ["publish", str(root), str(out), "--lang", "xx"])
     assert bad.exit_code != 0 and "Traceback" not in bad.output
 
