@@ -12,7 +12,8 @@ and nothing of the others, so a command starts as fast as the code it needs allo
 - `pbem.cli.tools`: no game needed (map, odds, verify, kit);
 - `pbem.cli.mail`: the mail group (fetch, send);
 - `pbem.cli.games`: many games (status, run, config);
-- `pbem.cli.club`: what spans a root's games (standings).
+- `pbem.cli.club`: what spans a root's games (standings);
+- `pbem.cli.tournament`: the tournament group (new, show, list, advance).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ COMMANDS = {
     "config": "pbem.cli.games:config",
     "standings": "pbem.cli.club:standings_command",
     "publish": "pbem.cli.publish:publish_command",
+    "tournament": "pbem.cli.tournament:tournament_command",
 }
 """Each command's name and where it is defined: MODULE:ATTRIBUTE."""
 

@@ -78,7 +78,8 @@ def run(
     kit: bool,
 ) -> None:
     """Fetch the mail (--fetch, or a mailbox given), resolve every game of ROOT that is due,
-    send what was written (--send), then print one line per game.
+    send what was written (--send), then print one line per game. Last, each tournament of
+    ROOT whose round is over gets its next round, with a line saying so (docs/tournaments.md).
 
     Exit code 1 when any game failed (a damaged game, a resolution that went wrong) or mail
     could not be fetched or sent; the other games are resolved all the same. Made for cron:
@@ -103,8 +104,14 @@ def run(
     mail = batch.MailRun(
         fetch or any(flags.values()), send, flags, asker("IMAP"), asker("SMTP"), kit
     )
-    summary = batch.run_root(root, moment(now), jobs, dry_run, _progress_bar(), mail)
+    when = moment(now)
+    summary = batch.run_root(root, when, jobs, dry_run, _progress_bar(), mail)
     click.echo("\n".join(summary.lines()))
+    if not dry_run:  # the tournaments whose round ended go on (docs/tournaments.md)
+        from pbem.club.tournament import advance_tournaments
+
+        for line in advance_tournaments(root, when):
+            echo(line)
     if not summary.ok:
         raise SystemExit(1)
 
