@@ -577,3 +577,30 @@ def test_a_run_at_the_same_time_leaves_the_tournaments_to_the_other(tmp_path: Pa
             "tournament", root, "other", "--format", "swiss", "--players", ",".join(EIGHT)
         )
     assert everything(root) == before
+
+
+def test_the_next_rounds_first_reports_go_out_in_the_same_run(tmp_path: Path) -> None:
+    from test_mail import running_server
+
+    root = tmp_path / "games"
+    root.mkdir()
+    players = [tour.Entrant(n, f"{n}@club.example") for n in EIGHT[:4]]
+    tour.create_tournament(root, "cup", players, "swiss", 2, clock.parse_instant(NOW), 2)
+    for server in running_server():
+        run("config", root, "from=games@club.example", "smtp_host=127.0.0.1")
+        run("config", root, f"smtp_port={server.port}")
+        run("run", root, "--send", "--now", NOW)  # the first round's reports
+        server.recorder.messages().clear()
+        for table in tour.read_tournament(root, "cup").rounds[0].tables:
+            end_game(root / table.game, table.players[0])
+        said = run("run", root, "--send", "--now", NOW)
+        assert "tournament cup: round 2 created" in said
+        second = tour.read_tournament(root, "cup").rounds[1].tables
+        sent = {(str(m["To"]), str(m["Subject"])) for m in server.recorder.messages()}
+        for table in second:
+            for player in table.players:
+                assert any(
+                    to == f"{player}@club.example" and f"[{table.game}]" in subject
+                    for to, subject in sent
+                ), (player, table.game, sorted(sent))
+            assert not list((root / table.game / "outbox").glob("*.eml"))

@@ -105,13 +105,10 @@ def run(
         fetch or any(flags.values()), send, flags, asker("IMAP"), asker("SMTP"), kit
     )
     when = moment(now)
-    summary = batch.run_root(root, when, jobs, dry_run, _progress_bar(), mail)
-    click.echo("\n".join(summary.lines()))
-    if not dry_run:  # the tournaments whose round ended go on (docs/tournaments.md)
-        from pbem.club.tournament import advance_tournaments
+    from pbem.club.tournament import advance_tournaments  # (docs/tournaments.md)
 
-        for line in advance_tournaments(root, when):
-            echo(line)
+    summary = batch.run_root(root, when, jobs, dry_run, _progress_bar(), mail, advance_tournaments)
+    click.echo("\n".join(summary.lines()))
     if not summary.ok:
         raise SystemExit(1)
 

@@ -189,9 +189,13 @@ def run_root(
     dry_run: bool = False,
     progress: Progress | None = None,
     mail: MailRun | None = None,
+    then: Callable[[Path, datetime], Sequence[str]] | None = None,
 ) -> RunSummary:
     """Fetch the mail (when asked), resolve every game of a root that is due now, send what
-    was written (when asked); a summary of what happened to each game."""
+    was written (when asked); a summary of what happened to each game. `then` is what the
+    club does once the games are resolved and before the mail goes (the next round of a
+    tournament, whose new games' first reports then go in the same run); what it says is
+    among the notes."""
     if jobs < 1:
         raise PbemError("--jobs must be 1 or more")
     root = open_root(path)
@@ -214,6 +218,12 @@ def run_root(
         for name, p in root.games
         if duplicates[p] is not None
     ]
+    if then is not None and not dry_run:
+        said = list(then(path, now))
+        notes.extend(said)
+        if said:  # (new games may have been made)
+            root = open_root(path)
+            named = [p for _, p in root.games if root.duplicate_reason(p) is None]
     if mail.send and not dry_run:
         _remind(named, mail, now, notes)
         mail_failed |= not _send(path, named, mail, now, notes)
