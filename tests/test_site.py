@@ -383,3 +383,24 @@ def test_two_games_of_one_name_the_second_is_left_out_and_named(
         f"example: left out (the game in {club / 'a'} has the same name; give each game a name "
         "of its own)",
     )
+
+
+def test_the_index_shows_a_tournaments_rounds_games_and_points(tmp_path: Path) -> None:
+    from pbem.club import tournament as tour
+    from pbem.game import clock
+
+    root = tmp_path / "club"
+    root.mkdir()
+    players = [tour.Entrant(n) for n in ("ann", "ben", "cy", "dee")]
+    when = clock.parse_instant("2027-03-01T12:00Z")
+    tour.create_tournament(root, "cup", players, "swiss", 2, when, 2)
+    first = tour.read_tournament(root, "cup").rounds[0].tables
+    summary = publish_site(root, tmp_path / "out", NOW)
+    assert summary.games == 2 and not summary.problems
+    index = (tmp_path / "out" / "index.html").read_text("utf-8")
+    assert "Tournament cup" in index and "Swiss, 4 players, tables of up to 2: round 1 of 2." in index
+    for table in first:
+        link = f'<a href="games/{table.game}/index.html">{table.game}</a>: '
+        assert link + ", ".join(table.players) + " (being played)" in index
+    assert index.count("<td>1</td><td>") == 4  # four players tied first, no game over yet
+    assert "The setup turn is being played: orders awaited from" in index

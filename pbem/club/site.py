@@ -6,7 +6,7 @@ with the public record of every finished game to download.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -87,8 +87,7 @@ def publish_site(
                 other = taken.setdefault(folder.casefold(), directory)
                 if other != directory:
                     raise PbemError(
-                        f"the game in {other} has the same name; give each game a name of its "
-                        "own"
+                        f"the game in {other} has the same name; give each game a name of its own"
                     )
                 written, record = _game(env, title, game, folder, now, out, problems)
             except (PbemError, OSError) as err:
@@ -101,7 +100,10 @@ def publish_site(
                 game.state, str(game.state.turn), f"games/{quote(folder)}/index.html"
             )
             entries.append({**entry, "over": over})
-        files["index.html"] = index_page(env, title, entries, _standings(root), _tournaments(root))
+        hrefs = {e["name"]: e["href"] for e in entries}
+        files["index.html"] = index_page(
+            env, title, entries, _standings(root), _tournaments(root, hrefs, problems)
+        )
     files[SITE_FILE] = tomli_w.dumps(
         {"format": SITE_FORMAT, "club": title, "published": iso(now), "language": language}
     )
@@ -155,8 +157,19 @@ def _standings(root: Path) -> Mapping[str, Any]:
     return standings(root).to_dict()
 
 
-def _tournaments(root: Path) -> Sequence[Mapping[str, Any]]:
-    return []
+def _tournaments(root: Path, hrefs: Mapping[str, str], problems: list[str]) -> list[dict[str, Any]]:
+    """The club's tournaments as the index shows them; one that cannot be read is left out
+    and named."""
+    from pbem.club.tournament import list_tournaments, tournament_table
+    from pbem.present.site import tournament_section
+
+    out = []
+    for name in list_tournaments(root):
+        try:
+            out.append(tournament_section(tournament_table(root, name), hrefs))
+        except (PbemError, OSError) as err:
+            problems.append(f"tournament {name}: left out ({err})")
+    return out
 
 
 def _site(folder: Path) -> bool:

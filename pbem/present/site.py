@@ -204,6 +204,12 @@ def headline(state: GameState) -> str:
     if state.phase is Phase.OVER:
         return _("The game is over.")
     waiting = ", ".join(state.awaiting())
+    if state.phase is Phase.DRAFT:
+        return _("The draft is being played: orders awaited from %(players)s.", players=waiting)
+    if state.phase is Phase.SETUP:
+        return _(
+            "The setup turn is being played: orders awaited from %(players)s.", players=waiting
+        )
     return _(
         "Turn %(turn)s is being played: orders awaited from %(players)s.",
         turn=state.turn,
@@ -273,6 +279,81 @@ def standings_table(standings: Mapping[str, Any]) -> dict[str, Any] | None:
         _("Reliability"),
     ]
     return {"head": head, "rows": rows}
+
+
+def tournament_section(table: Mapping[str, Any], hrefs: Mapping[str, str]) -> dict[str, Any]:
+    """A tournament (pbem.club.tournament.tournament_table) as the index shows it: where it
+    stands, each round's tables (their games linked, `hrefs` by game name) and the points."""
+    system = _("round-robin") if table["system"] == "round-robin" else _("Swiss")
+    leaders = [s["player"] for s in table["standings"] if s["rank"] == 1]
+    if table["state"] == "over":
+        where = n_(
+            "over: %(players)s won",
+            "over: %(players)s share first place",
+            len(leaders),
+            players=current().listing(leaders),
+        )
+    else:
+        where = _(
+            "round %(round)s of %(rounds)s",
+            round=table["current_round"],
+            rounds=table["round_count"],
+        )
+    summary = _(
+        "%(system)s, %(players)s, tables of up to %(size)s: %(where)s.",
+        system=system,
+        players=n_("%(num)s player", "%(num)s players", len(table["players"])),
+        size=table["table_size"],
+        where=where,
+    )
+    states = {
+        "planned": _("not made yet"),
+        "playing": _("being played"),
+        "over": _("over"),
+        "missing": _("missing"),
+        "damaged": _("damaged"),
+    }
+    rounds = [
+        {
+            "number": r["number"],
+            "tables": [
+                {
+                    "game": t["game"],
+                    "href": hrefs.get(t["game"]),
+                    "players": t["players"],
+                    "state": (
+                        _("won by %(players)s", players=current().listing(list(t["winners"])))
+                        if t["state"] == "over" and t["winners"]
+                        else states.get(t["state"], t["state"])
+                    ),
+                }
+                for t in r["tables"]
+            ],
+        }
+        for r in table["rounds"]
+    ]
+    head = ["#", _("Player"), _("Points"), _("Tie-break"), _("Games"), _("Won")]
+    rows = [
+        [
+            str(s["rank"]),
+            s["player"],
+            current().number(s["points"]),
+            current().number(s["tiebreak"]),
+            current().number(s["games"]),
+            current().number(s["wins"]),
+        ]
+        for s in table["standings"]
+    ]
+    return {
+        "name": table["name"],
+        "summary": summary,
+        "rounds": rounds,
+        "table": {"head": head, "rows": rows},
+        "note": _(
+            "A win is worth 1 point; the tie-break counts the players who finished below the "
+            "player in their games."
+        ),
+    }
 
 
 def index_page(
