@@ -13,7 +13,8 @@ and nothing of the others, so a command starts as fast as the code it needs allo
 - `pbem.cli.mail`: the mail group (fetch, send);
 - `pbem.cli.games`: many games (status, run, config);
 - `pbem.cli.club`: what spans a root's games (standings);
-- `pbem.cli.tournament`: the tournament group (new, show, list, advance).
+- `pbem.cli.tournament`: the tournament group (new, show, list, advance);
+- `pbem.cli.publish`: a finished game's public record and the club's pages (publish).
 """
 
 from __future__ import annotations
