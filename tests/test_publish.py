@@ -244,14 +244,16 @@ def test_commands_that_play_refuse_a_record(record: Path) -> None:
         assert "Traceback" not in result.output
 
 
-def test_publishing_again_replaces_the_record_and_refuses_a_folder_of_other_files(
+def test_publishing_again_replaces_the_record_keeps_other_files_and_refuses_a_strange_folder(
     finished: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "site" / "record"
     publish_record(finished, out, NOW)
-    (out / "stray.txt").write_text("left from before", "utf-8")
+    (out / "README.txt").write_text("the moderator's note", "utf-8")
+    (out / "history" / "9999.toml").write_text("not the game's", "utf-8")
     publish_record(finished, out, NOW)
-    assert not (out / "stray.txt").exists()
+    assert (out / "README.txt").read_text("utf-8") == "the moderator's note"  # theirs: kept
+    assert not (out / "history" / "9999.toml").exists()  # in the record's own folder: gone
     assert audit_game(out).resolutions == history_count(finished)
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]
     other = tmp_path / "photos"
@@ -260,6 +262,9 @@ def test_publishing_again_replaces_the_record_and_refuses_a_folder_of_other_file
     with pytest.raises(PbemError, match="not the record of plotted"):
         publish_record(finished, other, NOW)
     assert [p.name for p in other.iterdir()] == ["cat.jpg"]
+    with pytest.raises(PbemError, match="inside the game folder"):
+        publish_record(finished, finished / "history" / "public", NOW)
+    assert not (finished / "history" / "public").exists()
 
 
 def test_the_same_game_gives_the_same_record_bytes(finished: Path, tmp_path: Path) -> None:

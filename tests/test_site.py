@@ -139,22 +139,60 @@ def test_a_running_fog_game_shows_no_board_until_it_is_over(site: Path, root: Pa
     assert read_game(root / "misty").state.phase is not Phase.OVER
 
 
-def test_publishing_again_replaces_the_site_and_refuses_a_folder_of_other_files(
+def test_publishing_again_replaces_the_pages_and_keeps_the_moderators_own_files(
     root: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "www"
     publish_site(root, out, NOW)
-    (out / "stray.html").write_text("old", "utf-8")
+    (out / ".htaccess").write_text("Options -Indexes", "utf-8")
+    (out / "photos").mkdir()
+    (out / "photos" / "cup.jpg").write_bytes(b"\xff\xd8")
     publish_site(root, out, NOW)
-    assert not (out / "stray.html").exists()
+    assert (out / ".htaccess").read_text("utf-8") == "Options -Indexes"
+    assert (out / "photos" / "cup.jpg").read_bytes() == b"\xff\xd8"
+    assert (out / "games" / "example" / "index.html").is_file()
+    assert oct((out / "index.html").stat().st_mode & 0o777) == "0o644"
+    assert oct(out.stat().st_mode & 0o777) == "0o755"
+    # a page the club no longer has is gone; a file of the moderator's where a page now goes
+    # is refused, and nothing changes
+    (out / "games" / "newcomer").mkdir()
+    (out / "games" / "newcomer" / "index.html").write_text("mine", "utf-8")
+    shutil.copytree(root / "example", tmp_path / "more" / "example")
+    processor.new_game(
+        tmp_path / "more" / "newcomer",
+        processor.parse_player_list(["ann=ann@x.example", "bob=bob@x.example"]),
+        Options(),
+        seed=bytes(32),
+        name="newcomer",
+    )
+    before = every_file(out)
+    with pytest.raises(PbemError, match="newcomer/index.html is not a file pbem wrote"):
+        publish_site(tmp_path / "more", out, NOW)
+    assert every_file(out) == before
+    (out / "games" / "newcomer" / "index.html").unlink()
+    publish_site(tmp_path / "more", out, NOW)
+    assert (out / "games" / "newcomer" / "index.html").is_file()
+    assert not (out / "games" / "finished").exists()  # no longer in the club's folder
+    assert (out / ".htaccess").is_file()
+
+
+def test_a_folder_of_other_files_the_games_folder_or_a_game_is_refused(
+    root: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "home"
     other.mkdir()
     (other / "notes.txt").write_text("mine", "utf-8")
     with pytest.raises(PbemError, match="not the club's pages"):
         publish_site(root, other, NOW)
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
-    assert oct((out / "index.html").stat().st_mode & 0o777) == "0o644"
-    assert oct(out.stat().st_mode & 0o777) == "0o755"
+    for out in (root, root.parent):
+        with pytest.raises(PbemError, match="holds the games themselves"):
+            publish_site(root, out, NOW)
+    with pytest.raises(PbemError, match="inside the game folder"):
+        publish_site(root, root / "example" / "www", NOW)
+    with pytest.raises(PbemError, match="there is no game in"):
+        publish_site(tmp_path / "home", tmp_path / "www", NOW)
+    assert (root / "example" / "game.toml").is_file() and not (root / "example" / "www").exists()
 
 
 def test_a_damaged_game_is_left_out_and_named_and_the_others_are_shown(
@@ -366,14 +404,12 @@ def test_the_index_shows_the_standings_worked_out_from_the_histories(
     rated = [p for p in table["players"] if p["rank"] is not None]
     assert len(rated) == 3
     for p in rated:
-        row = f"<td>{p['rank']}</td><td>{p['name']}</td><td class=\"n\">{p['ordinal']:.1f}</td>"
+        row = f'<td>{p["rank"]}</td><td>{p["name"]}</td><td class="n">{p["ordinal"]:.1f}</td>'
         assert row in index, row
     assert "Standings" in index and "pbem standings" in index
 
 
-def test_two_games_of_one_name_the_second_is_left_out_and_named(
-    root: Path, tmp_path: Path
-) -> None:
+def test_two_games_of_one_name_the_second_is_left_out_and_named(root: Path, tmp_path: Path) -> None:
     club = tmp_path / "club"
     shutil.copytree(root / "example", club / "a")
     shutil.copytree(root / "example", club / "b")
@@ -398,7 +434,8 @@ def test_the_index_shows_a_tournaments_rounds_games_and_points(tmp_path: Path) -
     summary = publish_site(root, tmp_path / "out", NOW)
     assert summary.games == 2 and not summary.problems
     index = (tmp_path / "out" / "index.html").read_text("utf-8")
-    assert "Tournament cup" in index and "Swiss, 4 players, tables of up to 2: round 1 of 2." in index
+    assert "Tournament cup" in index
+    assert "Swiss, 4 players, tables of up to 2: round 1 of 2." in index
     for table in first:
         link = f'<a href="games/{table.game}/index.html">{table.game}</a>: '
         assert link + ", ".join(table.players) + " (being played)" in index

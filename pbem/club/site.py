@@ -18,7 +18,7 @@ import tomli_w
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
 from pbem.game.clock import iso
-from pbem.game.disk import replace_folder
+from pbem.game.disk import RECORD_FILE, replace_folder
 from pbem.game.history import played_in
 from pbem.game.record import prepare_record, record_zip
 from pbem.game.replay import replayed
@@ -71,7 +71,20 @@ def publish_site(
     from pbem.present.report import environment
     from pbem.present.site import game_entry, index_page
 
+    if (root / RECORD_FILE).is_file():
+        raise PbemError(
+            f"{root} is the public record of a game: 'pbem audit {root}' checks it; publish a "
+            "game or a folder of games"
+        )
     games = find_games(root)
+    if not games:
+        raise PbemError(f"there is no game in {root}: no folder in it has a game.toml")
+    where, home = out.resolve(), root.resolve()
+    if where == home or where in home.parents:
+        raise PbemError(
+            f"{out} holds the games themselves: give the club's pages a folder of their own "
+            "(for example beside the games)"
+        )
     title = club or root.resolve().name
     env = environment(None, language)
     files: dict[str, str | bytes] = {}
@@ -105,7 +118,13 @@ def publish_site(
             env, title, entries, _standings(root), _tournaments(root, hrefs, problems)
         )
     files[SITE_FILE] = tomli_w.dumps(
-        {"format": SITE_FORMAT, "club": title, "published": iso(now), "language": language}
+        {
+            "format": SITE_FORMAT,
+            "club": title,
+            "published": iso(now),
+            "language": language,
+            "files": sorted(files),
+        }
     )
     replace_folder(out, files, _site, "the club's pages")
     return SiteSummary(out, len(entries), records, tuple(problems))
@@ -172,9 +191,13 @@ def _tournaments(root: Path, hrefs: Mapping[str, str], problems: list[str]) -> l
     return out
 
 
-def _site(folder: Path) -> bool:
-    """Whether `folder` holds pages pbem wrote."""
+def _site(folder: Path) -> set[str] | None:
+    """The files of the pages pbem wrote into `folder`, or None when it wrote none there."""
     try:
-        return _load_toml(folder / SITE_FILE).get("format") == SITE_FORMAT
+        data = _load_toml(folder / SITE_FILE)
     except GameFileError:
-        return False
+        return None
+    files = data.get("files")
+    if data.get("format") != SITE_FORMAT or not isinstance(files, list):
+        return None
+    return {SITE_FILE, *(str(f) for f in files)}

@@ -21,7 +21,7 @@ import fcntl
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -414,21 +414,45 @@ def held_by_another(directory: Path) -> bool:
 
 
 def replace_folder(
-    out: Path, files: Mapping[str, str | bytes], ours: Callable[[Path], bool], what: str
+    out: Path,
+    files: Mapping[str, str | bytes],
+    ours: Callable[[Path], Collection[str] | None],
+    what: str,
 ) -> None:
     """Write `files` (by path inside it) as the folder `out`, whole: into a new folder beside
-    it, which then takes the place of `out`, so that a reader never finds half of it. `out`
-    may hold only what an earlier run wrote (`ours` says whether it does); a folder holding
-    anything else is refused, naming `what` was to be written. Files and folders are made
-    readable by all (a web server serves them)."""
+    it, which then takes the place of `out`, so that a reader never finds half of it.
+
+    `ours(out)` gives the paths an earlier run wrote into `out` (from the list it left there),
+    or None when `out` is not such a folder. A folder that is not is refused unless empty,
+    naming `what` was to be written. What else `out` holds (a web server's `.htaccess`, the
+    moderator's own pages) is the moderator's and moves into the new folder as it is; a file of
+    theirs where pbem now writes one is refused before anything is written. `out` inside a
+    game's folder is refused. Files and folders are made readable by all (a web server serves
+    them)."""
     import shutil
 
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise PbemError(f"{out} is not a folder: give a folder for {what}")
-    if out.is_dir() and any(out.iterdir()) and not ours(out):
-        raise PbemError(
-            f"{out} already holds files that are not {what}: give an empty or new folder"
-        )
+    for folder in (out.resolve(), *out.resolve().parents):
+        if (folder / GAME_FILE).is_file():
+            raise PbemError(
+                f"{out} is inside the game folder {folder}: give a folder outside every game "
+                f"for {what}"
+            )
+    kept: list[str] = []
+    if out.is_dir() and any(out.iterdir()):
+        written = ours(out)
+        if written is None:
+            raise PbemError(
+                f"{out} already holds files that are not {what}: give an empty or new folder"
+            )
+        kept = [path for path in files_in(out) if path not in written and not _temporary_name(path)]
+        clash = next((path for path in kept if path in files), None)
+        if clash is not None:
+            raise PbemError(
+                f"{out / clash} is not a file pbem wrote there, and {what} now needs that name: "
+                "move it away and run the command again"
+            )
     parent = out.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -445,6 +469,9 @@ def replace_folder(
         old = None
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
+            for name in kept:  # the moderator's own files go over as they are
+                (new / name).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(out / name, new / name)
             os.replace(out, old / "previous")
         os.replace(new, out)
         if old is not None:
@@ -452,3 +479,21 @@ def replace_folder(
     except OSError as err:
         shutil.rmtree(new, ignore_errors=True)
         raise disk_error(err, out) from None
+
+
+def files_in(folder: Path) -> list[str]:
+    """Every file (and link, not followed) below `folder`, by its path inside it."""
+    found = []
+    for where, folders, names in os.walk(folder):
+        base = Path(where)
+        found += [(base / n).relative_to(folder).as_posix() for n in names]
+        found += [
+            (base / d).relative_to(folder).as_posix() for d in folders if (base / d).is_symlink()
+        ]
+    return sorted(found)
+
+
+def _temporary_name(path: str) -> bool:
+    """A temporary file of an atomic write a killed run left (".NAME.XXXX.tmp")."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith(".") and name.endswith(".tmp")

@@ -200,10 +200,20 @@ def _final_view(game: Game, last: int) -> str:
     return json.dumps(view, indent=1, ensure_ascii=False) + "\n"
 
 
-def _record_of(folder: Path, name: str) -> bool:
-    """Whether `folder` holds a public record of the game `name`."""
+def _record_of(folder: Path, name: str) -> set[str] | None:
+    """The files of the public record of the game `name` in `folder` (they are the record's
+    own: record.toml, view.json, board.toml and what is under history/), or None when
+    `folder` holds no record of that game."""
     try:
         data: Any = _load_toml(folder / RECORD_FILE)
     except GameFileError:
-        return False
-    return isinstance(data, dict) and data.get("game") == name and "record" in data
+        return None
+    if not (isinstance(data, dict) and data.get("game") == name and "record" in data):
+        return None
+    from pbem.game.disk import files_in
+
+    return {
+        path
+        for path in files_in(folder)
+        if path in (RECORD_FILE, VIEW_FILE, BOARD_FILE) or path.startswith(f"{HISTORY}/")
+    }
