@@ -92,7 +92,9 @@ def tampered(record: Path, tmp_path: Path) -> Path:
 def test_the_record_copied_alone_passes_the_audit(record: Path, finished: Path) -> None:
     result = CliRunner().invoke(main, ["audit", str(record)])
     assert result.exit_code == 0, result.output
-    assert "audit passed" in result.output and "record.toml matches" in result.output
+    assert "audit of the public record of plotted passed" in result.output
+    assert "record.toml and view.json match" in result.output
+    assert f"the commitment {read_game(finished).commitment}" in result.output
     assert audit_game(record).final_digest == audit_game(finished).final_digest
     assert audit_game(record).rolls == audit_game(finished).rolls
 
@@ -283,3 +285,54 @@ def test_a_fog_game_and_an_old_game_publish_and_audit(tmp_path: Path) -> None:
     old = play_to_the_end(tmp_path)  # a format 1 game: dice from the key alone
     publish_record(old, tmp_path / "old-record", NOW)
     assert audit_game(tmp_path / "old-record").resolutions == history_count(old)
+
+
+def test_a_changed_view_or_a_record_of_a_game_not_over_fails_the_audit(
+    record: Path, tmp_path: Path
+) -> None:
+    copy = tampered(record, tmp_path)
+    view = (copy / "view.json").read_text("utf-8")
+    winner = read_game(copy, record=True).state.winner
+    other = next(p.name for p in read_game(copy, record=True).state.players if p.name != winner)
+    (copy / "view.json").write_text(view.replace(f'"winner": "{winner}"', f'"winner": "{other}"'))
+    with pytest.raises(AuditError, match="view.json is not the view of the end"):
+        audit_game(copy)
+    (copy / "view.json").write_text(view, "utf-8")
+    data = _load_toml(copy / "record.toml")
+    data["state"]["phase"] = "play"
+    (copy / "record.toml").write_text(tomli_w.dumps(data), "utf-8")
+    with pytest.raises((AuditError, GameFileError)):
+        audit_game(copy)
+
+
+def test_the_record_agrees_with_the_players_reports_and_a_forged_one_does_not(
+    record: Path, finished: Path, tmp_path: Path
+) -> None:
+    from pbem.game.history import report_dir
+
+    views = sorted(report_dir(finished, 12).glob("*.view.json"))
+    assert views
+    commitment = read_game(finished).commitment
+    args = ["audit", str(record), "--commitment", commitment]
+    result = CliRunner().invoke(main, args + [a for v in views for a in ("--report", str(v))])
+    assert result.exit_code == 0, result.output
+    assert f"commitment OK: {commitment}" in result.output
+    assert result.output.count("agrees with it: the commitment, the key") == len(views)
+    assert "the board" in result.output
+    # a record whose turn 11 was played with other digests (new dice, rewritten to agree with
+    # themselves) passes no report of that turn
+    copy = tampered(record, tmp_path)
+    i, data, path = first_roll(copy)
+    keyed = next(e for e in data["events"] if e["type"] == "dice_keyed")  # type: ignore[union-attr]
+    keyed["digests"] = ["00" * 32] * len(keyed["digests"])
+    path.write_text(tomli_w.dumps(data, multiline_strings=True), "utf-8")
+    r = int(path.stem)
+    for view in report_dir(finished, r).glob("*.view.json"):
+        bad = CliRunner().invoke(main, ["audit", str(copy), "--report", str(view)])
+        assert bad.exit_code == 1
+    from pbem.game.record import check_against_report
+
+    with pytest.raises(AuditError, match="order files' digests"):
+        check_against_report(copy, next(report_dir(finished, r).glob("*.view.json")))
+    wrong = CliRunner().invoke(main, ["audit", str(record), "--commitment", "ab" * 32])
+    assert wrong.exit_code == 1 and "not the ones that report announced" in wrong.output

@@ -106,17 +106,41 @@ def press_command(directory: Path, player: str | None, as_json: bool) -> None:
 
 @click.command(short_help="Replay the history; check every event, die and key.")
 @click.argument("directory", type=GAME_DIR)
+@click.option(
+    "--report",
+    "reports",
+    multiple=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A report's .view.json, checked against the history (repeat for more).",
+)
+@click.option(
+    "--commitment", help="The commitment of the game's first report, checked to be the game's."
+)
 @reports_errors
-def audit(directory: Path) -> None:
-    """Replay the whole history and check every event, die and key against it.
+def audit(directory: Path, reports: tuple[Path, ...], commitment: str | None) -> None:
+    """Replay the whole history and check every event, die and key against it. DIRECTORY is a
+    game, or a finished game's public record ('pbem publish').
+
+    With --report, check that the history holds what those reports told (the key, every roll,
+    the order files' digests, the board); with --commitment, that its key chain ends in the
+    commitment of the game's first report: what ties a public record to the game its players
+    played.
 
     \b
-    Example:
+    Examples:
       pbem audit games/spring-2027
+      pbem audit spring-record --report ann.view.json --commitment 94b9ae9b...
     """
     from pbem.game import processor
 
     echo(processor.audit_game(directory).passed())
+    if reports or commitment:
+        from pbem.game.record import check_against_report, check_commitment
+
+        if commitment is not None:
+            echo(check_commitment(directory, commitment))
+        for path in reports:
+            echo(check_against_report(directory, path))
 
 
 @click.command(name="stats", short_help="The story of a game, with each player's luck.")

@@ -57,6 +57,10 @@ class AuditSummary:
     """What the last resolution played, as players name it ("turn 13")."""
     file: str = "game.toml"
     """The file holding the state audited: record.toml in a game's public record."""
+    game: str = ""
+    """A public record's game."""
+    commitment: str = ""
+    """A public record's commitment, where its key chain ends."""
 
     def passed(self) -> str:
         """What `pbem audit` says when all is well."""
@@ -64,9 +68,21 @@ class AuditSummary:
         files = "history/0000.toml" + (
             f" to {self.resolutions - 1:04d}.toml" if self.resolutions > 1 else ""
         )
+        if not self.commitment:
+            return (
+                f"audit passed: {span} replayed ({plural(self.resolutions, 'resolution')}, "
+                f"{files}), {plural(self.rolls, 'roll')} and every key checked, game.toml "
+                "matches"
+            )
         return (
-            f"audit passed: {span} replayed ({plural(self.resolutions, 'resolution')}, "
-            f"{files}), {plural(self.rolls, 'roll')} and every key checked, {self.file} matches"
+            f"audit of the public record of {self.game} passed: {span} replayed "
+            f"({plural(self.resolutions, 'resolution')}, {files}), every key checked down to "
+            f"the commitment {self.commitment}, every card and mission from the card key, and "
+            f"{plural(self.rolls, 'roll')} from the keys and the order files' digests the record "
+            f"holds; {self.file} and view.json match.\n"
+            "That the record is this game's is for its players to see: the commitment must be "
+            "the one of their first report, and each report they kept must agree with the "
+            "record ('pbem audit RECORD --report NAME.view.json')"
         )
 
 
@@ -139,8 +155,14 @@ def audit_game(directory: Path) -> AuditSummary:
     if address:
         raise AuditError(address)
     last = played_in(game, count - 1, record.turn).label
-    file = RECORD_FILE if game.public is not None else "game.toml"
-    return AuditSummary(count, rolls, state_digest(state), last, file)
+    if game.public is not None:
+        from pbem.game.record import check_record_end
+
+        check_record_end(game, count - 1)
+        return AuditSummary(
+            count, rolls, state_digest(state), last, RECORD_FILE, game.name, game.commitment
+        )
+    return AuditSummary(count, rolls, state_digest(state), last)
 
 
 def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:

@@ -217,3 +217,112 @@ def _record_of(folder: Path, name: str) -> set[str] | None:
         for path in files_in(folder)
         if path in (RECORD_FILE, VIEW_FILE, BOARD_FILE) or path.startswith(f"{HISTORY}/")
     }
+
+
+def check_record_end(game: Game, last: int) -> None:
+    """What the audit of a public record checks after the replay: that the game is over (a
+    record is only ever of a finished game) and that its view.json is the view of the end the
+    record replays to."""
+    from pbem.errors import AuditError
+
+    if game.state.phase is not Phase.OVER:
+        raise AuditError(
+            f"{RECORD_FILE} holds a game that is not over: pbem publishes only finished games, "
+            "so this is not a record pbem wrote"
+        )
+    path = game.path / VIEW_FILE
+    try:
+        found = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise AuditError(f"cannot read {VIEW_FILE} of the record ({err})") from None
+    if found != _final_view(game, last):
+        raise AuditError(
+            f"{VIEW_FILE} is not the view of the end of the game that the record replays to: "
+            "it was changed after the record was written"
+        )
+
+
+def check_against_report(directory: Path, view_file: Path) -> str:
+    """A player's report (its view file) of the game in `directory`, a game or its public
+    record, checked against what the history holds for the same resolution: the game, the
+    commitment, the key, every roll, the order files' digests and, where the report shows the
+    whole board, every territory's owner and armies. Raises AuditError naming what differs;
+    says what agreed."""
+    from pbem.core.events import DiceKeyed
+    from pbem.errors import AuditError
+    from pbem.game.replay import replayed
+    from pbem.present.view import ViewError, load_json
+
+    game = read_game(directory, check_history=False, record=True)
+    where = view_file.name
+    try:
+        view = load_json(view_file)
+        dice = view["dice"]
+        r = int(dice["resolution"])
+    except (ViewError, KeyError, TypeError, ValueError) as err:
+        raise AuditError(f"{where} is not the view file of a report ({err})") from None
+    if view.get("game") != game.name:
+        raise AuditError(f"{where} is a report of another game ({view.get('game')!r})")
+    if dice.get("commitment") != game.commitment:
+        raise AuditError(
+            f"{where}: its commitment is not the record's: the record's keys are not the ones "
+            "this game's dice came from"
+        )
+    count = history_count(directory)
+    if not 0 <= r < count:
+        raise AuditError(f"{where} is a report of resolution {r}; the history ends at {count - 1}")
+    history = read_history(directory, r)
+    differ = []
+    if "key" in dice and dice["key"] != history.key:
+        differ.append("the key")
+    rolls = [
+        {"from": x["from"], "to": x["to"], "attacker": x["attacker"], "defender": x["defender"]}
+        for x in history.rolls()
+    ]
+    if "rolls" in dice and dice["rolls"] != rolls:
+        differ.append("the rolls")
+    keyed = next((e for e in history.events if isinstance(e, DiceKeyed)), None)
+    if "orders" in dice:
+        told = [o.get("digest") for o in dice["orders"] if isinstance(o, dict)]
+        if keyed is None or list(keyed.digests) != told:
+            differ.append("the order files' digests")
+    board = view.get("territories")
+    shown = isinstance(board, dict) and all(
+        isinstance(t, dict) and t.get("owner") is not None and t.get("armies") is not None
+        for t in board.values()
+    )
+    if shown and not differ:  # (a history that differs already need not be replayed)
+        assert isinstance(board, dict)
+        state = replayed(game, r + 1)[r][1]
+        if any(
+            [board[t]["owner"], board[t]["armies"]] != [h.owner, h.armies]
+            for t, h in state.territories.items()
+            if t in board
+        ) or set(board) != set(state.territories):
+            differ.append("the board")
+    if differ:
+        raise AuditError(
+            f"{where}: the history differs from this report in {', '.join(differ)} of "
+            f"resolution {r}: it is not the game this report was sent from"
+        )
+    agreed = ["the commitment", "the key" if "key" in dice else "", f"{len(rolls)} rolls"]
+    if "orders" in dice:
+        agreed.append("the order files' digests")
+    if shown:
+        agreed.append("the board")
+    said = ", ".join(a for a in agreed if a)
+    return f"{where}: resolution {r} ({dice.get('played', '?')}) agrees with it: {said}"
+
+
+def check_commitment(directory: Path, commitment: str) -> str:
+    """The commitment of the game in `directory` (a game or its record) against the one a
+    player's first report announced; AuditError when they differ."""
+    from pbem.errors import AuditError
+
+    found = read_game(directory, check_history=False, record=True).commitment
+    if commitment.strip().lower() != found:
+        raise AuditError(
+            f"the game's commitment is {found}, not {commitment.strip()[:64]}: its keys are not "
+            "the ones that report announced"
+        )
+    return f"commitment OK: {found}, the one the first report announced"

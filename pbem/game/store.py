@@ -152,6 +152,20 @@ class Game:
             return self.public.commitment.hex()
         return dice.commitment(self.seed, self.chain_length).hex()
 
+    @property
+    def hidden_key(self) -> bytes:
+        """The card key h (revealed when the game is over)."""
+        return self.public.hidden if self.public is not None else dice.hidden_key(self.seed)
+
+    @property
+    def hidden_commitment(self) -> str:
+        """SHA-256(h), in every report from the first."""
+        return hashlib.sha256(self.hidden_key).hexdigest()
+
+    def previous_key(self, resolution: int) -> bytes:
+        """k[r], the key revealed before resolution r's own (the commitment k[0] for r = 0)."""
+        return self.key(resolution - 1) if resolution > 0 else bytes.fromhex(self.commitment)
+
     def key(self, resolution: int) -> bytes:
         if self.public is not None:
             if not 0 <= resolution < len(self.public.keys):
@@ -172,8 +186,7 @@ class Game:
         resolution resolved, when that was undone and it is played again (pbem.game.undo)."""
         from pbem.core.engine import Randomness
 
-        hidden = self.public.hidden if self.public is not None else dice.hidden_key(self.seed)
-        return Randomness(self.key(resolution), hidden, first)
+        return Randomness(self.key(resolution), self.hidden_key, first)
 
     def holder_secret(self, seat: str, holders: int, holder: str) -> str:
         """The secret of a seat's substitute (pbem.game.seats.holder_secret); in a public

@@ -83,7 +83,7 @@ def dice_section(
     section: dict[str, Any] = {
         "resolution": resolution,
         "key": game.key(resolution).hex(),
-        "previous_key": dice.chain_key(game.seed, resolution, game.chain_length).hex(),
+        "previous_key": game.previous_key(resolution).hex(),
         "commitment": game.commitment,
         "rolls": [
             {
@@ -102,8 +102,8 @@ def dice_section(
     if first:
         section["first_player"] = first
     if game.state.phase is Phase.OVER:
-        section["hidden_key"] = dice.hidden_key(game.seed).hex()
-        section["hidden_commitment"] = dice.hidden_commitment(game.seed).hex()
+        section["hidden_key"] = game.hidden_key.hex()
+        section["hidden_commitment"] = game.hidden_commitment
     if game.state.options.fogged:
         section.update(fog_section(game, resolution, events, player))
         if fog.sight_of(game.state, player) is not None:
@@ -475,7 +475,7 @@ def report_context(
         "first_player_dice": ", ".join(first),
         "hidden_key": section.get("hidden_key"),
         "fog_dice": _fog_dice(section) if "battles" in section else None,
-        "hidden_commitment": dice.hidden_commitment(game.seed).hex(),
+        "hidden_commitment": game.hidden_commitment,
         "next_player": state.current_player.name if state.phase is Phase.PLAY else None,
         "awaiting": list(state.awaiting()),
         "rejected": list(rejected),
