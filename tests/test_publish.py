@@ -336,3 +336,22 @@ def test_the_record_agrees_with_the_players_reports_and_a_forged_one_does_not(
         check_against_report(copy, next(report_dir(finished, r).glob("*.view.json")))
     wrong = CliRunner().invoke(main, ["audit", str(record), "--commitment", "ab" * 32])
     assert wrong.exit_code == 1 and "not the ones that report announced" in wrong.output
+
+
+def test_a_record_holding_values_pbem_never_writes_fails_with_a_sentence(
+    record: Path, tmp_path: Path
+) -> None:
+    copy = tampered(record, tmp_path)
+    i, data, path = first_roll(copy)
+    keyed = next(e for e in data["events"] if e["type"] == "dice_keyed")  # type: ignore[union-attr]
+    keyed["digests"] = [1]
+    path.write_text(tomli_w.dumps(data, multiline_strings=True), "utf-8")
+    result = CliRunner().invoke(main, ["audit", str(copy)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "the record holds a value pbem never writes" in result.output
+
+
+def test_the_first_publication_is_the_one_the_game_keeps(finished: Path, tmp_path: Path) -> None:
+    first = (finished / PUBLISHED).read_text("utf-8")
+    publish_record(finished, tmp_path / "again", datetime(2030, 1, 1, tzinfo=timezone.utc))
+    assert (finished / PUBLISHED).read_text("utf-8") == first

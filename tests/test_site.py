@@ -416,8 +416,8 @@ def test_two_games_of_one_name_the_second_is_left_out_and_named(root: Path, tmp_
     summary = publish_site(club, tmp_path / "out", NOW)
     assert summary.games == 1
     assert summary.problems == (
-        f"example: left out (the game in {club / 'a'} has the same name; give each game a name "
-        "of its own)",
+        f"example: left out (its pages would be those of the game in {club / 'a'} "
+        "(games/example/ of the site); give each game a name of its own)",
     )
 
 
@@ -441,3 +441,37 @@ def test_the_index_shows_a_tournaments_rounds_games_and_points(tmp_path: Path) -
         assert link + ", ".join(table.players) + " (being played)" in index
     assert index.count("<td>1</td><td>") == 4  # four players tied first, no game over yet
     assert "The setup turn is being played: orders awaited from" in index
+
+
+def test_the_standings_come_out_the_same_from_the_public_records_alone(
+    site: Path, root: Path, tmp_path: Path
+) -> None:
+    from pbem.club.standings import standings
+
+    for archive in (site / "games").glob("*/*-record.zip"):
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(tmp_path / "records")
+    mine = {p["name"]: p for p in standings(root).to_dict()["players"] if p["rank"] is not None}
+    theirs = standings(tmp_path / "records").to_dict()["players"]
+    assert theirs and {p["name"]: (p["ordinal"], p["mu"], p["sigma"]) for p in theirs} == {
+        name: (p["ordinal"], p["mu"], p["sigma"]) for name, p in mine.items()
+    }
+
+
+def test_a_game_that_does_not_replay_or_misses_a_history_file_is_left_out(
+    root: Path, tmp_path: Path
+) -> None:
+    club = tmp_path / "club"
+    shutil.copytree(root / "example", club / "example")
+    shutil.copytree(root / "example", club / "gap")
+    data = (club / "gap" / "game.toml").read_text("utf-8").replace('"example"', '"gap"', 1)
+    (club / "gap" / "game.toml").write_text(data, "utf-8")
+    zero = (club / "gap" / "history" / "0000.toml").read_text("utf-8")
+    (club / "gap" / "history" / "0000.toml").write_text(zero.replace('"example"', '"gap"'))
+    (club / "gap" / "history" / "0004.toml").unlink()
+    summary = publish_site(club, tmp_path / "out", NOW)
+    assert summary.games == 1
+    assert len(summary.problems) == 1 and summary.problems[0].startswith("gap: left out ("), (
+        summary.problems
+    )
+    assert "Traceback" not in summary.problems[0]

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import tomli_w
 
 from pbem.core.state import Phase
-from pbem.errors import GameFileError, PbemError
+from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game.clock import iso
 from pbem.game.disk import RECORD_FILE, replace_folder
 from pbem.game.history import played_in
@@ -100,11 +100,18 @@ def publish_site(
                 other = taken.setdefault(folder.casefold(), directory)
                 if other != directory:
                     raise PbemError(
-                        f"the game in {other} has the same name; give each game a name of its own"
+                        f"its pages would be those of the game in {other} (games/{folder}/ of "
+                        "the site); give each game a name of its own"
                     )
                 written, record = _game(env, title, game, folder, now, out, problems)
             except (PbemError, OSError) as err:
                 problems.append(f"{game_name(directory)}: left out ({err})")
+                continue
+            except (ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+                problems.append(
+                    f"{game_name(directory)}: left out (its history does not replay: {err}; "
+                    "run 'pbem audit' on it)"
+                )
                 continue
             records += record
             files.update(written)
@@ -151,15 +158,27 @@ def _game(
     if game.state.phase is Phase.OVER:
         try:
             record_files = prepare_record(game.path, now, out)[1]
-        except PbemError as err:
+        except AuditError as err:
             problems.append(f"{game.name}: its public record is not published ({err})")
             note = _("The public record of this game is not published: its audit did not pass.")
+        except PbemError as err:  # (held by another run, a disk that refused)
+            problems.append(f"{game.name}: its public record is not published yet ({err})")
+            note = _(
+                "The public record of this game is published with the next pages: it could not "
+                "be written this time."
+            )
         else:
             record = f"{folder}-record.zip"
             files[f"games/{folder}/{record}"] = record_zip(record_files, f"{folder}-record")
     turns = []
     before = None
-    for history, state in replayed(game):
+    done = replayed(game)
+    if len(done) != game.state.resolution:
+        raise PbemError(
+            f"history/{len(done):04d}.toml is missing: restore it from a backup ('pbem audit' "
+            "says more)"
+        )
+    for history, state in done:
         played = played_in(game, history.resolution, history.turn)
         turns.append(
             Turn(history.resolution, history.turn, played.name(), history.events, before, state)

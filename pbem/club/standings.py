@@ -451,7 +451,7 @@ def read_root(root: Path) -> tuple[list[_Read], list[SkippedGame]]:
     skipped, with the reason."""
     games: list[_Read] = []
     skipped: list[SkippedGame] = []
-    for directory in find_games(root):
+    for directory in find_games(root, records=True):
         path = _relative(directory, root)
         try:
             games.append(read_game_history(directory, path))

@@ -89,7 +89,20 @@ class AuditSummary:
 def audit_game(directory: Path) -> AuditSummary:
     """Replay every resolution from history/0000 and compare everything with what was recorded:
     keys, events, dice and states; the undone resolutions too (against the state before them);
-    that the autopilot played only after a deadline; and that game.toml is where it all ends."""
+    that the autopilot played only after a deadline; and that game.toml is where it all ends.
+    A history (or a public record, which may come from anyone) holding a value pbem never
+    writes fails with a sentence."""
+    try:
+        return _audit_game(directory)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+        what = "the record" if (directory / RECORD_FILE).is_file() else "the history"
+        raise AuditError(
+            f"{what} holds a value pbem never writes, so it cannot be replayed ({err!r}): it was "
+            "changed after pbem wrote it"
+        ) from None
+
+
+def _audit_game(directory: Path) -> AuditSummary:
     from pbem.game import deadlines, players, seats, undo, vacations
     from pbem.game.replay import replay_setup
 
@@ -168,7 +181,8 @@ def audit_game(directory: Path) -> AuditSummary:
 def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
     key = bytes.fromhex(record.key)
     if key != game.key(r):
-        raise AuditError(f"{where}: its key is not the seed's key for resolution {r}")
+        source = "the seed's" if game.public is None else "the record's chain's"
+        raise AuditError(f"{where}: its key is not {source} key for resolution {r}")
     return key
 
 

@@ -100,16 +100,17 @@ def prepare_record(directory: Path, now: datetime, where: Path) -> tuple[Game, d
             )
         audit_game(directory)
         files = record_files(game, now)
-        atomic_write(
-            directory / PUBLISHED,
-            tomli_w.dumps(
-                {
-                    "published": iso(now),
-                    "resolutions": game.state.resolution,
-                    "record": str(where),
-                }
-            ),
-        )
+        if not (directory / PUBLISHED).is_file():  # (the first publication is the one kept)
+            atomic_write(
+                directory / PUBLISHED,
+                tomli_w.dumps(
+                    {
+                        "published": iso(now),
+                        "resolutions": game.state.resolution,
+                        "record": str(where.resolve()),
+                    }
+                ),
+            )
     return game, files
 
 

@@ -19,20 +19,22 @@ from types import MappingProxyType
 import tomli as tomllib  # the compiled parser the game files are read with (pbem.game.store)
 
 from pbem.errors import PbemError
-from pbem.game.disk import GAME_FILE
+from pbem.game.disk import GAME_FILE, RECORD_FILE
 from pbem.game.safety import GAME_FILE_LIMIT, FileProblem, read_bounded
 from pbem.game.settings import ROOT_FILE
 
 
-def find_games(root: Path) -> list[Path]:
-    """Every game directory in `root` (or `root` itself when it is one), sorted by path."""
-    if (root / GAME_FILE).is_file():
+def find_games(root: Path, *, records: bool = False) -> list[Path]:
+    """Every game directory in `root` (or `root` itself when it is one), sorted by path; with
+    `records`, every game's public record too (for what reads the histories alone)."""
+    marks = {GAME_FILE, RECORD_FILE} if records else {GAME_FILE}
+    if any((root / mark).is_file() for mark in marks):
         return [root]
     if not root.is_dir():
         raise PbemError(f"{root} is not a folder of games: it does not exist or is a file")
     found: list[Path] = []
     for folder, subfolders, files in os.walk(root):
-        if GAME_FILE in files and Path(folder) != root:
+        if marks.intersection(files) and Path(folder) != root:
             found.append(Path(folder))
             subfolders[:] = []
             continue
