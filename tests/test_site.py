@@ -339,7 +339,7 @@ def test_clicking_the_turn_slider_changes_the_map_and_the_story(site: Path) -> N
             )
         first = b.evaluate("document.getElementById('map').getAttribute('src')")
         assert last != first and first == "maps/0000.svg", (last, first)
-        assert b.evaluate("document.getElementById('turn-label').value") == "the deal"
+        assert b.evaluate("document.getElementById('turn-label').value") == "The deal"
         assert b.evaluate("document.querySelector('.turn-story.shown').id") == "story-0"
         shown = b.evaluate(
             "[...document.querySelectorAll('.turn-story')]"

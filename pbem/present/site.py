@@ -87,8 +87,9 @@ def game_files(
         alt = _("The board after %(played)s", played=t.label)
         files[path] = map_svg(env, t, alt)
         armies = armies_before(t.before, t.events) if t.before is not None else {}
+        label = t.label[:1].upper() + t.label[1:]  # ("the deal": a heading, "The deal")
         entries.append(
-            {"map": path, "label": t.label, "alt": alt, "story": tell(t.events, viewer, armies)}
+            {"map": path, "label": label, "alt": alt, "story": tell(t.events, viewer, armies)}
         )
     players: list[dict[str, Any]] = [
         {
