@@ -17,9 +17,11 @@ from pbem.cli.common import GAME_DIR, NOW, echo, instant, reports_errors
     "language",
     default="en",
     show_default=True,
-    help="The language of the club's pages: en, id, sv, it, nl or gu.",
+    help="For a folder of games: the language of the club's pages (en, id, sv, it, nl, gu).",
 )
-@click.option("--club", help="The club's name at the top of its pages (default: ROOT's folder).")
+@click.option(
+    "--club", help="For a folder of games: the club's name on its pages (default: its folder's)."
+)
 @NOW
 @reports_errors
 def publish_command(
