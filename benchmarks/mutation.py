@@ -37,6 +37,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 TESTS: dict[str, list[str]] = {
+    "pbem/game/record.py": ["tests/test_publish.py"],
+    "pbem/club/site.py": ["tests/test_site.py"],
+    "pbem/present/site.py": ["tests/test_site.py"],
+    "pbem/club/standings.py": ["tests/test_standings.py"],
+    "pbem/club/schedule.py": ["tests/test_tournament.py"],
+    "pbem/club/tournament.py": ["tests/test_tournament.py"],
     "pbem/mail/press.py": ["tests/test_press.py"],
     "pbem/game/press.py": ["tests/test_press.py"],
     "pbem/present/talk.py": ["tests/test_press.py"],
