@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -355,3 +356,25 @@ def test_the_first_publication_is_the_one_the_game_keeps(finished: Path, tmp_pat
     first = (finished / PUBLISHED).read_text("utf-8")
     publish_record(finished, tmp_path / "again", datetime(2030, 1, 1, tzinfo=timezone.utc))
     assert (finished / PUBLISHED).read_text("utf-8") == first
+
+
+def test_a_report_of_another_game_is_named_and_the_zip_is_the_same_for_everyone(
+    record: Path, finished: Path, tmp_path: Path
+) -> None:
+    import json
+
+    from pbem.game.history import report_dir
+    from pbem.game.record import check_against_report, record_files, record_zip
+
+    view = json.loads(next(report_dir(finished, 5).glob("*.view.json")).read_text("utf-8"))
+    view["game"] = "another"
+    (tmp_path / "other.view.json").write_text(json.dumps(view), "utf-8")
+    with pytest.raises(AuditError, match="is a report of another game"):
+        check_against_report(record, tmp_path / "other.view.json")
+    data = record_zip(record_files(read_game(finished), NOW), "plotted-record")
+    (tmp_path / "r.zip").write_bytes(data)
+    with zipfile.ZipFile(tmp_path / "r.zip") as archive:
+        infos = archive.infolist()
+    assert infos and all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in infos)
+    assert all(i.external_attr == 0o644 << 16 for i in infos)
+    assert [i.filename for i in infos] == sorted(i.filename for i in infos)
