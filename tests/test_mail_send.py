@@ -511,7 +511,7 @@ def test_a_report_carries_the_kit_only_when_asked(game_dir: Path, tmp_path: Path
         "alice.orders.toml",
         "alice.view.json",
     ]
-    assert KIT_NAME not in str(built.get_body(("plain",)))
+    assert f"Attached: {KIT_NAME}" not in str(built.get_body(("plain",)))
     mail.send_mail(asked, MODERATOR, kit=True)
     for player in ("alice", "bob", "carol"):
         first = parse((asked / "outbox" / f"r0000-deal-{player}.eml").read_bytes())

@@ -101,7 +101,8 @@ def build_report(
         f"{reg.stint.replace('/', '.')}@{domain(sender)}>"
     )
     if kit is not None:
-        note = kit_note(player)
+        with i18n.speaking(i18n.language(game.language_of(player))):
+            note = kit_note(player)
         text = f"{text.rstrip()}\n\n{note}\n"
         page = page.replace("</body>", f"<p>{html.escape(note)}</p>\n</body>", 1)
     msg.set_content(text, cte="quoted-printable")
@@ -133,11 +134,12 @@ def _read(path: Path) -> str:
 
 
 def kit_note(player: str) -> str:
-    """What the attached kit is, for the mail that carries it."""
-    return (
-        f"Attached: {KIT_NAME}, the player's kit. To check your orders before you send them, "
-        f"run it with any Python 3.10 or newer, nothing to install: python3 {KIT_NAME} check "
-        f"--view {player}.view.json {player}.orders.toml"
+    """What the attached kit is, for the mail that carries it, in the language spoken."""
+    return i18n._(
+        "Attached: %(kit)s, the player's kit. To check your orders before you send them, run it "
+        "with any Python 3.10 or newer, nothing to install: %(command)s",
+        kit=KIT_NAME,
+        command=f"python3 {KIT_NAME} check --view {player}.view.json {player}.orders.toml",
     )
 
 

@@ -222,6 +222,11 @@ def orders_section(key: bytes, events: Sequence[Event]) -> dict[str, Any]:
     return out
 
 
+KIT_COMMAND = "python3 pbem-player.pyz"
+"""How a player runs the player's kit (pbem.kit.KIT_NAME), as the reports name its commands:
+the player has the kit, not pbem."""
+
+
 def check_lines(key: str, indent: str = "    ") -> list[str]:
     """The key check as shell lines of at most 78 characters: inside double quotes a backslash
     at the end of a line joins the next, and bytes.fromhex skips the spaces that come along."""
@@ -445,6 +450,7 @@ def report_context(
         "view": view,
         "game": state.game,
         "player": player,
+        "kit": KIT_COMMAND,
         "neutral": NEUTRAL,
         "neutral_colour": NEUTRAL_COLOUR[0],
         "story": tell(
