@@ -475,3 +475,78 @@ def test_a_game_that_does_not_replay_or_misses_a_history_file_is_left_out(
         summary.problems
     )
     assert "Traceback" not in summary.problems[0]
+
+
+def test_a_finished_games_page_names_its_rules_players_and_charts(site: Path, root: Path) -> None:
+    html = (site / "games" / "finished" / "index.html").read_text("utf-8")
+    state = read_game(root / "finished").state
+    assert "secret missions: each player wins by their own mission" in html  # (a mission game)
+    for p in state.players:
+        word = "won" if p.name == state.winner else "out" if not p.alive else "playing"
+        assert f"{p.name}</td>" in html and f"<td>{word}</td></tr>" in html
+        row = html.split(f"{p.name}</td>", 1)[1].split("</tr>", 1)[0]
+        assert row.endswith(f"<td>{word}</td>"), (p.name, row)
+    for title in ("Territories over time", "Armies over time", "Cards over time", "Luck over time"):
+        assert title in html, title
+    example = (site / "games" / "example" / "index.html").read_text("utf-8")
+    assert "Classic rules." in example
+
+
+def test_the_luck_chart_is_the_armies_fewer_than_expected_each_player_lost() -> None:
+    from pbem.core.events import Rolled
+    from pbem.core.luck import expected_losses
+    from pbem.present.site import Turn, luck_series
+
+    state = read_game(EXAMPLE).state
+    rolls = [
+        Rolled("alice", "Alaska", "Kamchatka", "bob", (6, 5, 1), (4, 2), 0, 2),
+        Rolled("bob", "Kamchatka", "Alaska", "alice", (2,), (6,), 1, 0),
+        Rolled("carol", "Peru", "Brazil", "neutral", (3, 3), (5,), 1, 0),
+    ]
+    turns = [
+        Turn(1, 1, "turn 1", tuple(rolls[:2]), None, state),
+        Turn(2, 2, "turn 2", (rolls[2],), None, state),
+    ]
+    series = luck_series(turns, ["alice", "bob", "carol"])
+    a3 = expected_losses(3, 2)
+    a1 = expected_losses(1, 1)
+    a2 = expected_losses(2, 1)
+    alice = float(a3[0]) - 0 + float(a1[1]) - 0
+    bob = float(a3[1]) - 2 + float(a1[0]) - 1
+    carol = float(a2[0]) - 1
+    assert series == {
+        "alice": [round(alice, 1), round(alice, 1)],
+        "bob": [round(bob, 1), round(bob, 1)],
+        "carol": [0.0, round(carol, 1)],
+    }
+
+
+def test_a_tournament_that_is_over_names_its_winners(tmp_path: Path) -> None:
+    from test_tournament import end_game
+
+    from pbem.club import tournament as tour
+    from pbem.game import clock
+
+    root = tmp_path / "club"
+    root.mkdir()
+    when = clock.parse_instant("2027-03-01T12:00Z")
+    players = [tour.Entrant(n) for n in ("ann", "ben", "cy", "dee")]
+    tour.create_tournament(root, "cup", players, "swiss", 2, when, 2)
+    for number in (1, 2):
+        for table in tour.read_tournament(root, "cup").rounds[number - 1].tables:
+            end_game(root / table.game, table.players[0])
+        tour.advance_tournaments(root, when)
+    data = tour.tournament_table(root, "cup")
+    leaders = [s["player"] for s in data["standings"] if s["rank"] == 1]
+    publish_site(root, tmp_path / "out", NOW)
+    index = (tmp_path / "out" / "index.html").read_text("utf-8")
+    from pbem.present import i18n
+
+    said = i18n.language("en").listing(leaders)
+    assert (f"over: {said} won" if len(leaders) == 1 else f"over: {said} share first place") in (
+        index
+    )
+    for r in data["rounds"]:
+        for table in r["tables"]:
+            assert f"(won by {table['players'][0]})" in index
+    assert "(being played)" not in index
