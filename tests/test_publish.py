@@ -378,3 +378,19 @@ def test_a_report_of_another_game_is_named_and_the_zip_is_the_same_for_everyone(
     assert infos and all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in infos)
     assert all(i.external_attr == 0o644 << 16 for i in infos)
     assert [i.filename for i in infos] == sorted(i.filename for i in infos)
+
+
+def test_a_report_whose_board_differs_from_the_record_is_named(
+    record: Path, finished: Path, tmp_path: Path
+) -> None:
+    import json
+
+    from pbem.game.history import report_dir
+    from pbem.game.record import check_against_report
+
+    view = json.loads(next(report_dir(finished, 6).glob("*.view.json")).read_text("utf-8"))
+    first = next(iter(view["territories"]))
+    view["territories"][first]["armies"] += 1
+    (tmp_path / "board.view.json").write_text(json.dumps(view), "utf-8")
+    with pytest.raises(AuditError, match="differs from this report in the board of resolution 6"):
+        check_against_report(record, tmp_path / "board.view.json")
