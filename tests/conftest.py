@@ -209,3 +209,9 @@ def refused_with_option(directory: Path, key: str, value: str | None, said: str)
     (directory / "game.toml").write_text(tomli_w.dumps(data))
     with pytest.raises(GameFileError, match=said):
         store.read_game(directory)
+
+
+def flat(text: str) -> str:
+    """`text` with every run of spaces and line ends one space: what a sentence says, however
+    the mail wrapped it."""
+    return " ".join(text.split())

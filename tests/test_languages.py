@@ -17,7 +17,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 from click.testing import CliRunner
-from conftest import SEED, attacking
+from conftest import SEED, attacking, flat
 from test_kit import bare
 from test_mail import GAME, fetch, message, orders_for, outbox, reply_to
 from test_mail import PLAYERS as MAIL_PLAYERS
@@ -582,7 +582,7 @@ def test_a_refusal_of_orders_for_another_game_or_player_is_in_the_players_langua
     )
     incoming, body = reply_to(directory, got, "<x@t>")
     assert incoming.verdict is mail.Verdict.REJECTED
-    assert translated in body, body
+    assert translated in flat(body), body
     assert english not in body
     assert any(r.startswith(english) for r in incoming.reasons), incoming.reasons
 

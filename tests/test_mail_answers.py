@@ -11,6 +11,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from conftest import flat
 from test_mail import (
     GAME,
     MODERATOR,
@@ -75,7 +76,7 @@ def test_a_question_is_answered_and_passed_to_the_moderators_own_address(game: P
     text = answer.get_content()
     assert text.startswith('Your message "deadline?" was not accepted:\n\n  no orders found')
     assert "Your message has been passed to the moderator." in text
-    assert "The order file for this turn is at the end of your latest report" in text
+    assert "The order file for this turn is at the end of your latest report" in flat(text)
     (note,) = boxed["note"]
     assert note["To"] == HOME and note["From"] == MODERATOR
     listed = note.get_content()
@@ -164,7 +165,7 @@ def test_a_question_for_no_game_reaches_the_roots_moderator(made: Path, tmp_path
     (note,) = notes
     assert note["To"] == HOME and "  | When do we start?" in note.get_content()
     (answer,) = [m for name, m in outbox(root).items() if name.startswith("reply-")]
-    assert "passed to the moderator" in answer.get_content()
+    assert "passed to the moderator" in flat(answer.get_content())
 
 
 def test_a_mailbox_of_hundreds_of_real_messages_is_read_once_each(game: Path) -> None:

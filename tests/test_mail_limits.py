@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import flat
 from test_mail import (
     GAME,
     MODERATOR,
@@ -168,7 +169,7 @@ def test_a_stranger_too_large_is_told_to_the_moderator_only(d: Path) -> None:  #
     note = outbox(d)[str(result.note)].get_content()
     assert (
         "rejected, not answered (eve@example.org is not a player's address): not read: "
-        "it is larger than 4 MiB" in note
+        "it is larger than 4 MiB" in flat(note)
     )
 
 

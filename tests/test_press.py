@@ -13,7 +13,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from conftest import force_state, write_skeletons
+from conftest import flat, force_state, write_skeletons
 from test_mail import (
     GAME,
     MODERATOR,
@@ -229,7 +229,7 @@ def test_the_rate_limit_counts_a_players_press_of_the_turn(game_dir: Path) -> No
     result = fetch(game_dir, [*three, message(BOB, "mine", subject="press: alice", minutes=4)])
     verdicts = [i.verdict for i in result.incoming]
     assert verdicts == [mail.Verdict.RELAYED] * 2 + [mail.Verdict.REJECTED, mail.Verdict.RELAYED]
-    assert "at most 2 a turn" in answer(game_dir, result, 2)
+    assert "at most 2 a turn" in flat(answer(game_dir, result, 2))
     write_skeletons(game_dir)
     processor.resolve_game(game_dir, now=NOW)
     later = fetch(game_dir, [message(ALICE, "note 3", subject="press: bob", minutes=9)])
@@ -914,7 +914,7 @@ def test_a_subject_that_begins_with_the_word_but_names_no_one_is_also_passed_on(
     assert result.incoming[0].verdict is mail.Verdict.REJECTED
     said = answer(game_dir, result)
     assert "there is no player 'turno' in this game" in said
-    assert "your message has been passed to the moderator" in said
+    assert "your message has been passed to the moderator" in flat(said)
     (note,) = [m for n, m in outbox(game_dir).items() if n.startswith("note-")]
     assert "When is my turn?" in body(note)
 

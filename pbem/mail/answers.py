@@ -22,6 +22,7 @@ from pbem.mail.records import (
     slug,
     write_eml,
 )
+from pbem.present.text import wrapped_message
 from pbem.terminal import printable
 
 MAX_WORDS = 4000
@@ -38,7 +39,7 @@ def write_reply(
     if letter.thread_id is not None:
         out["In-Reply-To"] = letter.thread_id
         out["References"] = " ".join((*letter.references, letter.thread_id))
-    set_text(out, body)
+    set_text(out, wrapped_message(body))
     name = f"reply-{digest}.eml"
     write_eml(folder, name, out)
     return name
@@ -156,11 +157,13 @@ class Answers:
         )
         out["Message-ID"] = f"<pbem.{slug(self.game.name)}.note.{digest}@{domain(self.sender)}>"
         out.set_content(
-            f"pbem read {n} message{'s' if n > 1 else ''} for {self.game.name} that need a "
-            "person: messages from players that hold no orders (a question, a request), and "
-            "messages no player was answered for or that carried a player's orders from "
-            "another address. Each rejected one is kept in the game's mail/rejected/ folder "
-            "with the reason.\n\n" + "".join(f"- {item}\n\n" for item in items)
+            wrapped_message(
+                f"pbem read {n} message{'s' if n > 1 else ''} for {self.game.name} that need a "
+                "person: messages from players that hold no orders (a question, a request), and "
+                "messages no player was answered for or that carried a player's orders from "
+                "another address. Each rejected one is kept in the game's mail/rejected/ folder "
+                "with the reason.\n\n" + "".join(f"- {item}\n\n" for item in items)
+            )
         )
         name = f"note-{digest}.eml"
         write_eml(self.path, name, out)

@@ -50,7 +50,7 @@ from pbem.mail.records import (
 from pbem.mail.sources import Entry
 from pbem.mail.told import not_read
 from pbem.present import i18n
-from pbem.present.text import plural
+from pbem.present.text import plural, wrapped_message
 from pbem.terminal import printable
 
 
@@ -516,10 +516,12 @@ class _RootAnswers:
         digest = hashlib.sha256("\n".join(self.told).encode()).hexdigest()[:16]
         out["Message-ID"] = f"<pbem.root.note.{digest}@{domain(sender)}>"
         out.set_content(
-            f"pbem read {n} message{'s' if n > 1 else ''} from players that reached no game "
-            "of this folder (no orders naming one, no [game] in the subject). Each player was "
-            "answered with the games they play in. What they wrote:\n\n"
-            + "".join(f"- {item}\n\n" for item in self.told)
+            wrapped_message(
+                f"pbem read {n} message{'s' if n > 1 else ''} from players that reached no game "
+                "of this folder (no orders naming one, no [game] in the subject). Each player "
+                "was answered with the games they play in. What they wrote:\n\n"
+                + "".join(f"- {item}\n\n" for item in self.told)
+            )
         )
         name = f"note-{digest}.eml"
         write_eml(self.root, name, out)

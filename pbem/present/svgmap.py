@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gettext
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,19 +16,42 @@ from pbem.present.i18n import place
 from pbem.terminal import printable
 
 PALETTE: tuple[tuple[str, str], ...] = (
-    ("#3a6fb7", "#ffffff"),  # blue
-    ("#cf4655", "#ffffff"),  # red
-    ("#2f8a57", "#ffffff"),  # green
-    ("#f0a52a", "#1c1c1c"),  # amber
-    ("#7d52a8", "#ffffff"),  # purple
-    ("#25a5a5", "#1c1c1c"),  # teal
+    ("#006fd9", "#ffffff"),  # blue          L* 47.5
+    ("#c77654", "#1c1c1c"),  # terracotta    L* 57.8
+    ("#0e5229", "#ffffff"),  # dark green    L* 30.1
+    ("#f7c952", "#1c1c1c"),  # yellow        L* 83.0
+    ("#85456e", "#ffffff"),  # plum          L* 38.5
+    ("#27c6fa", "#1c1c1c"),  # sky blue      L* 74.6
 )
-"""Player colours by seat: (fill, text on it). Chosen to stay apart for most colour vision."""
-NEUTRAL_COLOUR = ("#a7a7a7", "#1c1c1c")
+"""Player colours by seat: (fill, ink of the army count on it).
+
+The hues are Okabe and Ito's (Color Universal Design, 2002/2008: blue, vermilion, bluish
+green, yellow, reddish purple, sky blue), their lightness and chroma moved so that every two of
+the seven (these and NEUTRAL_COLOUR) stay apart for every reader:
+
+- seen as they are and after simulating protanopia, deuteranopia and tritanopia (Machado,
+  Oliveira and Fernandes 2009, "A physiologically-based model for simulation of color vision
+  deficiency", IEEE TVCG 15(6), its severity-1.0 matrices applied in linear sRGB), every pair
+  is at least 20 apart in CIEDE2000 (about 1 is just noticeable side by side);
+- in greys (a black-and-white print: CIE L* of the luminance) each lies on its own level, the
+  seven 8.4 or more apart between L* 30 and 83: dark enough to stand out from the continents'
+  pale tints (L* 88 to 92), light enough for the black outline of one's own to show;
+- the ink, black or white, has a contrast of 4.5:1 or more on its fill (WCAG 2).
+
+tests/test_map_colours.py measures all three; docs/reports.md, "Colours and marks", says why.
+"""
+NEUTRAL_COLOUR = ("#a1a1a1", "#1c1c1c")  # grey, L* 66.2
+MARK_INK = "#1c1c1c"
+"""The owner's mark on the map is drawn in this ink on white, whatever the owner's colour."""
 CONTINENT_TINTS = ("#efe3c6", "#f2d6cc", "#d9e4f2", "#eedcc0", "#dcead5", "#ead9ee")
 """Pale backgrounds for the continents on the map, in board order (repeated if more)."""
 
 TERRITORY_RADIUS = 17
+MARK_OFFSET = 15
+"""The owner's mark is centred this far right of and above the territory's centre: on the
+circle's edge, clear of the neighbours' circles and names on the boards that ship (measured
+in tests/test_map_colours.py)."""
+MARK_HEIGHT = 15
 CONTINENT_PADDING = 31
 LABEL_WIDTH = 13
 """Territory names longer than this go on two lines on the map."""
@@ -50,6 +74,9 @@ class MapTerritory:
     taken: bool
     label: tuple[str, ...]
     label_y: int
+    mark: str = ""
+    """The owner's mark (`player_marks`), drawn beside the circle: none for the neutral and
+    for an owner unknown under fog."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +183,20 @@ def player_colours(state: GameState) -> dict[str, tuple[str, str]]:
     return out
 
 
+def player_marks(state: GameState) -> dict[str, str]:
+    """Each player's mark, the cue besides colour on the map and in its legend: the initial of
+    their name in capitals, or where two or more players share one, that initial followed by
+    their seat number (alice and albert in seats 1 and 3: "A1" and "A3"). Marks differ: an
+    initial is a letter, never ending in a digit. The neutral has none. (The club's game page
+    writes the same marks in its legend: templates/site_game.html.j2.)"""
+    initials = {p.name: p.name[:1].upper() for p in state.players}
+    shared = Counter(initials.values())
+    return {
+        p.name: initials[p.name] + (str(p.seat + 1) if shared[initials[p.name]] > 1 else "")
+        for p in state.players
+    }
+
+
 def _wrap_lines(board: Board, a: str, b: str) -> list[MapLine]:
     """A border across the map's edge: one short line from each end out of its side."""
     (xl, yl), (xr, yr) = sorted((board.territories[a].position, board.territories[b].position))
@@ -177,9 +218,11 @@ def map_shapes(
     """Everything the SVG map draws, as ready values: continents, borders, territories.
     `hidden`: under fog, the territories whose armies the viewer does not see (`state` is then
     the state as they know it, its unseen owners UNKNOWN in heavy fog, drawn as the neutral's
-    colour and named "?")."""
+    colour and named "?", without a mark). `marks`: each player's mark (`player_marks`), for
+    the legend."""
     board = state.board
     colours = player_colours(state)
+    marks = player_marks(state)
     taken_set = set(taken)
     lang = i18n.current()
     continents, lines, edge_labels = _board_shapes(board, lang.code, lang.names)
@@ -202,11 +245,13 @@ def map_shapes(
                 taken=name in taken_set,
                 label=_label_lines(lang.place(name)),
                 label_y=y + TERRITORY_RADIUS + 11,
+                mark=marks.get(owner, ""),
             )
         )
     return {
         "width": board.width,
         "height": board.height,
+        "marks": marks,
         "continents": list(continents),
         "lines": list(lines),
         "edge_labels": list(edge_labels),
@@ -329,6 +374,18 @@ def _draw_territory(t: MapTerritory, catalogue: gettext.NullTranslations) -> str
         f'fill="{text(t.fill)}"{outline}/>\n'
         f'      <text x="{t.x}" y="{t.y}" dy="0.36em" text-anchor="middle" font-size="14" '
         f'font-weight="700" fill="{text(t.ink)}">{"?" if t.armies is None else t.armies}</text>\n'
+    )
+    if t.mark:  # the owner's mark on white, at the circle's top right
+        width = MARK_HEIGHT + 7 * (i18n.display_width(t.mark) - 1)
+        x, y = t.x + MARK_OFFSET, t.y - MARK_OFFSET
+        out.append(
+            f'      <rect x="{x - width / 2:g}" y="{y - MARK_HEIGHT / 2:g}" width="{width:g}" '
+            f'height="{MARK_HEIGHT}" rx="{MARK_HEIGHT / 2:g}" fill="#ffffff" stroke="{MARK_INK}" '
+            'stroke-width="1"/>\n'
+            f'      <text x="{x}" y="{y}" dy="0.36em" text-anchor="middle" font-size="12" '
+            f'font-weight="700" fill="{MARK_INK}">{text(t.mark)}</text>\n'
+        )
+    out.append(
         f'      <text x="{t.x}" y="{t.label_y}" text-anchor="middle" font-size="10" '
         'fill="#2d2d2d" stroke="#ffffff" stroke-opacity="0.75" stroke-width="2.5" '
         'paint-order="stroke" stroke-linejoin="round">\n'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import textwrap
 from collections.abc import Iterable, Sequence
 
@@ -67,3 +68,29 @@ def _wrap_columns(text: str, indent: str, more: str, width: int) -> list[str]:
     if line.strip():
         lines.append(line)
     return lines
+
+
+_QUOTED = re.compile(r"^\s*(\d+ )?\| ")
+"""A line quoted as it was written: a line of an order file ("  12 | ...") or of a player's
+message ("  | ..."): never wrapped."""
+
+
+def wrapped_message(text: str, width: int = WIDTH) -> str:
+    """A mail's text with every line wider than `width` columns wrapped between words, each
+    keeping its indent (a list item's further lines under its text), but for the lines quoted
+    as they were written, commands and lines without a space to break at."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        if (
+            display_width(line) <= width
+            or _QUOTED.match(line)
+            or body.startswith(("python3 ", "pbem "))
+            or " " not in body
+        ):
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(body)]
+        more = indent + ("  " if body.startswith("- ") else "")
+        out.extend(wrap(body, indent, more, width))
+    return "\n".join(out)

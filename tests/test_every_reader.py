@@ -1,0 +1,178 @@
+"""Every reader: no English left in what a player reads in another language (reports, answers,
+the kit), templates that say nothing outside the catalogues, answers that fit a mail reader."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SEED
+from residue import left_in, message_text, readable
+from test_languages import LANGUAGE_OF, OTHERS, babel  # noqa: F401  (the six-language game)
+from test_mail import GAME, PLAYERS, fetch, message, orders_for, outbox
+
+from pbem.cli import main
+from pbem.core.state import Options
+from pbem.game import players, processor
+from pbem.game.history import report_dir
+from pbem.present.i18n import display_width
+from pbem.present.text import wrapped_message
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+READ = [
+    "report.html.j2",
+    "report.txt.j2",
+    "macros.html.j2",
+    "board.txt.j2",
+    "story.txt.j2",
+    "base.html.j2",
+    "site_game.html.j2",
+    "site_index.html.j2",
+    "site_map.svg.j2",
+]
+"""The templates whose words a player or a visitor reads (the moderator's overview speaks the
+moderator's language: English)."""
+
+
+def words_outside_the_catalogue(text: str) -> list[str]:
+    """Runs of two words or more of a template that no `_()` holds: its text less Jinja's
+    expressions, statements and comments, HTML's tags, style and script, and the kit's command
+    lines."""
+    text = re.sub(r"\{#.*?#\}", " ", text, flags=re.S)
+    text = re.sub(
+        r"<style.*?</style>|<script.*?</script>|\{% block style %\}.*?\{% endblock %\}",
+        " ",
+        text,
+        flags=re.S,
+    )
+    found = []
+    for line in text.splitlines():
+        if "{{ kit }}" in line:
+            continue  # (a command: `python3 pbem-player.pyz check --view ...`)
+        bare = re.sub(r"\{\{.*?\}\}|\{%.*?%\}", " ", line)
+        bare = re.sub(r"<[^>]*>|&\w+;", " ", bare)
+        found += [m.group(0) for m in re.finditer(r"[A-Za-z]{2,}(?:[ ,:;.'-]+[A-Za-z]{2,})+", bare)]
+    return found
+
+
+@pytest.mark.parametrize("name", READ)
+def test_a_readers_template_says_nothing_outside_the_catalogue(name: str) -> None:
+    assert words_outside_the_catalogue((TEMPLATES / name).read_text("utf-8")) == []
+
+
+def test_the_template_check_finds_english_outside_the_catalogue() -> None:
+    assert words_outside_the_catalogue('<p class="muted">Swipe it sideways.</p>') == [
+        "Swipe it sideways"
+    ]
+    assert words_outside_the_catalogue('<p>{{ _("Swipe it sideways.") }}</p>') == []
+
+
+def test_the_residue_check_finds_an_english_sentence_left() -> None:
+    assert left_in("Spelet är slut. The game is over: ann has won.", "sv") != []
+    assert left_in("Spelet är slut: ann har vunnit.", "sv") == []
+
+
+@pytest.mark.parametrize("player", [p for p, code in LANGUAGE_OF.items() if code != "en"])
+def test_no_english_is_left_in_a_players_reports(babel: Path, player: str) -> None:  # noqa: F811
+    code = LANGUAGE_OF[player]
+    files = sorted(babel.glob(f"reports/*/{player}.*"))
+    assert len(files) >= 5 * 3
+    for path in files:
+        if path.suffix == ".json":
+            continue
+        text = path.read_text("utf-8")
+        text = readable(text) if path.suffix == ".html" else text
+        assert left_in(text, code) == [], path.relative_to(babel)
+
+
+def quoted_aside(text: str) -> str:
+    """A mail's text without the lines it quotes as written (an order file, a message)."""
+    return "\n".join(line for line in text.splitlines() if not re.match(r"^\s*(\d+ )?\| ", line))
+
+
+@pytest.fixture(scope="module")
+def answered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """For each language, a game whose alice reads it and mailed orders that were accepted,
+    orders that were not, a question, and orders for another game."""
+    out = {}
+    for code in OTHERS:
+        directory = tmp_path_factory.mktemp(code) / GAME
+        processor.new_game(directory, PLAYERS, Options(), seed=SEED, name=GAME)
+        players.set_language(directory, "alice", code)
+        alice = "alice@example.org"
+        fetch(
+            directory,
+            [
+                message(alice, orders_for(directory, "alice"), mid="<ok@t>"),
+                message(alice, orders_for(directory, "alice", "Nowhere"), mid="<bad@t>", minutes=1),
+                message(alice, "When is my turn, please?", mid="<q@t>", minutes=2),
+                message(
+                    alice,
+                    orders_for(directory, "alice").replace(f'game = "{GAME}"', 'game = "other"'),
+                    mid="<o@t>",
+                    minutes=3,
+                ),
+            ],
+        )
+        out[code] = directory
+    return out
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_no_english_is_left_in_the_answers_and_they_fit_a_mail_reader(
+    answered: dict[str, Path], code: str
+) -> None:
+    mine = [m for m in outbox(answered[code]).values() if "alice@" in str(m["To"])]
+    assert len(mine) >= 3
+    for msg in mine:
+        text = message_text(msg)
+        assert left_in(quoted_aside(text), code) == [], (msg["Subject"], text)
+        body = msg.get_body(preferencelist=("plain",))
+        assert body is not None
+        for line in body.get_content().splitlines():
+            if not re.match(r"^\s*(\d+ )?\| ", line) and " " in line.strip():
+                assert display_width(line) <= 78, line
+
+
+def test_a_message_is_wrapped_keeping_indents_quotes_and_commands() -> None:
+    long = "word " * 30
+    text = f"{long}\n  - {long}\n   12 | {long}\n  python3 pbem-player.pyz {long}\n  {'x' * 90}"
+    lines = wrapped_message(text).splitlines()
+    assert all(display_width(line) <= 78 for line in lines[:-3])
+    assert lines[0].startswith("word") and lines[1].startswith("word")
+    item = [line for line in lines if line.startswith("  - ")]
+    assert len(item) == 1 and lines[lines.index(item[0]) + 1].startswith("    word")
+    assert f"   12 | {long}" in lines and f"  python3 pbem-player.pyz {long}" in lines
+    assert lines[-1] == "  " + "x" * 90
+    gujarati = "ખેલાડીના આગલા વારામાં " * 10
+    assert all(display_width(line) <= 78 for line in wrapped_message(gujarati).splitlines())
+
+
+@pytest.mark.parametrize("player", ["cas", "fay"])
+def test_the_kit_checks_in_the_language_of_the_view_file(
+    babel: Path,  # noqa: F811
+    tmp_path: Path,
+    player: str,
+) -> None:
+    code = LANGUAGE_OF[player]
+    assert CliRunner().invoke(main, ["kit", str(tmp_path)]).exit_code == 0
+    folder = next(
+        report_dir(babel, r)
+        for r in range(5, -1, -1)
+        if (report_dir(babel, r) / f"{player}.orders.toml").is_file()
+    )
+    orders = tmp_path / "orders.toml"
+    shutil.copy(folder / f"{player}.orders.toml", orders)
+    kit = [sys.executable, str(tmp_path / "pbem-player.pyz")]
+    done = subprocess.run(
+        [*kit, "check", "--view", str(folder / f"{player}.view.json"), str(orders)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout.strip() and left_in(done.stdout + done.stderr, code) == [], done.stdout
