@@ -24,6 +24,7 @@ from pbem.present.i18n import display_width
 from pbem.present.text import wrapped_message
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+EXAMPLE = Path(__file__).resolve().parents[1] / "games" / "example"
 READ = [
     "report.html.j2",
     "report.txt.j2",
@@ -176,3 +177,47 @@ def test_the_kit_checks_in_the_language_of_the_view_file(
         check=False,
     )
     assert done.stdout.strip() and left_in(done.stdout + done.stderr, code) == [], done.stdout
+
+
+def test_the_moderator_reads_of_a_players_forecast_in_the_third_person(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pbem.core.orders import Attack, Orders
+    from pbem.game.processor import _forecasts
+    from pbem.game.store import read_game
+
+    state = read_game(EXAMPLE).state
+    alice = state.player("alice")
+    mine = next(iter(state.owned("alice")))
+    theirs = next(t for t in state.board.neighbours(mine) if state.owner(t) != "alice")
+    not_mine = next(t for t in state.territories if state.owner(t) != "alice")
+    orders = Orders(
+        state.game,
+        state.turn,
+        "alice",
+        "s",
+        attack=(Attack(mine, theirs), Attack(not_mine, mine)),
+    )
+    told = "\n".join(_forecasts(state, [orders]))
+    assert "you do not hold" not in told and "alice does not hold" in told, told
+    monkeypatch.setenv("PBEM_LANG", "sv")
+    swedish = "\n".join(_forecasts(state, [orders]))
+    assert "alice håller inte" in swedish, swedish
+    assert alice.alive
+
+
+def test_a_skipped_order_is_told_to_the_moderator_of_its_player() -> None:
+    from pbem.core.events import Skipped
+    from pbem.present.i18n import language, speaking
+    from pbem.present.skipped import skipped_sentence
+
+    event = Skipped(
+        "bob", "attack Siam from China", "no chain of your territories leads from Peru to Siam"
+    )
+    assert skipped_sentence(event, None) == (
+        "bob's order to attack Siam from China was skipped: no chain of territories held by bob "
+        "leads from Peru to Siam."
+    )
+    with speaking(language("sv")):
+        assert "som bob håller" in skipped_sentence(event, None)
+        assert "dina territorier" in skipped_sentence(event, "bob")

@@ -79,6 +79,7 @@ from pbem.game.store import (
 from pbem.present.i18n import check_language, language, moderator_language
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
 from pbem.present.numbering import Played
+from pbem.present.reasons import telling_of
 from pbem.present.text import plural
 from pbem.terminal import quoted
 
@@ -329,7 +330,8 @@ def _forecasts(state: GameState, orders: Sequence[Orders]) -> list[str]:
             too_large = lang._("a plan too large to forecast here (pbem check forecasts it)")
             out.append(f"{o.player}: {too_large}")
             continue
-        out += [f"{o.player}: {line}" for line in forecast(state, o, lang)]
+        with telling_of(o.player):  # ("alice does not hold Siberia", not "you do not ...")
+            out += [f"{o.player}: {line}" for line in forecast(state, o, lang)]
     return out
 
 

@@ -11,8 +11,11 @@ TOML reader gives for a file that is not valid TOML are told the same way.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import re
+from collections.abc import Iterator
 
 from pbem.present.i18n import _, current, place
 
@@ -110,6 +113,15 @@ def _shapes() -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=1)
+def _third_person_shapes() -> dict[str, str]:
+    """`_third_person`'s shapes, in English (the catalogue entries), by the shape they tell."""
+    from pbem.present.i18n import DEFAULT, language, speaking
+
+    with speaking(language(DEFAULT)):
+        return _third_person()
+
+
+@functools.lru_cache(maxsize=1)
 def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     from pbem.present.i18n import DEFAULT, language, speaking
 
@@ -125,9 +137,54 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple(out)
 
 
+def _third_person() -> dict[str, str]:
+    """The reasons that speak to the player who gave the order ("you do not hold Alaska"), as
+    the moderator is told them of that player: the same shape with the player named."""
+    return {
+        "you do not hold %(territory)s": _("%(player)s does not hold %(territory)s"),
+        "you already hold %(territory)s": _("%(player)s already holds %(territory)s"),
+        "no chain of your territories leads from %(source)s to %(target)s": _(
+            "no chain of territories held by %(player)s leads from %(source)s to %(target)s"
+        ),
+        "no chain of your team's territories leads from %(source)s to %(target)s": _(
+            "no chain of territories held by %(player)s and team-mates leads from %(source)s "
+            "to %(target)s"
+        ),
+        "neither you nor a team-mate holds %(territory)s": _(
+            "neither %(player)s nor a team-mate holds %(territory)s"
+        ),
+        "%(player)s, your team-mate, holds %(territory)s": _(
+            "%(mate)s, a team-mate of %(player)s, holds %(territory)s"
+        ),
+    }
+
+
+_ABOUT: contextvars.ContextVar[str | None] = contextvars.ContextVar("pbem_about", default=None)
+
+
+@contextlib.contextmanager
+def telling_of(player: str) -> Iterator[None]:
+    """Inside, the reasons that speak to a player ("you do not hold Alaska") name `player`
+    instead: the moderator reads them of that player ("alice does not hold Alaska")."""
+    token = _ABOUT.set(player)
+    try:
+        yield
+    finally:
+        _ABOUT.reset(token)
+
+
 def told(text: str | None) -> str:
     """`text` (a recorded reason, note or order) in the reader's language when its shape is
-    known, as recorded otherwise."""
+    known, as recorded otherwise; in the third person inside `telling_of`."""
+    about = _ABOUT.get()
+    if about is not None and text:
+        for pattern, shape in _patterns():
+            found = pattern.match(text)
+            if found and shape in _third_person_shapes():
+                values = {k: place(v) if k in _PLACES else v for k, v in found.groupdict().items()}
+                if "player" in values:  # (the team-mate the reason names)
+                    values["mate"] = values.pop("player")
+                return current()._(_third_person_shapes()[shape], player=about, **values)
     if not text or (current().code == "en" and not _A_DAY.search(text)):
         return text or ""  # (in English, only a day is told otherwise than recorded)
     for pattern, shape in _patterns():

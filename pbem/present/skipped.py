@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pbem.core.events import Skipped
 from pbem.present.i18n import _
-from pbem.present.reasons import told
+from pbem.present.reasons import telling_of, told
 
 
 def skipped_sentence(event: Skipped, viewer: str | None) -> str:
@@ -17,13 +17,11 @@ def skipped_sentence(event: Skipped, viewer: str | None) -> str:
             order=told(event.order),
             reason=told(event.reason),
         )
-    reason = event.reason
-    for you, them in (("you do not hold", "does not hold"), ("you already hold", "already holds")):
-        if reason.startswith(you):
-            reason = f"{event.player} {them}{reason[len(you) :]}"
+    with telling_of(event.player):
+        reason = told(event.reason)
     return _(
         "%(player)s's order to %(order)s was skipped: %(reason)s.",
         player=event.player,
-        order=event.order,
+        order=told(event.order),
         reason=reason,
     )
