@@ -221,3 +221,33 @@ def test_a_skipped_order_is_told_to_the_moderator_of_its_player() -> None:
     with speaking(language("sv")):
         assert "som bob håller" in skipped_sentence(event, None)
         assert "dina territorier" in skipped_sentence(event, "bob")
+
+
+@pytest.mark.parametrize("code", ["en", *OTHERS])
+def test_times_name_their_zone_as_the_deadlines_do(code: str) -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from pbem.present.i18n import language
+
+    lang = language(code)
+    utc = datetime(2027, 1, 5, 21, 56, tzinfo=ZoneInfo("UTC"))
+    cet = datetime(2027, 1, 5, 21, 56, tzinfo=ZoneInfo("Europe/Stockholm"))
+    assert lang.when(utc).endswith("21:56 UTC") and " Z" not in lang.when(utc)
+    assert lang.when(cet).endswith("21:56 CET")
+
+
+def test_an_undo_is_told_in_the_readers_language_and_the_games_zone() -> None:
+    from zoneinfo import ZoneInfo
+
+    from pbem.present.i18n import language, speaking
+    from pbem.present.numbering import Played, Undone
+
+    undone = Undone(Played.of(14, 13), "2026-12-01T11:30:00+00:00", "sent too early", 2)
+    with speaking(language("sv")):
+        told = undone.told(ZoneInfo("Europe/Stockholm"))
+    assert told == (
+        "tur 13 ångrades tisdag 1 december 2026, 12:30 CET: sent too early (ångring nummer 2 av "
+        "den turen)"
+    )
+    assert "UTC+01:00" not in undone.told(ZoneInfo("Europe/Stockholm"))

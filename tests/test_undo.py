@@ -120,9 +120,11 @@ def test_an_undone_resolution_shows_in_dice_later_reports_and_audit(tmp_path: Pa
     entries = json.loads(run("dice", d, "--json", "--resolution", "2"))
     assert [e.get("undone", {}).get("why") for e in entries] == [WHY, None]
     assert entries[0]["key"] == entries[1]["key"]
+    reported = f"turn 1 was undone on Tuesday 1 December 2026, 09:00 UTC: {WHY}"  # (a report
+    # names the turn, as players do; `pbem dice` the resolution too)
     for name in ("alice.txt", "bob.html", "_moderator.txt"):
         told = (report_dir(d, 2) / name).read_text().replace("&#39;", "'")
-        assert note in " ".join(told.split())  # the text reports wrap it to 78 columns
+        assert reported in " ".join(told.split())  # the text reports wrap it to 78 columns
     assert "audit passed: the deal to turn 1 replayed (3 resolutions" in run("audit", d)
 
 

@@ -460,14 +460,14 @@ def _remake_report(game: Game, change: SeatChange) -> None:
     from pbem.core.engine import seat_taken
     from pbem.core.orders import parse_orders
     from pbem.game.history import drafted, history_count, read_history, report_dir
-    from pbem.game.undo import undone_notes
+    from pbem.game.undo import undone_told
     from pbem.present import report  # Jinja2 and the reports: only when rendering
 
     r = history_count(game.path) - 1
     record = read_history(game.path, r)
     orders = [parse_orders(o.text, game.state.board) for o in record.orders]
     now = clock.parse_instant(record.time, "time") if record.time else None
-    undone = undone_notes(game.path, drafted(game)) if r else ()
+    undone = undone_told(game.path, drafted(game)) if r else ()
     from pbem.game.vacations import upcoming
 
     away = upcoming(game.path, game, now)

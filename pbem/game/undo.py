@@ -40,7 +40,7 @@ from pbem.game.history import (
 )
 from pbem.game.safety import FileProblem, read_regular, refuse_links
 from pbem.game.store import _load_toml, read_game, write_game
-from pbem.present.numbering import Played
+from pbem.present.numbering import Played, Undone
 
 UNDONE = "undone"
 PENDING = "undo.toml"
@@ -133,9 +133,14 @@ def undo_records(directory: Path) -> list[UndoRecord]:
 
 
 def undone_notes(directory: Path, drafted: bool = False) -> list[str]:
-    """What every report says of the undone resolutions so far (`drafted`: in a game set up
-    by a draft)."""
+    """What `pbem dice` says of the undone resolutions so far, for the moderator (`drafted`:
+    in a game set up by a draft)."""
     return [r.note(drafted) for r in undo_records(directory)]
+
+
+def undone_told(directory: Path, drafted: bool = False) -> list[Undone]:
+    """The undone resolutions so far, for every report to tell in its reader's language."""
+    return [Undone(r.played(drafted), r.time, r.why, r.attempt) for r in undo_records(directory)]
 
 
 def first_orders(directory: Path, resolution: int) -> bytes | None:

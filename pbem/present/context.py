@@ -31,7 +31,7 @@ from pbem.present import i18n
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
 from pbem.present.i18n import _, n_, place
-from pbem.present.numbering import Played, played
+from pbem.present.numbering import Played, Undone, played
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import (
     battle_line,
@@ -379,7 +379,7 @@ def report_context(
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
-    undone: Sequence[str] = (),
+    undone: Sequence[Undone] = (),
     stats: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything a report shows, as ready values (player None: the moderator's overview).
@@ -486,7 +486,7 @@ def report_context(
         "awaiting": list(state.awaiting()),
         "rejected": list(rejected),
         "deadline": deadline_text(game, now),
-        "undone": list(undone),
+        "undone": [u.told(game.schedule.zone if game.schedule else None) for u in undone],
         "variants": variants(state),
         "game_over": game_over(state, player),
         "teams": team_list(state) if state.options.teams else None,

@@ -155,10 +155,12 @@ class Language:
         return _number(self.code, n)
 
     def when(self, moment: datetime) -> str:
-        """A date and time (with its zone's offset) the way this language writes them."""
+        """A date and time the way this language writes them, with its zone's abbreviation as
+        the English deadlines have it ("CET", "UTC"; a zone without one, its offset)."""
         from babel.dates import format_datetime
 
-        return str(format_datetime(moment, "EEEE d MMMM y, HH:mm ZZZZZ", locale=self.code))
+        day = str(format_datetime(moment, "EEEE d MMMM y, HH:mm", locale=self.code))
+        return f"{day} {moment.tzname() or format_datetime(moment, 'ZZZZZ', locale=self.code)}"
 
     def day(self, day: date | str) -> str:
         """A day (or one written YYYY-MM-DD) the way this language writes it: "4 March 2027",

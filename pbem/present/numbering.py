@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, tzinfo
 from typing import Literal
 
 from pbem.core.events import Drafted, Event, MissedTurn, Reinforced
@@ -78,3 +79,33 @@ class Played:
 def played(events: Sequence[Event], resolution: int) -> str:
     """What a resolution played, as players name it: "turn 10", "the setup turn", "the deal"."""
     return Played.from_events(events, resolution).name()
+
+
+@dataclass(frozen=True)
+class Undone:
+    """A resolution the moderator took back, as the reports tell it: what it played, when it
+    was undone (ISO 8601 with offset, as recorded), why, and which undo of that turn it was."""
+
+    played: Played
+    time: str
+    why: str
+    attempt: int = 1
+
+    def told(self, zone: tzinfo | None = None) -> str:
+        """The note every later report carries, in the reader's language, the time in the
+        game's `zone` (as its deadlines are told) or in the offset it was recorded with."""
+        from pbem.present.i18n import current
+
+        try:
+            moment = datetime.fromisoformat(self.time)
+            when = current().when(moment.astimezone(zone) if zone is not None else moment)
+        except (ValueError, TypeError):
+            when = self.time
+        values = {"played": self.played.name(), "when": when, "why": self.why}
+        if self.attempt > 1:
+            return _(
+                "%(played)s was undone on %(when)s: %(why)s (undo number %(number)s of that turn)",
+                number=self.attempt,
+                **values,
+            )
+        return _("%(played)s was undone on %(when)s: %(why)s", **values)

@@ -36,6 +36,7 @@ from pbem.present.context import (
     report_context,
 )
 from pbem.present.json_text import indented_json
+from pbem.present.numbering import Undone
 from pbem.present.secret_check import secret_hash
 from pbem.present.skeleton import next_turn_of, order_skeleton
 from pbem.present.stats import stats_after, stats_for, without_battles
@@ -242,7 +243,7 @@ def render(
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
-    undone: Sequence[str] = (),
+    undone: Sequence[Undone] = (),
     stats: Mapping[str, Any] | None = None,
     forecasts: Sequence[str] = (),
 ) -> str:
@@ -263,7 +264,7 @@ def _context(
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
-    undone: Sequence[str] = (),
+    undone: Sequence[Undone] = (),
     stats: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The context of `player`'s reports (both kinds), in their language `lang`."""
@@ -402,7 +403,7 @@ def render_reports(
     rejected: Sequence[str] = (),
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
-    undone: Sequence[str] = (),
+    undone: Sequence[Undone] = (),
     forecasts: Sequence[str] = (),
     away: Sequence[Mapping[str, str]] = (),
     press: Sequence[Press] = (),
