@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pbem.core import fog, odds, rules
 from pbem.core.state import GameState
 from pbem.present.i18n import _, place
+from pbem.present.plan import percent
 
 STRONGEST = 3
 """How many of the player's strongest border territories the attack table starts from."""
@@ -57,7 +58,7 @@ def _odds(attackers: int, defenders: int) -> str:
         return _("cannot attack")
     if attackers + defenders > odds.LARGEST:
         return _("too many to count")
-    return odds.percent(odds.forecast(attackers, defenders).win)
+    return percent(odds.forecast(attackers, defenders).win)
 
 
 def decision_aids(state: GameState, player: str) -> dict[str, object]:

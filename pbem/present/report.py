@@ -43,7 +43,7 @@ from pbem.present.stats import stats_after, stats_for, without_battles
 from pbem.present.story import armies_before, narrate, tell
 from pbem.present.svgmap import draw_territories, map_shapes, player_colours
 from pbem.present.talk import press_items, press_view
-from pbem.present.text import wrap
+from pbem.present.text import WIDTH, wrap
 from pbem.present.view import game_view
 from pbem.terminal import printable, quoted
 
@@ -180,6 +180,7 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     )
     env.rendered = {}  # type: ignore[attr-defined]  # pieces the same in many reports (_board_svg)
     env.filters["columns"] = columns
+    env.filters["command"] = command_lines
     env.filters["pad"] = i18n.pad
     env.filters["count"] = lambda n, width: i18n.pad("?" if n is None else str(n), width, True)
     env.filters["number"] = lambda n: i18n.language(language).number(n)
@@ -232,6 +233,27 @@ def columns(text: str, indent: str | int = "", more: str | int | None = None) ->
     first = " " * indent if isinstance(indent, int) else indent
     rest = " " * more if isinstance(more, int) else more
     return "\n".join(wrap(str(text), first, rest))
+
+
+def command_lines(text: str, indent: int = 2) -> str:
+    """A command for the text reports, indented by `indent`: on one line when it fits 78
+    columns, else broken between words with a shell's line continuation (" \\"), the
+    further lines indented two more, so that it still pastes into a terminal as it is."""
+    first = " " * indent
+    if i18n.display_width(first + text) <= WIDTH:
+        return first + text
+    lines: list[str] = []
+    line = first
+    for word in text.split(" "):
+        fresh = not line.strip()
+        candidate = line + word if fresh else f"{line} {word}"
+        if not fresh and i18n.display_width(candidate) > WIDTH - 2:
+            lines.append(line + " \\")
+            line = " " * (indent + 2) + word
+        else:
+            line = candidate
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def render(

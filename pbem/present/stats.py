@@ -35,6 +35,7 @@ from pbem.core.state import NEUTRAL, GameState, team_name
 from pbem.game.history import history_count, read_history
 from pbem.game.store import read_game
 from pbem.present.i18n import _, current, language, n_, place, speaking
+from pbem.present.plan import decimal
 from pbem.present.story import card_name
 from pbem.present.text import wrap
 from pbem.present.view import ViewError, load_json, view_language
@@ -217,9 +218,10 @@ def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dic
 
 
 def signed(x: float) -> str:
-    """+1.5, -0.3, and 0.0 with no sign (however small the number rounded to it)."""
+    """+1.5, -0.3, and 0.0 with no sign (however small the number rounded to it), with the
+    decimal separator of the language spoken ("+1,5")."""
     text = f"{x:+.1f}"
-    return "0.0" if text in ("+0.0", "-0.0") else text
+    return decimal(0.0) if text in ("+0.0", "-0.0") else text[0] + decimal(abs(x))
 
 
 def luck_line(luck: Mapping[str, Any], you: bool = True) -> str:
@@ -238,7 +240,7 @@ def luck_line(luck: Mapping[str, Any], you: bool = True) -> str:
         return _(
             "%(amount)s armies below expectation over %(rolls)s, z = %(z)s "
             "(attack %(attack)s, defence %(defence)s)",
-            amount=f"{-total['luck']:.1f}",
+            amount=decimal(-total["luck"]),
             **values,
         )
     return _(
@@ -399,7 +401,7 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
                     "attacker": b["attacker"],
                     "rolls": n_("%(num)s roll", "%(num)s rolls", b["rolls"]),
                     "lost": lost,
-                    "expected": f"{expected:.1f}",
+                    "expected": decimal(expected),
                     "luck": signed(expected - lost),
                 }
                 line = (
