@@ -251,3 +251,22 @@ def test_an_undo_is_told_in_the_readers_language_and_the_games_zone() -> None:
         "den turen)"
     )
     assert "UTC+01:00" not in undone.told(ZoneInfo("Europe/Stockholm"))
+
+
+@pytest.mark.parametrize(("code", "point"), [("en", "."), ("sv", ","), ("it", ","), ("gu", ".")])
+def test_the_reports_numbers_have_the_languages_decimal_point(code: str, point: str) -> None:
+    from pbem.present.aids import _odds
+    from pbem.present.i18n import language, speaking
+    from pbem.present.stats import luck_line, signed
+
+    luck = {
+        "total": {"rolls": 12, "luck": -1.25, "z": 0.4},
+        "attack": {"luck": 0.3},
+        "defence": {"luck": -1.5},
+    }
+    with speaking(language(code)):
+        odds = _odds(10, 3)
+        line = luck_line(luck)
+        assert re.fullmatch(rf"\d+\{point}\d[ \xa0]?%", odds), odds
+        assert signed(-1.5) == f"-1{point}5" and signed(0.04) == f"0{point}0"
+        assert f"1{point}2" in line and f"+0{point}3" in line and f"-1{point}5" in line, line
