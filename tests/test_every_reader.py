@@ -270,3 +270,48 @@ def test_the_reports_numbers_have_the_languages_decimal_point(code: str, point: 
         assert re.fullmatch(rf"\d+\{point}\d[ \xa0]?%", odds), odds
         assert signed(-1.5) == f"-1{point}5" and signed(0.04) == f"0{point}0"
         assert f"1{point}2" in line and f"+0{point}3" in line and f"-1{point}5" in line, line
+
+
+GLOSSARY = {
+    "setup turn": {
+        "sv": "starttur",
+        "id": "persiapan",
+        "it": "preparazione",
+        "nl": "beginbeurt",
+        "gu": "શરૂઆત",
+    },
+    "draft": {"sv": "draft", "id": "draf", "it": "scelt", "nl": "kie", "gu": "પસંદગી"},
+    "order file": {
+        "sv": "orderfil",
+        "id": "file perintah",
+        "it": "file d",
+        "nl": "bevelenbestand",
+        "gu": "આદેશ ફાઇલ",
+    },
+    "orders": {"sv": "order", "id": "perintah", "it": "ordin", "nl": "bevel", "gu": "આદેશ"},
+}
+"""One word for each game word in each language (docs/languages.md, "Glossary"): every
+sentence of the catalogue that says the English word says the language's (a stem of it)."""
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_each_game_word_has_one_translation_in_each_language(code: str) -> None:
+    from babel.messages.pofile import read_po
+    from residue import LOCALE
+
+    with (LOCALE / code / "LC_MESSAGES" / "pbem.po").open("rb") as handle:
+        catalogue = read_po(handle)
+    drifted = []
+    for m in catalogue:
+        if not m.id:
+            continue
+        english = m.id[0] if isinstance(m.id, tuple) else m.id
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        for word, by in GLOSSARY.items():
+            said = re.sub(r"\b(draft|orders)(\s*=|\s+must|:|\.toml|\s+is one)", "", english)
+            said = re.sub(r"\[\[?\w+\]?\]|pbem/orders/", "", said)
+            if re.search(rf"\b{word}\b", said, re.I) and not all(
+                by[code].lower() in s.lower() for s in strings if s
+            ):
+                drifted.append(f"{word}: {english[:60]!r} -> {strings[0][:60]!r}")
+    assert drifted == []
