@@ -315,3 +315,29 @@ def test_each_game_word_has_one_translation_in_each_language(code: str) -> None:
             ):
                 drifted.append(f"{word}: {english[:60]!r} -> {strings[0][:60]!r}")
     assert drifted == []
+
+
+@pytest.mark.parametrize(
+    ("code", "kind", "said"),
+    [
+        ("gu", "setup", "શરૂઆતના વારા પછી"),
+        ("gu", "turn", "વારા 7 પછી"),
+        ("it", "turn", "dopo il turno 7"),
+        ("sv", "setup", "efter startturen"),
+        ("en", "turn", "after turn 7"),
+    ],
+)
+def test_after_a_turn_is_a_whole_phrase_in_each_language(code: str, kind: str, said: str) -> None:
+    from pbem.present.i18n import language, speaking
+    from pbem.present.numbering import Played
+
+    played = Played(8, 7 if kind == "turn" else 0, kind)  # type: ignore[arg-type]
+    with speaking(language(code)):
+        assert played.after() == said
+
+
+def test_the_gujarati_report_title_bends_the_turn_after_its_after(
+    babel: Path,  # noqa: F811
+) -> None:
+    title = (report_dir(babel, 1) / "fay.txt").read_text("utf-8").splitlines()[0]
+    assert "શરૂઆતના વારા પછી" in title and "શરૂઆતનો વારો પછી" not in title

@@ -306,7 +306,7 @@ def test_a_report_message_needs_a_report_and_a_player(game_dir: Path) -> None:
 
 
 def test_a_report_subject_without_a_view() -> None:
-    assert mail.report_subject(None, "alice", "turn 6") == "report after turn 6"
+    assert mail.report_subject(None, "alice", "after turn 6") == "report after turn 6"
 
 
 def test_mail_state_files_that_are_damaged_are_named(game_dir: Path) -> None:

@@ -181,7 +181,15 @@ def _game(
     for history, state in done:
         played = played_in(game, history.resolution, history.turn)
         turns.append(
-            Turn(history.resolution, history.turn, played.name(), history.events, before, state)
+            Turn(
+                history.resolution,
+                history.turn,
+                played.name(),
+                history.events,
+                before,
+                state,
+                played.after(),
+            )
         )
         before = state
     for path, text in game_files(env, club, game.state, turns, record, note).items():

@@ -28,12 +28,13 @@ from pbem.present import i18n, report
 ORDERS_SUFFIX = ".orders.toml"
 
 
-def report_subject(view: dict[str, Any] | None, player: str, played: str) -> str:
+def report_subject(view: dict[str, Any] | None, player: str, after: str) -> str:
     """`turn 13: your move`, `turn 13: ben's move` for the others, or what else the report is
     (game over, out of the game), in the language of the view's player; without a view,
-    `report after turn 12` (`played`: what the report follows, as players name it)."""
+    `report after turn 12` (`after`: what the report follows, "after turn 12",
+    `pbem.present.numbering.Played.after`)."""
     if view is None:
-        return i18n.current()._("report after %(played)s", played=played)
+        return i18n.current()._("report %(after)s", after=after)
     code = view.get("language")
     lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
     if view.get("phase") == "over":
@@ -144,8 +145,9 @@ def kit_note(player: str) -> str:
 
 
 def _played(game: Game, resolution: int) -> str:
-    """What a resolution played, as players name it ("turn 12"), from its history."""
-    return played_in(game, resolution, read_history(game.path, resolution).turn).name()
+    """What a report of a resolution follows, as players say it ("after turn 12"), from its
+    history."""
+    return played_in(game, resolution, read_history(game.path, resolution).turn).after()
 
 
 def remade(game: Game, resolution: int, undone: Sequence[int] | None = None) -> str:

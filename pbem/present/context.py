@@ -31,7 +31,7 @@ from pbem.present import i18n
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
 from pbem.present.i18n import _, n_, place
-from pbem.present.numbering import Played, Undone, played
+from pbem.present.numbering import Played, Undone, played, played_after
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import (
     battle_line,
@@ -466,6 +466,7 @@ def report_context(
         "players": players,
         "resolution": resolution,
         "played": played(events, resolution),
+        "after": played_after(events, resolution),
         "forecasts": [],  # the moderator's overview gets them from `report.render`
         "dice": section,
         "key": section.get("key"),

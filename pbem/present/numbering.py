@@ -55,6 +55,18 @@ class Played:
             return _("the setup turn")
         return _("turn %(turn)s", turn=self.turn)
 
+    def after(self) -> str:
+        """ "after turn 13" and the others as whole phrases in the current language: a
+        language that bends its words after its "after" (Gujarati's oblique case, Italian's
+        article) has each of its own."""
+        if self.kind == "deal":
+            return _("after the deal")
+        if self.kind == "draft":
+            return _("after the draft")
+        if self.kind == "setup":
+            return _("after the setup turn")
+        return _("after turn %(turn)s", turn=self.turn)
+
     @property
     def label(self) -> str:
         """The same in English, for the moderator's terminal and the dice list's `played`."""
@@ -79,6 +91,11 @@ class Played:
 def played(events: Sequence[Event], resolution: int) -> str:
     """What a resolution played, as players name it: "turn 10", "the setup turn", "the deal"."""
     return Played.from_events(events, resolution).name()
+
+
+def played_after(events: Sequence[Event], resolution: int) -> str:
+    """ "after turn 10", "after the setup turn", ...: `Played.after`."""
+    return Played.from_events(events, resolution).after()
 
 
 @dataclass(frozen=True)

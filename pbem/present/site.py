@@ -52,6 +52,8 @@ class Turn:
     events: tuple[Event, ...]
     before: GameState | None
     after: GameState
+    said_after: str = ""
+    """"after turn 13" (`pbem.present.numbering.Played.after`), for the map's text."""
 
 
 def public(state: GameState) -> bool:
@@ -84,7 +86,7 @@ def game_files(
     entries = []
     for t in turns if shown else ():
         path = f"maps/{t.resolution:04d}.svg"
-        alt = _("The board after %(played)s", played=t.label)
+        alt = _("The board %(after)s", after=t.said_after or t.label)
         files[path] = map_svg(env, t, alt)
         armies = armies_before(t.before, t.events) if t.before is not None else {}
         label = t.label[:1].upper() + t.label[1:]  # ("the deal": a heading, "The deal")
