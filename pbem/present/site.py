@@ -34,7 +34,7 @@ from pbem.present.stats import (
     trade_line,
 )
 from pbem.present.story import armies_before, tell
-from pbem.present.svgmap import map_shapes, player_colours
+from pbem.present.svgmap import map_shapes, player_colours, player_marks
 
 OUTSIDER = ""
 """Whom a running game's story is told to: no player, so that nothing secret is told (a card
@@ -80,6 +80,7 @@ def game_files(
 ) -> dict[str, str]:
     """A game's page and its maps, by path inside the game's folder of the site."""
     colours = player_colours(state)
+    marks = player_marks(state)
     shown = public(state)
     viewer = None if state.phase is Phase.OVER else OUTSIDER
     files: dict[str, str] = {}
@@ -97,6 +98,7 @@ def game_files(
         {
             "name": p.name,
             "colour": colours[p.name][0],
+            "mark": marks[p.name],
             "territories": len(state.owned(p.name)) if shown else None,
             "armies": state.total_armies(p.name) if shown else None,
             "cards": len(p.hand) if shown else None,
