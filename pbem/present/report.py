@@ -29,6 +29,7 @@ from pbem.game.store import Game
 from pbem.present import i18n
 from pbem.present.bytecode import template_cache
 from pbem.present.context import (
+    KIT_COMMAND,
     deadline_iso,
     deadline_text,
     dice_section,
@@ -39,7 +40,7 @@ from pbem.present.json_text import indented_json
 from pbem.present.numbering import Undone
 from pbem.present.secret_check import secret_hash
 from pbem.present.skeleton import next_turn_of, order_skeleton
-from pbem.present.stats import stats_after, stats_for, without_battles
+from pbem.present.stats import signed, stats_after, stats_for, without_battles
 from pbem.present.story import armies_before, narrate, tell
 from pbem.present.svgmap import draw_territories, map_shapes, player_colours
 from pbem.present.talk import press_items, press_view
@@ -181,6 +182,8 @@ def _environment(own: Path | None, game_dir: Path | None, language: str) -> jinj
     env.rendered = {}  # type: ignore[attr-defined]  # pieces the same in many reports (_board_svg)
     env.filters["columns"] = columns
     env.filters["command"] = command_lines
+    env.filters["signed"] = signed
+    env.globals["kit"] = KIT_COMMAND  # (the macros name the player's kit too)
     env.filters["pad"] = i18n.pad
     env.filters["count"] = lambda n, width: i18n.pad("?" if n is None else str(n), width, True)
     env.filters["number"] = lambda n: i18n.language(language).number(n)

@@ -20,7 +20,7 @@ import markupsafe
 from pbem.core.events import Conquered, Event, Rolled
 from pbem.core.luck import expected_losses
 from pbem.core.state import GameState, Phase
-from pbem.present.context import game_over, variants
+from pbem.present.context import KIT_COMMAND, game_over, variants
 from pbem.present.i18n import _, current, n_
 from pbem.present.plan import decimal
 from pbem.present.report import render_template
@@ -127,6 +127,7 @@ def game_files(
         "map_height": state.board.height,
         "record": record,
         "record_note": record_note,
+        "kit": KIT_COMMAND,
         "audit_command": "pbem audit FOLDER",
         "hidden_note": _(
             "This game is played under fog of war: its board, its moves and its story are "
