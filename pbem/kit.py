@@ -22,6 +22,10 @@ from pathlib import Path
 from pbem import __version__
 from pbem.errors import PbemError
 
+LANGUAGES = ("en", "id", "sv", "it", "nl", "gu")
+"""The languages the kit speaks (pbem.present.i18n.LANGUAGES: the kit's argument parser is
+made before anything else of pbem is loaded)."""
+
 KIT_NAME = "pbem-player.pyz"
 _ENTRY = "import sys\n\nfrom pbem.kit import main\n\nsys.exit(main())\n"
 _LEFT_OUT = ("__pycache__", "*.pyc", "*.so", "cli", "templates")
@@ -111,6 +115,12 @@ def _parser() -> argparse.ArgumentParser:
         help="Stop attacking when the attackers are down to this many armies (default 1).",
     )
     odds.add_argument("--dice", type=int, choices=(1, 2, 3), help="Most dice the attacker rolls.")
+    odds.add_argument(
+        "--lang",
+        default="en",
+        choices=LANGUAGES,
+        help="The language to answer in (that of your reports: en, id, sv, it, nl, gu).",
+    )
     verify = commands.add_parser(
         "verify",
         help="Check a report's dice and key chain.",
@@ -159,9 +169,11 @@ def _check(args: argparse.Namespace) -> tuple[list[str], bool]:
 
 
 def _odds(args: argparse.Namespace) -> tuple[list[str], bool]:
-    from pbem.core import odds
+    from pbem.present.i18n import language, speaking
+    from pbem.present.plan import odds_summary
 
-    return [odds.attack_summary(args.attackers, args.defenders, args.stop_at, args.dice)], True
+    with speaking(language(args.lang)):
+        return [odds_summary(args.attackers, args.defenders, args.stop_at, args.dice)], True
 
 
 def _verify(args: argparse.Namespace) -> tuple[list[str], bool]:

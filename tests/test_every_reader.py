@@ -177,6 +177,23 @@ def test_the_kit_checks_in_the_language_of_the_view_file(
         check=False,
     )
     assert done.stdout.strip() and left_in(done.stdout + done.stderr, code) == [], done.stdout
+    verified = subprocess.run(
+        [*kit, "verify", "--report", str(folder / f"{player}.view.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert verified.returncode == 0, verified.stderr
+    assert left_in(verified.stdout, code) == [], verified.stdout
+    assert "key OK" not in verified.stdout  # (told in the player's language)
+    odds = subprocess.run(
+        [*kit, "odds", "10", "4", "--stop-at", "3", "--lang", code],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert odds.returncode == 0 and left_in(odds.stdout, code) == [], odds.stdout
+    assert "against" not in odds.stdout and "," in odds.stdout
 
 
 def test_the_moderator_reads_of_a_players_forecast_in_the_third_person(

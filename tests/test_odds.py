@@ -178,17 +178,27 @@ def test_forecast_rejects_bad_arguments_with_a_clear_message(
 
 
 def test_summary_is_one_readable_line() -> None:
-    line = forecast(10, 10).summary()
+    from pbem.present.plan import odds_summary
+
+    line = odds_summary(10, 10, 1, None)
     assert (
         line
         == "10 against 10: takes it 48.0% of the time; expected left: attacker 3.0, defender 2.3"
     )
     assert "\n" not in line
-    capped = forecast(5, 3, stop_at=3, dice=2).summary()
+    capped = odds_summary(5, 3, 3, 2)
     assert capped.startswith("5 against 3 (stopping at 3, at most 2 dice): takes it ")
-    assert forecast(1, 4).summary().startswith("1 against 4: takes it 0.0% of the time")
-    assert ">99.9%" in forecast(60, 1).summary()
-    assert "<0.1%" in forecast(3, 20).summary()
+    assert odds_summary(1, 4, 1, None).startswith("1 against 4: takes it 0.0% of the time")
+    assert ">99.9%" in odds_summary(60, 1, 1, None)
+    assert "<0.1%" in odds_summary(3, 20, 1, None)
+
+
+def test_the_kit_answers_the_odds_in_the_players_language() -> None:
+    from pbem.kit import LANGUAGES, main
+    from pbem.present import i18n
+
+    assert LANGUAGES == i18n.LANGUAGES
+    assert main(["odds", "10", "10", "--lang", "sv"]) == 0
 
 
 def test_hundred_against_hundred() -> None:

@@ -61,9 +61,11 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     Example:
       pbem odds 10 10 --stop-at 3
     """
-    from pbem.core import odds
+    from pbem.present.i18n import language, moderator_language, speaking
+    from pbem.present.plan import odds_summary
 
-    echo(odds.attack_summary(attackers, defenders, stop_at, dice))
+    with speaking(language(moderator_language())):
+        echo(odds_summary(attackers, defenders, stop_at, dice))
 
 
 @click.command(name="verify", short_help="Check a resolution's key chain and dice.")

@@ -22,7 +22,6 @@ from fractions import Fraction
 from functools import cache
 
 from pbem.core.rules import attack_dice_kept, battle, defence_dice
-from pbem.errors import PbemError
 
 __all__ = ["Forecast", "forecast", "percent", "roll_outcomes"]
 
@@ -109,21 +108,6 @@ class Forecast:
     expected_defenders_left: Fraction
     outcomes: tuple[tuple[int, int, Fraction], ...]
 
-    def summary(self) -> str:
-        """One readable line, e.g. "10 against 10: takes it 48.0% of the time; ..."."""
-        terms = []
-        if self.stop_at > 1:
-            terms.append(f"stopping at {self.stop_at}")
-        if self.dice is not None:
-            terms.append(f"at most {self.dice} {'die' if self.dice == 1 else 'dice'}")
-        how = f" ({', '.join(terms)})" if terms else ""
-        return (
-            f"{self.attackers} against {self.defenders}{how}: "
-            f"takes it {percent(self.win)} of the time; "
-            f"expected left: attacker {float(self.expected_attackers_left):.1f}, "
-            f"defender {float(self.expected_defenders_left):.1f}"
-        )
-
 
 @cache
 def forecast(
@@ -190,10 +174,3 @@ def forecast(
         expected_defenders_left=expected_d,
         outcomes=outcomes,
     )
-
-
-def attack_summary(attackers: int, defenders: int, stop_at: int, dice: int | None) -> str:
-    """What `pbem odds` prints: the exact odds, for up to LARGEST armies in all."""
-    if attackers + defenders > LARGEST:
-        raise PbemError(f"exact odds are computed for up to {LARGEST} armies in all")
-    return forecast(attackers, defenders, stop_at, dice).summary()

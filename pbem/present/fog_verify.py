@@ -11,6 +11,7 @@ from typing import Any
 from pbem.core import dice, fog
 from pbem.core.board import Board, board_of
 from pbem.errors import BoardError, PbemError
+from pbem.present.i18n import _, n_
 from pbem.terminal import quoted
 
 
@@ -96,10 +97,12 @@ def previous_line(data: Mapping[str, Any], before: object) -> tuple[str, bool]:
     given = _hex(data["dice"].get("battle_root"), "battle commitment")
     promised = _hex(section["next_battle_root"], "next battle commitment of --previous")
     if given == promised:
-        return "battle commitment OK: the report before this turn gave it", True
-    return (
-        f"battle commitment WRONG: the report before this turn gave {promised.hex()}, this one "
-        f"{given.hex()}: these battle keys are not the ones committed to before the orders"
+        return _("battle commitment OK: the report before this turn gave it"), True
+    return _(
+        "battle commitment WRONG: the report before this turn gave %(promised)s, this one "
+        "%(given)s: these battle keys are not the ones committed to before the orders",
+        promised=promised.hex(),
+        given=given.hex(),
     ), False
 
 
@@ -143,15 +146,20 @@ def _whole_game(section: Mapping[str, Any], key: bytes) -> tuple[str, bool]:
             keyed = fog.battle_dice_key(fog.battle_key(own, name), digest, salt)
             wrong = dice.check_rolls(keyed, found)
             if wrong is not None:
-                return (
-                    f"the game's battle {name} of resolution {r}: roll {wrong + 1} does NOT "
-                    "match its key"
+                return _(
+                    "the game's battle %(battle)s of resolution %(resolution)s: roll %(number)s "
+                    "does NOT match its key",
+                    battle=name,
+                    resolution=r,
+                    number=wrong + 1,
                 ), False
             battles += 1
             rolls += len(found)
-    return (
-        f"every battle of the game OK: {battles} battles, {rolls} rolls, each die from its "
-        "battle's key, which the revealed keys give"
+    return _(
+        "every battle of the game OK: %(battles)s battles, %(rolls)s rolls, each die from its "
+        "battle's key, which the revealed keys give",
+        battles=battles,
+        rolls=rolls,
     ), True
 
 
@@ -162,8 +170,11 @@ def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
     if "battle_root" not in section:  # (the setup's report: no battle, the first commitment)
         upcoming = _hex(section.get("next_battle_root"), "next battle commitment")
         return [
-            "the setup rolled no battle",
-            f"next turn's battle commitment: {upcoming.hex()} (keep it for your next report)",
+            _("the setup rolled no battle"),
+            _(
+                "next turn's battle commitment: %(root)s (keep it for your next report)",
+                root=upcoming.hex(),
+            ),
         ], True
     root = _hex(section.get("battle_root"), "battle commitment")
     digest, again = _orders(section)
@@ -176,15 +187,18 @@ def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
     if key is not None:  # (the game is over, or the moderator's): the key gives everything
         resolution_key = _hex(key, "key")
         if fog.battle_root(resolution_key, board) == root:
-            lines.append("battle commitment OK: the key gives it")
+            lines.append(_("battle commitment OK: the key gives it"))
         else:
             ok = False
-            lines.append("battle commitment WRONG: the key does not give it")
+            lines.append(_("battle commitment WRONG: the key does not give it"))
     else:
         resolution_key = None
         lines.append(
-            f"this turn's battle commitment is {root.hex()}: it must be the next turn's "
-            "commitment of the report before this one"
+            _(
+                "this turn's battle commitment is %(root)s: it must be the next turn's "
+                "commitment of the report before this one",
+                root=root.hex(),
+            )
         )
     for entry in battles:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("label"), str):
@@ -200,19 +214,39 @@ def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
         committed = fog.check_battle(board, name, battle, index, steps, root)
         derived = resolution_key is None or fog.battle_key(resolution_key, name) == battle
         wrong = dice.check_rolls(fog.battle_dice_key(battle, digest, again), rolls)
-        count = f"{len(rolls)} roll{'' if len(rolls) == 1 else 's'}"
         if committed and derived and wrong is None:
-            lines.append(f"battle {name}: key committed to, {count}, every die matches")
+            lines.append(
+                n_(
+                    "battle %(battle)s: key committed to, %(num)s roll, every die matches",
+                    "battle %(battle)s: key committed to, %(num)s rolls, every die matches",
+                    len(rolls),
+                    battle=name,
+                )
+            )
             continue
         ok = False
         if not committed:
-            lines.append(f"battle {name}: its key does NOT lead to the commitment")
+            lines.append(
+                _("battle %(battle)s: its key does NOT lead to the commitment", battle=name)
+            )
         if not derived:
-            lines.append(f"battle {name}: its key is NOT the one the resolution's key gives")
+            lines.append(
+                _(
+                    "battle %(battle)s: its key is NOT the one the resolution's key gives",
+                    battle=name,
+                )
+            )
         if wrong is not None:
-            lines.append(f"battle {name}: roll {wrong + 1} of {count} does NOT match its key")
+            lines.append(
+                _(
+                    "battle %(battle)s: roll %(number)s of %(count)s does NOT match its key",
+                    battle=name,
+                    number=wrong + 1,
+                    count=len(rolls),
+                )
+            )
     if not battles:
-        lines.append("no battle of this resolution was told to this view's player")
+        lines.append(_("no battle of this resolution was told to this view's player"))
     if "game" in section and resolution_key is not None:
         line, whole = _whole_game(section, resolution_key)
         lines.append(line)
@@ -220,6 +254,9 @@ def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
     if "next_battle_root" in section:
         upcoming = _hex(section["next_battle_root"], "next battle commitment")
         lines.append(
-            f"next turn's battle commitment: {upcoming.hex()} (keep it for your next report)"
+            _(
+                "next turn's battle commitment: %(root)s (keep it for your next report)",
+                root=upcoming.hex(),
+            )
         )
     return lines, ok

@@ -42,15 +42,16 @@ def percent(p: float | Fraction) -> str:
     """A probability as a percentage to one decimal, never rounding a chance to certainty or
     to nothing."""
     x = float(p)
-    if 0 < x < 0.0005:
+    if p > 0 and x < 0.0005:
         return "<" + _("%(value)s%%", value=decimal(0.1))
-    if 0.9995 < x < 1 and not _certain(p):
+    if 0.9995 < x <= 1 and not _certain(p):
         return ">" + _("%(value)s%%", value=decimal(99.9))
     return _("%(value)s%%", value=decimal(min(x, 1.0) * 100))
 
 
 def _certain(p: float | Fraction) -> bool:
-    return abs(float(p) - 1) < 1e-12
+    """Certainty: exactly 1 for an exact chance, within rounding of 1 for a float's."""
+    return p == 1 if isinstance(p, Fraction) else abs(float(p) - 1) < 1e-12
 
 
 def _armies(n: int) -> str:
@@ -345,3 +346,30 @@ def forecast_with_warnings(state: GameState, orders: Orders | None) -> list[str]
     state, unknown = fog.as_known(state, orders.player)  # (under fog, what the player knows)
     plan = forecast_plan(state, orders, unknown=unknown)
     return plan_lines(plan) + [advice_line(w) for w in warnings(state, orders, plan)]
+
+
+def odds_summary(attackers: int, defenders: int, stop_at: int, dice: int | None) -> str:
+    """What `pbem odds` and the kit's `odds` print, in the language spoken: "10 against 10:
+    takes it 48.0% of the time; expected left: attacker 4.2, defender 1.9"."""
+    from pbem.core import odds
+    from pbem.errors import PbemError
+
+    if attackers + defenders > odds.LARGEST:
+        raise PbemError(f"exact odds are computed for up to {odds.LARGEST} armies in all")
+    found = odds.forecast(attackers, defenders, stop_at, dice)
+    terms = []
+    if stop_at > 1:
+        terms.append(_("stopping at %(stop)s", stop=stop_at))
+    if dice is not None:
+        terms.append(n_("at most %(num)s die", "at most %(num)s dice", dice))
+    sides = _("%(attackers)s against %(defenders)s", attackers=attackers, defenders=defenders) + (
+        f" ({', '.join(terms)})" if terms else ""
+    )
+    return _(
+        "%(sides)s: takes it %(chance)s of the time; expected left: attacker %(attacker)s, "
+        "defender %(defender)s",
+        sides=sides,
+        chance=percent(found.win),
+        attacker=decimal(float(found.expected_attackers_left)),
+        defender=decimal(float(found.expected_defenders_left)),
+    )

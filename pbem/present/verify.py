@@ -18,7 +18,7 @@ from typing import Any
 from pbem.core import dice, missions
 from pbem.errors import PbemError
 from pbem.present import view
-from pbem.present.i18n import LANGUAGES, builtin_catalogue
+from pbem.present.i18n import LANGUAGES, _, builtin_catalogue, n_
 from pbem.terminal import quoted
 
 Roll = tuple[tuple[int, ...], tuple[int, ...]]
@@ -96,14 +96,24 @@ class Verdict:
     def lines(self) -> list[str]:
         """What `pbem verify` prints, one finding a line."""
         record = self.record
-        which = f"resolution {record.resolution}: " if record.resolution is not None else ""
+        which = ""
+        if record.resolution is not None:
+            which = _("resolution %(resolution)s: ", resolution=record.resolution)
         if record.played is not None and record.resolution is not None:
-            which = f"{record.played} (resolution {record.resolution}): "
+            which = _(
+                "%(played)s (resolution %(resolution)s): ",
+                played=_played_name(record.played),
+                resolution=record.resolution,
+            )
         out = [
-            f"{which}key OK: SHA-256(key) = previous key"
+            which + _("key OK: SHA-256(key) = previous key")
             if self.key_follows
-            else f"{which}key WRONG: SHA-256(key) is {_sha(record.key)}, "
-            f"not the previous key {record.previous.hex()}"
+            else which
+            + _(
+                "key WRONG: SHA-256(key) is %(hash)s, not the previous key %(previous)s",
+                hash=_sha(record.key),
+                previous=record.previous.hex(),
+            )
         ]
         if record.resolution is not None:  # from a report: follow the chain
             out.append(self._chain_line())
@@ -111,16 +121,24 @@ class Verdict:
         count = len(record.rolls)
         if self.mismatch is None:
             out.append(
-                "no dice were rolled"
+                _("no dice were rolled")
                 if count == 0
-                else f"{count} roll{'' if count == 1 else 's'}, every die matches"
+                else n_(
+                    "%(num)s roll, every die matches", "%(num)s rolls, every die matches", count
+                )
             )
         else:
             given = format_roll(record.rolls[self.mismatch])
             expected = format_roll(self.expected) if self.expected else "?"
             out.append(
-                f"roll {self.mismatch + 1} of {count} does NOT match: the report has "
-                f"{given}, the key gives {expected}"
+                _(
+                    "roll %(number)s of %(count)s does NOT match: the report has %(given)s, the "
+                    "key gives %(expected)s",
+                    number=self.mismatch + 1,
+                    count=count,
+                    given=given,
+                    expected=expected,
+                )
             )
         return out
 
@@ -129,37 +147,71 @@ class Verdict:
         if record.orders is None:
             return []
         files = len(record.orders)
-        names = ", ".join(quoted(p) for p, _ in record.orders if p)
-        which = f"{files} order file{'' if files == 1 else 's'}" + (f" ({names})" if names else "")
+        names = ", ".join(quoted(p) for p, _digest in record.orders if p)
+        which = n_("%(num)s order file", "%(num)s order files", files) + (
+            f" ({names})" if names else ""
+        )
         if self.dice_key_ok is False:
             out = [
-                f"dice key WRONG: the key and the digests of the {which} give "
-                f"{record.stream_key.hex()}, not the dice key the report gives"
+                _(
+                    "dice key WRONG: the key and the digests of the %(files)s give %(key)s, not "
+                    "the dice key the report gives",
+                    files=which,
+                    key=record.stream_key.hex(),
+                )
             ]
         else:
-            out = [f'dice key OK: HMAC-SHA256(key, "pbem/orders/" and the digest of the {which})']
+            out = [
+                _(
+                    'dice key OK: HMAC-SHA256(key, "pbem/orders/" and the digest of the %(files)s)',
+                    files=which,
+                )
+            ]
         if record.again is not None:
             out.append(
-                "played again after an undo with other orders: the salt from the card key is "
-                "checked when the game ends and the card key is revealed"
+                _(
+                    "played again after an undo with other orders: the salt from the card key "
+                    "is checked when the game ends and the card key is revealed"
+                )
             )
         return out
 
     def _chain_line(self) -> str:
         record = self.record
         if self.chain_ok is None or self.chain_end is None or record.commitment is None:
-            return "chain not followed: this report does not give the commitment"
-        r = record.resolution
-        hashed = f"the previous key hashed {r} time{'' if r == 1 else 's'} (the resolution number)"
+            return _("chain not followed: this report does not give the commitment")
+        r = record.resolution or 0
         if self.chain_ok:
-            return (
-                f"chain OK: {hashed} gives the commitment {record.commitment.hex()}, the same in "
-                "every report: this key was fixed before the first die of the game"
+            return n_(
+                "chain OK: the previous key hashed %(num)s time (the resolution number) gives "
+                "the commitment %(commitment)s, the same in every report: this key was fixed "
+                "before the first die of the game",
+                "chain OK: the previous key hashed %(num)s times (the resolution number) gives "
+                "the commitment %(commitment)s, the same in every report: this key was fixed "
+                "before the first die of the game",
+                r,
+                commitment=record.commitment.hex(),
             )
-        return (
-            f"chain BROKEN: {hashed} gives {self.chain_end.hex()}, not the commitment "
-            f"{record.commitment.hex()}: these keys are not the ones committed to"
+        return n_(
+            "chain BROKEN: the previous key hashed %(num)s time (the resolution number) gives "
+            "%(end)s, not the commitment %(commitment)s: these keys are not the ones committed to",
+            "chain BROKEN: the previous key hashed %(num)s times (the resolution number) gives "
+            "%(end)s, not the commitment %(commitment)s: these keys are not the ones committed to",
+            r,
+            end=self.chain_end.hex(),
+            commitment=record.commitment.hex(),
         )
+
+
+def _played_name(label: str) -> str:
+    """What a view file's dice section says the resolution played ("turn 13", "the deal": in
+    English, as `Played.label` writes it), in the language spoken."""
+    found = re.fullmatch(r"turn (\d+)", label)
+    if found:
+        return _("turn %(turn)s", turn=int(found.group(1)))
+    named = {"the deal": _("the deal"), "the draft": _("the draft")}
+    named["the setup turn"] = _("the setup turn")
+    return named.get(label, label)
 
 
 def _sha(key: bytes) -> str:
@@ -554,18 +606,28 @@ class MissionDeal:
         """What `pbem verify` prints about the missions."""
         out = []
         if self.hidden_commitment is None:
-            out.append("card key: no card commitment in this file to check it against")
+            out.append(_("card key: no card commitment in this file to check it against"))
         elif self.key_ok:
-            out.append("card key OK: SHA-256(card key) = card commitment")
+            out.append(_("card key OK: SHA-256(card key) = card commitment"))
         else:
-            out.append("card key WRONG: SHA-256(card key) is not the card commitment")
+            out.append(_("card key WRONG: SHA-256(card key) is not the card commitment"))
         for name, shown, dealt in zip(self.seats, self.revealed, self.dealt, strict=True):
             if shown == dealt:
-                out.append(f"mission of {quoted(name)} OK: {quoted(shown)}")
+                out.append(
+                    _(
+                        "mission of %(player)s OK: %(mission)s",
+                        player=quoted(name),
+                        mission=quoted(shown),
+                    )
+                )
             else:
                 out.append(
-                    f"mission of {quoted(name)} does NOT match: revealed {quoted(shown)}, "
-                    f"dealt {quoted(dealt)}"
+                    _(
+                        "mission of %(player)s does NOT match: revealed %(shown)s, dealt %(dealt)s",
+                        player=quoted(name),
+                        shown=quoted(shown),
+                        dealt=quoted(dealt),
+                    )
                 )
         return out
 
@@ -608,7 +670,18 @@ def read_mission_deal(path: Path) -> MissionDeal | None:
 def verify_lines(given: Given) -> tuple[list[str], bool]:
     """What `pbem verify` prints and whether everything checks out: the key, the chain, the
     dice, the player's own order file among those the dice come from and, in a final view,
-    the mission deal. ArgumentsError for arguments that do not go together."""
+    the mission deal; in the language of the view file given (its player's), else the one
+    spoken. ArgumentsError for arguments that do not go together."""
+    from pbem.present.i18n import current, language, speaking
+
+    code = current().code
+    if given.report is not None and given.report.suffix == ".json":
+        code = view.view_language(given.report)
+    with speaking(language(code)):
+        return _verify_lines(given)
+
+
+def _verify_lines(given: Given) -> tuple[list[str], bool]:
     if given.report is not None and given.report.suffix == ".json":
         from pbem.present import fog_verify
 
@@ -691,7 +764,7 @@ def own_order_file(record: DiceRecord, path: Path, report: Path) -> tuple[str, b
     from pbem.errors import BoardError, OrderError
 
     if record.orders is None:
-        return "order file: this resolution's dice come from its key alone, not the orders", True
+        return _("order file: this resolution's dice come from its key alone, not the orders"), True
     text = view.read_text(path)
     board, own = "classic", None
     if report.suffix == ".json":
@@ -713,10 +786,21 @@ def own_order_file(record: DiceRecord, path: Path, report: Path) -> tuple[str, b
     listed = dict(record.orders).get(orders.player)
     who = quoted(orders.player)
     if listed is None:
-        return f"order file of {who} is NOT among those this resolution's dice come from", False
+        return (
+            _(
+                "order file of %(player)s is NOT among those this resolution's dice come from",
+                player=who,
+            ),
+            False,
+        )
     if listed != digest:
         return (
-            f"order file of {who} does NOT match: its digest is {digest.hex()}, the report "
-            f"gives {listed.hex()} (other orders than these were played)"
+            _(
+                "order file of %(player)s does NOT match: its digest is %(digest)s, the report "
+                "gives %(listed)s (other orders than these were played)",
+                player=who,
+                digest=digest.hex(),
+                listed=listed.hex(),
+            )
         ), False
-    return f"order file of {who} OK: the dice come from these orders", True
+    return _("order file of %(player)s OK: the dice come from these orders", player=who), True
