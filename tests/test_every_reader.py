@@ -358,3 +358,23 @@ def test_the_gujarati_report_title_bends_the_turn_after_its_after(
 ) -> None:
     title = (report_dir(babel, 1) / "fay.txt").read_text("utf-8").splitlines()[0]
     assert "શરૂઆતના વારા પછી" in title and "શરૂઆતનો વારો પછી" not in title
+
+
+def test_the_gujarati_text_report_keeps_its_continent_table_aligned(
+    babel: Path,  # noqa: F811
+) -> None:
+    from pbem.present.i18n import display_width
+
+    text = (report_dir(babel, 5) / "fay.txt").read_text("utf-8").splitlines()
+    start = next(i for i, line in enumerate(text) if line.startswith("ખંડો:"))
+    rows = [line for line in text[start + 1 : start + 7] if line.startswith("  ")]
+    assert len(rows) == 6
+    columns = {display_width(row[: row.index("માંથી")]) for row in rows}
+    assert len(columns) == 1, rows  # "N માંથી M" starts in one column on every row
+
+
+def test_the_players_table_says_holds_in_the_readers_language(babel: Path) -> None:  # noqa: F811
+    for player, code in LANGUAGE_OF.items():
+        text = (report_dir(babel, 5) / f"{player}.txt").read_text("utf-8")
+        if code != "en":
+            assert "holds " not in text, player

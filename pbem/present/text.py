@@ -54,17 +54,19 @@ def _wrapped(text: str, indent: str, rest: str, width: int) -> tuple[str, ...]:
 
 
 def _wrap_columns(text: str, indent: str, more: str, width: int) -> list[str]:
-    """`wrap` by display width (Gujarati's vowel signs take no column, CJK two)."""
+    """`wrap` by display width (Gujarati's vowel signs take no column, CJK two), keeping the
+    runs of spaces between words inside a line (a table's columns stay aligned)."""
     lines: list[str] = []
     line = indent
-    for word in text.split():
-        fresh = line in (indent, more) and not line.strip()
-        candidate = line + word if fresh else f"{line} {word}"
+    fresh = True
+    for space, word in re.findall(r"(\s*)(\S+)", text):
+        candidate = line + word if fresh else line + (space or " ") + word
         if not fresh and display_width(candidate) > width:
             lines.append(line)
             line = more + word
         else:
             line = candidate
+        fresh = False
     if line.strip():
         lines.append(line)
     return lines
