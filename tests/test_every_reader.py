@@ -378,3 +378,43 @@ def test_the_players_table_says_holds_in_the_readers_language(babel: Path) -> No
         text = (report_dir(babel, 5) / f"{player}.txt").read_text("utf-8")
         if code != "en":
             assert "holds " not in text, player
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_a_reminder_is_in_the_players_language_with_no_english_left(
+    tmp_path: Path, code: str
+) -> None:
+    from datetime import datetime, timezone
+
+    from test_mail import run
+
+    from pbem.mail import inbox
+    from pbem.mail.reminders import queue_reminders
+
+    game = tmp_path / "games" / "rome"
+    run(
+        "new",
+        game,
+        "--players",
+        f"alice=alice@example.org:{code},bob=bob@example.org",
+        "--seed",
+        "22" * 32,
+        "--now",
+        "2026-11-30T21:00+01:00",
+        "--turn-time",
+        "48h",
+        "--due-at",
+        "20:00",
+        "--timezone",
+        "Europe/Rome",
+    )
+    run("config", game, "remind=24h")
+    when = datetime(2026, 12, 2, 19, 30, tzinfo=timezone.utc)
+    done = queue_reminders(game, inbox.game_settings(game, {}), when)
+    assert len(done.queued) == 2
+    (mine,) = [m for m in outbox(game).values() if "alice@" in str(m["To"])]
+    text = message_text(mine)
+    assert left_in(text, code) == [], text
+    body = mine.get_body(preferencelist=("plain",))
+    assert body is not None
+    assert all(display_width(line) <= 78 for line in body.get_content().splitlines())

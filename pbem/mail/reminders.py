@@ -19,6 +19,7 @@ from pbem.game.store import Game, read_game
 from pbem.mail.notices import deadline_words
 from pbem.mail.records import address, queue
 from pbem.mail.told import speaking
+from pbem.present.text import wrapped_message
 
 
 @dataclass
@@ -104,6 +105,6 @@ def _write(
                 left - 1,
             )
         )
-    body += "\n"
+    body = wrapped_message(body) + "\n"
     subject = _("reminder: turn %(turn)s is due by %(when)s", turn=turn, when=when)
     return queue(game.path, game.name, settings.sender, to, "remind", key, subject, body, now)
