@@ -270,7 +270,10 @@ def test_an_undo_is_told_in_the_readers_language_and_the_games_zone() -> None:
     assert "UTC+01:00" not in undone.told(ZoneInfo("Europe/Stockholm"))
 
 
-@pytest.mark.parametrize(("code", "point"), [("en", "."), ("sv", ","), ("it", ","), ("gu", ".")])
+@pytest.mark.parametrize(
+    ("code", "point"),
+    [("en", "."), ("id", ","), ("sv", ","), ("it", ","), ("nl", ","), ("gu", ".")],
+)
 def test_the_reports_numbers_have_the_languages_decimal_point(code: str, point: str) -> None:
     from pbem.present.aids import _odds
     from pbem.present.i18n import language, speaking
