@@ -517,7 +517,7 @@ class _Fetcher(Relaying):
         if future is not None:
             body += _("Note: %(note)s.", note=future) + "\n"
         if previous is not None:
-            replaced_date = format_datetime(datetime.fromisoformat(previous["date"]))
+            replaced_date = self.speaking(me).when(datetime.fromisoformat(previous["date"]))
             body += _("They replace the orders you sent on %(date)s.", date=replaced_date) + "\n"
         body += "\n" + _("What they will do:") + "\n" + "".join(f"  {line}\n" for line in lines)
         body += "\n" + _(

@@ -33,6 +33,7 @@ from pbem.game.disk import atomic_write, write_later, written
 from pbem.game.history import ORDERS
 from pbem.game.settings import one_address
 from pbem.mail.machine import LOOP_HEADER
+from pbem.present.text import wrapped_message
 
 DEFAULT_FROM = "pbem@localhost"
 MAIL = "mail"
@@ -251,7 +252,7 @@ def queue(
     digest = hashlib.sha256(f"{game}/{key}".encode()).hexdigest()[:16]
     msg = outgoing(sender, to, f"[{game}] {subject}", game, "auto-generated", now)
     msg["Message-ID"] = f"<pbem.{slug(game)}.{kind}.{digest}@{domain(sender)}>"
-    set_text(msg, body)
+    set_text(msg, wrapped_message(body))  # (78 columns, as every answer)
     name = f"{kind}-{digest}.eml"
     write_eml(game_dir, name, msg)
     return name

@@ -14,7 +14,7 @@ from typing import Any
 from pbem.core import fog, missions
 from pbem.core.events import Drafted, Event, MissionCompleted, MissionDealt, MissionFellBack
 from pbem.core.orders import REST
-from pbem.core.state import GameState, Phase, Player
+from pbem.core.state import NEUTRAL, GameState, Phase, Player
 from pbem.present.i18n import _, current, n_, place
 from pbem.present.reasons import told
 
@@ -29,8 +29,12 @@ UNCLAIMED = "unclaimed"
 
 
 def owner_shown(state: GameState, territory: str) -> str:
-    """A territory's holder as a report names it: "unclaimed" during the draft."""
-    return UNCLAIMED if state.phase is Phase.DRAFT else state.owner(territory)
+    """A territory's holder as a report names it: "unclaimed" during the draft, the neutral
+    armies in the reader's word for them."""
+    if state.phase is Phase.DRAFT:
+        return UNCLAIMED
+    owner = state.owner(territory)
+    return _("neutral") if owner == NEUTRAL else owner
 
 
 def hidden_from(event: Event, viewer: str | None) -> bool:
@@ -41,12 +45,17 @@ def hidden_from(event: Event, viewer: str | None) -> bool:
     return False
 
 
-def goal(mission: missions.Mission) -> str:
-    """A mission card as the reader reads it (`Mission.describe` in the reader's language)."""
+def goal(mission: missions.Mission, own: bool = True) -> str:
+    """A mission card as the reader reads it (`Mission.describe` in the reader's language);
+    `own`: the reader's own card (the choice it leaves is "yours", else "theirs")."""
     if mission.target is not None:
         return _("eliminate %(player)s from the game", player=mission.target)
     if mission.continents:
         named = current().listing([place(c) for c in mission.continents])
+        if mission.plus_one and not own:
+            return _(
+                "conquer %(continents)s and one more continent of their choice", continents=named
+            )
         if mission.plus_one:
             return _(
                 "conquer %(continents)s and one more continent of your choice", continents=named
@@ -126,10 +135,11 @@ def mission_entry(state: GameState, player: Player, viewer: str | None) -> dict[
     assert player.mission is not None
     now = missions.current(player, state.mates(player.name))
     assert now is not None
+    own = viewer == player.name
     entry: dict[str, Any] = {
         "card": player.mission,
-        "dealt": goal(missions.Mission.parse(player.mission)),
-        "goal": goal(now),
+        "dealt": goal(missions.Mission.parse(player.mission), own),
+        "goal": goal(now, own),
     }
     if player.mission_fallback:
         entry["fell_back"] = True
@@ -186,7 +196,7 @@ def mission_lines(players: Sequence[Mapping[str, Any]], viewer: str | None) -> l
 def narrate(event: Event, viewer: str | None) -> str | None:
     """The sentence of a mission or draft event (None for other events)."""
     if isinstance(event, MissionDealt):
-        mission = goal(missions.Mission.parse(event.mission))
+        mission = goal(missions.Mission.parse(event.mission), viewer == event.player)
         if viewer == event.player:
             return _("Your secret mission: %(mission)s.", mission=mission)
         return _(
@@ -213,8 +223,8 @@ def narrate(event: Event, viewer: str | None) -> str | None:
             **values,
         )
     if isinstance(event, MissionCompleted):
-        card = goal(missions.Mission.parse(event.card))
-        done = goal(missions.Mission.parse(event.mission))
+        card = goal(missions.Mission.parse(event.card), own=False)
+        done = goal(missions.Mission.parse(event.mission), own=False)
         if card != done:
             return _(
                 "%(player)s has done their secret mission: %(done)s (the card dealt: %(card)s).",
@@ -274,16 +284,18 @@ def draft_forecast(ranked: Sequence[str]) -> str:
 
 
 def draft_skeleton(state: GameState) -> list[str]:
-    """The draft lines of a ready order file: a list that lets the fill-in rule choose, and
-    every territory, commented, to copy in the order wanted."""
-    lines = [
-        "",
-        "# Your ranked list of territories, best first: each draft round you get the first",
-        '# one still free. "rest" (which must come last) lets pbem choose the others by its',
-        "# fill-in rule: the free territory in the continent where you hold the most.",
-        'draft = ["rest"]',
-        "",
-        "# Every territory, to copy into the list in the order you want:",
-    ]
-    lines += [f'#   "{t}",' for t in state.board.names]
+    """The draft lines of a ready order file, in the language spoken: a list that lets the
+    fill-in rule choose, and every territory by the reader's names (an order file takes the
+    names of every language), commented, to copy in the order wanted."""
+    from pbem.present.text import wrap
+
+    said = _(
+        "Your ranked list of territories, best first: each draft round you get the first one "
+        'still free. "rest" (which must come last) lets pbem choose the others by its fill-in '
+        "rule: the free territory in the continent where you hold the most."
+    )
+    lines = ["", *wrap(said, "# ")]
+    lines += ['draft = ["rest"]', ""]
+    lines += wrap(_("Every territory, to copy into the list in the order you want:"), "# ")
+    lines += [f'#   "{place(t)}",' for t in state.board.names]
     return lines

@@ -26,7 +26,7 @@ from pbem.core.forecast import (
 from pbem.core.orders import ALL, Attack, Fortify, Orders
 from pbem.core.state import GameState
 from pbem.present.i18n import _, current, n_, place
-from pbem.present.reasons import told
+from pbem.present.reasons import told, told_of
 
 DECIMAL_SEPARATORS = {"id": ",", "sv": ",", "it": ",", "nl": ","}
 """The languages that write a decimal comma (the others a point), as CLDR has them."""
@@ -135,6 +135,14 @@ def _attack_line(f: AttackForecast) -> str:  # type: ignore[type-arg]
     if f.too_large:
         return _("%(step)s: too many armies for exact odds", step=head)
     if f.unseen:
+        about = told_of()
+        if about is not None:  # (the moderator, of a player's forecast)
+            return _(
+                "%(step)s: the armies on %(territory)s are hidden from %(player)s: no forecast",
+                step=head,
+                territory=place(a.target),
+                player=about,
+            )
         return _(
             "%(step)s: the armies on %(territory)s are hidden from you: no forecast",
             step=head,
@@ -183,11 +191,19 @@ def _attack_line(f: AttackForecast) -> str:  # type: ignore[type-arg]
             left += " (" + _("first roll: %(note)s", note=told(note)) + ")"
     parts.append(left)
     if f.may_eliminate:
+        about = told_of()
         parts.append(
             _(
                 "taking it may knock %(player)s out: the cards you take then are not in this "
                 "forecast",
                 player=f.may_eliminate,
+            )
+            if about is None
+            else _(
+                "taking it may knock %(player)s out: the cards %(taker)s takes then are not in "
+                "this forecast",
+                player=f.may_eliminate,
+                taker=about,
             )
         )
     text = f"{head}: {parts[0]}: {parts[1]}"

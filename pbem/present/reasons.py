@@ -162,6 +162,12 @@ def _third_person() -> dict[str, str]:
 _ABOUT: contextvars.ContextVar[str | None] = contextvars.ContextVar("pbem_about", default=None)
 
 
+def told_of() -> str | None:
+    """The player the moderator is being told of (inside `telling_of`), or None: a reader
+    reads of themselves."""
+    return _ABOUT.get()
+
+
 @contextlib.contextmanager
 def telling_of(player: str) -> Iterator[None]:
     """Inside, the reasons that speak to a player ("you do not hold Alaska") name `player`

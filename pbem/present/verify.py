@@ -424,10 +424,13 @@ def _key_after(rest: str, lines: list[str], i: int) -> str | None:
 
 def record_from_report(text: str) -> DiceRecord:
     """The record from a text report; a fog game's report is refused, saying to give its view
-    file (its dice check ends its sentences with "(docs/fog.md)."; table talk lines, marked
-    "| ", are not looked at)."""
+    file (its dice check gives each battle's dice as "HMAC-SHA256(HMAC-SHA256(battle key, ...",
+    in every language, and ended its sentences with "(docs/fog.md)." before; table talk lines,
+    marked "| ", are not looked at)."""
     if any(
-        line.rstrip().endswith("(docs/fog.md).") and "| " not in line for line in text.splitlines()
+        ("HMAC-SHA256(HMAC-SHA256(" in line or line.rstrip().endswith("(docs/fog.md)."))
+        and "| " not in line
+        for line in text.splitlines()
     ):
         raise VerifyError(
             "this is the report of a game with fog of war: its battles are checked from its "
