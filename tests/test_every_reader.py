@@ -421,3 +421,79 @@ def test_a_reminder_is_in_the_players_language_with_no_english_left(
     body = mine.get_body(preferencelist=("plain",))
     assert body is not None
     assert all(display_width(line) <= 78 for line in body.get_content().splitlines())
+
+
+@pytest.mark.parametrize("code", OTHERS)
+def test_the_draft_order_file_is_in_the_players_language_and_fits(
+    tmp_path: Path, code: str
+) -> None:
+    from pbem.core.state import SetupMode
+    from pbem.game.store import read_game
+
+    game = tmp_path / code / "draft"
+    processor.new_game(
+        game,
+        processor.parse_player_list(["ann", "bob", "cy"]),
+        Options(setup=SetupMode.DRAFT),
+        seed=SEED,
+        name="draft",
+        languages={"ann": code},
+    )
+    text = (report_dir(game, 0) / "ann.orders.toml").read_text("utf-8")
+    assert left_in(text, code) == [], text
+    assert all(display_width(line) <= 78 for line in text.splitlines())
+    state = read_game(game).state
+    from pbem.present.i18n import language
+
+    names = language(code, state.board.name)
+    translated = [t for t in state.board.names if names.place(t) != t]
+    assert translated and all(f'"{names.place(t)}"' in text for t in translated)
+
+
+def test_notices_are_wrapped_and_the_neutral_is_named_in_the_readers_word() -> None:
+    from pbem.core.state import NEUTRAL
+    from pbem.present.aids import place_owner
+    from pbem.present.i18n import language, speaking
+    from pbem.present.text import wrapped_message
+
+    long = "Tidsgränsen för tur 3 i spring-2027 har flyttats " * 4
+    assert all(display_width(line) <= 78 for line in wrapped_message(long).splitlines())
+    with speaking(language("it")):
+        assert place_owner(NEUTRAL) == "neutrale" and place_owner("ann") == "ann"
+
+
+def test_another_players_mission_choice_is_theirs() -> None:
+    from pbem.core import missions
+    from pbem.present.i18n import language, speaking
+    from pbem.present.missions import goal
+
+    card = missions.Mission.parse("continents:Europe,Australia,+1")
+    assert goal(card).endswith("of your choice")
+    assert goal(card, own=False).endswith("of their choice")
+    with speaking(language("it")):
+        assert goal(card, own=False).endswith("a sua scelta")
+
+
+def test_the_moderator_reads_of_armies_hidden_from_a_player_by_name() -> None:
+    from fractions import Fraction
+
+    from pbem.core.forecast import AttackForecast
+    from pbem.core.orders import Attack
+    from pbem.present.plan import _attack_line
+    from pbem.present.reasons import telling_of
+
+    unseen = AttackForecast(
+        Attack("Alaska", "Kamchatka"),
+        Fraction(1),
+        Fraction(0),
+        (),
+        None,
+        None,
+        None,
+        None,
+        unseen=True,
+    )
+    assert "hidden from you" in _attack_line(unseen)
+    with telling_of("dan"):
+        line = _attack_line(unseen)
+    assert "hidden from dan" in line and "you" not in line
