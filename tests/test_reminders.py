@@ -49,7 +49,7 @@ def test_each_player_without_orders_is_reminded_once_at_each_time(game: Path, sm
     first = reminders(smtp)
     assert [to for to, _ in first] == ["bob@example.org", "carol@example.org"]  # not alice
     assert all(
-        s.startswith("[rome] reminder: turn 0 is due by Thu 3 Dec 2026, 20:00 CET")
+        s.startswith("[rome] reminder: the setup turn is due by Thu 3 Dec 2026, 20:00 CET")
         for _, s in first
     )
     (bob,) = [m for m in smtp.recorder.messages() if m["To"] == "bob@example.org"]

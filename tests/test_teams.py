@@ -462,9 +462,9 @@ def test_a_team_game_won_is_told_to_each_player_as_their_teams(tmp_path: Path) -
         (folder / f"{foe}.txt").read_text().split()
     )
     view = json.loads((folder / f"{foe}.view.json").read_text())
-    assert report_subject(view, foe, "turn 9") == f"game over: {me} + {mate} won"
+    assert report_subject(view, foe, "turn 9") == f"game over: {me} + {mate} won together"
     page = html.unescape((folder / f"{foe}.html").read_text())
-    assert f"{me} + {mate} won in turn {state.turn}." in page
+    assert f"{me} + {mate} won together in turn {state.turn}." in page
 
 
 @pytest.mark.parametrize(
@@ -607,7 +607,7 @@ def test_the_story_of_a_team_game_names_its_winner_and_the_team() -> None:
 
     story = game_stats([(9, 7, (Won("dave", ("bob", "dave")),))], SEATS)
     assert story["winner"] == "dave" and story["winners"] == ["bob", "dave"]
-    assert stats_text(story)[0] == "bob + dave won in turn 7."
+    assert stats_text(story)[0] == "bob + dave won together in turn 7."
     alone = game_stats([(9, 7, (Won("dave"),))], SEATS)
     assert "winners" not in alone and stats_text(alone)[0] == "dave won in turn 7."
 

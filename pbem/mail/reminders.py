@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from pbem.core.state import Phase
 from pbem.game import clock, deadlines, processor
 from pbem.game.disk import locked
 from pbem.game.mailstate import MailState
@@ -79,17 +80,39 @@ def _write(
     _ = lang._
     when = deadline_words(game, lang, now, deadline) or ""
     turn = game.state.turn
-    body = _(
-        "Your orders for turn %(turn)s of %(game)s are due by %(when)s, and pbem has no valid "
-        "orders from you yet.",
-        turn=turn,
-        game=game.name,
-        when=when,
-    )
-    body += "\n\n" + _(
-        "Send them before the deadline: at the deadline the autopilot plays for you (it only "
-        "places your armies)."
-    )
+    phase = game.state.phase
+    if phase is Phase.DRAFT:
+        body = _(
+            "Your ranked list for the draft of %(game)s is due by %(when)s, and pbem has no "
+            "valid orders from you yet.",
+            game=game.name,
+            when=when,
+        )
+        body += "\n\n" + _(
+            "Send it before the deadline: at the deadline each of your picks is made by the "
+            "fill-in rule."
+        )
+    else:
+        body = (
+            _(
+                "Your orders for the setup turn of %(game)s are due by %(when)s, and pbem has no "
+                "valid orders from you yet.",
+                game=game.name,
+                when=when,
+            )
+            if phase is Phase.SETUP
+            else _(
+                "Your orders for turn %(turn)s of %(game)s are due by %(when)s, and pbem has no "
+                "valid orders from you yet.",
+                turn=turn,
+                game=game.name,
+                when=when,
+            )
+        )
+        body += "\n\n" + _(
+            "Send them before the deadline: at the deadline the autopilot plays for you (it only "
+            "places your armies)."
+        )
     drop = game.state.options.drop_after
     missed = game.state.player(player).missed
     if drop:
@@ -106,5 +129,8 @@ def _write(
             )
         )
     body = wrapped_message(body) + "\n"
-    subject = _("reminder: turn %(turn)s is due by %(when)s", turn=turn, when=when)
+    subject = {
+        Phase.DRAFT: _("reminder: the draft is due by %(when)s", when=when),
+        Phase.SETUP: _("reminder: the setup turn is due by %(when)s", when=when),
+    }.get(phase) or _("reminder: turn %(turn)s is due by %(when)s", turn=turn, when=when)
     return queue(game.path, game.name, settings.sender, to, "remind", key, subject, body, now)

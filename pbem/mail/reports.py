@@ -39,8 +39,9 @@ def report_subject(view: dict[str, Any] | None, player: str, after: str) -> str:
     lang = i18n.language(code if code in i18n.LANGUAGES else i18n.DEFAULT)
     if view.get("phase") == "over":
         team = view.get("winners")  # (a team game's)
-        winner = team_name(tuple(map(str, team))) if isinstance(team, list) else view.get("winner")
-        return lang._("game over: %(winner)s won", winner=str(winner))
+        if isinstance(team, list):
+            return lang._("game over: %(team)s won together", team=team_name(tuple(map(str, team))))
+        return lang._("game over: %(winner)s won", winner=str(view.get("winner")))
     me: dict[str, Any] = next((p for p in view.get("players", []) if p.get("name") == player), {})
     if not me.get("alive", True):
         return lang._("report: you are out of the game")

@@ -11,7 +11,7 @@ from typing import Any
 from pbem.core import dice, fog
 from pbem.core.board import Board, board_of
 from pbem.errors import BoardError, PbemError
-from pbem.present.i18n import _, n_
+from pbem.present.i18n import _, n_, place
 from pbem.terminal import quoted
 
 
@@ -149,7 +149,7 @@ def _whole_game(section: Mapping[str, Any], key: bytes) -> tuple[str, bool]:
                 return _(
                     "the game's battle %(battle)s of resolution %(resolution)s: roll %(number)s "
                     "does NOT match its key",
-                    battle=name,
+                    battle=battle_told(name),
                     resolution=r,
                     number=wrong + 1,
                 ), False
@@ -161,6 +161,20 @@ def _whole_game(section: Mapping[str, Any], key: bytes) -> tuple[str, bool]:
         battles=battles,
         rolls=rolls,
     ), True
+
+
+def battle_told(label: str) -> str:
+    """A battle's label ("Alberta|Western United States|1") as the reader reads it: the
+    attack by the reader's names and its number among the turn's attacks on that pair."""
+    parts = label.split("|")
+    if len(parts) != 3:
+        return label
+    return _(
+        "%(source)s → %(target)s, attack %(number)s",
+        source=place(parts[0]),
+        target=place(parts[1]),
+        number=parts[2],
+    )
 
 
 def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
@@ -220,27 +234,30 @@ def fog_lines(data: Mapping[str, Any]) -> tuple[list[str], bool]:
                     "battle %(battle)s: key committed to, %(num)s roll, every die matches",
                     "battle %(battle)s: key committed to, %(num)s rolls, every die matches",
                     len(rolls),
-                    battle=name,
+                    battle=battle_told(name),
                 )
             )
             continue
         ok = False
         if not committed:
             lines.append(
-                _("battle %(battle)s: its key does NOT lead to the commitment", battle=name)
+                _(
+                    "battle %(battle)s: its key does NOT lead to the commitment",
+                    battle=battle_told(name),
+                )
             )
         if not derived:
             lines.append(
                 _(
                     "battle %(battle)s: its key is NOT the one the resolution's key gives",
-                    battle=name,
+                    battle=battle_told(name),
                 )
             )
         if wrong is not None:
             lines.append(
                 _(
                     "battle %(battle)s: roll %(number)s of %(count)s does NOT match its key",
-                    battle=name,
+                    battle=battle_told(name),
                     number=wrong + 1,
                     count=len(rolls),
                 )

@@ -177,14 +177,16 @@ class Language:
         return str(format_date(when, "d MMMM y", locale=self.code))
 
     def deadline(self, moment: datetime, now: datetime | None) -> str:
-        """A deadline with how far it is from `now` (when given): 'in 2 days', '3 hours ago'."""
+        """A deadline with how far it is from `now` (when given), in brackets: '(in 2 days)',
+        '(3 hours ago)', so that a language whose "by" follows the time ("... સુધીમાં") does
+        not follow "in 20 hours"."""
         text = self.when(moment)
         if now is None:
             return text
         from babel.dates import format_timedelta
 
         ahead = format_timedelta(moment - now, threshold=2, add_direction=True, locale=self.code)
-        return f"{text}, {ahead}"
+        return f"{text} ({ahead})"  # (in brackets: a language's "by" may follow the whole)
 
     def listing(self, items: list[str]) -> str:
         """'a', 'a and b', 'a, b and c' in this language."""

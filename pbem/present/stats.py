@@ -338,7 +338,9 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
     out: list[str] = []
     turns = n_("%(num)s turn", "%(num)s turns", stats["turns"])
     head = _("The game so far: %(turns)s.", turns=turns)
-    if stats["winner"]:
+    if stats.get("winners"):
+        head = _("%(team)s won together in turn %(turn)s.", team=won_by(stats), turn=stats["turns"])
+    elif stats["winner"]:
         head = _("%(player)s won in turn %(turn)s.", player=won_by(stats), turn=stats["turns"])
     out += wrap(head)
     out += ["", _("Who fell")]
@@ -374,10 +376,8 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
         out += wrap(trade_line(t), "  ", "    ")
     if not stats["trades"]:
         out.append("  " + _("None yet."))
-    out += [
-        "",
-        _("Luck: armies lost fewer than the exact odds expect (z: in standard deviations)"),
-    ]
+    out += [""]
+    out += wrap(_("Luck: armies lost fewer than the exact odds expect (z: in standard deviations)"))
     for p in players:
         luck = stats["luck"][p]
         out += wrap(

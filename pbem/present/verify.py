@@ -214,6 +214,17 @@ def _played_name(label: str) -> str:
     return named.get(label, label)
 
 
+def _mission_told(card: str) -> str:
+    """A mission card ("continents:Europe,Australia,+1") as the reader reads it; a card that
+    is not one stays as written, quoted."""
+    from pbem.present.missions import goal
+
+    try:
+        return goal(missions.Mission.parse(card), own=False)
+    except (ValueError, KeyError, IndexError):
+        return quoted(card)
+
+
 def _sha(key: bytes) -> str:
     return hashlib.sha256(key).hexdigest()
 
@@ -620,7 +631,7 @@ class MissionDeal:
                     _(
                         "mission of %(player)s OK: %(mission)s",
                         player=quoted(name),
-                        mission=quoted(shown),
+                        mission=_mission_told(shown),
                     )
                 )
             else:
@@ -628,8 +639,8 @@ class MissionDeal:
                     _(
                         "mission of %(player)s does NOT match: revealed %(shown)s, dealt %(dealt)s",
                         player=quoted(name),
-                        shown=quoted(shown),
-                        dealt=quoted(dealt),
+                        shown=_mission_told(shown),
+                        dealt=_mission_told(dealt),
                     )
                 )
         return out
