@@ -497,3 +497,39 @@ def test_the_moderator_reads_of_armies_hidden_from_a_player_by_name() -> None:
     with telling_of("dan"):
         line = _attack_line(unseen)
     assert "hidden from dan" in line and "you" not in line
+
+
+def test_a_team_win_is_told_as_the_teams() -> None:
+    from pbem.mail.reports import report_subject
+
+    view = {"phase": "over", "winners": ["bob", "dan"], "language": "nl", "players": []}
+    assert report_subject(view, "ann", "after turn 9") == "spel voorbij: bob + dan wonnen samen"
+    view = {"phase": "over", "winner": "bob", "players": []}
+    assert report_subject(view, "ann", "after turn 9") == "game over: bob won"
+
+
+def test_a_draft_reminder_says_what_is_due_and_what_happens_at_the_deadline(
+    tmp_path: Path,
+) -> None:
+    from datetime import datetime, timezone
+
+    from test_mail import run
+
+    from pbem.mail import inbox
+    from pbem.mail.reminders import queue_reminders
+
+    game = tmp_path / "games" / "pick"
+    run(
+        "new", game, "--players", "alice=alice@example.org:sv,bob=bob@example.org",
+        "--setup", "draft", "--seed", "22" * 32, "--now", "2026-11-30T21:00+01:00",
+        "--turn-time", "48h", "--due-at", "20:00", "--timezone", "Europe/Rome",
+    )  # fmt: skip
+    run("config", game, "remind=24h")
+    when = datetime(2026, 12, 2, 19, 30, tzinfo=timezone.utc)
+    assert len(queue_reminders(game, inbox.game_settings(game, {}), when).queued) == 2
+    mails = {str(m["To"]): m for m in outbox(game).values()}
+    sv = message_text(mails["alice@example.org"])
+    assert "påminnelse: draftturen ska vara inne" in sv and "utfyllnadsregeln" in sv
+    en = message_text(mails["bob@example.org"])
+    assert "reminder: the draft is due by" in en and "fill-in rule" in en
+    assert "autopilot" not in en
