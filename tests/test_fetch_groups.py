@@ -18,9 +18,9 @@ from test_mail import MODERATOR, NOW, into_maildir, message, orders_for
 import pbem.mail.fetch
 from pbem import mail
 from pbem.errors import DiskError
+from pbem.files import TEMPORARY
 from pbem.game import disk
 from pbem.game.mailstate import MailState
-from pbem.game.safety import TEMPORARY
 from pbem.game.store import read_game
 from pbem.mail import inbox
 from pbem.mail.mailboxes import Mailbox

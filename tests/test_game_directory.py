@@ -19,9 +19,9 @@ from jinja2.sandbox import SandboxedEnvironment
 from pbem.cli import main
 from pbem.core.state import SetupMode
 from pbem.errors import DiskError, GameFileError, LockedError, PbemError
+from pbem.files import disk_error
 from pbem.game import disk, processor
 from pbem.game.history import read_history, report_dir
-from pbem.game.safety import disk_error
 from pbem.game.store import read_game
 from pbem.present import report
 

@@ -13,9 +13,9 @@ import pytest
 from conftest import games_of_a_root, new_game, snapshot, write_skeletons
 from test_mail import make_template, run, running_server
 
+from pbem.files import first_link, link_on_the_way
 from pbem.game import processor
 from pbem.game.history import report_dir
-from pbem.game.safety import first_link, link_on_the_way
 from pbem.game.store import read_game
 from pbem.mail import send
 from pbem.present import i18n, report

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from pbem.cli import main
 from pbem.core import orders as order_format
 from pbem.errors import PbemError
+from pbem.files import ORDER_FILE_LIMIT, VIEW_FILE_LIMIT
 from pbem.game import processor
 from pbem.game.history import report_dir
-from pbem.game.safety import ORDER_FILE_LIMIT, VIEW_FILE_LIMIT
 from pbem.game.store import read_game
 from pbem.present import verify
 from pbem.terminal import printable

@@ -13,9 +13,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pbem"
 ORDER = ["core", "present", "game", "mail", "club", "cli"]
-"""The layers, lowest first; `pbem.errors` and `pbem.terminal` (plain values and text) are
-beneath them all, `pbem.kit` (the player's kit) and `pbem.__main__` beside them."""
-BENEATH = {"pbem", "pbem.errors", "pbem.terminal"}
+"""The layers, lowest first; `pbem.errors`, `pbem.terminal` and `pbem.files` (plain values,
+text, and reading files without following links or past a size) are beneath them all,
+`pbem.kit` (the player's kit) and `pbem.__main__` beside them."""
+BENEATH = {"pbem", "pbem.errors", "pbem.terminal", "pbem.files"}
 
 STILL_UPWARD = {
     ("pbem.game.batch", "pbem.mail"),
@@ -23,14 +24,11 @@ STILL_UPWARD = {
     ("pbem.game.undo", "pbem.mail.send"),
     ("pbem.present.context", "pbem.game"),
     ("pbem.present.context", "pbem.game.store"),
-    ("pbem.present.own_catalogue", "pbem.game.safety"),
-    ("pbem.present.own_templates", "pbem.game.safety"),
     ("pbem.present.report", "pbem.game.press"),
     ("pbem.present.report", "pbem.game.store"),
     ("pbem.present.stats", "pbem.game.history"),
     ("pbem.present.stats", "pbem.game.store"),
     ("pbem.present.talk", "pbem.game.press"),
-    ("pbem.present.view", "pbem.game.safety"),
 }
 """The imports from a layer into one above it that are left: the reports take the game, the
 club's batch takes the mail (issue 34 moves each where it belongs)."""

@@ -32,7 +32,7 @@ def reports_errors(func: F) -> F:
         except PbemError as err:
             raise click.ClickException(printable(str(err), lines=True)) from None
         except OSError as err:  # a fault no library function foresaw: still a sentence
-            from pbem.game.safety import disk_error
+            from pbem.files import disk_error
 
             path = Path(err.filename) if err.filename else Path(".")
             raise click.ClickException(printable(str(disk_error(err, path, "use")))) from None

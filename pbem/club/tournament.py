@@ -289,7 +289,7 @@ def read_tournament(root: Path, name: str) -> Tournament:
         raise PbemError(
             f"there is no tournament '{quoted(name)}' in {root} (its tournaments{listed})"
         )
-    from pbem.game.safety import FileProblem, read_bounded
+    from pbem.files import FileProblem, read_bounded
 
     try:
         data = tomli.loads(read_bounded(path, TOURNAMENT_FILE_LIMIT).decode("utf-8"))
@@ -428,7 +428,7 @@ def _lock(root: Path) -> Iterator[None]:
     try:
         where.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        from pbem.game.safety import disk_error
+        from pbem.files import disk_error
 
         raise disk_error(err, where, "create") from None
     try:

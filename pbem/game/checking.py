@@ -13,7 +13,7 @@ from pbem.core.orders import Orders, between_cuts
 from pbem.core.problems import check_text
 from pbem.core.state import GameState
 from pbem.errors import Problem
-from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, read_text
+from pbem.files import ORDER_FILE_LIMIT, FileProblem, read_text
 from pbem.present.i18n import Language, current, language, speaking
 from pbem.present.plan import forecast_with_warnings
 from pbem.terminal import printable
@@ -52,7 +52,7 @@ class Submission:
 
 def read_order_text(path: Path, *, follow: bool = True) -> str | Problem:
     """An order file's text, or the problem that stops it being read (never blocking, never
-    past the size limit, a link refused unless `follow`: see safety.read_bounded)."""
+    past the size limit, a link refused unless `follow`: see pbem.files.read_bounded)."""
     try:
         return read_text(path, ORDER_FILE_LIMIT, follow=follow)
     except FileProblem as err:

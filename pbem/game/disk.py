@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pbem.errors import DiskError, GameFileError, LockedError, PbemError
-from pbem.game.safety import disk_error, lock_error, remove_temporaries
+from pbem.files import disk_error, lock_error, remove_temporaries
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor

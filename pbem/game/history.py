@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.state import SetupMode
 from pbem.errors import GameFileError
+from pbem.files import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
 from pbem.game.disk import GAME_FILE, atomic_write
-from pbem.game.safety import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
 from pbem.game.store import Game, _load_toml
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from datetime import datetime
 from pathlib import Path
 
 from pbem.errors import PbemError
+from pbem.files import FileProblem, read_regular
 from pbem.game import clock
 from pbem.game.disk import atomic_write
-from pbem.game.safety import FileProblem, read_regular
 
 FETCHED = Path("mail") / "fetched.json"
 

@@ -38,8 +38,8 @@ from types import TracebackType
 from typing import Any
 
 from pbem.errors import GameFileError
+from pbem.files import FileProblem, _kind, read_regular
 from pbem.game.disk import settle
-from pbem.game.safety import FileProblem, _kind, read_regular
 
 MAIL = "mail"
 DATABASE = "ledger.sqlite"

@@ -27,6 +27,7 @@ from pbem.core.state import (
     state_digest,
 )
 from pbem.errors import GameFileError, PbemError
+from pbem.files import disk_error, refuse_links
 from pbem.game import bots, clock, deadlines, press, settings, undo, vacations
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
@@ -62,7 +63,6 @@ from pbem.game.history import (
 from pbem.game.players import EMAIL
 from pbem.game.replay import randomness, recorded_orders, replay_orders
 from pbem.game.root import fold, refuse_duplicate
-from pbem.game.safety import disk_error, refuse_links
 from pbem.game.seats import first_secret, taken
 from pbem.game.store import (
     BOARD_FILE,

@@ -19,8 +19,8 @@ from types import MappingProxyType
 import tomli as tomllib  # the compiled parser the game files are read with (pbem.game.store)
 
 from pbem.errors import PbemError
+from pbem.files import GAME_FILE_LIMIT, FileProblem, read_bounded
 from pbem.game.disk import GAME_FILE, RECORD_FILE
-from pbem.game.safety import GAME_FILE_LIMIT, FileProblem, read_bounded
 from pbem.game.settings import ROOT_FILE
 
 

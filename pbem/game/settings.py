@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
-from pbem.game.safety import FileProblem, read_regular
+from pbem.files import FileProblem, read_regular
 
 ROOT_FILE = "pbem.toml"
 COMMAND_LINE = "the command line"

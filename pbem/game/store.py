@@ -33,10 +33,10 @@ from pbem.core.state import player_name as player_name
 from pbem.core.state import same_name as same_name
 from pbem.core.state import valid_player_name as valid_player_name
 from pbem.errors import BoardError, GameFileError, PbemError
+from pbem.files import GAME_FILE_LIMIT, FileProblem, read_bounded, refuse_links
 from pbem.game import settings
 from pbem.game.clock import Schedule, iso, parse_instant
 from pbem.game.disk import GAME_FILE, RECORD_FILE, atomic_write, not_a_game
-from pbem.game.safety import GAME_FILE_LIMIT, FileProblem, read_bounded, refuse_links
 from pbem.present.i18n import check_language
 from pbem.terminal import quoted
 
@@ -219,7 +219,7 @@ def read_game(directory: Path, *, check_history: bool = True, record: bool = Fal
     The game file is checked against the history (pbem.game.audit.history_problem) unless
     `check_history` is false, which only the audit uses: it replays and compares everything.
     A symbolic link in the game's folders is refused before anything is read
-    (safety.refuse_links). `record`: a game's public record (RECORD_FILE in the place of the
+    (pbem.files.refuse_links). `record`: a game's public record (RECORD_FILE in the place of the
     game file) is read too, as a game without a seed; only the commands that read alone ask."""
     path = directory / GAME_FILE
     public = None

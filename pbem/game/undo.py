@@ -26,6 +26,7 @@ import tomli_w
 
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
+from pbem.files import FileProblem, read_regular, refuse_links
 from pbem.game import clock
 from pbem.game.disk import atomic_write, locked
 from pbem.game.history import (
@@ -38,7 +39,6 @@ from pbem.game.history import (
     read_history_file,
     report_dir,
 )
-from pbem.game.safety import FileProblem, read_regular, refuse_links
 from pbem.game.store import _load_toml, read_game, write_game
 from pbem.present.numbering import Played, Undone
 
@@ -248,7 +248,7 @@ def held(directory: Path) -> str | None:
 def release(directory: Path) -> str | None:
     """Let a game held after an undo go on (`pbem run` resolves it again when it is due);
     what it was held for, or None when it was not held. A game whose folders hold a symbolic
-    link is refused first (safety.refuse_links), so that nothing outside it is removed."""
+    link is refused first (pbem.files.refuse_links), so that nothing outside it is removed."""
     refuse_links(directory)
     why = held(directory)
     (directory / HISTORY / HELD).unlink(missing_ok=True)

@@ -25,7 +25,7 @@ import tomli
 
 from pbem.core.orders import between_cuts
 from pbem.errors import Problem
-from pbem.game.safety import ORDER_FILE_LIMIT
+from pbem.files import ORDER_FILE_LIMIT
 from pbem.mail import quoting, text
 
 MAX_DEPTH = 20

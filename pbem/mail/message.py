@@ -25,7 +25,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 
 from pbem.errors import Problem
-from pbem.game.safety import ORDER_FILE_LIMIT
+from pbem.files import ORDER_FILE_LIMIT
 from pbem.mail import found as found_in
 from pbem.mail import quoting, text
 from pbem.mail.found import Reading

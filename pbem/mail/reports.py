@@ -15,8 +15,8 @@ from typing import Any
 
 from pbem.core.state import team_name
 from pbem.errors import GameFileError
+from pbem.files import FileProblem, read_regular
 from pbem.game.history import REPORTS, played_in, read_history, report_dir
-from pbem.game.safety import FileProblem, read_regular
 from pbem.game.store import Game
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME

@@ -21,12 +21,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pbem.errors import GameFileError, LockedError, PbemError
+from pbem.files import refuse_links, remove_temporaries
 from pbem.game import clock
 from pbem.game.disk import grouped, locked, side_by_side
 from pbem.game.mailbox_state import record_fetch, unread_since
 from pbem.game.mailstate import MailState
 from pbem.game.root import Root, open_root
-from pbem.game.safety import refuse_links, remove_temporaries
 from pbem.game.settings import Settings, Value, in_force
 from pbem.game.store import read_game
 from pbem.mail import fetch, route

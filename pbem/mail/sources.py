@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pbem.errors import PbemError
-from pbem.game.safety import not_regular
+from pbem.files import not_regular
 from pbem.mail.message import HEAD_BYTES, MAX_MESSAGE_BYTES
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pbem.errors import PbemError
-from pbem.game.safety import FileProblem, link_on_the_way, link_sentence, read_bounded
+from pbem.files import FileProblem, link_on_the_way, link_sentence, read_bounded
 
 CATALOGUE_LIMIT = 4 * 1024 * 1024
 """The largest catalogue of a game read, in bytes (pbem's own are some 60 KiB)."""

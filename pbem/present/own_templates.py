@@ -31,7 +31,7 @@ from jinja2.loaders import split_template_path
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.errors import PbemError
-from pbem.game.safety import FileProblem, link_on_the_way, link_sentence, read_bounded
+from pbem.files import FileProblem, link_on_the_way, link_sentence, read_bounded
 from pbem.present.own_catalogue import conversions
 
 TEMPLATE_LIMIT = 256 * 1024

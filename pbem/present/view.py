@@ -25,7 +25,7 @@ from pbem.core.state import (
     valid_player_name,
 )
 from pbem.errors import BoardError, PbemError
-from pbem.game.safety import VIEW_FILE_LIMIT, FileProblem, read_bounded
+from pbem.files import VIEW_FILE_LIMIT, FileProblem, read_bounded
 from pbem.present.i18n import LANGUAGES
 from pbem.present.missions import view_missions
 from pbem.present.secret_check import SecretHash, secret_hash_from_view
