@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from pbem.cli.common import NOW, echo, instant, reports_errors
+from pbem.cli.turn import board_named, game_options
 from pbem.cli.turn import new as _new_game_command
 from pbem.errors import PbemError
 
@@ -176,16 +177,6 @@ for _name in PASSED:  # pbem new's own options, its checks and help with them
 def _settings(game_rounds: int, game: dict[str, Any]) -> GameSettings:
     """The GameSettings of `pbem new`'s options, read as `pbem new` reads them."""
     from pbem.club.tournament import GameSettings
-    from pbem.core.board import board_names
-    from pbem.core.state import (
-        CardRule,
-        FogLevel,
-        FortifyMode,
-        Options,
-        SetupMode,
-        TradedCards,
-        TwoPlayer,
-    )
     from pbem.game import deadlines
 
     schedule = deadlines.schedule_from_options(
@@ -196,27 +187,8 @@ def _settings(game_rounds: int, game: dict[str, Any]) -> GameSettings:
         game["vacation_mode"],
         game["substitute_within"],
     )
-    options = Options(
-        SetupMode(game["setup"]),
-        TwoPlayer(game["two_player"]),
-        FortifyMode(game["fortify"]),
-        TradedCards(game["traded_cards"]),
-        game["drop_after"],
-        game["missions"],
-        cards=CardRule(game["cards"]),
-        territory_bonus=not game["no_territory_bonus"],
-        fortifies=game["fortifies"],
-        rounds=game_rounds,
-        fog=FogLevel(game["fog"]),
-    )
-    board: str | Path = game["board"]
-    if board not in board_names():
-        board = Path(board)
-        if not board.is_file():
-            raise PbemError(
-                f"there is no board '{game['board']}': pbem's boards are "
-                f"{', '.join(board_names())}, or give the path of a board file (docs/boards.md)"
-            )
+    options = game_options(game, game_rounds)
+    board = board_named(game["board"])
     return GameSettings(options, schedule, board, game["language"])
 
 

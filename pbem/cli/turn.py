@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from pbem.cli.common import GAME_DIR, NOW, echo, instant, reports_errors
 from pbem.errors import PbemError
+
+if TYPE_CHECKING:
+    from pbem.core.state import Options
 
 
 @click.command(short_help="Create a game and write the first reports.")
@@ -199,16 +204,7 @@ def new(
       pbem new games/club/friday --players a=a@example.org,b=b@example.org \\
         --mail from=games@example.org
     """
-    from pbem.core.state import (
-        CardRule,
-        FogLevel,
-        FortifyMode,
-        Options,
-        Phase,
-        SetupMode,
-        TradedCards,
-        TwoPlayer,
-    )
+    from pbem.core.state import Phase
     from pbem.core.teams import parse_teams
     from pbem.game import clock, deadlines, processor, settings
     from pbem.game.store import read_game
@@ -227,33 +223,9 @@ def new(
             team_list = parse_teams(teams, [n for n, _ in listed])
         except ValueError as err:
             raise PbemError(f"--teams: {err}") from None
-    options = Options(
-        SetupMode(setup),
-        TwoPlayer(two_player),
-        FortifyMode(fortify),
-        TradedCards(traded_cards),
-        drop_after,
-        missions,
-        cards=CardRule(cards),
-        territory_bonus=not no_territory_bonus,
-        fortifies=fortifies,
-        rounds=rounds,
-        teams=team_list,
-        team_fortify=team_fortify,
-        team_cards=team_cards_visible,
-        fog=FogLevel(fog),
-    )
+    options = game_options(locals(), rounds, team_list)  # (this command's options, by name)
     mail = settings.changed((), settings.parse_assignments(mail_settings))
-    from pbem.core.board import board_names
-
-    the_board: str | Path = board
-    if board not in board_names():
-        the_board = Path(board)
-        if not the_board.is_file():
-            raise PbemError(
-                f"there is no board '{board}': pbem's boards are {', '.join(board_names())}, "
-                "or give the path of a board file (docs/boards.md)"
-            )
+    the_board = board_named(board)
     outcome = processor.new_game(
         directory,
         listed,
@@ -282,6 +254,51 @@ def new(
     if game.deadline is not None and game.schedule is not None:
         echo(f"Orders are due by {clock.describe(game.deadline, game.schedule.zone)}.")
     echo(f"Reports to send: {outcome.reports[0].parent}")
+
+
+def game_options(given: Mapping[str, Any], rounds: int, teams: Any = ()) -> Options:
+    """The rules of a game from `pbem new`'s options as click gives them (by their names; the
+    team options only where given), for `pbem new` and for each game of a tournament."""
+    from pbem.core.state import (
+        CardRule,
+        FogLevel,
+        FortifyMode,
+        Options,
+        SetupMode,
+        TradedCards,
+        TwoPlayer,
+    )
+
+    return Options(
+        SetupMode(given["setup"]),
+        TwoPlayer(given["two_player"]),
+        FortifyMode(given["fortify"]),
+        TradedCards(given["traded_cards"]),
+        given["drop_after"],
+        given["missions"],
+        cards=CardRule(given["cards"]),
+        territory_bonus=not given["no_territory_bonus"],
+        fortifies=given["fortifies"],
+        rounds=rounds,
+        teams=teams,
+        team_fortify=given.get("team_fortify", False),
+        team_cards=given.get("team_cards_visible", False),
+        fog=FogLevel(given["fog"]),
+    )
+
+
+def board_named(board: str) -> str | Path:
+    """`--board`: one of pbem's boards by name, or the path of a club's board file."""
+    from pbem.core.board import board_names
+
+    if board in board_names():
+        return board
+    if not Path(board).is_file():
+        raise PbemError(
+            f"there is no board '{board}': pbem's boards are {', '.join(board_names())}, "
+            "or give the path of a board file (docs/boards.md)"
+        )
+    return Path(board)
 
 
 @click.command(short_help="Check order files, changing nothing.")
