@@ -129,6 +129,19 @@ class Browser:
             "result"
         ].get("value")
 
+    def serious_violations(self, axe: str) -> list[list[Any]]:
+        """What axe-core (its script, `axe_script`) finds serious or critical on the page open:
+        [rule, impact, how many elements]."""
+        self.evaluate(axe)
+        found = self.page(
+            "Runtime.evaluate",
+            expression="axe.run(document, {resultTypes: ['violations']})"
+            ".then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))",
+            awaitPromise=True,
+            returnByValue=True,
+        )["result"]["value"]
+        return [v for v in found if v[1] in ("serious", "critical")]
+
     def overflow(self) -> tuple[int, int]:
         """(the page's scroll width, its width): equal when nothing is wider than the screen."""
         width = self.evaluate("document.documentElement.scrollWidth")
@@ -162,6 +175,20 @@ class Browser:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+
+
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+"""The accessibility checker, installed by `npm ci --prefix tests` (tests/package.json)."""
+
+
+def axe_script() -> str | None:
+    """axe-core's script, or None where it is not installed (a test then skips, but where
+    PBEM_REQUIRE_CHROMIUM is set, as in CI, where it must run: there a missing one fails)."""
+    if AXE.is_file():
+        return AXE.read_text("utf-8")
+    if os.environ.get("PBEM_REQUIRE_CHROMIUM"):
+        raise AssertionError(f"{AXE} is missing: run 'npm ci' in tests/")
+    return None
 
 
 @contextmanager

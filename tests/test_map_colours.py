@@ -65,7 +65,6 @@ MIN_CONTRAST = 4.5
 LIGHTEST, DARKEST = 83.5, 29.5
 """The range of the fills' L* (see MIN_GREY_STEP)."""
 
-AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM = screens.chromium()
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium): no screen test"
@@ -446,11 +445,9 @@ def browser() -> Iterator[screens.Browser]:
 def test_a_six_player_report_has_no_serious_accessibility_violation(
     six: Path, browser: screens.Browser
 ) -> None:
-    if not AXE.is_file():
-        if os.environ.get("PBEM_REQUIRE_CHROMIUM"):
-            raise AssertionError(f"{AXE} is missing: run 'npm ci' in tests/")
+    script = screens.axe_script()
+    if script is None:
         pytest.skip("axe-core is not installed: run 'npm ci' in tests/")
-    script = AXE.read_text("utf-8")
     _, mine, moderator = last_reports(six)
     for page in (mine, moderator):
         for width, dark, media in (
@@ -461,16 +458,8 @@ def test_a_six_player_report_has_no_serious_accessibility_violation(
             (1200, False, "print"),
         ):
             browser.open(page, width, dark, media)
-            browser.evaluate(script)
-            result = browser.page(
-                "Runtime.evaluate",
-                expression="axe.run(document, {resultTypes: ['violations']})"
-                ".then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))",
-                awaitPromise=True,
-                returnByValue=True,
-            )["result"]["value"]
-            serious = [v for v in result if v[1] in ("serious", "critical")]
-            assert serious == [], (page.name, width, dark, media, result)
+            serious = browser.serious_violations(script)
+            assert serious == [], (page.name, width, dark, media, serious)
 
 
 def pixel(browser: screens.Browser, x: float, y: float) -> tuple[int, int, int]:

@@ -32,7 +32,6 @@ from pbem.game.record import PUBLISHED
 from pbem.game.store import read_game
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
-AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM = screens.chromium()
 
 
@@ -350,25 +349,15 @@ def test_clicking_the_turn_slider_changes_the_map_and_the_story(site: Path) -> N
 
 @needs_chromium
 def test_no_serious_accessibility_violation(site: Path) -> None:
-    if not AXE.is_file():
-        if os.environ.get("PBEM_REQUIRE_CHROMIUM"):
-            raise AssertionError(f"{AXE} is missing: run 'npm ci' in tests/")
+    script = screens.axe_script()
+    if script is None:
         pytest.skip("axe-core is not installed: run 'npm ci' in tests/")
-    script = AXE.read_text("utf-8")
     with screens.browser(CHROMIUM) as b:
         for page in (site / "index.html", site / "games" / "finished" / "index.html"):
             for dark in (False, True):
                 b.open(page, 400, dark)
-                b.evaluate(script)
-                result = b.page(
-                    "Runtime.evaluate",
-                    expression="axe.run(document, {resultTypes: ['violations']})"
-                    ".then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))",
-                    awaitPromise=True,
-                    returnByValue=True,
-                )["result"]["value"]
-                serious = [v for v in result if v[1] in ("serious", "critical")]
-                assert serious == [], (page.name, dark, result)
+                serious = b.serious_violations(script)
+                assert serious == [], (page.name, dark, serious)
 
 
 @needs_chromium
