@@ -452,14 +452,14 @@ def test_the_draft_order_file_is_in_the_players_language_and_fits(
 
 def test_notices_are_wrapped_and_the_neutral_is_named_in_the_readers_word() -> None:
     from pbem.core.state import NEUTRAL
-    from pbem.present.aids import place_owner
     from pbem.present.i18n import language, speaking
+    from pbem.present.missions import owner_name
     from pbem.present.text import wrapped_message
 
     long = "Tidsgränsen för tur 3 i spring-2027 har flyttats " * 4
     assert all(display_width(line) <= 78 for line in wrapped_message(long).splitlines())
     with speaking(language("it")):
-        assert place_owner(NEUTRAL) == "neutrale" and place_owner("ann") == "ann"
+        assert owner_name(NEUTRAL) == "neutrale" and owner_name("ann") == "ann"
 
 
 def test_another_players_mission_choice_is_theirs() -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pbem.core import fog, odds, rules
-from pbem.core.state import NEUTRAL, GameState
+from pbem.core.state import GameState
 from pbem.present.i18n import _, place
+from pbem.present.missions import owner_name
 from pbem.present.plan import percent
 
 STRONGEST = 3
@@ -53,12 +54,6 @@ class AttackAid:
     reinforced_armies: int
 
 
-def place_owner(owner: str) -> str:
-    """An owner as the tables name it: a player by name, the neutral armies in the reader's
-    word for them."""
-    return _("neutral") if owner == NEUTRAL else owner
-
-
 def _odds(attackers: int, defenders: int) -> str:
     if attackers < 2:
         return _("cannot attack")
@@ -81,7 +76,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
                 rest[state.owner(t)] = rest.get(state.owner(t), 0) + 1
         unseen = _("not seen")  # (a catalogue entry: the extractor reads no f-string)
         others = ", ".join(
-            f"{unseen if o == fog.UNKNOWN else place_owner(o)} {n}"
+            f"{unseen if o == fog.UNKNOWN else owner_name(o)} {n}"
             for o, n in sorted(rest.items(), key=lambda i: -i[1])
         )
         continents.append(ContinentAid(c.name, c.bonus, held, len(c.territories), others))
@@ -98,7 +93,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
                 state.armies(t),
                 sum(state.armies(n) for n in enemies),
                 ", ".join(
-                    f"{place(n)} ({place_owner(state.owner(n))}, {state.armies(n)})"
+                    f"{place(n)} ({owner_name(state.owner(n))}, {state.armies(n)})"
                     for n in enemies
                 ),
             )
@@ -115,7 +110,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
                     b.territory,
                     b.armies,
                     n,
-                    place_owner(state.owner(n)),
+                    owner_name(state.owner(n)),
                     state.armies(n),
                     _odds(b.armies, state.armies(n)),
                     _odds(b.armies + extra, state.armies(n)),

@@ -33,7 +33,12 @@ def owner_shown(state: GameState, territory: str) -> str:
     armies in the reader's word for them."""
     if state.phase is Phase.DRAFT:
         return UNCLAIMED
-    owner = state.owner(territory)
+    return owner_name(state.owner(territory))
+
+
+def owner_name(owner: str) -> str:
+    """An owner as the reports name it: a player by name, the neutral armies in the reader's
+    word for them."""
     return _("neutral") if owner == NEUTRAL else owner
 
 
