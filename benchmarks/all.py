@@ -58,8 +58,10 @@ from pbem.core.engine import Randomness, new_game, resolve  # noqa: E402
 from pbem.core.events import Event, Rolled  # noqa: E402
 from pbem.core.orders import Attack, Orders  # noqa: E402
 from pbem.core.state import Holding, Options, Phase, SetupMode, state_digest  # noqa: E402
-from pbem.game import audit, history, processor, store  # noqa: E402
+from pbem.game import audit, processor  # noqa: E402
+from pbem.game.opening import read_game  # noqa: E402
 from pbem.game.replay import replay_orders  # noqa: E402
+from pbem.records import history, store  # noqa: E402
 
 # The groups of rows, in the order they are measured (--only picks some).
 GROUPS = ("commands", "floor", "batch", "selfplay", "dice", "audit")
@@ -132,7 +134,7 @@ def play_turn_game(directory: Path) -> None:
     processor.new_game(
         directory, processor.parse_player_list(PLAYERS6), Options(), seed=SEED, name="bench"
     )
-    while store.read_game(directory).state.phase is not Phase.PLAY:
+    while read_game(directory).state.phase is not Phase.PLAY:
         write_skeletons(directory)
         processor.resolve_game(directory)
     write_skeletons(directory)
@@ -159,7 +161,7 @@ def _long_game(directory: Path, resolutions: int) -> None:
         seed=SEED,
         name=f"long{resolutions}",
     )
-    game = store.read_game(directory)
+    game = read_game(directory)
     secrets = {r.name: r.secret for r in game.registrations}
     rng = random.Random(1)
     state = game.state

@@ -30,8 +30,8 @@ from conftest import new_game, skeleton, write_skeletons  # noqa: E402
 
 from pbem.errors import PbemError  # noqa: E402
 from pbem.game import processor  # noqa: E402
-from pbem.game.history import report_dir  # noqa: E402
 from pbem.present import verify  # noqa: E402
+from pbem.records.history import report_dir  # noqa: E402
 
 CONTROL = ["\x1b[2J", "\r", "\x00", "\u202e", "\x85", "\x07", "\n"]
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from pbem import mail
 from pbem.core.state import Options
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 from pbem.mail.fetch import parse_time
 from pbem.present import report
 

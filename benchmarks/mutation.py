@@ -44,20 +44,20 @@ TESTS: dict[str, list[str]] = {
     "pbem/club/schedule.py": ["tests/test_tournament.py"],
     "pbem/club/tournament.py": ["tests/test_tournament.py"],
     "pbem/mail/press.py": ["tests/test_press.py"],
-    "pbem/game/press.py": ["tests/test_press.py"],
+    "pbem/records/press.py": ["tests/test_press.py"],
     "pbem/present/talk.py": ["tests/test_press.py"],
     "pbem/core/teams.py": ["tests/test_teams.py"],
     "pbem/core/fog.py": ["tests/test_fog.py"],
     "pbem/core/fog_events.py": ["tests/test_fog.py"],
     "pbem/present/fog_verify.py": ["tests/test_fog.py"],
-    "pbem/game/store.py": [
+    "pbem/records/store.py": [
         "tests/test_store.py",
         "tests/test_shell_recovery.py",
         "tests/test_shell_processor.py",
         "tests/test_processor.py",
         "tests/test_old_games.py",
     ],
-    "pbem/game/disk.py": [
+    "pbem/records/disk.py": [
         "tests/test_fetch_groups.py",
         "tests/test_store.py",
         "tests/test_imports.py",
@@ -67,7 +67,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_processor.py",
         "tests/test_old_games.py",
     ],
-    "pbem/game/history.py": [
+    "pbem/records/history.py": [
         "tests/test_store.py",
         "tests/test_numbering.py",
         "tests/test_game_directory.py",
@@ -119,7 +119,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_vacations.py",
         "tests/test_seats_dropped.py",
     ],
-    "pbem/game/clock.py": [
+    "pbem/records/clock.py": [
         "tests/test_clock.py",
         "tests/test_deadlines.py",
     ],
@@ -130,18 +130,18 @@ TESTS: dict[str, list[str]] = {
         "tests/test_players.py",
         "tests/test_shell_mail.py",
     ],
-    "pbem/game/root.py": [
+    "pbem/records/root.py": [
         "tests/test_batch.py",
         "tests/test_batch_settings.py",
     ],
-    "pbem/game/status.py": [
+    "pbem/club/status.py": [
         "tests/test_batch.py",
     ],
-    "pbem/game/batch.py": [
+    "pbem/club/batch.py": [
         "tests/test_batch.py",
         "tests/test_batch_mail.py",
     ],
-    "pbem/game/settings.py": [
+    "pbem/records/settings.py": [
         "tests/test_batch_settings.py",
         "tests/test_batch_mail.py",
     ],
@@ -211,7 +211,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_mail_reading.py",
         "tests/test_mail_clients.py",
     ],
-    "pbem/game/mailstate.py": [
+    "pbem/records/mailstate.py": [
         "tests/test_ledger.py",
         "tests/test_damaged_state.py",
         "tests/test_mail_send.py",
@@ -329,11 +329,11 @@ SKIPPED: list[tuple[str, str, tuple[str, ...], str]] = [
         + ("3 -> 4", "3 -> 2"),
         TOMLI,
     )
-    for file in ("pbem/game/root.py", "pbem/game/settings.py")
+    for file in ("pbem/records/root.py", "pbem/records/settings.py")
 ]
 SKIPPED += [
     (
-        "pbem/game/settings.py",
+        "pbem/records/settings.py",
         VERSION_CHECK + "  # imported here: a game's own settings need no parser",
         ("negated `if` condition", "`>=` -> `<`", "`>=` -> `>`", "11 -> 12", "11 -> 10")
         + ("3 -> 4", "3 -> 2"),
@@ -342,19 +342,19 @@ SKIPPED += [
 ]
 SKIPPED += [
     (
-        "pbem/game/disk.py",
+        "pbem/records/disk.py",
         "fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)",
         ("384 -> 385", "384 -> 383"),
         "the lock file's mode bits change nothing pbem does (only flock on it counts)",
     ),
     (
-        "pbem/game/disk.py",
+        "pbem/records/disk.py",
         "if len(written) > 1:",
         ("`>` -> `>=`", "`>` -> `<=`", "1 -> 0", "1 -> 2"),
         "files synced by a pool of threads or one by one: the same syncs, before any rename",
     ),
     (
-        "pbem/game/disk.py",
+        "pbem/records/disk.py",
         '_SYNCING = (os.getpid(), ThreadPoolExecutor(8, thread_name_prefix="pbem-sync"))',
         ("8 -> 7", "8 -> 9"),
         "how many threads sync the files: the same syncs, before any rename",
@@ -398,7 +398,7 @@ SKIPPED += [
         "one read back and written again gives the bytes it was read from",
     ),
     (
-        "pbem/game/store.py",
+        "pbem/records/store.py",
         'return {**data, "format": 2, "options": options}',
         ("2 -> 3", "2 -> 1"),
         "the format number of migrated data is not read again (read_game goes on from the data)",
@@ -559,7 +559,7 @@ SKIPPED += [
         "a new game has both a schedule and its first deadline, or neither",
     ),
     (
-        "pbem/game/disk.py",
+        "pbem/records/disk.py",
         "continue",
         ("removed `continue` in def _temporary",),
         "the `continue` is the last statement of the loop's body (the handler of a name already "
@@ -573,38 +573,38 @@ SKIPPED += [
         "is what says an undo was interrupted",
     ),
     (
-        "pbem/game/settings.py",
+        "pbem/records/settings.py",
         "@dataclass(frozen=True)",
         ("True -> False",),
         "no code changes or hashes a Server or Settings once made",
     ),
     (
-        "pbem/game/settings.py",
+        "pbem/records/settings.py",
         "return len(found) == 1 and bool(EMAIL.match(found[0][1]))",
         ("0 -> -1",),
         "with exactly one address found, the first is the last",
     ),
     (
-        "pbem/game/batch.py",
+        "pbem/club/batch.py",
         "mail_failed: bool = False",
         ("False -> True",),
         "the one maker of a RunSummary, run_root, always says whether the mail failed",
     ),
     (
-        "pbem/game/batch.py",
+        "pbem/club/batch.py",
         "if jobs <= 1 or len(tasks) <= 1:",
         ("`or` -> `and`",),
         "with one job or one game the pool has one worker, which runs the games one after "
         "another as the loop does: the same results in the same order, only in another process",
     ),
     (
-        "pbem/game/batch.py",
+        "pbem/club/batch.py",
         "return show(pool.imap_unordered(_run_one, tasks, chunksize=1))",
         ("1 -> 2",),
         "how many games a worker takes at a time changes when they run, not what they give",
     ),
     (
-        "pbem/game/batch.py",
+        "pbem/club/batch.py",
         "@dataclass(frozen=True)",
         ("True -> False",),
         "no code changes or hashes a GameRun, RunSummary or MailRun once made",
@@ -635,19 +635,19 @@ SKIPPED += [
         "no code changes, hashes or compares by identity an AddressChange once made",
     ),
     (
-        "pbem/game/clock.py",
+        "pbem/records/clock.py",
         "@dataclass(frozen=True)",
         ("True -> False",),
         "no code changes or hashes a Schedule once made (the game file compares them by value)",
     ),
     (
-        "pbem/game/root.py",
+        "pbem/records/root.py",
         "@dataclass(frozen=True)",
         ("True -> False",),
         "no code changes or hashes a Root once made",
     ),
     (
-        "pbem/game/root.py",
+        "pbem/records/root.py",
         "continue",
         ("removed `continue` in def _temporary",),
         "the subfolders of a game were just cleared: what follows sorts an empty list",

@@ -28,7 +28,7 @@ from conftest import write_skeletons  # noqa: E402
 
 from pbem.core.state import Options, SetupMode  # noqa: E402
 from pbem.game import processor  # noqa: E402
-from pbem.game.history import history_count  # noqa: E402
+from pbem.records.history import history_count  # noqa: E402
 
 PLAYERS = ["alice", "bob", "carol", "dave"]
 

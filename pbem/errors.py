@@ -81,7 +81,7 @@ class Problem:
     @classmethod
     def of(cls, template: str, line: int | None = None, **values: str | int) -> Problem:
         """A problem whose message is `template` filled with `values`, kept apart so that a
-        player's language can tell it (pbem.present.i18n)."""
+        player's language can tell it (pbem.languages.i18n)."""
         return cls(template % values, line, template, values)
 
     def format(self, source: str = "orders") -> str:

@@ -23,7 +23,7 @@ from pbem import __version__
 from pbem.errors import PbemError
 
 LANGUAGES = ("en", "id", "sv", "it", "nl", "gu")
-"""The languages the kit speaks (pbem.present.i18n.LANGUAGES: the kit's argument parser is
+"""The languages the kit speaks (pbem.languages.i18n.LANGUAGES: the kit's argument parser is
 made before anything else of pbem is loaded)."""
 
 KIT_NAME = "pbem-player.pyz"
@@ -76,7 +76,7 @@ def _copy_tomli(staging: Path) -> None:
 
 def write_kit(directory: Path) -> Path:
     """Write the kit into `directory` (created if need be); its path."""
-    from pbem.game.disk import atomic_write
+    from pbem.records.disk import atomic_write
 
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / KIT_NAME
@@ -169,7 +169,7 @@ def _check(args: argparse.Namespace) -> tuple[list[str], bool]:
 
 
 def _odds(args: argparse.Namespace) -> tuple[list[str], bool]:
-    from pbem.present.i18n import language, speaking
+    from pbem.languages.i18n import language, speaking
     from pbem.present.plan import odds_summary
 
     with speaking(language(args.lang)):

@@ -15,10 +15,11 @@ import tomli_w
 
 from pbem.core.state import GameState, Options, state_digest
 from pbem.game import processor
-from pbem.game.disk import LOCK_FILE, atomic_write
-from pbem.game.history import history_path
-from pbem.game.store import _load_toml, read_game, write_game
+from pbem.game.opening import read_game
 from pbem.present import report
+from pbem.records.disk import LOCK_FILE, atomic_write
+from pbem.records.history import history_path
+from pbem.records.store import _load_toml, write_game
 
 SEED = bytes(range(32))
 
@@ -199,7 +200,8 @@ def refused_with_option(directory: Path, key: str, value: str | None, said: str)
     """The game's file with its option `key` left out (None) or set to `value` is refused by
     pbem with a sentence matching `said`."""
     from pbem.errors import GameFileError
-    from pbem.game import store
+    from pbem.game import opening
+    from pbem.records import store
 
     data = store._load_toml(directory / "game.toml")
     if value is None:
@@ -208,7 +210,7 @@ def refused_with_option(directory: Path, key: str, value: str | None, said: str)
         data["options"][key] = value
     (directory / "game.toml").write_text(tomli_w.dumps(data))
     with pytest.raises(GameFileError, match=said):
-        store.read_game(directory)
+        opening.read_game(directory)
 
 
 def flat(text: str) -> str:

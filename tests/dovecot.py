@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.game.settings import Security
 from pbem.mail.imap import ImapServer
+from pbem.records.settings import Security
 
 REQUIRE = "PBEM_REQUIRE_DOVECOT"
 USER = "moderator"

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pbem.game.history import report_dir
+from pbem.records.history import report_dir
 
 CONTINENT_BONUS = {
     "North America": 5,

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from pbem.game.settings import Security
 from pbem.mail.imap import ImapServer
+from pbem.records.settings import Security
 
 USER = "moderator"
 PASSWORD = "secret"

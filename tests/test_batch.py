@@ -20,13 +20,14 @@ from conftest import SEED, held_lock, skeleton, snapshot, write_skeletons
 from test_old_games import play_to_the_end
 
 from pbem.cli import main
+from pbem.club.status import State, root_status
 from pbem.core.state import Options, SetupMode
-from pbem.game import clock, deadlines, processor
-from pbem.game.disk import GAME_FILE
-from pbem.game.history import history_count, history_path, read_history
-from pbem.game.root import find_games
-from pbem.game.status import State, root_status
-from pbem.game.store import read_game
+from pbem.game import deadlines, processor
+from pbem.game.opening import read_game
+from pbem.records import clock
+from pbem.records.disk import GAME_FILE
+from pbem.records.history import history_count, history_path, read_history
+from pbem.records.root import find_games
 
 NOW = "2027-03-01T12:00:00+00:00"
 STARTED = "2027-02-25T12:00:00+00:00"
@@ -397,7 +398,7 @@ def test_a_folder_that_is_not_there_is_not_a_folder_of_games(tmp_path: Path) -> 
 
 
 def test_a_game_whose_name_cannot_be_read_is_listed_under_its_folder(tmp_path: Path) -> None:
-    from pbem.game.root import game_name
+    from pbem.records.root import game_name
 
     game = make(tmp_path / "games", "duel", 2)
     assert game_name(game) == "duel"
@@ -473,7 +474,7 @@ def test_the_status_table_keeps_its_columns_under_their_headings(root: Path) -> 
 
 
 def test_a_root_knows_its_games_by_name_except_a_name_two_share(tmp_path: Path) -> None:
-    from pbem.game.root import open_root
+    from pbem.records.root import open_root
 
     root = tmp_path / "games"
     make(root, "duel", 2)
@@ -496,7 +497,7 @@ def _ready_root(tmp_path: Path, count: int) -> Path:
 
 
 def test_the_library_resolves_unless_told_it_is_a_dry_run(tmp_path: Path) -> None:
-    from pbem.game import batch
+    from pbem.club import batch
 
     root = _ready_root(tmp_path, 2)
     before = snapshot(root)
@@ -514,8 +515,8 @@ def test_the_library_resolves_unless_told_it_is_a_dry_run(tmp_path: Path) -> Non
 
 
 def test_the_library_refuses_fewer_than_one_job(tmp_path: Path) -> None:
+    from pbem.club import batch
     from pbem.errors import PbemError
-    from pbem.game import batch
 
     root = _ready_root(tmp_path, 1)
     before = snapshot(root)
@@ -544,7 +545,7 @@ def test_two_jobs_resolve_two_games_at_once(
     """Each game's resolution waits (up to 10 s) until the other one has started."""
     import time
 
-    from pbem.game import batch
+    from pbem.club import batch
 
     root = _ready_root(tmp_path, 2)
     real = processor.resolve_game
@@ -575,7 +576,7 @@ def test_mail_that_cannot_be_sent_at_all_is_told_after_the_run(tmp_path: Path) -
 
 
 def test_names_in_another_case_or_width_are_one_name_in_a_root(tmp_path: Path) -> None:
-    from pbem.game.root import open_root
+    from pbem.records.root import open_root
 
     root = tmp_path / "games"
     make(root, "friday", 2)

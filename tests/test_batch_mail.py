@@ -27,9 +27,9 @@ from test_mail import (
 )
 
 from pbem.game import processor
-from pbem.game.settings import Security
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 from pbem.mail import route
+from pbem.records.settings import Security
 
 ANN, BEN, CY, DEE = (f"{p}@example.org" for p in ("ann", "ben", "cy", "dee"))
 GAMES = {
@@ -631,8 +631,8 @@ def test_a_game_fetched_alone_records_when_its_mailbox_was_read_and_when_it_fail
 
     from pbem import mail
     from pbem.errors import PbemError
-    from pbem.game.mailbox_state import FETCHED, last_read
     from pbem.mail import inbox
+    from pbem.records.mailbox_state import FETCHED, last_read
 
     game = root / "friday"
     box = into_maildir(tmp_path / "Maildir", [])

@@ -11,10 +11,11 @@ from conftest import write_skeletons
 
 from pbem.cli import main
 from pbem.errors import PbemError
-from pbem.game import processor, settings
-from pbem.game.disk import GAME_FILE
-from pbem.game.settings import Security, Server, in_force
-from pbem.game.store import read_game
+from pbem.game import processor
+from pbem.game.opening import read_game
+from pbem.records import settings
+from pbem.records.disk import GAME_FILE
+from pbem.records.settings import Security, Server, in_force
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -186,7 +187,7 @@ def test_a_bad_setting_written_by_hand_is_named_with_the_fix(root: Path) -> None
 
 
 def test_the_edges_of_a_setting_are_accepted_and_blanks_trimmed(root: Path) -> None:
-    from pbem.game.settings import changed
+    from pbem.records.settings import changed
 
     table = changed((), {"smtp_port": " 65535 ", "imap_port": "1", "smtp_user": " mod "})
     assert table == (("imap_port", 1), ("smtp_port", 65535), ("smtp_user", "mod"))
@@ -205,14 +206,14 @@ def test_the_edges_of_a_setting_are_accepted_and_blanks_trimmed(root: Path) -> N
     ],
 )
 def test_a_server_is_host_or_host_and_port(spec: str, parts: tuple[str, str | None]) -> None:
-    from pbem.game.settings import split_host
+    from pbem.records.settings import split_host
 
     assert split_host(spec, "--imap") == parts
 
 
 @pytest.mark.parametrize("spec", [":993", "mail.example.org:imap", "mail example.org", "[]:993"])
 def test_a_bad_server_says_how_to_write_one(spec: str) -> None:
-    from pbem.game.settings import split_host
+    from pbem.records.settings import split_host
 
     with pytest.raises(
         PbemError, match="--imap must be HOST or HOST:PORT, e.g. mail.example.org:993"
@@ -265,8 +266,8 @@ def test_a_configured_smtp_login_takes_the_password_and_no_login_asks_none(
 ) -> None:
     """The SMTP server of a folder's settings logs in with PBEM_SMTP_PASSWORD only when the
     settings name a user; without one it sends without logging in, whatever is set."""
-    from pbem.game.settings import in_force
     from pbem.mail.inbox import smtp_of
+    from pbem.records.settings import in_force
 
     monkeypatch.setenv("PBEM_SMTP_PASSWORD", "hunter2")
     (tmp_path / "pbem.toml").write_text(

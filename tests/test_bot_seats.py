@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from pbem.cli import main
 from pbem.game import bots
 from pbem.game.audit import audit_game
-from pbem.game.history import read_history, report_dir
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
+from pbem.records.history import read_history, report_dir
 
 SEED = "0c" * 32
 T0 = "2027-03-01T10:00:00+00:00"
@@ -239,8 +239,8 @@ def test_an_odd_bot_in_the_game_file_is_a_sentence(d: Path, value: str) -> None:
 
 
 def test_pbem_run_lets_a_bot_answer_that_a_stopped_run_left(d: Path) -> None:
-    from pbem.game import clock
-    from pbem.game.batch import run_game
+    from pbem.club.batch import run_game
+    from pbem.records import clock
 
     run("seat", d, "dave", "--bot", "reference")
     (d / "orders" / "dave.toml").unlink()

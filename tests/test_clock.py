@@ -7,7 +7,7 @@ from datetime import time, timedelta
 import pytest
 
 from pbem.errors import PbemError
-from pbem.game.clock import (
+from pbem.records.clock import (
     Schedule,
     describe,
     format_duration,

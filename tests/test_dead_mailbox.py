@@ -15,9 +15,10 @@ from dovecot import PASSWORD, USER, Dovecot, start
 from test_mail import into_maildir, message, orders_for, run
 
 from pbem.core.state import Options
-from pbem.game import clock, deadlines, processor
-from pbem.game.history import history_count, read_history
-from pbem.game.mailbox_state import FETCHED
+from pbem.game import deadlines, processor
+from pbem.records import clock
+from pbem.records.history import history_count, read_history
+from pbem.records.mailbox_state import FETCHED
 
 STARTED = "2027-02-25T12:00:00+00:00"
 BEFORE = "2027-02-26T12:00:00+00:00"

@@ -17,10 +17,10 @@ from conftest import SEED, flat, skeleton, snapshot
 
 from pbem.cli import main
 from pbem.core.state import NEUTRAL, Phase
-from pbem.game import clock
-from pbem.game.history import read_history, report_dir
+from pbem.game.opening import read_game
 from pbem.game.processor import audit_game
-from pbem.game.store import read_game
+from pbem.records import clock
+from pbem.records.history import read_history, report_dir
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -43,11 +43,12 @@ from pbem.core.state import (
 )
 from pbem.errors import GameFileError
 from pbem.game import processor
-from pbem.game.history import history_count, read_history, report_dir
-from pbem.game.store import FORMAT, Game, game_document, read_game, write_game
+from pbem.game.opening import read_game
 from pbem.present import report
 from pbem.present.report import narrate
 from pbem.present.view import game_view
+from pbem.records.history import history_count, read_history, report_dir
+from pbem.records.store import FORMAT, Game, game_document, write_game
 
 OLD_RULE = Options(
     traded_cards=TradedCards.DECK, stop_at=StopAt.THRESHOLD, autopilot=AutopilotRule.FRONT

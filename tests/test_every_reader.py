@@ -19,9 +19,9 @@ from test_mail import GAME, PLAYERS, fetch, message, orders_for, outbox
 from pbem.cli import main
 from pbem.core.state import Options
 from pbem.game import players, processor
-from pbem.game.history import report_dir
-from pbem.present.i18n import display_width
+from pbem.languages.i18n import display_width
 from pbem.present.text import wrapped_message
+from pbem.records.history import report_dir
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 EXAMPLE = Path(__file__).resolve().parents[1] / "games" / "example"
@@ -200,8 +200,8 @@ def test_the_moderator_reads_of_a_players_forecast_in_the_third_person(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from pbem.core.orders import Attack, Orders
+    from pbem.game.opening import read_game
     from pbem.game.processor import _forecasts
-    from pbem.game.store import read_game
 
     state = read_game(EXAMPLE).state
     alice = state.player("alice")
@@ -225,7 +225,7 @@ def test_the_moderator_reads_of_a_players_forecast_in_the_third_person(
 
 def test_a_skipped_order_is_told_to_the_moderator_of_its_player() -> None:
     from pbem.core.events import Skipped
-    from pbem.present.i18n import language, speaking
+    from pbem.languages.i18n import language, speaking
     from pbem.present.skipped import skipped_sentence
 
     event = Skipped(
@@ -245,7 +245,7 @@ def test_times_name_their_zone_as_the_deadlines_do(code: str) -> None:
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
-    from pbem.present.i18n import language
+    from pbem.languages.i18n import language
 
     lang = language(code)
     utc = datetime(2027, 1, 5, 21, 56, tzinfo=ZoneInfo("UTC"))
@@ -257,8 +257,8 @@ def test_times_name_their_zone_as_the_deadlines_do(code: str) -> None:
 def test_an_undo_is_told_in_the_readers_language_and_the_games_zone() -> None:
     from zoneinfo import ZoneInfo
 
-    from pbem.present.i18n import language, speaking
-    from pbem.present.numbering import Played, Undone
+    from pbem.languages.i18n import language, speaking
+    from pbem.languages.numbering import Played, Undone
 
     undone = Undone(Played.of(14, 13), "2026-12-01T11:30:00+00:00", "sent too early", 2)
     with speaking(language("sv")):
@@ -275,8 +275,8 @@ def test_an_undo_is_told_in_the_readers_language_and_the_games_zone() -> None:
     [("en", "."), ("id", ","), ("sv", ","), ("it", ","), ("nl", ","), ("gu", ".")],
 )
 def test_the_reports_numbers_have_the_languages_decimal_point(code: str, point: str) -> None:
+    from pbem.languages.i18n import language, speaking
     from pbem.present.aids import _odds
-    from pbem.present.i18n import language, speaking
     from pbem.present.stats import luck_line, signed
 
     luck = {
@@ -348,8 +348,8 @@ def test_each_game_word_has_one_translation_in_each_language(code: str) -> None:
     ],
 )
 def test_after_a_turn_is_a_whole_phrase_in_each_language(code: str, kind: str, said: str) -> None:
-    from pbem.present.i18n import language, speaking
-    from pbem.present.numbering import Played
+    from pbem.languages.i18n import language, speaking
+    from pbem.languages.numbering import Played
 
     played = Played(8, 7 if kind == "turn" else 0, kind)  # type: ignore[arg-type]
     with speaking(language(code)):
@@ -366,7 +366,7 @@ def test_the_gujarati_report_title_bends_the_turn_after_its_after(
 def test_the_gujarati_text_report_keeps_its_continent_table_aligned(
     babel: Path,  # noqa: F811
 ) -> None:
-    from pbem.present.i18n import display_width
+    from pbem.languages.i18n import display_width
 
     text = (report_dir(babel, 5) / "fay.txt").read_text("utf-8").splitlines()
     start = next(i for i, line in enumerate(text) if line.startswith("ખંડો:"))
@@ -428,7 +428,7 @@ def test_the_draft_order_file_is_in_the_players_language_and_fits(
     tmp_path: Path, code: str
 ) -> None:
     from pbem.core.state import SetupMode
-    from pbem.game.store import read_game
+    from pbem.game.opening import read_game
 
     game = tmp_path / code / "draft"
     processor.new_game(
@@ -443,7 +443,7 @@ def test_the_draft_order_file_is_in_the_players_language_and_fits(
     assert left_in(text, code) == [], text
     assert all(display_width(line) <= 78 for line in text.splitlines())
     state = read_game(game).state
-    from pbem.present.i18n import language
+    from pbem.languages.i18n import language
 
     names = language(code, state.board.name)
     translated = [t for t in state.board.names if names.place(t) != t]
@@ -452,7 +452,7 @@ def test_the_draft_order_file_is_in_the_players_language_and_fits(
 
 def test_notices_are_wrapped_and_the_neutral_is_named_in_the_readers_word() -> None:
     from pbem.core.state import NEUTRAL
-    from pbem.present.i18n import language, speaking
+    from pbem.languages.i18n import language, speaking
     from pbem.present.missions import owner_name
     from pbem.present.text import wrapped_message
 
@@ -464,7 +464,7 @@ def test_notices_are_wrapped_and_the_neutral_is_named_in_the_readers_word() -> N
 
 def test_another_players_mission_choice_is_theirs() -> None:
     from pbem.core import missions
-    from pbem.present.i18n import language, speaking
+    from pbem.languages.i18n import language, speaking
     from pbem.present.missions import goal
 
     card = missions.Mission.parse("continents:Europe,Australia,+1")
@@ -479,8 +479,8 @@ def test_the_moderator_reads_of_armies_hidden_from_a_player_by_name() -> None:
 
     from pbem.core.forecast import AttackForecast
     from pbem.core.orders import Attack
+    from pbem.languages.reasons import telling_of
     from pbem.present.plan import _attack_line
-    from pbem.present.reasons import telling_of
 
     unseen = AttackForecast(
         Attack("Alaska", "Kamchatka"),

@@ -11,8 +11,8 @@ from conftest import snapshot
 
 from pbem.cli import main
 from pbem.game import processor
-from pbem.game.history import report_dir
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
+from pbem.records.history import report_dir
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 

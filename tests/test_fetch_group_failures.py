@@ -15,8 +15,8 @@ from test_mail import MODERATOR, NOW, into_maildir, message, orders_for
 
 from pbem import mail
 from pbem.errors import PbemError
-from pbem.game import disk
-from pbem.game.mailstate import MailState
+from pbem.records import disk
+from pbem.records.mailstate import MailState
 
 
 def failing_once(monkeypatch: pytest.MonkeyPatch, hit: str) -> list[Path]:

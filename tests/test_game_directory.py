@@ -20,10 +20,11 @@ from pbem.cli import main
 from pbem.core.state import SetupMode
 from pbem.errors import DiskError, GameFileError, LockedError, PbemError
 from pbem.files import disk_error
-from pbem.game import disk, processor
-from pbem.game.history import read_history, report_dir
-from pbem.game.store import read_game
+from pbem.game import processor
+from pbem.game.opening import read_game
 from pbem.present import report
+from pbem.records import disk
+from pbem.records.history import read_history, report_dir
 
 NOW = "2026-12-03T20:00+01:00"
 

@@ -22,9 +22,9 @@ from pbem.core import orders as order_format
 from pbem.errors import PbemError
 from pbem.files import ORDER_FILE_LIMIT, VIEW_FILE_LIMIT
 from pbem.game import processor
-from pbem.game.history import report_dir
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 from pbem.present import verify
+from pbem.records.history import report_dir
 from pbem.terminal import printable
 
 
@@ -340,7 +340,7 @@ def test_any_toml_as_orders_is_accepted_or_refused_by_pbem(
 ) -> None:
     import tomli_w
 
-    from pbem.game.store import _load_toml
+    from pbem.records.store import _load_toml
 
     path = playing_dir / "fuzz.toml"
     player = awaited(playing_dir)

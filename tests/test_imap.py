@@ -12,9 +12,9 @@ import pytest
 from dovecot import Dovecot, free_port, start
 
 from pbem.errors import PbemError
-from pbem.game.settings import Security
 from pbem.mail.imap import ImapError, ImapFolder, ImapMessage, imap_server, open_folder
 from pbem.mail.message import MAX_MESSAGE_BYTES
+from pbem.records.settings import Security
 
 
 @pytest.fixture(scope="module")

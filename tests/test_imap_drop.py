@@ -18,13 +18,14 @@ from fake_imap import PASSWORD, USER, fake_imap
 from test_dead_mailbox import NOW, dovecot, make  # noqa: F401 (dovecot: a fixture)
 from test_mail import into_maildir, message, orders_for, run
 
-from pbem.game import batch, clock
-from pbem.game.history import history_count, read_history
-from pbem.game.mailstate import MailState
+from pbem.club import batch
 from pbem.mail import fetch as fetching
 from pbem.mail import inbox
 from pbem.mail.mailboxes import Mailbox
 from pbem.mail.outcomes import Incoming
+from pbem.records import clock
+from pbem.records.history import history_count, read_history
+from pbem.records.mailstate import MailState
 
 ENV = {"PBEM_IMAP_PASSWORD": PASSWORD}
 WHEN = clock.parse_instant(NOW)

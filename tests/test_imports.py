@@ -85,5 +85,5 @@ def test_commands_that_write_nothing_load_no_threads(playing_dir: Path) -> None:
     files = [str(p) for p in write_skeletons(playing_dir)]
     for args in (("check", str(playing_dir), *files), ("status", str(playing_dir))):
         modules = loaded(*args)
-        assert "pbem.game.disk" in modules, args  # so the test can fail
+        assert "pbem.records.disk" in modules, args  # so the test can fail
         assert {"concurrent.futures", "logging"} & modules == set(), args

@@ -29,12 +29,15 @@ from pbem.core.board import load_board
 from pbem.core.state import Options, state_digest
 from pbem.errors import PbemError
 from pbem.game import players, processor
-from pbem.game.disk import GAME_FILE
-from pbem.game.history import report_dir
-from pbem.game.store import _load_toml, read_game, write_game
+from pbem.game.opening import read_game
 from pbem.kit import KIT_NAME
+from pbem.languages import i18n
+from pbem.languages.reasons import problem_told
 from pbem.mail.reports import report_subject
-from pbem.present import i18n, report
+from pbem.present import report
+from pbem.records.disk import GAME_FILE
+from pbem.records.history import report_dir
+from pbem.records.store import _load_toml, write_game
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "pbem" / "locale"
@@ -721,17 +724,17 @@ def test_a_file_that_is_not_valid_toml_is_told_in_the_players_language() -> None
     with pytest.raises(OrderError) as caught:
         parse_orders('game = "g"\nplayer "ann"\n', load_board())
     (problem,) = caught.value.problems
-    english = i18n.language("en").problem(problem)
+    english = problem_told(i18n.language("en"), problem)
     assert english == (
         "orders line 2: this is not valid TOML (Expected '=' after a key in a key/value pair); "
         "check quotes, brackets and '='"
     )
-    assert i18n.language("it").problem(problem) == (
+    assert problem_told(i18n.language("it"), problem) == (
         "orders riga 2: questo non è TOML valido (atteso '=' dopo una chiave in una coppia "
         "chiave/valore); controlla virgolette, parentesi e '='"
     )
     for code in OTHERS:
-        assert "Expected" not in i18n.language(code).problem(problem)
+        assert "Expected" not in problem_told(i18n.language(code), problem)
 
 
 def test_a_forced_trade_pbem_made_is_told_as_made_for_the_player() -> None:

@@ -1,4 +1,4 @@
-"""The mail state in SQLite (`pbem.game.mailstate`): a message read or sent writes its own rows
+"""The mail state in SQLite (`pbem.records.mailstate`): a message read or sent writes its own rows
 and nothing else, an old game's JSON state is migrated once (and again if the migration was
 killed), a damaged database is a sentence for its game alone, and a fetch killed at random
 moments then run again reads each message once."""
@@ -34,8 +34,8 @@ from test_mail import (
 
 import pbem.mail.fetch
 from pbem import mail
-from pbem.game import mailstate
-from pbem.game.mailstate import DATABASE, MailState
+from pbem.records import mailstate
+from pbem.records.mailstate import DATABASE, MailState
 
 FIXTURE = Path(__file__).parent / "fixtures" / "json-mail-state"
 ALICE = "alice@example.org"

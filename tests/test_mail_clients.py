@@ -20,7 +20,7 @@ from conftest import flat
 
 from pbem.core.state import Options
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 from pbem.mail.fetch import fetch_entries
 from pbem.mail.outcomes import Verdict
 from pbem.mail.sources import Entry

@@ -36,10 +36,11 @@ from test_mail import (
 )
 
 from pbem import mail
-from pbem.game import disk, processor
-from pbem.game.history import read_history
-from pbem.game.mailstate import MailState
+from pbem.game import processor
 from pbem.mail.message import read_letter
+from pbem.records import disk
+from pbem.records.history import read_history
+from pbem.records.mailstate import MailState
 
 ALICE, BOB, CAROL = (address for _, address in PLAYERS)
 ALLOWED = {ALICE, BOB, CAROL, MODERATOR}

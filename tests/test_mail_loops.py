@@ -31,8 +31,8 @@ from test_mail import (
     running_server,
 )
 
-from pbem.game.mailstate import MailState
 from pbem.mail import muting
+from pbem.records.mailstate import MailState
 
 ALICE = "alice@example.org"
 HOME = "moderator@home.example"

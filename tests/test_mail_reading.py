@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tnef_writer import winmail
 
+from pbem.languages import i18n
 from pbem.mail import found, quoting, text
 from pbem.mail.found import Fix, Where
 from pbem.mail.message import asks_for_resend, orders_from_body, read_letter
-from pbem.present import i18n
 
 ORDERS = (
     'game = "g"\nturn = 0\nplayer = "alice"\nsecret = "s3"\n\n'

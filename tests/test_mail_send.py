@@ -631,7 +631,7 @@ def test_after_an_undo_the_corrected_reports_reach_every_player_once(
     from conftest import write_skeletons
 
     from pbem.game import undo
-    from pbem.game.clock import parse_instant
+    from pbem.records.clock import parse_instant
 
     played_twice(game_dir)
     run("mail", "send", game_dir, "--smtp", server.spec, "--all")
@@ -698,10 +698,10 @@ def test_killing_run_fetch_send_at_random_moments_resolves_and_delivers_once(
     reports) arrives, each run after a kill repeating at most the one message in flight."""
     from test_mail import into_maildir, message, orders_for
 
-    from pbem.game import batch
-    from pbem.game.clock import parse_instant
-    from pbem.game.history import history_count, read_history
-    from pbem.game.store import read_game
+    from pbem.club import batch
+    from pbem.game.opening import read_game
+    from pbem.records.clock import parse_instant
+    from pbem.records.history import history_count, read_history
 
     recorder = slow_server.recorder
     assert isinstance(recorder, Counting)
@@ -781,8 +781,8 @@ def test_an_address_edited_by_hand_into_two_or_a_header_sends_that_report_nowher
 def test_answers_go_first_in_the_order_read_then_reports_then_the_rest(tmp_path: Path) -> None:
     """A send takes the outbox in this order, so that a player reads "accepted" before the
     report of the turn their orders were for, and a notice after the report it follows."""
-    from pbem.game.mailstate import MailState
     from pbem.mail.send import waiting
+    from pbem.records.mailstate import MailState
 
     outbox = tmp_path / "outbox"
     outbox.mkdir()
@@ -822,8 +822,8 @@ def test_a_resend_says_who_has_no_address_or_no_report_and_resends_the_rest(
 ) -> None:
     """Asked for by name, a player without an address is told to the moderator, and so is a
     player whose report is not there (taken away by hand); the others' reports are queued."""
-    from pbem.game.history import report_dir
     from pbem.mail.send import resend_reports
+    from pbem.records.history import report_dir
 
     d = tmp_path / "g"
     processor.new_game(

@@ -11,7 +11,8 @@ from dataclasses import asdict
 import pytest
 
 from pbem.core.board import Board, _parse, load_board
-from pbem.present import i18n, svgmap
+from pbem.languages import i18n
+from pbem.present import svgmap
 
 SHAPES = {
     "en": "df38b85795c2ffce",

@@ -11,8 +11,9 @@ from conftest import SEED
 from pbem.core.state import Options
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.history import report_dir
-from pbem.game.store import read_game, valid_player_name
+from pbem.game.opening import read_game
+from pbem.records.history import report_dir
+from pbem.records.store import valid_player_name
 
 
 @pytest.mark.parametrize("name", ["José", "Zoë", "Ангелина", "李雷", "Søren_2", "ann-marie", "q"])

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from pbem.cli import main
-from pbem.game.history import report_dir
-from pbem.game.store import FORMAT, _load_toml
+from pbem.records.history import report_dir
+from pbem.records.store import FORMAT, _load_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "games" / "example"
@@ -193,14 +193,15 @@ def test_an_old_games_report_folders_keep_working_beside_the_new_ones(tmp_path: 
 def test_each_resolution_is_named_by_what_it_played(
     resolution: int, turn: int, draft: bool, folder: str, words: str
 ) -> None:
-    from pbem.present.numbering import Played
+    from pbem.languages.numbering import Played
 
     played = Played.of(resolution, turn, draft=draft)
     assert (played.folder(), played.words()) == (folder, words)
 
 
 def test_a_format_4_game_file_becomes_format_5_with_nothing_else_changed(tmp_path: Path) -> None:
-    from pbem.game.store import MIGRATIONS, game_document, read_game
+    from pbem.game.opening import read_game
+    from pbem.records.store import MIGRATIONS, game_document
 
     d = dealt_game(tmp_path / "g", 1)
     doc = {**game_document(read_game(d)), "format": 4}
@@ -230,7 +231,8 @@ def test_a_report_without_the_turn_is_verified_by_its_resolution_alone(tmp_path:
 
 
 def test_each_migration_step_moves_the_format_on_by_one(tmp_path: Path) -> None:
-    from pbem.game.store import MIGRATIONS, game_document, read_game
+    from pbem.game.opening import read_game
+    from pbem.records.store import MIGRATIONS, game_document
 
     doc = game_document(read_game(dealt_game(tmp_path / "g", 0)))
     for version, step in MIGRATIONS.items():

@@ -195,7 +195,7 @@ def test_summary_is_one_readable_line() -> None:
 
 def test_the_kit_answers_the_odds_in_the_players_language() -> None:
     from pbem.kit import LANGUAGES, main
-    from pbem.present import i18n
+    from pbem.languages import i18n
 
     assert LANGUAGES == i18n.LANGUAGES
     assert main(["odds", "10", "10", "--lang", "sv"]) == 0

@@ -20,8 +20,9 @@ from conftest import games_of_a_root, snapshot, write_skeletons
 from test_mail import run
 
 from pbem.game import processor
-from pbem.present import own_catalogue, own_templates
-from pbem.present.i18n import LANGUAGES, builtin_catalogue
+from pbem.languages import own_catalogue
+from pbem.languages.i18n import LANGUAGES, builtin_catalogue
+from pbem.present import own_templates
 
 CHILD = """
 import sys, time

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from conftest import SEED, skeleton, snapshot
 
 from pbem.cli import main
-from pbem.game.history import report_dir
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
+from pbem.records.history import report_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "games" / "example"

@@ -14,7 +14,7 @@ from pbem import mail
 from pbem.cli import main
 from pbem.errors import AuditError
 from pbem.game import players, processor
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 
 NEW = "alice@elsewhere.example"
 OLD = "alice@example.org"

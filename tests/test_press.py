@@ -31,9 +31,9 @@ from test_mail import (
 
 from pbem import mail
 from pbem.game import processor
-from pbem.game.press import press_records
-from pbem.game.settings import configure
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
+from pbem.game.setting import configure
+from pbem.records.press import press_records
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 ADDRESSES = {"alice": ALICE, "bob": BOB, "carol": CAROL}
@@ -371,7 +371,7 @@ def test_a_fetch_killed_in_the_middle_of_a_relay_relays_each_message_once(
             def dying(*args: object, **kwargs: object) -> str:
                 calls.append(1)
                 if len(calls) == 2:
-                    from pbem.game.disk import settle
+                    from pbem.records.disk import settle
 
                     settle()  # the record and the first copy are on the disk
                     os._exit(9)
@@ -796,7 +796,7 @@ def test_the_longest_message_a_game_may_allow_is_below_what_a_message_is_read_to
 ) -> None:
     """A message's own text is read up to 20,000 characters: no game may allow press that long,
     so a longer text is refused as too long rather than cut and relayed."""
-    from pbem.game.settings import LARGEST_PRESS_SIZE, SettingsError
+    from pbem.records.settings import LARGEST_PRESS_SIZE, SettingsError
 
     assert LARGEST_PRESS_SIZE < 20_000
     with pytest.raises(SettingsError):

@@ -16,9 +16,10 @@ from conftest import new_game, skeleton, snapshot, write_skeletons
 
 from pbem.core.state import Phase
 from pbem.errors import AuditError, DiskError, LockedError, PbemError
-from pbem.game import disk, processor, store
-from pbem.game.history import read_history, report_dir
-from pbem.game.store import read_game
+from pbem.game import processor
+from pbem.game.opening import read_game
+from pbem.records import disk, store
+from pbem.records.history import read_history, report_dir
 
 
 def test_new_game_writes_game_file_setup_history_and_first_reports(game_dir: Path) -> None:
@@ -399,7 +400,7 @@ def test_interrupted_autopilot_resolve_run_again_later_gives_the_same_game(
     from datetime import timedelta
 
     from pbem.core.state import Options
-    from pbem.game.clock import Schedule, parse_instant
+    from pbem.records.clock import Schedule, parse_instant
 
     start = parse_instant("2026-12-01T00:00Z")
     due = parse_instant("2026-12-02T00:00Z")

@@ -24,9 +24,10 @@ from pbem.core.state import FogLevel, Options, Phase
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, seats, undo
 from pbem.game.audit import audit_game
-from pbem.game.history import history_count, history_path, read_history
+from pbem.game.opening import read_game
 from pbem.game.record import PUBLISHED, publish_record
-from pbem.game.store import WITHHELD, _load_toml, read_game
+from pbem.records.history import history_count, history_path, read_history
+from pbem.records.store import WITHHELD, _load_toml
 
 NOW = datetime(2026, 12, 6, 12, 0, tzinfo=timezone.utc)
 PLAYERS = ["ann=ann@club.example", "ben=ben@club.example", "cy=cy@club.example"]
@@ -309,7 +310,7 @@ def test_a_changed_view_or_a_record_of_a_game_not_over_fails_the_audit(
 def test_the_record_agrees_with_the_players_reports_and_a_forged_one_does_not(
     record: Path, finished: Path, tmp_path: Path
 ) -> None:
-    from pbem.game.history import report_dir
+    from pbem.records.history import report_dir
 
     views = sorted(report_dir(finished, 12).glob("*.view.json"))
     assert views
@@ -363,8 +364,8 @@ def test_a_report_of_another_game_is_named_and_the_zip_is_the_same_for_everyone(
 ) -> None:
     import json
 
-    from pbem.game.history import report_dir
     from pbem.game.record import check_against_report, record_files, record_zip
+    from pbem.records.history import report_dir
 
     view = json.loads(next(report_dir(finished, 5).glob("*.view.json")).read_text("utf-8"))
     view["game"] = "another"
@@ -385,8 +386,8 @@ def test_a_report_whose_board_differs_from_the_record_is_named(
 ) -> None:
     import json
 
-    from pbem.game.history import report_dir
     from pbem.game.record import check_against_report
+    from pbem.records.history import report_dir
 
     view = json.loads(next(report_dir(finished, 6).glob("*.view.json")).read_text("utf-8"))
     first = next(iter(view["territories"]))

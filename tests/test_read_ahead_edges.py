@@ -85,7 +85,7 @@ def _call(module: str, name: str, *args: str) -> bytes:
     ("module", "name"),
     [
         ("pbem.mail.ahead", "os.mkdir"),  # a dotted name: any module a pbem module imported
-        ("pbem.game.disk", "os.mkdir"),
+        ("pbem.records.disk", "os.mkdir"),
     ],
 )
 def test_nothing_the_helper_sends_runs_code_in_the_fetch(
@@ -102,12 +102,12 @@ def test_nothing_the_helper_sends_runs_code_in_the_fetch(
 def test_the_helper_cannot_call_pbem_functions_in_the_fetch(tmp_path: Path) -> None:
     target = tmp_path / "written-by-the-helper"
     # atomic_write(Path(target), "owned"): no dotted name, only pbem's own names
-    data = b"\x80\x04" + _sbu("pbem.game.disk") + _sbu("atomic_write") + b"\x93"
+    data = b"\x80\x04" + _sbu("pbem.records.disk") + _sbu("atomic_write") + b"\x93"
     data += b"(" + _call("pbem.mail.ahead", "Path", str(target))[2:-1] + _sbu("owned") + b"tR."
     with pytest.raises(Exception):  # noqa: B017,PT011
         ahead._Letters(io.BytesIO(data)).load()
         raise ValueError("loaded")
-    assert not target.exists(), "the helper's answer wrote a file through pbem.game.disk"
+    assert not target.exists(), "the helper's answer wrote a file through pbem.records.disk"
 
 
 # -- 2. a deeply nested message has the same outcome with the helper ------------------------------

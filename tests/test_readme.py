@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.game.history import report_dir
+from pbem.records.history import report_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

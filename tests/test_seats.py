@@ -13,15 +13,16 @@ from test_mail import fetch as fetch_mail
 from test_mail import message, orders_for, outbox
 
 from pbem import mail
-from pbem.core import engine
+from pbem.core import engine, secrets
 from pbem.core.autopilot import autopilot_orders
 from pbem.core.events import SeatTaken
 from pbem.core.state import replaced
 from pbem.errors import AuditError, PbemError
 from pbem.game import processor, seats, undo
 from pbem.game.audit import audit_game
-from pbem.game.history import read_history, report_dir
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
+from pbem.records.history import read_history, report_dir
+from pbem.records.store import load_game
 
 NEW = "erin@example.org"
 AT = "2027-03-02T09:30:00+00:00"
@@ -51,7 +52,7 @@ def test_the_new_player_gets_a_secret_of_their_own_and_the_old_one_is_refused(d:
     reg = read_game(d).registration("carol")
     assert reg is not None and before is not None
     assert (reg.holder, reg.email, reg.played_by) == ("erin", NEW, "erin")
-    assert reg.secret == seats.holder_secret(read_game(d).seed, "carol", 1, "erin")
+    assert reg.secret == secrets.holder_secret(read_game(d).seed, "carol", 1, "erin")
     assert reg.secret != before.secret
     (d / "orders" / "carol.toml").write_text(old)
     refused = run("check", d, d / "orders" / "carol.toml", code=1)
@@ -209,7 +210,7 @@ def test_an_interrupted_change_is_completed_by_running_it_again(
         seats.substitute(d, "carol", "erin", NEW, processor.clock.parse_instant(AT))
     monkeypatch.undo()
     assert (d / "history" / "seats" / "0001-1.toml").is_file()
-    half = read_game(d, check_history=False).registration("carol")
+    half = load_game(d).registration("carol")
     assert half is not None and half.holder is None
     with pytest.raises(PbemError, match="carol to erin was interrupted: run 'pbem substitute"):
         read_game(d)
@@ -226,7 +227,7 @@ def test_a_seat_passed_on_twice_has_a_secret_for_each_holder(d: Path) -> None:
     run("substitute", d, "carol", "--to", "finn=finn@example.org", "--now", AT)
     second = read_game(d).registration("carol")
     assert first is not None and second is not None
-    assert second.secret == seats.holder_secret(read_game(d).seed, "carol", 2, "finn")
+    assert second.secret == secrets.holder_secret(read_game(d).seed, "carol", 2, "finn")
     assert second.secret != first.secret
     place_all(d, "alice", "bob", "carol")
     run("resolve", d, "--now", "2027-03-03T09:00Z")
@@ -287,7 +288,7 @@ def test_every_report_names_who_plays_a_seat_now(d: Path) -> None:
 def test_a_seat_a_program_plays_is_named_so(d: Path) -> None:
     from dataclasses import replace
 
-    from pbem.present import i18n
+    from pbem.languages import i18n
     from pbem.present.context import seat_label
 
     game = read_game(d)

@@ -21,9 +21,9 @@ from pbem.core.events import Dropped, SeatTaken
 from pbem.core.state import NEUTRAL, Phase
 from pbem.errors import AuditError
 from pbem.game import seats
-from pbem.game.history import read_history, report_dir
+from pbem.game.opening import read_game
 from pbem.game.processor import audit_game
-from pbem.game.store import read_game
+from pbem.records.history import read_history, report_dir
 
 NEW = "dave@example.org"
 AT = "2026-12-04T09:00:00+01:00"

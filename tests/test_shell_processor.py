@@ -13,13 +13,14 @@ from helpers import make_state, orders
 
 from pbem.core import missions, odds
 from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
+from pbem.core.secrets import first_secret
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.history import game_files, report_dir
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 from pbem.present.plan import percent
 from pbem.present.view import game_view
+from pbem.records.history import game_files, report_dir
 
 
 @pytest.mark.parametrize(
@@ -86,7 +87,7 @@ def test_a_players_secret_comes_from_the_seed_and_the_name(game_dir: Path) -> No
     secrets = [r.secret for r in game.registrations]
     assert len(set(secrets)) == 3 and all(len(s) == 24 for s in secrets)
     alice = game.registration("alice")
-    assert alice is not None and processor.first_secret(SEED, "alice") == alice.secret
+    assert alice is not None and first_secret(SEED, "alice") == alice.secret
 
 
 # --- checking order files ----------------------------------------------------------------------
@@ -363,7 +364,7 @@ def test_the_forecast_says_a_fortification_asking_too_much_is_cut() -> None:
 
 def test_a_forced_trade_not_written_is_made_by_pbem_and_reported(playing_dir: Path) -> None:
     from pbem.core.events import Traded
-    from pbem.game.history import read_history
+    from pbem.records.history import read_history
 
     game = read_game(playing_dir)
     state = game.state

@@ -12,9 +12,10 @@ import tomli_w
 from conftest import new_game, snapshot, write_skeletons
 
 from pbem.errors import AuditError, GameFileError, PbemError
-from pbem.game import history, processor, store
-from pbem.game.history import read_history, report_dir
-from pbem.game.store import read_game
+from pbem.game import processor
+from pbem.game.opening import read_game
+from pbem.records import history, store
+from pbem.records.history import read_history, report_dir
 
 
 class Crash(Exception):

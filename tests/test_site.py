@@ -27,9 +27,9 @@ from pbem.core.state import FogLevel, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.audit import audit_game
-from pbem.game.history import history_count, read_history
+from pbem.game.opening import read_game
 from pbem.game.record import PUBLISHED
-from pbem.game.store import read_game
+from pbem.records.history import history_count, read_history
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 CHROMIUM = screens.chromium()
@@ -412,7 +412,7 @@ def test_two_games_of_one_name_the_second_is_left_out_and_named(root: Path, tmp_
 
 def test_the_index_shows_a_tournaments_rounds_games_and_points(tmp_path: Path) -> None:
     from pbem.club import tournament as tour
-    from pbem.game import clock
+    from pbem.records import clock
 
     root = tmp_path / "club"
     root.mkdir()
@@ -514,7 +514,7 @@ def test_a_tournament_that_is_over_names_its_winners(tmp_path: Path) -> None:
     from test_tournament import end_game
 
     from pbem.club import tournament as tour
-    from pbem.game import clock
+    from pbem.records import clock
 
     root = tmp_path / "club"
     root.mkdir()
@@ -529,7 +529,7 @@ def test_a_tournament_that_is_over_names_its_winners(tmp_path: Path) -> None:
     leaders = [s["player"] for s in data["standings"] if s["rank"] == 1]
     publish_site(root, tmp_path / "out", NOW)
     index = (tmp_path / "out" / "index.html").read_text("utf-8")
-    from pbem.present import i18n
+    from pbem.languages import i18n
 
     said = i18n.language("en").listing(leaders)
     assert (f"over: {said} won" if len(leaders) == 1 else f"over: {said} share first place") in (

@@ -19,14 +19,16 @@ from conftest import SEED, snapshot, write_skeletons
 from pbem.cli import main
 from pbem.core.state import Holding, Options
 from pbem.errors import DiskError, GameFileError, LockedError
-from pbem.game import disk, history, processor, store
-from pbem.game.store import Game, inconsistency, read_game
+from pbem.game import processor
+from pbem.game.opening import read_game
+from pbem.records import disk, history, store
+from pbem.records.store import Game, inconsistency
 
 HOLD_THE_LOCK = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from pbem.game import disk
+    from pbem.records import disk
     with disk.locked(Path(sys.argv[1])):
         print("held", flush=True)
         sys.stdin.readline()

@@ -36,7 +36,7 @@ from pbem.core.orders import ALL, Attack, Fortify
 from pbem.core.state import FortifyMode, Options, Phase, state_digest
 from pbem.core.teams import parse_teams, seating
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 from pbem.mail.reports import report_subject
 from pbem.present.view import ViewError, game_view, state_from_view
 

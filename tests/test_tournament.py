@@ -24,9 +24,10 @@ from pbem.club import tournament as tour
 from pbem.core.events import Eliminated
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
-from pbem.game import clock, processor
-from pbem.game.history import history_count, read_history
-from pbem.game.store import read_game
+from pbem.game import processor
+from pbem.game.opening import read_game
+from pbem.records import clock
+from pbem.records.history import history_count, read_history
 
 NOW = "2027-03-01T12:00:00+00:00"
 EIGHT = ["ann", "ben", "cy", "dee", "eve", "fay", "gus", "hal"]

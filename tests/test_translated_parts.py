@@ -15,11 +15,13 @@ from pbem.core import missions
 from pbem.core.board import load_board
 from pbem.core.orders import parse_orders
 from pbem.errors import OrderError
-from pbem.game.history import report_dir
-from pbem.game.store import read_game
-from pbem.present import i18n, reasons, stats
+from pbem.game.opening import read_game
+from pbem.languages import i18n, reasons
+from pbem.languages.i18n import language, speaking
+from pbem.languages.reasons import problem_told
 from pbem.present import missions as mission_view
-from pbem.present.i18n import language, speaking
+from pbem.present import stats
+from pbem.records.history import report_dir
 
 ENGLISH = (
     "Your dice so far",
@@ -89,7 +91,7 @@ def test_no_english_sentence_in_the_other_languages_reports(babel: Path) -> None
 
 @pytest.mark.parametrize("code", OTHERS)
 def test_the_story_of_the_game_is_told_in_each_language(babel: Path, code: str) -> None:  # noqa: F811
-    numbers = stats.directory_stats(babel)
+    numbers = stats.directory_stats(read_game(babel))
     assert any(numbers["luck"][p]["total"]["rolls"] for p in numbers["players"])
     with speaking(language(code)):
         lines = "\n".join(stats.stats_text(numbers))
@@ -176,8 +178,8 @@ def test_the_rarer_problems_of_an_order_file_are_told_in_each_language(code: str
     with pytest.raises(OrderError) as caught:
         parse_orders(text, load_board())
     lang = language(code)
-    told = [lang.problem(p) for p in caught.value.problems]
-    english = [language("en").problem(p) for p in caught.value.problems]
+    told = [problem_told(lang, p) for p in caught.value.problems]
+    english = [problem_told(language("en"), p) for p in caught.value.problems]
     assert len(told) >= 5 and all(t != e for t, e in zip(told, english, strict=True)), told
     assert not any(
         phrase in line
@@ -262,5 +264,5 @@ def test_every_reason_the_engine_records_has_a_shape(code: str) -> None:
     with speaking(language(code)):
         told = [reasons.told(text) for text in recorded]
     untold = [english for english, text in zip(recorded, told, strict=True) if text == english]
-    assert untold == [], "add their shapes to pbem/present/reasons.py"
+    assert untold == [], "add their shapes to pbem/languages/reasons.py"
     assert not [t for t in told if t.endswith((" all", "with all"))]  # "all" is told too

@@ -16,10 +16,11 @@ from pbem.cli import main
 from pbem.core.dice import Stream, dice_key
 from pbem.core.events import DiceKeyed
 from pbem.errors import AuditError, GameFileError, PbemError
-from pbem.game import processor, store, undo
-from pbem.game.clock import parse_instant
-from pbem.game.history import HistoryRecord, read_history, read_history_file, report_dir
-from pbem.game.store import read_game
+from pbem.game import processor, undo
+from pbem.game.opening import read_game
+from pbem.records import store
+from pbem.records.clock import parse_instant
+from pbem.records.history import HistoryRecord, read_history, read_history_file, report_dir
 
 NOW = parse_instant("2026-12-01T09:00Z")
 WHY = "bob's orders were in the spam folder"

@@ -19,7 +19,7 @@ from pbem.core.orders import parse_orders
 from pbem.errors import GameFileError, OrderError
 from pbem.game import vacations
 from pbem.game.audit import audit_game
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 
 PLAYERS = "alice=alice@example.org,bob=bob@example.org:sv,carol=carol@example.org"
 AWAY = 'vacation = { from = "2027-03-04", to = "2027-03-07" }\n'

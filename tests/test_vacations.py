@@ -12,10 +12,11 @@ from click.testing import CliRunner
 from pbem.cli import main
 from pbem.core.events import Away, MissedTurn
 from pbem.errors import AuditError, PbemError
-from pbem.game import clock, vacations
+from pbem.game import vacations
 from pbem.game.audit import audit_game
-from pbem.game.history import read_history, report_dir
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
+from pbem.records import clock
+from pbem.records.history import read_history, report_dir
 
 START = "2027-03-01T10:00:00+00:00"
 SEED = "09" * 32
@@ -275,8 +276,8 @@ def test_players_away_in_a_game_that_plays_on_are_no_outage(tmp_path: Path) -> N
 
 
 def test_a_player_away_in_a_game_that_plays_on_is_not_reminded(tmp_path: Path) -> None:
-    from pbem.game import settings
     from pbem.mail.reminders import queue_reminders
+    from pbem.records import settings
 
     d = tmp_path / "g"
     players = "alice=a@example.org,bob=b@example.org,carol=c@example.org"

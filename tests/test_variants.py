@@ -22,7 +22,7 @@ from pbem.core.events import DrewCard, Fortified, Placed, Skipped, Traded
 from pbem.core.orders import ALL, Attack, Fortify
 from pbem.core.state import CardRule, FortifyMode, Options, state_digest
 from pbem.game import processor
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 
 NO_CARDS = Options(cards=CardRule.NONE)
 NO_BONUS = Options(territory_bonus=False)
@@ -404,8 +404,8 @@ def test_the_moderators_overview_of_a_game_without_cards_has_no_piles(tmp_path: 
 
 
 def test_a_fortification_skipped_for_want_of_any_is_told_in_the_readers_language() -> None:
-    from pbem.present import i18n
-    from pbem.present.reasons import told
+    from pbem.languages import i18n
+    from pbem.languages.reasons import told
 
     with i18n.speaking(i18n.language("sv")):
         assert told("this game has no fortification") == "det här spelet har ingen förstärkning"

@@ -16,9 +16,9 @@ from conftest import new_game, write_skeletons
 
 from pbem.core.state import Phase
 from pbem.game import processor
-from pbem.game.history import report_dir
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 from pbem.present import view
+from pbem.records.history import report_dir
 
 
 @pytest.fixture(scope="module")

@@ -56,7 +56,7 @@ NOW = click.option(
 
 def instant(text: str | None) -> datetime:
     """The time a command acts at: --now, or else the system clock (the one place read)."""
-    from pbem.game import clock
+    from pbem.records import clock
 
     if text is None:
         return datetime.now(timezone.utc).replace(microsecond=0)

@@ -28,7 +28,7 @@ def status(root: Path, as_json: bool, now: str | None) -> None:
       pbem status games
       pbem status games --json
     """
-    from pbem.game import status as game_status
+    from pbem.club import status as game_status
 
     statuses = game_status.root_status(root, game_status.moment(now))
     if as_json:
@@ -91,8 +91,8 @@ def run(
       pbem run games --fetch --send --kit
       pbem run games --dry-run
     """
-    from pbem.game import batch
-    from pbem.game.status import moment
+    from pbem.club import batch
+    from pbem.club.status import moment
 
     flags: dict[str, str | None] = {
         "maildir": str(maildir) if maildir else None,
@@ -159,7 +159,8 @@ def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> No
       pbem config games/spring-2027 player.ann.language=it
       pbem config games/spring-2027
     """
-    from pbem.game import players, settings
+    from pbem.game import players, setting
+    from pbem.records import settings
 
     addresses = tuple(a for a in assignments if players.is_player_setting(a))
     changed = settings.parse_assignments(tuple(a for a in assignments if a not in addresses))
@@ -172,7 +173,7 @@ def config(directory: Path, assignments: tuple[str, ...], now: str | None) -> No
                 echo(f"{change.describe()}; recorded in history/{players.ADDRESSES}/.")
         if not changed:
             return
-    path, in_force = settings.configure(directory, changed)
+    path, in_force = setting.configure(directory, changed)
     if changed:
         click.echo(f"Wrote {path}.")
     click.echo("\n".join(in_force.lines()) or "No mail settings: pbem mails from pbem@localhost.")

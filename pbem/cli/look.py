@@ -26,7 +26,7 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
       pbem show games/spring-2027 --json --player alice
     """
     from pbem.game import processor
-    from pbem.game.store import read_game
+    from pbem.game.opening import read_game
     from pbem.present.context import deadline_iso, deadline_text
     from pbem.present.view import game_view
 
@@ -86,9 +86,9 @@ def press_command(directory: Path, player: str | None, as_json: bool) -> None:
       pbem press games/spring-2027 --player alice --json
     """
     from pbem.core.state import same_name
-    from pbem.game.press import press_records
-    from pbem.game.store import read_game
+    from pbem.game.opening import read_game
     from pbem.present.talk import press_view, record_lines
+    from pbem.records.press import press_records
 
     game = read_game(directory)
     reg = next((r for r in game.registrations if player and same_name(r.name, player)), None)
@@ -162,6 +162,7 @@ def stats_command(directory: Path | None, view_file: Path | None, as_json: bool)
       pbem stats games/spring-2027
       pbem stats --view alice.view.json
     """
+    from pbem.game.opening import read_game
     from pbem.present import stats
 
     if (directory is None) == (view_file is None):
@@ -170,6 +171,6 @@ def stats_command(directory: Path | None, view_file: Path | None, as_json: bool)
         numbers, lines = stats.view_stats(view_file)
     else:
         assert directory is not None
-        numbers = stats.directory_stats(directory)
+        numbers = stats.directory_stats(read_game(directory))
         lines = stats.stats_text(numbers)
     echo(json.dumps(numbers, indent=2, ensure_ascii=False) if as_json else "\n".join(lines))

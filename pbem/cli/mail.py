@@ -48,7 +48,7 @@ def asker(kind: str) -> Callable[[str, str], str]:
 def imap_flags(
     imap: str | None, user: str | None, folder: str | None, security: str | None
 ) -> dict[str, str | None]:
-    from pbem.game.settings import split_host
+    from pbem.records.settings import split_host
 
     host, port = split_host(imap, "--imap") if imap else (None, None)
     return {

@@ -43,11 +43,11 @@ def publish_command(
       pbem publish games/spring-2027 public/spring-2027
       pbem publish games /var/www/club --lang sv --club "Risk i Lund"
     """
-    from pbem.game.disk import GAME_FILE
+    from pbem.records.disk import GAME_FILE
 
     if not (source / GAME_FILE).is_file():
         from pbem.club.site import publish_site
-        from pbem.present.i18n import check_language
+        from pbem.languages.i18n import check_language
 
         site = publish_site(source, out, instant(now), check_language(language, "--lang"), club)
         echo("\n".join(site.lines()))

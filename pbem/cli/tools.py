@@ -61,7 +61,7 @@ def odds_command(attackers: int, defenders: int, stop_at: int, dice: int | None)
     Example:
       pbem odds 10 10 --stop-at 3
     """
-    from pbem.present.i18n import language, moderator_language, speaking
+    from pbem.languages.i18n import language, moderator_language, speaking
     from pbem.present.plan import odds_summary
 
     with speaking(language(moderator_language())):

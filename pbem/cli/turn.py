@@ -206,8 +206,9 @@ def new(
     """
     from pbem.core.state import Phase
     from pbem.core.teams import parse_teams
-    from pbem.game import clock, deadlines, processor, settings
-    from pbem.game.store import read_game
+    from pbem.game import deadlines, processor
+    from pbem.game.opening import read_game
+    from pbem.records import clock, settings
 
     try:
         seed_bytes = bytes.fromhex(seed) if seed else None
@@ -391,7 +392,8 @@ def deadline(
       pbem deadline games/rome --extend 24h --why "alice is on holiday"
       pbem deadline games/rome --set 2026-12-03T20:00+01:00 --why "server down"
     """
-    from pbem.game import clock, deadlines
+    from pbem.game import deadlines
+    from pbem.records import clock
 
     game, change, finished = deadlines.change_deadline(directory, instant(now), why, extend, set_to)
     assert game.deadline is not None and game.schedule is not None
@@ -408,7 +410,7 @@ def deadline(
         f"Turn {game.state.turn} is now due by {due}"
         f" (change {change.number} of this turn, recorded in the history)."
     )
-    from pbem.game.clock import parse_instant
+    from pbem.records.clock import parse_instant
 
     key = f"{change.resolution}/{change.number}"
     _tell_players("deadline", directory, parse_instant(change.time, "time"), change.why, key)
@@ -434,7 +436,7 @@ def undo_command(directory: Path, why: str, now: str | None) -> None:
     record, finished = undo.undo_last(directory, instant(now), why)
     echo(undo.taken_back(directory, record, finished))
     key = f"{record.resolution}/{record.attempt}"
-    from pbem.game.clock import parse_instant
+    from pbem.records.clock import parse_instant
 
     _tell_players("undo", directory, parse_instant(record.time, "time"), record.why, key)
 
@@ -528,7 +530,8 @@ def vacation_command(directory: Path, player: str, start: str, end: str, now: st
     Example:
       pbem vacation games/rome bob --from 2027-03-12 --to 2027-03-19
     """
-    from pbem.game import clock, vacations
+    from pbem.game import vacations
+    from pbem.records import clock
 
     first, last = clock.parse_date(start, "--from"), clock.parse_date(end, "--to")
     when = instant(now)

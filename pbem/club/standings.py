@@ -46,9 +46,9 @@ from pbem.core.events import (
 )
 from pbem.core.state import NEUTRAL
 from pbem.errors import GameFileError, PbemError
-from pbem.game import clock
-from pbem.game.history import HistoryRecord, history_count, read_history
-from pbem.game.root import find_games, fold
+from pbem.records import clock
+from pbem.records.history import HistoryRecord, history_count, read_history
+from pbem.records.root import find_games, fold
 
 VICTORIES = ("conquest", "mission", "rounds", "team")
 """The kinds of victory: everyone else out of the game; a secret mission done (the

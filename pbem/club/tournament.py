@@ -31,8 +31,8 @@ import tomli
 from pbem.club import schedule
 from pbem.core.state import Options, Phase
 from pbem.errors import LockedError, PbemError
-from pbem.game import clock
-from pbem.game.disk import GAME_FILE, atomic_write, locked
+from pbem.records import clock
+from pbem.records.disk import GAME_FILE, atomic_write, locked
 from pbem.terminal import quoted
 
 FORMAT = 1
@@ -67,7 +67,7 @@ def parse_entrants(items: Iterable[str]) -> list[Entrant]:
     """`ann=ann@example.org:it`, `ben`, ... as `pbem new --players` reads each player (with
     its checks), none twice; raises PbemError."""
     from pbem.game.processor import parse_player
-    from pbem.game.root import fold
+    from pbem.records.root import fold
 
     out: list[Entrant] = []
     for item in items:
@@ -561,7 +561,7 @@ def _check_request(
             f"{smallest}: change the table size or the players, or leave out --missions"
         )
     if isinstance(settings.board, Path):
-        from pbem.game.store import read_board
+        from pbem.records.store import read_board
 
         read_board(settings.board)
 
@@ -569,8 +569,8 @@ def _check_request(
 def _check_unused(root: Path, tournament: Tournament, rounds: int, tables: int) -> None:
     """Refuse a tournament whose name is taken, or any of whose games' names a game of the
     root already has (or whose folders hold something)."""
-    from pbem.game.root import find_games, fold, root_of
-    from pbem.game.root import game_name as name_of_game
+    from pbem.records.root import find_games, fold, root_of
+    from pbem.records.root import game_name as name_of_game
 
     name = tournament.name
     for other in list_tournaments(root):
@@ -651,7 +651,7 @@ def _make_game(
     made now."""
     from pbem.core import dice
     from pbem.game import processor
-    from pbem.game.store import read_game
+    from pbem.game.opening import read_game
 
     directory = root / table.game
     made_now = False
@@ -706,8 +706,8 @@ def game_result(directory: Path) -> GameResult | None:
     winning team, of the `won` event; who left the game, in the order of their `eliminated`
     or `dropped` events (a seat given back to a substitute is in the game again)."""
     from pbem.core.events import Dropped, Eliminated, Won
-    from pbem.game.history import history_count, read_history
-    from pbem.game.store import read_game
+    from pbem.game.opening import read_game
+    from pbem.records.history import history_count, read_history
 
     state = read_game(directory).state
     if state.phase is not Phase.OVER:
@@ -955,7 +955,7 @@ def _table_view(root: Path, one: Round, number: int, table: Table) -> dict[str, 
     if not (directory / GAME_FILE).is_file():
         out["state"] = "missing"
         return out
-    from pbem.game.store import read_game
+    from pbem.game.opening import read_game
 
     try:
         state = read_game(directory).state

@@ -21,9 +21,10 @@ from pbem.core.autopilot import autopilot_orders
 from pbem.core.orders import Orders
 from pbem.core.state import GameState, Phase, state_digest, state_to_dict
 from pbem.errors import AuditError, OrderError, PbemError
-from pbem.game import clock
-from pbem.game.disk import RECORD_FILE
-from pbem.game.history import (
+from pbem.present.text import plural
+from pbem.records import clock
+from pbem.records.disk import RECORD_FILE
+from pbem.records.history import (
     HistoryRecord,
     history_count,
     history_path,
@@ -32,8 +33,7 @@ from pbem.game.history import (
     read_history,
     read_history_file,
 )
-from pbem.game.store import Game, read_game
-from pbem.present.text import plural
+from pbem.records.store import Game, load_game
 from pbem.terminal import quoted
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def _audit_game(directory: Path) -> AuditSummary:
     from pbem.game import deadlines, players, seats, undo, vacations
     from pbem.game.replay import replay_setup
 
-    game = read_game(directory, check_history=False, record=True)
+    game = load_game(directory, record=True)
     undo.check_not_interrupted(directory)
     half = seats.unfinished_problem(game)
     if half is not None:

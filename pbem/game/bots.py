@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING
 from pbem.core.autopilot import autopilot_orders
 from pbem.errors import PbemError
 from pbem.files import ORDER_FILE_LIMIT
-from pbem.game.disk import atomic_write, locked
-from pbem.game.history import ORDERS, history_count, report_dir
-from pbem.game.store import Game, Registration, read_game, write_game
+from pbem.game.opening import read_game
+from pbem.records.disk import atomic_write, locked
+from pbem.records.history import ORDERS, history_count, report_dir
+from pbem.records.store import Game, Registration, write_game
 from pbem.terminal import printable, quoted
 
 if TYPE_CHECKING:

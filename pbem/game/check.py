@@ -15,9 +15,10 @@ from pbem.core.orders import Orders, between_cuts
 from pbem.core.problems import check_text
 from pbem.errors import PbemError, Problem
 from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates
-from pbem.game.history import ORDERS, order_files
-from pbem.game.store import Game, read_game
-from pbem.present.i18n import language, moderator_language
+from pbem.game.opening import read_game
+from pbem.languages.i18n import language, moderator_language
+from pbem.records.history import ORDERS, order_files
+from pbem.records.store import Game
 
 
 def check_submission(

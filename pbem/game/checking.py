@@ -14,7 +14,8 @@ from pbem.core.problems import check_text
 from pbem.core.state import GameState
 from pbem.errors import Problem
 from pbem.files import ORDER_FILE_LIMIT, FileProblem, read_text
-from pbem.present.i18n import Language, current, language, speaking
+from pbem.languages.i18n import Language, current, language, speaking
+from pbem.languages.reasons import problem_told
 from pbem.present.plan import forecast_with_warnings
 from pbem.terminal import printable
 
@@ -42,7 +43,7 @@ class Submission:
     def messages(self) -> list[str]:
         """One line per problem, safe to print: whatever a player wrote is escaped."""
         lang = language(self.language, self.board)
-        return [printable(lang.problem(p, self.path.name)) for p in self.problems]
+        return [printable(problem_told(lang, p, self.path.name)) for p in self.problems]
 
     def valid(self) -> str:
         """The line that says the file is valid, in its language."""

@@ -18,9 +18,11 @@ import tomli_w
 
 from pbem.core.autopilot import AUTOPILOT_FILE, autopilot_text
 from pbem.errors import GameFileError, PbemError
-from pbem.game import clock
-from pbem.game.disk import atomic_write, locked
-from pbem.game.history import (
+from pbem.game.opening import read_game
+from pbem.game.undo import check_not_interrupted
+from pbem.records import clock
+from pbem.records.disk import atomic_write, locked
+from pbem.records.history import (
     HISTORY,
     HistoryRecord,
     OrderRecord,
@@ -28,8 +30,7 @@ from pbem.game.history import (
     history_count,
     read_history,
 )
-from pbem.game.store import Game, _load_toml, read_game, write_game
-from pbem.game.undo import check_not_interrupted
+from pbem.records.store import Game, _load_toml, write_game
 
 if TYPE_CHECKING:
     from pbem.game.vacations import Vacation
@@ -295,7 +296,7 @@ def outage_guard(
 
     In sequential play one player is awaited at a time; a run of misses there is told by the
     mail itself: `pbem run` holds a game whose mailbox could not be read since the deadline
-    (pbem.game.mailbox_state). Counting the players who missed their last turn made two misses
+    (pbem.records.mailbox_state). Counting the players who missed their last turn made two misses
     in a row by two players refuse in a game of three, though nothing was down."""
     living = {p.name for p in game.state.players if p.alive}
     awaited = [name for name in game.state.awaiting() if name in living]
@@ -378,3 +379,25 @@ def autopilot_too_early(directory: Path, game: Game, record: HistoryRecord) -> s
     if clock.parse_instant(record.time, "time") < deadline:
         return f"the autopilot played at {record.time}, before the deadline {clock.iso(deadline)}"
     return None
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A game's deadline for the pending turn, and the turns its players missed in a row."""
+
+    at: datetime | None = None
+    missed: tuple[tuple[str, int], ...] | None = None
+
+
+def deadline_of(game: Game) -> Deadline:
+    """The pending turn's deadline (as the history and any change give it) and the missed
+    turns; games without deadlines have neither."""
+    if game.schedule is None:
+        return Deadline()
+    at = pending_deadline(game.path, game, game.state.resolution)
+    return Deadline(
+        at,
+        tuple(
+            (p.name, p.missed) for p in game.state.players if p.missed and not p.dropped
+        ),  # a dropped player misses nothing any more
+    )

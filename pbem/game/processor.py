@@ -18,6 +18,7 @@ from pbem.core import dice, engine, missions, rules, teams
 from pbem.core.board import load_board
 from pbem.core.events import Event
 from pbem.core.orders import Orders
+from pbem.core.secrets import first_secret
 from pbem.core.state import (
     NEUTRAL,
     GameState,
@@ -28,7 +29,7 @@ from pbem.core.state import (
 )
 from pbem.errors import GameFileError, PbemError
 from pbem.files import disk_error, refuse_links
-from pbem.game import bots, clock, deadlines, press, settings, undo, vacations
+from pbem.game import bots, deadlines, undo, vacations
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
 from pbem.game.check import check_files as check_files
@@ -38,8 +39,18 @@ from pbem.game.checking import Submission as Submission
 from pbem.game.checking import check_with_view as check_with_view
 from pbem.game.checking import forecast as forecast
 from pbem.game.checking import with_duplicates
-from pbem.game.disk import GAME_FILE, atomic_write, locked, write_files
-from pbem.game.history import (
+from pbem.game.opening import read_game
+from pbem.game.players import EMAIL
+from pbem.game.replay import randomness, recorded_orders, replay_orders
+from pbem.game.seats import taken
+from pbem.languages.i18n import check_language, language, moderator_language
+from pbem.languages.numbering import Played
+from pbem.languages.reasons import telling_of
+from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
+from pbem.present.text import plural
+from pbem.records import clock, press, settings
+from pbem.records.disk import GAME_FILE, atomic_write, locked, write_files
+from pbem.records.history import (
     HISTORY,
     REPORTS,
     HistoryRecord,
@@ -60,27 +71,18 @@ from pbem.game.history import (
     recorded_order_files,
     write_history,
 )
-from pbem.game.players import EMAIL
-from pbem.game.replay import randomness, recorded_orders, replay_orders
-from pbem.game.root import fold, refuse_duplicate
-from pbem.game.seats import first_secret, taken
-from pbem.game.store import (
+from pbem.records.root import fold, refuse_duplicate
+from pbem.records.store import (
     BOARD_FILE,
     PLAYER_NAME_RULE,
     Game,
     Registration,
     player_name,
     read_board,
-    read_game,
     same_name,
     valid_player_name,
     write_game,
 )
-from pbem.present.i18n import check_language, language, moderator_language
-from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
-from pbem.present.numbering import Played
-from pbem.present.reasons import telling_of
-from pbem.present.text import plural
 from pbem.terminal import quoted
 
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

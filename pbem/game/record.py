@@ -23,9 +23,10 @@ import tomli_w
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
-from pbem.game.clock import iso
-from pbem.game.disk import RECORD_FILE, atomic_write, locked, replace_folder
-from pbem.game.history import (
+from pbem.game.opening import read_game
+from pbem.records.clock import iso
+from pbem.records.disk import RECORD_FILE, atomic_write, locked, replace_folder
+from pbem.records.history import (
     HISTORY,
     HistoryRecord,
     history_count,
@@ -34,14 +35,14 @@ from pbem.game.history import (
     read_history,
     read_history_file,
 )
-from pbem.game.store import (
+from pbem.records.store import (
     BOARD_FILE,
     RECORD_FORMAT,
     WITHHELD,
     Game,
     _load_toml,
     game_document,
-    read_game,
+    load_game,
 )
 
 PUBLISHED = "published.toml"
@@ -211,7 +212,7 @@ def _record_of(folder: Path, name: str) -> set[str] | None:
         return None
     if not (isinstance(data, dict) and data.get("game") == name and "record" in data):
         return None
-    from pbem.game.disk import files_in
+    from pbem.records.disk import files_in
 
     return {
         path
@@ -254,7 +255,7 @@ def check_against_report(directory: Path, view_file: Path) -> str:
     from pbem.game.replay import replayed
     from pbem.present.view import ViewError, load_json
 
-    game = read_game(directory, check_history=False, record=True)
+    game = load_game(directory, record=True)
     where = view_file.name
     try:
         view = load_json(view_file)
@@ -320,7 +321,7 @@ def check_commitment(directory: Path, commitment: str) -> str:
     player's first report announced; AuditError when they differ."""
     from pbem.errors import AuditError
 
-    found = read_game(directory, check_history=False, record=True).commitment
+    found = load_game(directory, record=True).commitment
     if commitment.strip().lower() != found:
         raise AuditError(
             f"the game's commitment is {found}, not {commitment.strip()[:64]}: its keys are not "

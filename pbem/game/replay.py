@@ -17,8 +17,8 @@ from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import GameState, Options
 from pbem.errors import GameFileError
 from pbem.game import seats
-from pbem.game.history import HistoryRecord, OrderRecord, history_count, read_history
-from pbem.game.store import Game
+from pbem.records.history import HistoryRecord, OrderRecord, history_count, read_history
+from pbem.records.store import Game
 
 
 def randomness(

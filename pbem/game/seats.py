@@ -28,12 +28,20 @@ import tomli_w
 
 from pbem.core.state import Phase, player_name, same_name, valid_player_name
 from pbem.errors import GameFileError, PbemError
-from pbem.game import clock
-from pbem.game.clock import DEFAULT_SUBSTITUTE_WITHIN
-from pbem.game.disk import atomic_write, locked, write_files
-from pbem.game.history import HISTORY, change_files
-from pbem.game.root import fold
-from pbem.game.store import PLAYER_NAME_RULE, Game, Registration, _load_toml, read_game, write_game
+from pbem.game.opening import read_game
+from pbem.records import clock
+from pbem.records.clock import DEFAULT_SUBSTITUTE_WITHIN
+from pbem.records.disk import atomic_write, locked, write_files
+from pbem.records.history import HISTORY, change_files
+from pbem.records.root import fold
+from pbem.records.store import (
+    PLAYER_NAME_RULE,
+    Game,
+    Registration,
+    _load_toml,
+    load_game,
+    write_game,
+)
 from pbem.terminal import quoted
 
 if TYPE_CHECKING:
@@ -49,20 +57,6 @@ WHY_LENGTH = 300
 
 def seats_folder(directory: Path) -> Path:
     return directory / HISTORY / SEATS
-
-
-def first_secret(seed: bytes, seat: str) -> str:
-    """The secret of a seat's first player, derived from the seed (every game made so far)."""
-    digest = hmac.new(seed, b"pbem/secret/" + seat.encode(), "sha256").digest()
-    return digest[:12].hex()
-
-
-def holder_secret(seed: bytes, seat: str, holders: int, holder: str) -> str:
-    """The secret of a seat's substitute: HMAC-SHA256(seed, "pbem/secret/" || seat || "/" ||
-    n || "/" || holder), the first 12 bytes in hex, n the number of players who held the seat
-    before them (1 for the first substitute). Each holder of a seat has their own."""
-    label = f"pbem/secret/{seat}/{holders}/{holder}".encode()
-    return hmac.new(seed, label, "sha256").digest()[:12].hex()
 
 
 @dataclass(frozen=True)
@@ -251,10 +245,10 @@ def substitute(
     is made again for them, and game.toml, written last, takes their name, address and new
     secret. Until then every other command refuses the game; run again with the same new
     player, it completes the change."""
-    from pbem.game.history import history_count
     from pbem.game.players import valid_address
     from pbem.game.undo import check_not_interrupted, undo_records
-    from pbem.present.i18n import check_language
+    from pbem.languages.i18n import check_language
+    from pbem.records.history import history_count
 
     holder = player_name(holder)
     why = " ".join(why.split())
@@ -271,7 +265,7 @@ def substitute(
         check_language(language, f"the language for {quoted(holder)}")
     with locked(directory):
         check_not_interrupted(directory)
-        game = read_game(directory, check_history=False)
+        game = load_game(directory)
         done = unfinished(game)
         if done is not None:
             if done.seat != seat or done.holder != holder:
@@ -372,8 +366,8 @@ def returned_to(game: Game, seat: str) -> tuple[str, ...]:
     `substitute_within` turns after the drop, and when nothing of the seat is left."""
     from pbem.core.events import Dropped
     from pbem.core.state import NEUTRAL
-    from pbem.game.history import read_history
     from pbem.game.replay import state_after
+    from pbem.records.history import read_history
 
     dropped = None
     for r in range(game.state.resolution - 1, 0, -1):
@@ -459,9 +453,9 @@ def _remake_report(game: Game, change: SeatChange) -> None:
     history does)."""
     from pbem.core.engine import seat_taken
     from pbem.core.orders import parse_orders
-    from pbem.game.history import drafted, history_count, read_history, report_dir
     from pbem.game.undo import undone_told
     from pbem.present import report  # Jinja2 and the reports: only when rendering
+    from pbem.records.history import drafted, history_count, read_history, report_dir
 
     r = history_count(game.path) - 1
     record = read_history(game.path, r)
@@ -475,7 +469,7 @@ def _remake_report(game: Game, change: SeatChange) -> None:
     if change.returned:
         events = (*record.events, change.event)
         shown = replace(game, state=seat_taken(game.state, change.event))
-    from pbem.game.press import of_resolution, press_records
+    from pbem.records.press import of_resolution, press_records
 
     told = of_resolution(press_records(game.path), r)
     files = report.render_reports(

@@ -27,9 +27,11 @@ import tomli_w
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
 from pbem.files import FileProblem, read_regular, refuse_links
-from pbem.game import clock
-from pbem.game.disk import atomic_write, locked
-from pbem.game.history import (
+from pbem.game.opening import read_game
+from pbem.languages.numbering import Played, Undone
+from pbem.records import clock
+from pbem.records.disk import atomic_write, locked
+from pbem.records.history import (
     HISTORY,
     ORDERS,
     drafted,
@@ -39,8 +41,8 @@ from pbem.game.history import (
     read_history_file,
     report_dir,
 )
-from pbem.game.store import _load_toml, read_game, write_game
-from pbem.present.numbering import Played, Undone
+from pbem.records.mailstate import withdraw_reports
+from pbem.records.store import _load_toml, write_game
 
 UNDONE = "undone"
 PENDING = "undo.toml"
@@ -222,7 +224,7 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
                     "which is not a plain file name: the undo cannot move it; restore the "
                     "history from a backup"
                 )
-        from pbem.game.mailstate import MailState
+        from pbem.records.mailstate import MailState
 
         MailState.open(directory).close()  # damaged mail state is refused before anything moves
         attempt = 1 + sum(1 for u in undo_records(directory) if u.resolution == r)
@@ -316,8 +318,6 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
         os.replace(used, back)
     if done.is_dir() and not any(done.iterdir()):
         done.rmdir()
-
-    from pbem.mail.send import withdraw_reports
 
     withdraw_reports(directory, r, folder / "outbox")
 

@@ -30,10 +30,11 @@ import tomli_w
 
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
-from pbem.game import clock
-from pbem.game.disk import atomic_write, locked
-from pbem.game.history import HISTORY, change_files
-from pbem.game.store import Game, _load_toml, read_game, write_game
+from pbem.game.opening import read_game
+from pbem.records import clock
+from pbem.records.disk import atomic_write, locked
+from pbem.records.history import HISTORY, change_files
+from pbem.records.store import Game, _load_toml, write_game
 from pbem.terminal import quoted
 
 VACATIONS = "vacations"
@@ -125,8 +126,8 @@ def in_force(
 ) -> list[Vacation]:
     """The vacations that count for the deadline of `resolution`: declared before it was
     resolved (all of them for the pending one), by whoever held the seat then."""
-    from pbem.game.history import history_count, read_history
     from pbem.game.seats import holder_at, seat_changes
+    from pbem.records.history import history_count, read_history
 
     found = vacations(directory) if found is None else found
     if not found:
@@ -214,7 +215,7 @@ def used_days(all_vacations: Iterable[Vacation], player: str, per: str, year: in
 
 class VacationRefused(PbemError):
     """A vacation that may not be: `why`, as `problem` says it (in English; a player's answer
-    tells it in their language, pbem.present.reasons)."""
+    tells it in their language, pbem.languages.reasons)."""
 
     def __init__(self, player: str, why: str) -> None:
         super().__init__(f"no vacation for {player}: {why}")
@@ -307,7 +308,7 @@ def record(
 ) -> tuple[Vacation, Game, bool]:
     """`declare` for a game read under its lock (a fetch of its mail holds it)."""
     from pbem.game import deadlines
-    from pbem.game.history import history_count, read_history
+    from pbem.records.history import history_count, read_history
 
     directory = game.path
     r = game.state.resolution

@@ -9,8 +9,6 @@ from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
 
-from pbem.game.mailstate import MailState
-from pbem.game.store import Game, Registration
 from pbem.mail.message import Letter
 from pbem.mail.muting import Muting
 from pbem.mail.records import (
@@ -23,6 +21,8 @@ from pbem.mail.records import (
     write_eml,
 )
 from pbem.present.text import wrapped_message
+from pbem.records.mailstate import MailState
+from pbem.records.store import Game, Registration
 from pbem.terminal import printable
 
 MAX_WORDS = 4000

@@ -16,12 +16,10 @@ from typing import Any
 from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import Phase
 from pbem.errors import DiskError, GameFileError, OrderError, PbemError, Problem
-from pbem.game import clock, processor
-from pbem.game.disk import grouped, locked, under_way, written
-from pbem.game.history import ORDERS, played_in, resolution_interrupted
-from pbem.game.mailstate import MailState
-from pbem.game.settings import Value, in_force
-from pbem.game.store import Game, Registration, read_game
+from pbem.game import processor
+from pbem.game.opening import read_game
+from pbem.languages import i18n
+from pbem.languages.reasons import problem_told
 from pbem.mail.ahead import reading_ahead
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
@@ -30,7 +28,6 @@ from pbem.mail.outcomes import FetchResult, Incoming, Verdict
 from pbem.mail.press import Relaying
 from pbem.mail.records import (
     DEFAULT_FROM,
-    OUTBOX,
     CannotStore,
     address,
     prune_rejected,
@@ -40,7 +37,12 @@ from pbem.mail.records import (
 from pbem.mail.reports import ready_files, resent_report
 from pbem.mail.sources import Entry, Sources, read_entries
 from pbem.mail.told import found_notes, why_none
-from pbem.present import i18n
+from pbem.records import clock
+from pbem.records.disk import grouped, locked, under_way, written
+from pbem.records.history import ORDERS, played_in, resolution_interrupted
+from pbem.records.mailstate import OUTBOX, MailState
+from pbem.records.settings import Value, in_force
+from pbem.records.store import Game, Registration
 
 GROUP = 100
 """How many messages of a Maildir, mbox or .eml files are taken between two commits of the
@@ -307,7 +309,7 @@ class _Fetcher(Relaying):
             clean = False
             if err.partial is None:
                 told = self.speaking(me) if me is not None else i18n.language(i18n.DEFAULT)
-                problems = [told.problem(p, ORDER_FILE.name) for p in err.problems]
+                problems = [problem_told(told, p, ORDER_FILE.name) for p in err.problems]
                 return self.reject(letter, raw, problems, to=me, shown=text, choice=choice)
             orders = err.partial  # every problem is listed by check_submission below
         except RecursionError:
@@ -388,7 +390,7 @@ class _Fetcher(Relaying):
         except (GameFileError, DiskError):
             raise
         except vacations.VacationRefused as err:
-            from pbem.present.reasons import told
+            from pbem.languages.reasons import told
 
             with i18n.speaking(self.speaking(me)):
                 why = told(err.why)
@@ -433,7 +435,7 @@ class _Fetcher(Relaying):
     def _asked(self, letter: Letter) -> datetime:
         """When a mailed vacation was asked: the message's Date, as for orders (never later
         than it was read), and not before the last resolution (the turns before are played)."""
-        from pbem.game.history import read_history
+        from pbem.records.history import read_history
 
         asked = min(letter.date, self.now) if letter.date is not None else self.now
         r = self.game.state.resolution

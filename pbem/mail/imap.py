@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from pbem.errors import PbemError
-from pbem.game.settings import DEFAULT_PORTS, Security, password
+from pbem.records.settings import DEFAULT_PORTS, Security, password
 from pbem.terminal import printable
 
 

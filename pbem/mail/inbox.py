@@ -14,16 +14,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pbem.errors import GameFileError, LockedError, PbemError
-from pbem.game.disk import GAME_FILE, locked
-from pbem.game.mailbox_state import record_failure, record_fetch
-from pbem.game.root import open_root
-from pbem.game.settings import Security, Settings, Value, in_force
-from pbem.game.settings import password as settings_password
 from pbem.mail.fetch import fetch_entries
 from pbem.mail.mailboxes import Mailbox, exists, mailbox, opened
 from pbem.mail.outcomes import FetchResult
 from pbem.mail.rootfetch import RootFetch, Unrouted, _sweep, fetch_root, game_settings
 from pbem.mail.send import SendResult, SmtpServer, deliver_waiting, send_mail, stamp, waiting
+from pbem.records.disk import GAME_FILE, locked
+from pbem.records.mailbox_state import record_failure, record_fetch
+from pbem.records.root import open_root
+from pbem.records.settings import Security, Settings, Value, in_force
+from pbem.records.settings import password as settings_password
 from pbem.terminal import printable
 
 __all__ = [
@@ -50,7 +50,7 @@ def fetch(
     now: datetime | None = None,
 ) -> FetchResult | RootFetch:
     """Fetch into a game, or into every game of a root. A mailbox that cannot be read, or
-    not to the end (`broken`), is recorded as such (pbem.game.mailbox_state), so that no game
+    not to the end (`broken`), is recorded as such (pbem.records.mailbox_state), so that no game
     waiting for it is played by the autopilot; .eml files given alone are some messages, not
     the mailbox, and are not recorded."""
     exists(directory)

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbem.errors import GameFileError, PbemError
-from pbem.game.disk import GAME_FILE
-from pbem.game.settings import Value, in_force
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
 from pbem.mail.imap import ImapError, ImapFolder, ImapServer, open_folder
 from pbem.mail.message import MAX_MESSAGE_BYTES
 from pbem.mail.sources import Entry, Sources, entry_of, read_entries
+from pbem.records.disk import GAME_FILE
+from pbem.records.settings import Value, in_force
 from pbem.terminal import printable
 
 
@@ -41,7 +41,7 @@ class Mailbox:
     @property
     def whole(self) -> bool:
         """Whether it reads a mailbox (a Maildir, an mbox, an IMAP folder), whose reading in
-        full is recorded (pbem.game.mailbox_state): .eml files alone are some messages the
+        full is recorded (pbem.records.mailbox_state): .eml files alone are some messages the
         moderator gave, which say nothing of what waits in the mailbox."""
         f = self.folders
         return f.maildir is not None or f.mbox is not None or self.imap is not None

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.utils import format_datetime
 
-from pbem.game.mailstate import MailState
 from pbem.mail.message import Letter
+from pbem.records.mailstate import MailState
 
 PER_FETCH = 3
 """The most answers one address gets from one fetch."""

@@ -11,12 +11,13 @@ from datetime import datetime
 from pathlib import Path
 
 from pbem.core.state import Phase
-from pbem.game import clock
-from pbem.game.settings import Settings
-from pbem.game.store import Game, read_game
+from pbem.game.opening import read_game
+from pbem.languages import i18n
 from pbem.mail.records import address, queue
 from pbem.mail.told import speaking
-from pbem.present import i18n
+from pbem.records import clock
+from pbem.records.settings import Settings
+from pbem.records.store import Game
 
 
 def deadline_words(
@@ -70,7 +71,7 @@ def tell_deadline(
     change (its resolution and number)."""
 
     def words(game: Game, lang: i18n.Language) -> tuple[str, str]:
-        from pbem.present.reasons import told
+        from pbem.languages.reasons import told
 
         _ = lang._
         turn = game.state.turn

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
-from pbem.mail.records import OUTBOX
 from pbem.present.text import plural
+from pbem.records.mailstate import OUTBOX
 from pbem.terminal import printable
 
 

@@ -8,8 +8,8 @@ A player asks for it in one of two ways:
 - an order file holding `[[press]]` tables (`to = "all"` or a list of names, `text = "..."`),
   and nothing else but `game`, `player` and `secret`.
 
-Each message is checked against the game's rules (pbem.game.settings.PressRules), recorded in
-the game's press/ folder (pbem.game.press) and put in the outbox once for each reader, from
+Each message is checked against the game's rules (pbem.records.settings.PressRules), recorded in
+the game's press/ folder (pbem.records.press) and put in the outbox once for each reader, from
 the game's address: no player ever sees another's address. A message checked and refused is
 relayed to no one, and the sender is told why.
 """
@@ -26,16 +26,17 @@ from typing import Any
 
 from pbem.core.state import Phase, same_name
 from pbem.errors import Problem
-from pbem.game import press as record
-from pbem.game.press import EVERYONE, Press
-from pbem.game.settings import PressRules, in_force
-from pbem.game.store import Registration
 from pbem.mail.found import Choice
 from pbem.mail.message import REPLY_PREFIXES, Letter
 from pbem.mail.outcomes import Incoming, Verdict
-from pbem.mail.records import address, queue, write
+from pbem.mail.records import address, queue
 from pbem.mail.refusing import Refusing, reason_told
 from pbem.present.talk import readers_text
+from pbem.records import press as record
+from pbem.records.disk import write
+from pbem.records.press import EVERYONE, Press
+from pbem.records.settings import PressRules, in_force
+from pbem.records.store import Registration
 from pbem.terminal import printable
 
 KEYWORDS = {

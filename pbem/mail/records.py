@@ -4,7 +4,7 @@ Everything pbem mails goes through DIR/outbox/ first, as one .eml file per messa
 lives in DIR/mail/, recorded after every message so that an interrupted run can simply be
 run again:
 
-- ledger.sqlite (pbem.game.mailstate): every incoming Message-ID processed (a second copy is
+- ledger.sqlite (pbem.records.mailstate): every incoming Message-ID processed (a second copy is
   skipped), per pending resolution and player the date and Message-ID of the orders accepted;
   which reports were built into the outbox, and per outbox file the addresses it was
   delivered to and those refused, so a failed send retries only what did not go;
@@ -29,16 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import DiskError, GameFileError, PbemError
-from pbem.game.disk import atomic_write, write_later, written
-from pbem.game.history import ORDERS
-from pbem.game.settings import one_address
 from pbem.mail.machine import LOOP_HEADER
 from pbem.present.text import wrapped_message
+from pbem.records.disk import write, written
+from pbem.records.history import ORDERS
+from pbem.records.mailstate import OUTBOX
+from pbem.records.settings import one_address
 
 DEFAULT_FROM = "pbem@localhost"
 MAIL = "mail"
 REJECTED = "rejected"
-OUTBOX = "outbox"
 SENT_FOLDER = "sent"
 FAILED_FOLDER = "failed"
 REPLACED = "replaced"
@@ -47,21 +47,6 @@ KEPT_BYTES = 1024 * 1024
 REJECTED_DAYS = 90
 """How long a rejected message is kept: a fetch removes those read longer ago than that."""
 _READ = re.compile(r"^Read: (\S+)$", re.MULTILINE)
-
-
-def write(path: Path, data: bytes | str, later: bool = False) -> None:
-    """Write a file atomically; a failure (disk full, read-only) is a sentence, not a crash.
-    `later`: in the background in a fetch (`disk.write_later`), in place by its commit."""
-    try:
-        if later:
-            write_later(path, data)
-        else:
-            atomic_write(path, data)
-    except OSError as err:
-        raise GameFileError(
-            f"cannot write {path}: {err.strerror or err}; fix that and run the command again "
-            "(nothing is lost: what was done so far is recorded)"
-        ) from None
 
 
 def keep_rejected(directory: Path, key: str, raw: bytes | None, about: str) -> str:

@@ -10,15 +10,15 @@ from email.utils import format_datetime
 from typing import Any
 
 from pbem.errors import Problem
-from pbem.game.mailstate import MailState
-from pbem.game.store import Game, Registration
+from pbem.languages import i18n
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice
 from pbem.mail.message import Letter, addresses_match
 from pbem.mail.outcomes import Incoming, Verdict
 from pbem.mail.records import address
 from pbem.mail.told import found_notes, not_read
-from pbem.present import i18n
+from pbem.records.mailstate import MailState
+from pbem.records.store import Game, Registration
 from pbem.terminal import printable
 
 

@@ -11,16 +11,18 @@ from datetime import datetime
 from pathlib import Path
 
 from pbem.core.state import Phase
-from pbem.game import clock, deadlines, processor
-from pbem.game.disk import locked
-from pbem.game.mailstate import MailState
-from pbem.game.settings import Settings
-from pbem.game.status import deadline_of
-from pbem.game.store import Game, read_game
+from pbem.game import deadlines, processor
+from pbem.game.deadlines import deadline_of
+from pbem.game.opening import read_game
 from pbem.mail.notices import deadline_words
 from pbem.mail.records import address, queue
 from pbem.mail.told import speaking
 from pbem.present.text import wrapped_message
+from pbem.records import clock
+from pbem.records.disk import locked
+from pbem.records.mailstate import MailState
+from pbem.records.settings import Settings
+from pbem.records.store import Game
 
 
 @dataclass

@@ -16,14 +16,15 @@ from typing import Any
 from pbem.core.state import team_name
 from pbem.errors import GameFileError
 from pbem.files import FileProblem, read_regular
-from pbem.game.history import REPORTS, played_in, read_history, report_dir
-from pbem.game.store import Game
 from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
+from pbem.languages import i18n
 from pbem.mail.found import normal, toml_data
 from pbem.mail.records import address, domain, outgoing, slug
 from pbem.mail.told import speaking
-from pbem.present import i18n, report
+from pbem.present import report
+from pbem.records.history import REPORTS, played_in, read_history, report_dir
+from pbem.records.store import Game
 
 ORDERS_SUFFIX = ".orders.toml"
 
@@ -32,7 +33,7 @@ def report_subject(view: dict[str, Any] | None, player: str, after: str) -> str:
     """`turn 13: your move`, `turn 13: ben's move` for the others, or what else the report is
     (game over, out of the game), in the language of the view's player; without a view,
     `report after turn 12` (`after`: what the report follows, "after turn 12",
-    `pbem.present.numbering.Played.after`)."""
+    `pbem.languages.numbering.Played.after`)."""
     if view is None:
         return i18n.current()._("report %(after)s", after=after)
     code = view.get("language")

@@ -22,13 +22,8 @@ from pathlib import Path
 
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.files import refuse_links, remove_temporaries
-from pbem.game import clock
-from pbem.game.disk import grouped, locked, side_by_side
-from pbem.game.mailbox_state import record_fetch, unread_since
-from pbem.game.mailstate import MailState
-from pbem.game.root import Root, open_root
-from pbem.game.settings import Settings, Value, in_force
-from pbem.game.store import read_game
+from pbem.game.opening import read_game
+from pbem.languages import i18n
 from pbem.mail import fetch, route
 from pbem.mail.ahead import reading_ahead
 from pbem.mail.answers import MAX_WORDS, write_reply
@@ -39,7 +34,6 @@ from pbem.mail.muting import Muting
 from pbem.mail.outcomes import FetchResult, Verdict, not_to_the_end
 from pbem.mail.records import (
     MAIL,
-    OUTBOX,
     address,
     domain,
     keep_rejected,
@@ -49,8 +43,13 @@ from pbem.mail.records import (
 )
 from pbem.mail.sources import Entry
 from pbem.mail.told import not_read
-from pbem.present import i18n
 from pbem.present.text import plural, wrapped_message
+from pbem.records import clock
+from pbem.records.disk import grouped, locked, side_by_side
+from pbem.records.mailbox_state import record_fetch, unread_since
+from pbem.records.mailstate import OUTBOX, MailState
+from pbem.records.root import Root, open_root
+from pbem.records.settings import Settings, Value, in_force
 from pbem.terminal import printable
 
 

@@ -26,25 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
-from pbem.game.disk import locked
-from pbem.game.history import history_count, played_in, read_history, report_dir
-from pbem.game.mailstate import MailState
+from pbem.game.opening import read_game
 from pbem.game.seats import seat_changes
-from pbem.game.store import Game, read_game
 from pbem.game.undo import undo_records
 from pbem.kit import kit_bytes
 from pbem.mail.machine import LOOP_HEADER
-from pbem.mail.records import (
-    DEFAULT_FROM,
-    FAILED_FOLDER,
-    OUTBOX,
-    SENT_FOLDER,
-    address,
-    write,
-    write_eml,
-)
+from pbem.mail.records import DEFAULT_FROM, FAILED_FOLDER, SENT_FOLDER, address, write_eml
 from pbem.mail.reports import build_report, remade
 from pbem.present.text import plural
+from pbem.records.disk import locked, write
+from pbem.records.history import history_count, played_in, read_history, report_dir
+from pbem.records.mailstate import OUTBOX, MailState
+from pbem.records.store import Game
 from pbem.terminal import printable
 
 PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
@@ -543,29 +536,6 @@ def _reason(err: BaseException) -> str:
     if isinstance(err, smtplib.SMTPResponseException):
         return _reply_text(err.smtp_code, err.smtp_error)
     return str(err) or type(err).__name__
-
-
-def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
-    """An undone resolution's reports: the messages built for them and not yet sent move from
-    outbox/ to `into`, and they count as not mailed, so the reports of the resolution made
-    again in its place are mailed. Safe to run again."""
-    prefix = f"r{resolution:04d}-"
-    with MailState.open(directory) as state:
-        for path in waiting(directory, state):
-            if path.name.startswith(prefix):
-                write(into / path.name, path.read_bytes())
-                path.unlink()
-        if "sent" not in state.begun:
-            return
-        sent = state.sent
-        mine = f"{resolution:04d}/"
-        keep = [k for k in sent["reports"] if not str(k).startswith(mine)]
-        skipped = [k for k in sent.get("skipped", []) if not str(k).startswith(mine)]
-        if keep != sent["reports"] or skipped != sent.get("skipped", []):
-            state.reset("sent", "reports", keep)
-            if "skipped" in sent:
-                state.reset("sent", "skipped", skipped)
-            state.commit()
 
 
 @dataclass

@@ -4,10 +4,10 @@ were, what pbem changed in them, and why none could be taken."""
 from __future__ import annotations
 
 from pbem.errors import Problem
-from pbem.game.store import Game
+from pbem.languages import i18n
+from pbem.languages.i18n import Language
 from pbem.mail.found import Choice, Fix, Found, Where
-from pbem.present import i18n
-from pbem.present.i18n import Language
+from pbem.records.store import Game
 from pbem.terminal import printable
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from pbem.core import fog, odds, rules
 from pbem.core.state import GameState
-from pbem.present.i18n import _, place
+from pbem.languages.i18n import _, place
 from pbem.present.missions import owner_name
 from pbem.present.plan import percent
 
@@ -93,8 +93,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
                 state.armies(t),
                 sum(state.armies(n) for n in enemies),
                 ", ".join(
-                    f"{place(n)} ({owner_name(state.owner(n))}, {state.armies(n)})"
-                    for n in enemies
+                    f"{place(n)} ({owner_name(state.owner(n))}, {state.armies(n)})" for n in enemies
                 ),
             )
         )
@@ -118,7 +117,7 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
                 )
             )
     attacks.sort(key=lambda a: (a.defenders - a.armies, a.source, a.target))
-    return {  # names in the reader's language (pbem.present.i18n), once sorted by the board's
+    return {  # names in the reader's language (pbem.languages.i18n), once sorted by the board's
         "continents": [replace(c, name=place(c.name)) for c in continents],
         "borders": [replace(b, territory=place(b.territory)) for b in borders],
         "attacks": [

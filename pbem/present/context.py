@@ -25,13 +25,11 @@ from pbem.core.state import (
     TradedCards,
     team_name,
 )
-from pbem.game import clock
-from pbem.game.store import Game
-from pbem.present import i18n
+from pbem.languages import i18n
+from pbem.languages.i18n import _, n_, place
+from pbem.languages.numbering import Played, Undone, played, played_after
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
-from pbem.present.i18n import _, n_, place
-from pbem.present.numbering import Played, Undone, played, played_after
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import (
     battle_line,
@@ -48,6 +46,8 @@ from pbem.present.story import _cards, armies_before, card_name, tell
 from pbem.present.svgmap import NEUTRAL_COLOUR, map_shapes, player_colours
 from pbem.present.text import dice_faces
 from pbem.present.view import game_view
+from pbem.records import clock
+from pbem.records.store import Game
 
 
 def _card_kind(state: GameState, card: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from pbem.core import dice, fog
 from pbem.core.board import Board, board_of
 from pbem.errors import BoardError, PbemError
-from pbem.present.i18n import _, n_, place
+from pbem.languages.i18n import _, n_, place
 from pbem.terminal import quoted
 
 

@@ -15,8 +15,8 @@ from pbem.core import fog, missions
 from pbem.core.events import Drafted, Event, MissionCompleted, MissionDealt, MissionFellBack
 from pbem.core.orders import REST
 from pbem.core.state import NEUTRAL, GameState, Phase, Player
-from pbem.present.i18n import _, current, n_, place
-from pbem.present.reasons import told
+from pbem.languages.i18n import _, current, n_, place
+from pbem.languages.reasons import told
 
 
 def may_see(state: GameState, holder: str, viewer: str | None) -> bool:

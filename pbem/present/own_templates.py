@@ -32,7 +32,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pbem.errors import PbemError
 from pbem.files import FileProblem, link_on_the_way, link_sentence, read_bounded
-from pbem.present.own_catalogue import conversions
+from pbem.languages.own_catalogue import conversions
 
 TEMPLATE_LIMIT = 256 * 1024
 """The largest template of a game read, in bytes (pbem's largest is some 10 KiB)."""

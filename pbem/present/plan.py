@@ -4,7 +4,7 @@ moderator's overview print. The forecast itself (`pbem.core.forecast`) and the w
 (`pbem.core.advice`) are data; every sentence is here, a catalogue entry.
 
 Why a step may be skipped is the engine's own reason, as the history records it; it is told
-by its shape (`pbem.present.reasons`). Numbers with decimals use the language's separator
+by its shape (`pbem.languages.reasons`). Numbers with decimals use the language's separator
 without Babel, so that the player's kit, which has only the standard library, writes them
 the same way.
 """
@@ -25,8 +25,8 @@ from pbem.core.forecast import (
 )
 from pbem.core.orders import ALL, Attack, Fortify, Orders
 from pbem.core.state import GameState
-from pbem.present.i18n import _, current, n_, place
-from pbem.present.reasons import told, told_of
+from pbem.languages.i18n import _, current, n_, place
+from pbem.languages.reasons import told, told_of
 
 DECIMAL_SEPARATORS = {"id": ",", "sv": ",", "it": ",", "nl": ","}
 """The languages that write a decimal comma (the others a point), as CLDR has them."""

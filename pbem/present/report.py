@@ -24,9 +24,8 @@ from pbem.core.events import (
 )
 from pbem.core.orders import Orders
 from pbem.errors import PbemError
-from pbem.game.press import Press
-from pbem.game.store import Game
-from pbem.present import i18n
+from pbem.languages import i18n
+from pbem.languages.numbering import Undone
 from pbem.present.bytecode import template_cache
 from pbem.present.context import (
     KIT_COMMAND,
@@ -37,7 +36,6 @@ from pbem.present.context import (
     report_context,
 )
 from pbem.present.json_text import indented_json
-from pbem.present.numbering import Undone
 from pbem.present.secret_check import secret_hash
 from pbem.present.skeleton import next_turn_of, order_skeleton
 from pbem.present.stats import signed, stats_after, stats_for, without_battles
@@ -46,6 +44,8 @@ from pbem.present.svgmap import draw_territories, map_shapes, player_colours
 from pbem.present.talk import press_items, press_view
 from pbem.present.text import WIDTH, wrap
 from pbem.present.view import game_view
+from pbem.records.press import Press
+from pbem.records.store import Game
 from pbem.terminal import printable, quoted
 
 if TYPE_CHECKING:  # Jinja2 is loaded when a report is rendered, not by every command

@@ -20,8 +20,8 @@ import markupsafe
 from pbem.core.events import Conquered, Event, Rolled
 from pbem.core.luck import expected_losses
 from pbem.core.state import GameState, Phase
+from pbem.languages.i18n import _, current, n_
 from pbem.present.context import KIT_COMMAND, game_over, variants
-from pbem.present.i18n import _, current, n_
 from pbem.present.plan import decimal
 from pbem.present.report import render_template
 from pbem.present.stats import (
@@ -53,7 +53,7 @@ class Turn:
     before: GameState | None
     after: GameState
     said_after: str = ""
-    """"after turn 13" (`pbem.present.numbering.Played.after`), for the map's text."""
+    """"after turn 13" (`pbem.languages.numbering.Played.after`), for the map's text."""
 
 
 def public(state: GameState) -> bool:

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from pbem.core import rules
 from pbem.core.state import FortifyMode, GameState, Phase
+from pbem.languages.i18n import _, place
 from pbem.present import missions as mission_view
-from pbem.present.i18n import _, place
 
 
 def next_turn_of(state: GameState, player: str) -> int | None:

@@ -4,8 +4,8 @@ the third. Nobody else is told (at a table, nobody sees the attacks a player did
 from __future__ import annotations
 
 from pbem.core.events import Skipped
-from pbem.present.i18n import _
-from pbem.present.reasons import telling_of, told
+from pbem.languages.i18n import _
+from pbem.languages.reasons import telling_of, told
 
 
 def skipped_sentence(event: Skipped, viewer: str | None) -> str:

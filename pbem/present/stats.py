@@ -32,13 +32,13 @@ from pbem.core.events import (
 )
 from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import NEUTRAL, GameState, team_name
-from pbem.game.history import history_count, read_history
-from pbem.game.store import read_game
-from pbem.present.i18n import _, current, language, n_, place, speaking
+from pbem.languages.i18n import _, current, language, n_, place, speaking
 from pbem.present.plan import decimal
 from pbem.present.story import card_name
 from pbem.present.text import wrap
 from pbem.present.view import ViewError, load_json, view_language
+from pbem.records.history import history_count, read_history
+from pbem.records.store import Game
 
 BIGGEST = 5
 """How many of the biggest battles the story lists."""
@@ -500,10 +500,9 @@ def without_battles(stats: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def directory_stats(directory: Path) -> dict[str, Any]:
-    """The story of the game in `directory` so far, from its history (for `pbem stats`)."""
-    game = read_game(directory)
-    resolutions = recorded_resolutions(directory, history_count(directory))
+def directory_stats(game: Game) -> dict[str, Any]:
+    """The story of `game` so far, from its history (for `pbem stats`)."""
+    resolutions = recorded_resolutions(game.path, history_count(game.path))
     return game_stats(resolutions, [p.name for p in game.state.players])
 
 

@@ -35,10 +35,10 @@ from pbem.core.events import (
 )
 from pbem.core.orders import Attack, Orders
 from pbem.core.state import GameState, team_name
-from pbem.present import i18n
+from pbem.languages import i18n
+from pbem.languages.i18n import _, n_, place
+from pbem.languages.reasons import told
 from pbem.present import missions as mission_view
-from pbem.present.i18n import _, n_, place
-from pbem.present.reasons import told
 from pbem.present.skipped import skipped_sentence
 
 
@@ -65,7 +65,7 @@ def _turns(n: int) -> str:
 
 def narrate(event: Event, viewer: str | None) -> str:
     """One event as a sentence for `viewer` (None: the moderator, who sees every card), in the
-    language spoken (pbem.present.i18n): every sentence is a catalogue entry."""
+    language spoken (pbem.languages.i18n): every sentence is a catalogue entry."""
     sentence = mission_view.narrate(event, viewer)
     if sentence is not None:
         return sentence

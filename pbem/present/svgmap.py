@@ -11,8 +11,8 @@ from typing import Any
 
 from pbem.core.board import Board
 from pbem.core.state import NEUTRAL, GameState
-from pbem.present import i18n
-from pbem.present.i18n import place
+from pbem.languages import i18n
+from pbem.languages.i18n import place
 from pbem.terminal import printable
 
 PALETTE: tuple[tuple[str, str], ...] = (

@@ -1,14 +1,14 @@
 """Table talk in the reports: what each reader may see of the press of a turn
-(pbem.game.press), ready for the templates and the view file."""
+(pbem.records.press), ready for the templates and the view file."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from pbem.game.press import Press
-from pbem.present import i18n
+from pbem.languages import i18n
 from pbem.present.text import wrap
+from pbem.records.press import Press
 
 
 def press_items(

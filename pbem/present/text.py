@@ -7,7 +7,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 
-from pbem.present.i18n import display_width
+from pbem.languages.i18n import display_width
 
 WIDTH = 78
 """The widest line of a text report: fits an 80-column mail reader with room for quoting."""

@@ -17,8 +17,8 @@ from typing import Any
 
 from pbem.core import dice, missions
 from pbem.errors import PbemError
+from pbem.languages.i18n import LANGUAGES, _, builtin_catalogue, n_
 from pbem.present import view
-from pbem.present.i18n import LANGUAGES, _, builtin_catalogue, n_
 from pbem.terminal import quoted
 
 Roll = tuple[tuple[int, ...], tuple[int, ...]]
@@ -686,7 +686,7 @@ def verify_lines(given: Given) -> tuple[list[str], bool]:
     dice, the player's own order file among those the dice come from and, in a final view,
     the mission deal; in the language of the view file given (its player's), else the one
     spoken. ArgumentsError for arguments that do not go together."""
-    from pbem.present.i18n import current, language, speaking
+    from pbem.languages.i18n import current, language, speaking
 
     code = current().code
     if given.report is not None and given.report.suffix == ".json":

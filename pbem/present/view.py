@@ -26,7 +26,7 @@ from pbem.core.state import (
 )
 from pbem.errors import BoardError, PbemError
 from pbem.files import VIEW_FILE_LIMIT, FileProblem, read_bounded
-from pbem.present.i18n import LANGUAGES
+from pbem.languages.i18n import LANGUAGES
 from pbem.present.missions import view_missions
 from pbem.present.secret_check import SecretHash, secret_hash_from_view
 from pbem.terminal import quoted

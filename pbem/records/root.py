@@ -16,12 +16,12 @@ from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
-import tomli as tomllib  # the compiled parser the game files are read with (pbem.game.store)
+import tomli as tomllib  # the compiled parser the game files are read with (pbem.records.store)
 
 from pbem.errors import PbemError
 from pbem.files import GAME_FILE_LIMIT, FileProblem, read_bounded
-from pbem.game.disk import GAME_FILE, RECORD_FILE
-from pbem.game.settings import ROOT_FILE
+from pbem.records.disk import GAME_FILE, RECORD_FILE
+from pbem.records.settings import ROOT_FILE
 
 
 def find_games(root: Path, *, records: bool = False) -> list[Path]:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pbem.errors import PbemError
 from pbem.files import FileProblem, read_regular
-from pbem.game import clock
-from pbem.game.disk import atomic_write
+from pbem.records import clock
+from pbem.records.disk import atomic_write
 
 FETCHED = Path("mail") / "fetched.json"
 

@@ -17,7 +17,8 @@ import functools
 import re
 from collections.abc import Iterator
 
-from pbem.present.i18n import _, current, place
+from pbem.errors import Problem
+from pbem.languages.i18n import Language, _, current, place, speaking
 
 _PLACES = ("territory", "source", "target")
 """The placeholders that hold a territory's name."""
@@ -115,7 +116,7 @@ def _shapes() -> tuple[str, ...]:
 @functools.lru_cache(maxsize=1)
 def _third_person_shapes() -> dict[str, str]:
     """`_third_person`'s shapes, in English (the catalogue entries), by the shape they tell."""
-    from pbem.present.i18n import DEFAULT, language, speaking
+    from pbem.languages.i18n import DEFAULT, language, speaking
 
     with speaking(language(DEFAULT)):
         return _third_person()
@@ -123,7 +124,7 @@ def _third_person_shapes() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
-    from pbem.present.i18n import DEFAULT, language, speaking
+    from pbem.languages.i18n import DEFAULT, language, speaking
 
     with speaking(language(DEFAULT)):  # the English shapes, whoever is reading
         shapes = _shapes()
@@ -202,3 +203,27 @@ def told(text: str | None) -> str:
             }
             return current()._(shape, **values)
     return text
+
+
+def problem_told(lang: Language, problem: Problem, source: str = "orders") -> str:
+    """A problem of an order file in `lang`, territories by this language's names
+    (a problem without a catalogue entry keeps its English message)."""
+    if problem.template is None:
+        message = problem.message
+    else:
+        values = {
+            k: lang.place(v) if k in _PLACES and isinstance(v, str) else v
+            for k, v in problem.values.items()
+        }
+        if isinstance(values.get("reason"), str):  # the TOML reader's, in English
+            with speaking(lang):
+                values["reason"] = told(str(values["reason"]))
+        message = lang._(problem.template, **values)
+    if problem.line:
+        return lang._(
+            "%(file)s line %(line)s: %(message)s",
+            file=source,
+            line=problem.line,
+            message=message,
+        )
+    return f"{source}: {message}"

@@ -497,3 +497,18 @@ def _temporary_name(path: str) -> bool:
     """A temporary file of an atomic write a killed run left (".NAME.XXXX.tmp")."""
     name = path.rsplit("/", 1)[-1]
     return name.startswith(".") and name.endswith(".tmp")
+
+
+def write(path: Path, data: bytes | str, later: bool = False) -> None:
+    """Write a file atomically; a failure (disk full, read-only) is a sentence, not a crash.
+    `later`: in the background in a fetch (`disk.write_later`), in place by its commit."""
+    try:
+        if later:
+            write_later(path, data)
+        else:
+            atomic_write(path, data)
+    except OSError as err:
+        raise GameFileError(
+            f"cannot write {path}: {err.strerror or err}; fix that and run the command again "
+            "(nothing is lost: what was done so far is recorded)"
+        ) from None

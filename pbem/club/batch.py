@@ -15,11 +15,11 @@ from datetime import datetime
 from enum import Enum
 from pathlib import Path
 
+from pbem.club.status import DUE, State, status_of, table
 from pbem.errors import LockedError, PbemError
 from pbem.game import bots, processor
-from pbem.game.mailbox_state import held_by_mailbox
-from pbem.game.root import open_root
-from pbem.game.status import DUE, State, status_of, table
+from pbem.records.mailbox_state import held_by_mailbox
+from pbem.records.root import open_root
 
 Progress = Callable[[Iterator["GameRun"], int], Iterator["GameRun"]]
 """Wraps the stream of results as they come, knowing how many there will be (a progress bar)."""
@@ -83,7 +83,7 @@ def run_game(
 
     A game past its deadline with orders missing is not played by the autopilot while its
     mail may be unread: `mailbox_down` (this run's fetch failed), or a mailbox not read in
-    full since the deadline (pbem.game.mailbox_state). A game whose awaited players all sent
+    full since the deadline (pbem.records.mailbox_state). A game whose awaited players all sent
     valid orders is resolved all the same."""
     try:
         status = status_of(directory, now)
@@ -236,7 +236,7 @@ def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> tuple[
     stalled), why (no game is then played by the autopilot; the games whose orders all came
     in are resolved). A game
     that could not take its messages is held by the record the fetch leaves
-    (pbem.game.mailbox_state); the rest go on."""
+    (pbem.records.mailbox_state); the rest go on."""
     from pbem.mail import inbox
 
     try:

@@ -93,7 +93,7 @@ class PressRules:
 
 
 def press_rules(values: Mapping[str, object]) -> PressRules:
-    """The rules of the settings in force (pbem.game.settings checked each value when set)."""
+    """The rules of the settings in force (pbem.records.settings checked each value when set)."""
 
     def number(name: str, default: int) -> int:
         value = values.get(name)
@@ -247,14 +247,14 @@ def check_value(name: str, value: object) -> Value:
     if key.kind == "resolve" and text not in RESOLVE_WHEN:
         raise SettingsError(f"{name} must be {' or '.join(RESOLVE_WHEN)}, not '{text}'")
     if key.kind == "duration":
-        from pbem.game.clock import parse_duration
+        from pbem.records.clock import parse_duration
 
         try:
             parse_duration(text)
         except PbemError:
             raise SettingsError(f"{name} must be a duration like 30m or 2h, not '{text}'") from None
     if key.kind == "durations":
-        from pbem.game.clock import parse_duration
+        from pbem.records.clock import parse_duration
 
         try:
             parts = [parse_duration(part.strip()) for part in text.split(",") if part.strip()]
@@ -352,7 +352,7 @@ def write_root_table(folder: Path, table: Table) -> Path:
     """Replace the `[mail]` table of `folder/pbem.toml`, keeping anything else in it."""
     import tomli_w
 
-    from pbem.game.disk import atomic_write
+    from pbem.records.disk import atomic_write
 
     path = folder / ROOT_FILE
     doc = read_root_file(path)
@@ -422,7 +422,7 @@ class Settings:
     @property
     def grace(self) -> timedelta:
         """How long after the last awaited orders came in a ready turn waits (0: none)."""
-        from pbem.game.clock import parse_duration
+        from pbem.records.clock import parse_duration
 
         text = self.text("grace")
         return parse_duration(text) if text else timedelta(0)
@@ -430,7 +430,7 @@ class Settings:
     @property
     def remind(self) -> list[timedelta]:
         """How long before the deadline players without orders are reminded, longest first."""
-        from pbem.game.clock import parse_duration
+        from pbem.records.clock import parse_duration
 
         text = self.text("remind") or ""
         return sorted(
@@ -445,7 +445,7 @@ class Settings:
 
     @property
     def press(self) -> PressRules:
-        """The table talk the game allows (pbem.game.press)."""
+        """The table talk the game allows (pbem.records.press)."""
         return press_rules(self.values)
 
     def server(self, kind: str) -> Server | None:
@@ -524,26 +524,3 @@ def password(kind: str, user: str, ask: Any = None) -> str:
     if value is None:
         raise SettingsError(f"no {kind.upper()} password for {user}: set {env}")
     return str(value)
-
-
-def configure(directory: Path, assignments: Mapping[str, str]) -> tuple[Path, Settings]:
-    """Change settings in a game's file (when `directory` is a game) or in the pbem.toml of a
-    folder of games; return the file changed and the settings now in force there."""
-    from dataclasses import replace
-
-    from pbem.game.disk import GAME_FILE, locked
-    from pbem.game.store import read_game, write_game
-
-    if (directory / GAME_FILE).is_file():
-        with locked(directory):
-            game = read_game(directory)
-            if assignments:
-                game = replace(game, mail=changed(game.mail, assignments))
-                write_game(game)
-        return directory / GAME_FILE, in_force(directory, game.mail)
-    if not directory.is_dir():
-        raise SettingsError(f"{directory} is neither a game nor a folder of games")
-    path = directory / ROOT_FILE
-    if assignments:
-        path = write_root_table(directory, changed(root_table(directory), assignments))
-    return path, in_force(directory)

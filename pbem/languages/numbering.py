@@ -15,7 +15,7 @@ from datetime import datetime, tzinfo
 from typing import Literal
 
 from pbem.core.events import Drafted, Event, MissedTurn, Reinforced
-from pbem.present.i18n import _
+from pbem.languages.i18n import _
 
 Kind = Literal["deal", "draft", "setup", "turn"]
 
@@ -111,7 +111,7 @@ class Undone:
     def told(self, zone: tzinfo | None = None) -> str:
         """The note every later report carries, in the reader's language, the time in the
         game's `zone` (as its deadlines are told) or in the offset it was recorded with."""
-        from pbem.present.i18n import current
+        from pbem.languages.i18n import current
 
         try:
             moment = datetime.fromisoformat(self.time)

@@ -16,11 +16,14 @@ from typing import Any
 
 from pbem.core.state import Phase
 from pbem.errors import PbemError
-from pbem.game import clock, deadlines, processor, undo
-from pbem.game.disk import held_by_another
-from pbem.game.history import history_path, played_in, read_history
-from pbem.game.root import Root, game_name, open_root
-from pbem.game.store import Game, read_game
+from pbem.game import deadlines, processor, undo
+from pbem.game.deadlines import deadline_of
+from pbem.game.opening import read_game
+from pbem.records import clock
+from pbem.records.disk import held_by_another
+from pbem.records.history import history_path, played_in, read_history
+from pbem.records.root import Root, game_name, open_root
+from pbem.records.store import Game
 
 
 class State(Enum):
@@ -162,28 +165,6 @@ def _duration(seconds: float) -> str:
 # Deciding
 
 
-@dataclass(frozen=True)
-class Deadline:
-    """A game's deadline for the pending turn, and the turns its players missed in a row."""
-
-    at: datetime | None = None
-    missed: tuple[tuple[str, int], ...] | None = None
-
-
-def deadline_of(game: Game) -> Deadline:
-    """The pending turn's deadline (as the history and any change give it) and the missed
-    turns; games without deadlines have neither."""
-    if game.schedule is None:
-        return Deadline()
-    at = deadlines.pending_deadline(game.path, game, game.state.resolution)
-    return Deadline(
-        at,
-        tuple(
-            (p.name, p.missed) for p in game.state.players if p.missed and not p.dropped
-        ),  # a dropped player misses nothing any more
-    )
-
-
 def due(game: Game, readiness: processor.Readiness, interrupted: bool, now: datetime) -> State:
     """Whether a game that is neither over nor damaged is to be resolved now: READY when every
     awaited player has a valid order file (or a resolution was interrupted and is to be
@@ -268,7 +249,7 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
 def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | None:
     """Why a turn whose orders are all in is not resolved yet by its `resolve` and `grace`
     settings (at the deadline; a while after the last orders, for a correction), or None."""
-    from pbem.game.settings import in_force
+    from pbem.records.settings import in_force
 
     try:
         settings = in_force(game.path, game.mail)
@@ -295,7 +276,7 @@ def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | Non
 
 def _accepted(game: Game) -> dict[str, object]:
     """The orders accepted by mail, as the mail state records them (none if it is damaged)."""
-    from pbem.game.mailstate import MailState
+    from pbem.records.mailstate import MailState
 
     try:
         return dict(MailState.peek(game.path, "accepted").seen["accepted"])

@@ -7,7 +7,7 @@ sender was named, and its text. A file is written once and never changed. A play
 press they sent or were sent (`seen_by`); the whole record is the moderator's, and the club's
 once the game is over.
 
-The rules of a game (`pbem.game.settings.PressRules`) come from its mail settings: which press it
+The rules of a game (`pbem.records.settings.PressRules`) come from its mail settings: which press it
 allows, whether senders are named, the size of a message and how many a player may send in a
 turn.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import GameFileError
-from pbem.game.store import _load_toml
+from pbem.records.store import _load_toml
 
 PRESS = "press"
 EVERYONE = "all"

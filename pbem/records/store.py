@@ -1,6 +1,6 @@
 """The game file: the game as stored, read in any format this pbem knows and checked, and
-written (atomically, through pbem.game.disk). The history and a resolution's folders are in
-pbem.game.history.
+written (atomically, through pbem.records.disk). The history and a resolution's folders are in
+pbem.records.history.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import tomli as tomllib  # the compiled parser: a third of the time of the stand
 
 from pbem.core import dice
 from pbem.core.board import Board, board_from_text, board_names, board_of, load_board
+from pbem.core.secrets import holder_secret
 from pbem.core.state import NEUTRAL as NEUTRAL
 from pbem.core.state import PLAYER_NAME_RULE as PLAYER_NAME_RULE
 from pbem.core.state import (
@@ -34,10 +35,10 @@ from pbem.core.state import same_name as same_name
 from pbem.core.state import valid_player_name as valid_player_name
 from pbem.errors import BoardError, GameFileError, PbemError
 from pbem.files import GAME_FILE_LIMIT, FileProblem, read_bounded, refuse_links
-from pbem.game import settings
-from pbem.game.clock import Schedule, iso, parse_instant
-from pbem.game.disk import GAME_FILE, RECORD_FILE, atomic_write, not_a_game
-from pbem.present.i18n import check_language
+from pbem.languages.i18n import check_language
+from pbem.records import settings
+from pbem.records.clock import Schedule, iso, parse_instant
+from pbem.records.disk import GAME_FILE, RECORD_FILE, atomic_write, not_a_game
 from pbem.terminal import quoted
 
 if TYPE_CHECKING:
@@ -189,12 +190,10 @@ class Game:
         return Randomness(self.key(resolution), self.hidden_key, first)
 
     def holder_secret(self, seat: str, holders: int, holder: str) -> str:
-        """The secret of a seat's substitute (pbem.game.seats.holder_secret); in a public
+        """The secret of a seat's substitute (pbem.core.secrets.holder_secret); in a public
         record, which holds no secret, the one every order file there carries."""
         if self.public is not None:
             return WITHHELD
-        from pbem.game.seats import holder_secret
-
         return holder_secret(self.seed, seat, holders, holder)
 
 
@@ -213,14 +212,14 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise GameFileError(f"{path} is damaged: it nests tables too deeply") from None
 
 
-def read_game(directory: Path, *, check_history: bool = True, record: bool = False) -> Game:
+def load_game(directory: Path, *, record: bool = False) -> Game:
     """Load a game directory; raises GameFileError if it is not one or is damaged.
 
-    The game file is checked against the history (pbem.game.audit.history_problem) unless
-    `check_history` is false, which only the audit uses: it replays and compares everything.
-    A symbolic link in the game's folders is refused before anything is read
-    (pbem.files.refuse_links). `record`: a game's public record (RECORD_FILE in the place of the
-    game file) is read too, as a game without a seed; only the commands that read alone ask."""
+    The game file is not checked against the history here: the commands open a game through
+    pbem.game.opening.read_game, which does. A symbolic link in the game's folders is refused
+    before anything is read (pbem.files.refuse_links). `record`: a game's public record
+    (RECORD_FILE in the place of the game file) is read too, as a game without a seed; only the
+    commands that read alone ask."""
     path = directory / GAME_FILE
     public = None
     if not path.exists() and (directory / RECORD_FILE).is_file():
@@ -271,12 +270,6 @@ def read_game(directory: Path, *, check_history: bool = True, record: bool = Fal
     problem = inconsistency(game)
     if problem:
         raise GameFileError(f"{path} is damaged: {problem}; restore it from a backup")
-    if check_history:
-        from pbem.game.audit import history_problem  # audit reads games through this module
-
-        problem = history_problem(game)
-        if problem:
-            raise GameFileError(f"{path} does not match the history: {problem}")
     return game
 
 

@@ -39,9 +39,11 @@ from typing import Any
 
 from pbem.errors import GameFileError
 from pbem.files import FileProblem, _kind, read_regular
-from pbem.game.disk import settle
+from pbem.records.disk import settle, write
 
 MAIL = "mail"
+OUTBOX = "outbox"
+"""Where every message pbem mails waits, one .eml file each, until it is sent."""
 DATABASE = "ledger.sqlite"
 SEEN = "seen.json"
 SENT = "sent.json"
@@ -497,3 +499,28 @@ class MailState:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
+    """An undone resolution's reports: the messages built for them and not yet sent move from
+    outbox/ to `into`, and they count as not mailed, so the reports of the resolution made
+    again in its place are mailed. Safe to run again."""
+    prefix = f"r{resolution:04d}-"
+    with MailState.open(directory) as state:
+        outbox = directory / OUTBOX
+        files = sorted(outbox.iterdir()) if outbox.is_dir() else []
+        for path in files:
+            if path.name.startswith(prefix) and not path.is_dir():
+                write(into / path.name, path.read_bytes())
+                path.unlink()
+        if "sent" not in state.begun:
+            return
+        sent = state.sent
+        mine = f"{resolution:04d}/"
+        keep = [k for k in sent["reports"] if not str(k).startswith(mine)]
+        skipped = [k for k in sent.get("skipped", []) if not str(k).startswith(mine)]
+        if keep != sent["reports"] or skipped != sent.get("skipped", []):
+            state.reset("sent", "reports", keep)
+            if "skipped" in sent:
+                state.reset("sent", "skipped", skipped)
+            state.commit()

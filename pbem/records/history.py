@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 from pbem.core.state import SetupMode
 from pbem.errors import GameFileError
 from pbem.files import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
-from pbem.game.disk import GAME_FILE, atomic_write
-from pbem.game.store import Game, _load_toml
+from pbem.records.disk import GAME_FILE, atomic_write
+from pbem.records.store import Game, _load_toml
 
 if TYPE_CHECKING:
     from pbem.core.events import Event
-    from pbem.present.numbering import Played
+    from pbem.languages.numbering import Played
 
 # The events and the turns' numbering are imported where they are used: checking orders reads
 # the head of a game's history without them.
@@ -236,7 +236,7 @@ def drafted(game: Game) -> bool:
 
 def played_in(game: Game, resolution: int, turn: int) -> Played:
     """What `resolution` of `game` played, `turn` as its history records it."""
-    from pbem.present.numbering import Played  # (and the events) when a resolution is told
+    from pbem.languages.numbering import Played  # (and the events) when a resolution is told
 
     return Played.of(resolution, turn, draft=resolution == 1 and drafted(game))
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import tomli as tomllib  # the compiled parser the boards are read with (bundled in the kit)
 
-from pbem.errors import PbemError, Problem
+from pbem.errors import PbemError
 
 LANGUAGES = ("en", "id", "sv", "it", "nl", "gu")
 """The languages pbem speaks, by their ISO 639-1 codes; English is the source language."""
@@ -44,7 +44,6 @@ LANGUAGE_NAMES = {
     "gu": "ગુજરાતી",
 }
 
-_PLACES = ("territory", "source", "target")
 """The values of a problem that name a territory."""
 
 DEFAULT = "en"
@@ -97,7 +96,7 @@ def _translations(code: str, game_dir: Path | None) -> gettext.NullTranslations:
     builtin = builtin_catalogue(code)
     if game_dir is None:
         return builtin
-    from pbem.present.own_catalogue import own_catalogue  # read without following links
+    from pbem.languages.own_catalogue import own_catalogue  # read without following links
 
     own = own_catalogue(game_dir, code, DOMAIN)
     if own is None:
@@ -193,31 +192,6 @@ class Language:
         if len(items) <= 1:
             return "".join(items)
         return self._("%(items)s and %(last)s", items=", ".join(items[:-1]), last=items[-1])
-
-    def problem(self, problem: Problem, source: str = "orders") -> str:
-        """A problem of an order file in this language, territories by this language's names
-        (a problem without a catalogue entry keeps its English message)."""
-        if problem.template is None:
-            message = problem.message
-        else:
-            values = {
-                k: self.place(v) if k in _PLACES and isinstance(v, str) else v
-                for k, v in problem.values.items()
-            }
-            if isinstance(values.get("reason"), str):  # the TOML reader's, in English
-                from pbem.present.reasons import told
-
-                with speaking(self):
-                    values["reason"] = told(str(values["reason"]))
-            message = self._(problem.template, **values)
-        if problem.line:
-            return self._(
-                "%(file)s line %(line)s: %(message)s",
-                file=source,
-                line=problem.line,
-                message=message,
-            )
-        return f"{source}: {message}"
 
 
 @functools.lru_cache(maxsize=4096, typed=True)
