@@ -59,9 +59,9 @@ from pbem.core.events import Event, Rolled  # noqa: E402
 from pbem.core.orders import Attack, Orders  # noqa: E402
 from pbem.core.state import Holding, Options, Phase, SetupMode, state_digest  # noqa: E402
 from pbem.game import audit, processor  # noqa: E402
-from pbem.game.opening import read_game  # noqa: E402
-from pbem.game.replay import replay_orders  # noqa: E402
 from pbem.records import history, store  # noqa: E402
+from pbem.records.opening import read_game  # noqa: E402
+from pbem.records.replay import replay_orders  # noqa: E402
 
 # The groups of rows, in the order they are measured (--only picks some).
 GROUPS = ("commands", "floor", "batch", "selfplay", "dice", "audit")

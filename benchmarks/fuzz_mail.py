@@ -43,9 +43,9 @@ from pathlib import Path
 from pbem import mail
 from pbem.core.state import Options
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.mail.fetch import parse_time
 from pbem.present import report
+from pbem.records.opening import read_game
 
 CLIENTS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "mail" / "clients"
 

@@ -58,10 +58,10 @@ sys.path.insert(0, str(HERE / "tests"))
 from aiosmtpd.controller import Controller  # noqa: E402
 from dovecot import free_port  # noqa: E402
 
-from pbem.game.opening import read_game  # noqa: E402
 from pbem.present import report  # noqa: E402
 from pbem.records.disk import atomic_write  # noqa: E402
 from pbem.records.mailstate import MailState  # noqa: E402
+from pbem.records.opening import read_game  # noqa: E402
 
 PLAYERS = ["ann", "ben", "cy", "dee"]
 _games: dict[Path, Any] = {}

@@ -15,10 +15,10 @@ import tomli_w
 
 from pbem.core.state import GameState, Options, state_digest
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import report
 from pbem.records.disk import LOCK_FILE, atomic_write
 from pbem.records.history import history_path
+from pbem.records.opening import read_game
 from pbem.records.store import _load_toml, write_game
 
 SEED = bytes(range(32))
@@ -200,8 +200,7 @@ def refused_with_option(directory: Path, key: str, value: str | None, said: str)
     """The game's file with its option `key` left out (None) or set to `value` is refused by
     pbem with a sentence matching `said`."""
     from pbem.errors import GameFileError
-    from pbem.game import opening
-    from pbem.records import store
+    from pbem.records import opening, store
 
     data = store._load_toml(directory / "game.toml")
     if value is None:

@@ -10,7 +10,7 @@ from conftest import write_bot_orders
 
 from pbem.core.state import Options, Phase, StopAt
 from pbem.game import processor
-from pbem.game.opening import read_game
+from pbem.records.opening import read_game
 
 LONG_NAMES = (
     "Maximiliana-Wolkenstein-Trostbe",

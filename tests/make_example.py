@@ -18,7 +18,7 @@ from bots import orders_for  # noqa: E402
 
 from pbem.core.state import Options  # noqa: E402
 from pbem.game import processor  # noqa: E402
-from pbem.game.opening import read_game  # noqa: E402
+from pbem.records.opening import read_game  # noqa: E402
 
 SEED = bytes.fromhex("5eed" * 16)
 PLAYERS = ["alice=alice@example.org", "bob=bob@example.org", "carol=carol@example.org"]

@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 from pbem.core.state import Options  # noqa: E402
 from pbem.game import processor  # noqa: E402
-from pbem.game.opening import read_game  # noqa: E402
 from pbem.mail import build_report  # noqa: E402
+from pbem.records.opening import read_game  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "mail" / "clients"
 GAME = "spring-2027"

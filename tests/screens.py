@@ -208,8 +208,8 @@ def browser(executable: str | None = None) -> Iterator[Browser]:
 def pending_report(directory: Path) -> Path:
     """The last HTML report of the player whose turn is pending (the example's alice, etc.)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from pbem.game.opening import read_game
     from pbem.records.history import report_dir
+    from pbem.records.opening import read_game
 
     game = read_game(directory)
     player = game.state.awaiting()[0]

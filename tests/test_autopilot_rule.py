@@ -17,10 +17,10 @@ from pbem.core.events import Placed
 from pbem.core.state import AutopilotRule, Options
 from pbem.errors import AuditError
 from pbem.game import deadlines, processor
-from pbem.game.opening import read_game
-from pbem.game.replay import state_after
 from pbem.records import clock, store
 from pbem.records.history import read_history, write_history
+from pbem.records.opening import read_game
+from pbem.records.replay import state_after
 
 FIXTURE = Path(__file__).parent / "fixtures" / "format6-game"
 """Made by the last pbem of format 6: carol missed the setup, which the autopilot played by

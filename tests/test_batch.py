@@ -23,10 +23,10 @@ from pbem.cli import main
 from pbem.club.status import State, root_status
 from pbem.core.state import Options, SetupMode
 from pbem.game import deadlines, processor
-from pbem.game.opening import read_game
 from pbem.records import clock
 from pbem.records.disk import GAME_FILE
 from pbem.records.history import history_count, history_path, read_history
+from pbem.records.opening import read_game
 from pbem.records.root import find_games
 
 NOW = "2027-03-01T12:00:00+00:00"

@@ -27,8 +27,8 @@ from test_mail import (
 )
 
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.mail import route
+from pbem.records.opening import read_game
 from pbem.records.settings import Security
 
 ANN, BEN, CY, DEE = (f"{p}@example.org" for p in ("ann", "ben", "cy", "dee"))

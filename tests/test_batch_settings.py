@@ -12,9 +12,9 @@ from conftest import write_skeletons
 from pbem.cli import main
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records import settings
 from pbem.records.disk import GAME_FILE
+from pbem.records.opening import read_game
 from pbem.records.settings import Security, Server, in_force
 
 if sys.version_info >= (3, 11):

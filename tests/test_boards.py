@@ -20,7 +20,7 @@ from test_mail import into_maildir, message
 from pbem.cli import main
 from pbem.core.board import load_board
 from pbem.core.state import Phase
-from pbem.game.opening import read_game
+from pbem.records.opening import read_game
 
 ISLANDS = (Path(__file__).parent.parent / "pbem" / "core" / "boards" / "islands.toml").read_text()
 OWN = ISLANDS.replace('name = "islands"', 'name = "our-islands"')

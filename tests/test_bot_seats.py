@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from pbem.cli import main
 from pbem.game import bots
 from pbem.game.audit import audit_game
-from pbem.game.opening import read_game
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 SEED = "0c" * 32
 T0 = "2027-03-01T10:00:00+00:00"

@@ -16,8 +16,8 @@ from conftest import SEED, attacking, skeleton, snapshot, stopped_after_the_hist
 
 from pbem.cli import main
 from pbem.core.board import load_board
-from pbem.game.opening import read_game
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 
 def run(*args: str, code: int = 0) -> str:

@@ -14,7 +14,7 @@ import pytest
 from dovecot import PASSWORD, USER, Dovecot, start
 from test_mail import Server, message, orders_for, run, running_server
 
-from pbem.game.opening import read_game
+from pbem.records.opening import read_game
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 PLAYERS = "ann=ann@example.org,ben=ben@example.org"

@@ -17,10 +17,10 @@ from conftest import SEED, flat, skeleton, snapshot
 
 from pbem.cli import main
 from pbem.core.state import NEUTRAL, Phase
-from pbem.game.opening import read_game
 from pbem.game.processor import audit_game
 from pbem.records import clock
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -329,7 +329,7 @@ def test_deadline_extend_moves_the_turn_and_is_recorded_with_its_reason(tmp_path
         "why": "carol is on holiday",
     }
     assert clock.iso(deadline(d)) == "2026-12-04T20:00:00+01:00"
-    from pbem.game.deadlines import deadline_changes
+    from pbem.records.deadline_changes import deadline_changes
 
     assert [(c.extend, c.previous, c.why) for c in deadline_changes(d, 1)] == [
         ("1d", SETUP_DUE, "carol is on holiday")
@@ -730,7 +730,7 @@ def test_a_deadline_change_cannot_be_changed_once_made() -> None:
     place by whoever reads it."""
     import dataclasses
 
-    from pbem.game.deadlines import DeadlineChange
+    from pbem.records.deadline_changes import DeadlineChange
 
     change = DeadlineChange(1, 1, START, SETUP_DUE, None, "a storm")
     with pytest.raises(dataclasses.FrozenInstanceError):

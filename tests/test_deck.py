@@ -43,11 +43,11 @@ from pbem.core.state import (
 )
 from pbem.errors import GameFileError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import report
 from pbem.present.report import narrate
 from pbem.present.view import game_view
 from pbem.records.history import history_count, read_history, report_dir
+from pbem.records.opening import read_game
 from pbem.records.store import FORMAT, Game, game_document, write_game
 
 OLD_RULE = Options(

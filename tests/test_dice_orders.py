@@ -21,11 +21,11 @@ from pbem.core.orders import parse_orders
 from pbem.core.state import DiceRule
 from pbem.errors import AuditError
 from pbem.game import processor, undo
-from pbem.game.opening import read_game
-from pbem.game.replay import state_after
 from pbem.records import store
 from pbem.records.clock import parse_instant
 from pbem.records.history import HistoryRecord, read_history, read_history_file, report_dir
+from pbem.records.opening import read_game
+from pbem.records.replay import state_after
 
 NOW = parse_instant("2026-12-01T09:00Z")
 FIXTURE = Path(__file__).parent / "fixtures" / "format5-game"

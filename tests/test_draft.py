@@ -23,9 +23,9 @@ from pbem.core.orders import REST, Orders, parse_orders
 from pbem.core.state import NEUTRAL, Options, Phase, SetupMode, TwoPlayer
 from pbem.errors import OrderError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import report
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 DRAFT = Options(setup=SetupMode.DRAFT)
 NAMES = ["alice", "bob", "carol"]

@@ -200,8 +200,8 @@ def test_the_moderator_reads_of_a_players_forecast_in_the_third_person(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from pbem.core.orders import Attack, Orders
-    from pbem.game.opening import read_game
     from pbem.game.processor import _forecasts
+    from pbem.records.opening import read_game
 
     state = read_game(EXAMPLE).state
     alice = state.player("alice")
@@ -428,7 +428,7 @@ def test_the_draft_order_file_is_in_the_players_language_and_fits(
     tmp_path: Path, code: str
 ) -> None:
     from pbem.core.state import SetupMode
-    from pbem.game.opening import read_game
+    from pbem.records.opening import read_game
 
     game = tmp_path / code / "draft"
     processor.new_game(

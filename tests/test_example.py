@@ -11,8 +11,8 @@ from conftest import snapshot
 
 from pbem.cli import main
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 

@@ -19,12 +19,12 @@ import pbem.mail.fetch
 from pbem import mail
 from pbem.errors import DiskError
 from pbem.files import TEMPORARY
-from pbem.game.opening import read_game
 from pbem.mail import inbox
 from pbem.mail.mailboxes import Mailbox
 from pbem.mail.sources import Sources
 from pbem.records import disk
 from pbem.records.mailstate import MailState
+from pbem.records.opening import read_game
 
 
 @pytest.fixture

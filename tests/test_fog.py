@@ -303,10 +303,10 @@ def test_over_a_whole_fog_game_each_player_gets_exactly_what_they_see(
 
     from pbem.cli import main
     from pbem.game import processor
-    from pbem.game.opening import read_game
     from pbem.kit import main as kit
     from pbem.present.fog_verify import fog_lines
     from pbem.records.history import read_history
+    from pbem.records.opening import read_game
 
     directory = tmp_path / "misty"
     names = ["ann", "ben", "cy", "dee", "eve", "fay"][:players]
@@ -404,7 +404,7 @@ def fog_game(tmp_path: Path, turns: int = 6) -> Path:
 
     from pbem.cli import main
     from pbem.game import processor
-    from pbem.game.opening import read_game
+    from pbem.records.opening import read_game
 
     directory = tmp_path / "mist"
     args = ["new", str(directory), "--players", "ann,ben,cy", "--fog", "heavy"]
@@ -477,7 +477,7 @@ def test_a_fog_game_made_by_the_command_line_rolls_keyed_by_the_orders_and_audit
     from click.testing import CliRunner
 
     from pbem.cli import main
-    from pbem.game.opening import read_game
+    from pbem.records.opening import read_game
 
     directory = fog_game(tmp_path, turns=4)
     assert read_game(directory).state.options.fog is FogLevel.HEAVY
@@ -662,7 +662,7 @@ def test_a_finished_fog_game_cannot_be_undone_and_its_last_view_checks_the_chain
     from click.testing import CliRunner
 
     from pbem.cli import main
-    from pbem.game.opening import read_game
+    from pbem.records.opening import read_game
 
     directory = fog_game(tmp_path, turns=200)
     assert read_game(directory).state.phase is Phase.OVER

@@ -21,10 +21,10 @@ from pbem.core.state import SetupMode
 from pbem.errors import DiskError, GameFileError, LockedError, PbemError
 from pbem.files import disk_error
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import report
 from pbem.records import disk
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 NOW = "2026-12-03T20:00+01:00"
 

@@ -22,9 +22,9 @@ from pbem.core import orders as order_format
 from pbem.errors import PbemError
 from pbem.files import ORDER_FILE_LIMIT, VIEW_FILE_LIMIT
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import verify
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 from pbem.terminal import printable
 
 

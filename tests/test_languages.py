@@ -29,7 +29,6 @@ from pbem.core.board import load_board
 from pbem.core.state import Options, state_digest
 from pbem.errors import PbemError
 from pbem.game import players, processor
-from pbem.game.opening import read_game
 from pbem.kit import KIT_NAME
 from pbem.languages import i18n
 from pbem.languages.reasons import problem_told
@@ -37,6 +36,7 @@ from pbem.mail.reports import report_subject
 from pbem.present import report
 from pbem.records.disk import GAME_FILE
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 from pbem.records.store import _load_toml, write_game
 
 ROOT = Path(__file__).resolve().parents[1]

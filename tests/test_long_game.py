@@ -20,9 +20,9 @@ from pbem.cli import main
 from pbem.core import odds, rules
 from pbem.core.luck import expected_losses
 from pbem.core.state import Options, SetupMode
-from pbem.game.opening import read_game
 from pbem.present.aids import decision_aids
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 WIDTH = 78
 

@@ -32,11 +32,11 @@ from pbem.cli import main
 from pbem.core.state import Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.mail.message import orders_from_body, read_letter
 from pbem.present import report
 from pbem.records.history import report_dir
 from pbem.records.mailstate import MailState
+from pbem.records.opening import read_game
 
 SEED = bytes(range(32))
 GAME = "spring-2027"

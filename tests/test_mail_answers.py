@@ -30,7 +30,7 @@ from test_mail import (
 from pbem import mail
 from pbem.core.state import Options
 from pbem.game import processor
-from pbem.game.opening import read_game
+from pbem.records.opening import read_game
 
 ALICE = "alice@example.org"
 HOME = "moderator@home.example"

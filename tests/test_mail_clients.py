@@ -20,10 +20,10 @@ from conftest import flat
 
 from pbem.core.state import Options
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.mail.fetch import fetch_entries
 from pbem.mail.outcomes import Verdict
 from pbem.mail.sources import Entry
+from pbem.records.opening import read_game
 
 if sys.version_info >= (3, 11):
     import tomllib

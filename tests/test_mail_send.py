@@ -699,9 +699,9 @@ def test_killing_run_fetch_send_at_random_moments_resolves_and_delivers_once(
     from test_mail import into_maildir, message, orders_for
 
     from pbem.club import batch
-    from pbem.game.opening import read_game
     from pbem.records.clock import parse_instant
     from pbem.records.history import history_count, read_history
+    from pbem.records.opening import read_game
 
     recorder = slow_server.recorder
     assert isinstance(recorder, Counting)

@@ -55,10 +55,10 @@ from pbem.core import fog
 from pbem.core.board import board_names, load_board
 from pbem.core.state import NEUTRAL, FogLevel, GameState, Options
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.languages import i18n
 from pbem.present import svgmap
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 MIN_DIFFERENCE = 15.0
 MIN_GREY_STEP = 8.0

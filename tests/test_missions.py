@@ -31,9 +31,9 @@ from pbem.core.orders import Attack, Fortify
 from pbem.core.state import GameState, Options, Phase, state_digest
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import report, verify
 from pbem.present.view import game_view
+from pbem.records.opening import read_game
 from pbem.records.store import write_game
 
 MISSIONS = Options(missions=True)

@@ -11,8 +11,8 @@ from conftest import SEED
 from pbem.core.state import Options
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 from pbem.records.store import valid_player_name
 
 

@@ -200,7 +200,7 @@ def test_each_resolution_is_named_by_what_it_played(
 
 
 def test_a_format_4_game_file_becomes_format_5_with_nothing_else_changed(tmp_path: Path) -> None:
-    from pbem.game.opening import read_game
+    from pbem.records.opening import read_game
     from pbem.records.store import MIGRATIONS, game_document
 
     d = dealt_game(tmp_path / "g", 1)
@@ -231,7 +231,7 @@ def test_a_report_without_the_turn_is_verified_by_its_resolution_alone(tmp_path:
 
 
 def test_each_migration_step_moves_the_format_on_by_one(tmp_path: Path) -> None:
-    from pbem.game.opening import read_game
+    from pbem.records.opening import read_game
     from pbem.records.store import MIGRATIONS, game_document
 
     doc = game_document(read_game(dealt_game(tmp_path / "g", 0)))

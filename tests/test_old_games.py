@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records.history import history_count, read_history
+from pbem.records.opening import read_game
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "format1-example"
 

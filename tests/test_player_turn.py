@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from conftest import SEED, skeleton, snapshot
 
 from pbem.cli import main
-from pbem.game.opening import read_game
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "games" / "example"

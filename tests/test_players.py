@@ -14,7 +14,8 @@ from pbem import mail
 from pbem.cli import main
 from pbem.errors import AuditError
 from pbem.game import players, processor
-from pbem.game.opening import read_game
+from pbem.records import undone
+from pbem.records.opening import read_game
 
 NEW = "alice@elsewhere.example"
 OLD = "alice@example.org"
@@ -166,10 +167,8 @@ def test_an_address_recorded_for_someone_who_does_not_play_fails_the_audit(d: Pa
 def test_an_address_is_not_changed_while_an_undo_is_half_done(d: Path) -> None:
     import tomli_w
 
-    from pbem.game import undo
-
-    pending = undo.UndoRecord(1, 1, "2027-03-02T09:00:00Z", "late orders", "00" * 32, 1)
-    (d / "history" / undo.PENDING).write_text(tomli_w.dumps(pending.to_dict()))
+    pending = undone.UndoRecord(1, 1, "2027-03-02T09:00:00Z", "late orders", "00" * 32, 1)
+    (d / "history" / undone.PENDING).write_text(tomli_w.dumps(pending.to_dict()))
     before = snapshot(d)
     out = run("config", d, f"player.alice.email={NEW}", "--now", "2027-03-02T09:30Z", code=1)
     assert (

@@ -31,8 +31,8 @@ from test_mail import (
 
 from pbem import mail
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.game.setting import configure
+from pbem.records.opening import read_game
 from pbem.records.press import press_records
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"

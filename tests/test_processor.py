@@ -17,9 +17,9 @@ from conftest import new_game, skeleton, snapshot, write_skeletons
 from pbem.core.state import Phase
 from pbem.errors import AuditError, DiskError, LockedError, PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records import disk, store
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 
 def test_new_game_writes_game_file_setup_history_and_first_reports(game_dir: Path) -> None:

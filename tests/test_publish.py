@@ -24,9 +24,11 @@ from pbem.core.state import FogLevel, Options, Phase
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, seats, undo
 from pbem.game.audit import audit_game
-from pbem.game.opening import read_game
-from pbem.game.record import PUBLISHED, publish_record
+from pbem.game.record import publish_record
+from pbem.records import seat_changes, undone
 from pbem.records.history import history_count, history_path, read_history
+from pbem.records.opening import read_game
+from pbem.records.published import PUBLISHED
 from pbem.records.store import WITHHELD, _load_toml
 
 NOW = datetime(2026, 12, 6, 12, 0, tzinfo=timezone.utc)
@@ -80,7 +82,7 @@ def secrets_of(game_dir: Path) -> set[str]:
     found = {game.seed.hex()}
     for reg in game.registrations:
         found.update({reg.secret, reg.email})
-    for change in seats.seat_changes(game_dir):
+    for change in seat_changes.seat_changes(game_dir):
         found.update({change.previous_secret, change.email, change.previous_email})
     return {s for s in found if s}
 
@@ -104,8 +106,8 @@ def test_the_record_copied_alone_passes_the_audit(record: Path, finished: Path) 
 def test_the_plotted_game_had_a_substitute_an_undo_missions_and_other_orders_played_again(
     finished: Path,
 ) -> None:
-    assert seats.seat_changes(finished)
-    assert undo.undo_records(finished)
+    assert seat_changes.seat_changes(finished)
+    assert undone.undo_records(finished)
     assert read_game(finished).state.options.missions
     again = [
         e

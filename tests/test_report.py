@@ -34,11 +34,11 @@ from pbem.core.events import (
 from pbem.core.orders import Attack, Orders, parse_orders
 from pbem.core.state import Holding, Phase, Player
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import report, story
 from pbem.present.text import plural
 from pbem.present.view import game_view
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 MODERATOR = ("moderator.txt.j2", "moderator.html.j2")
 RESOLUTIONS = 9

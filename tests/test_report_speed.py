@@ -23,10 +23,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pbem.club import batch
 from pbem.core.state import Options
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.languages import i18n
 from pbem.present import json_text, report, stats, svgmap
 from pbem.records.history import history_count, report_dir
+from pbem.records.opening import read_game
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from test_mail import T0, into_maildir, message, orders_for, run
 
-from pbem.game.opening import read_game
 from pbem.records.history import read_history
+from pbem.records.opening import read_game
 
 PLAYERS = "ann=ann@example.org,ben=ben@example.org"
 

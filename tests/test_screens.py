@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import screens
 
-from pbem.game.opening import read_game
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 CHROMIUM = screens.chromium()

@@ -20,8 +20,9 @@ from pbem.core.state import replaced
 from pbem.errors import AuditError, PbemError
 from pbem.game import processor, seats, undo
 from pbem.game.audit import audit_game
-from pbem.game.opening import read_game
+from pbem.records import seat_changes
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 from pbem.records.store import load_game
 
 NEW = "erin@example.org"
@@ -63,7 +64,7 @@ def test_the_new_player_gets_a_secret_of_their_own_and_the_old_one_is_refused(d:
 
 def test_the_change_is_recorded_told_first_and_audited(d: Path) -> None:
     hand_over(d)
-    [change] = seats.seat_changes(d)
+    [change] = seat_changes.seat_changes(d)
     assert (change.resolution, change.number, change.seat, change.previous) == (
         1,
         1,
@@ -215,8 +216,8 @@ def test_an_interrupted_change_is_completed_by_running_it_again(
     with pytest.raises(PbemError, match="carol to erin was interrupted: run 'pbem substitute"):
         read_game(d)
     again = seats.substitute(d, "carol", "erin", NEW, processor.clock.parse_instant(AT))
-    assert again == seats.seat_changes(d)[0]
-    assert len(seats.seat_changes(d)) == 1
+    assert again == seat_changes.seat_changes(d)[0]
+    assert len(seat_changes.seat_changes(d)) == 1
     assert read_game(d).registration("carol").holder == "erin"  # type: ignore[union-attr]
     assert audit_game(d).resolutions == 1
 

@@ -20,10 +20,10 @@ from pbem import mail
 from pbem.core.events import Dropped, SeatTaken
 from pbem.core.state import NEUTRAL, Phase
 from pbem.errors import AuditError
-from pbem.game import seats
-from pbem.game.opening import read_game
 from pbem.game.processor import audit_game
+from pbem.records import seat_changes
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 NEW = "dave@example.org"
 AT = "2026-12-04T09:00:00+01:00"
@@ -52,7 +52,7 @@ def test_a_dropped_seat_comes_back_with_its_neutral_territories(tmp_path: Path) 
     held = before.owned(NEUTRAL)
     out = run("substitute", d, "carol", "--to", f"dave={NEW}", "--why", "a standby", "--now", AT)
     assert f"dave took over carol's seat before turn 1, back in the game with {len(held)}" in out
-    change = seats.seat_changes(d)[-1]
+    change = seat_changes.seat_changes(d)[-1]
     assert change.returned == held and len(held) == 14
     # the state waits for the next resolution, which tells it first and makes it so
     assert read_game(d).state == before

@@ -16,8 +16,8 @@ from pbem import mail
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, seats
 from pbem.game.audit import audit_game
-from pbem.game.opening import read_game
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 NEW = "erin@example.org"
 AT = "2027-03-02T09:30:00+00:00"

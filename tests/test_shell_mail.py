@@ -16,9 +16,9 @@ from pbem import mail
 from pbem.core.state import Options
 from pbem.errors import GameFileError, PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.mail import machine, message, records, send, sources
 from pbem.records.mailstate import SEEN, MailState
+from pbem.records.opening import read_game
 
 GAME = "summer-2027"
 MODERATOR = "moderator@example.org"

@@ -17,10 +17,10 @@ from pbem.core.secrets import first_secret
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present.plan import percent
 from pbem.present.view import game_view
 from pbem.records.history import game_files, report_dir
+from pbem.records.opening import read_game
 
 
 @pytest.mark.parametrize(
@@ -394,7 +394,7 @@ def test_a_forced_trade_not_written_is_made_by_pbem_and_reported(playing_dir: Pa
         report_text = (folder / f"{reader}.txt").read_text(encoding="utf-8")
         assert "a forced trade, made by pbem for" in " ".join(report_text.split())
     # the history replays to the same events (audit would, but the state here was forced)
-    from pbem.game.replay import recorded_orders, replay_orders
+    from pbem.records.replay import recorded_orders, replay_orders
 
     forced = read_game(playing_dir)
     before = replace(forced, state=forced_state)

@@ -13,9 +13,9 @@ from conftest import new_game, snapshot, write_skeletons
 
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records import history, store
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 
 class Crash(Exception):
@@ -384,7 +384,7 @@ def test_audit_checks_the_deadline_of_the_game_file(tmp_path: Path) -> None:
 
 
 def test_a_refusal_names_six_differences_and_counts_the_rest() -> None:
-    from pbem.game.audit import describe
+    from pbem.records.agreement import describe
 
     found = [f"difference {n}" for n in range(1, 9)]
     assert describe(found[:6]) == "; ".join(found[:6])
@@ -397,7 +397,7 @@ def test_a_territory_edited_by_hand_is_named_with_its_owner_and_armies(playing_d
     from dataclasses import replace
 
     from pbem.core.state import Holding
-    from pbem.game.audit import differences
+    from pbem.records.agreement import differences
 
     state = read_game(playing_dir).state
     first, second = list(state.territories)[:2]

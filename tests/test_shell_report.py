@@ -30,10 +30,10 @@ from pbem.core.events import (
 from pbem.core.orders import parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import context, report, skeleton, story, svgmap
 from pbem.present.plan import forecast_with_warnings
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 from pbem.records.store import Game
 
 FIVE = ("Alaska", "Peru", "Ural", "Siam", "Egypt")

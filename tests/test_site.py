@@ -27,9 +27,9 @@ from pbem.core.state import FogLevel, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
 from pbem.game.audit import audit_game
-from pbem.game.opening import read_game
-from pbem.game.record import PUBLISHED
 from pbem.records.history import history_count, read_history
+from pbem.records.opening import read_game
+from pbem.records.published import PUBLISHED
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 CHROMIUM = screens.chromium()

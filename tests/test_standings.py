@@ -26,8 +26,8 @@ from pbem.cli import main
 from pbem.club.standings import Standings, standings, standings_text
 from pbem.core.state import Options, Phase
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 JAN = datetime(2027, 1, 4, 9, tzinfo=timezone.utc)
 FEB = datetime(2027, 2, 1, 9, tzinfo=timezone.utc)

@@ -14,7 +14,7 @@ from conftest import new_game
 from pbem.cli import main
 from pbem.core.state import StopAt, state_digest
 from pbem.errors import GameFileError
-from pbem.game.opening import read_game
+from pbem.records.opening import read_game
 from pbem.records.store import FORMAT, game_document, upgrade_game_document
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"

@@ -20,8 +20,8 @@ from pbem.cli import main
 from pbem.core.state import Holding, Options
 from pbem.errors import DiskError, GameFileError, LockedError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records import disk, history, store
+from pbem.records.opening import read_game
 from pbem.records.store import Game, inconsistency
 
 HOLD_THE_LOCK = textwrap.dedent(

@@ -36,9 +36,9 @@ from pbem.core.orders import ALL, Attack, Fortify
 from pbem.core.state import FortifyMode, Options, Phase, state_digest
 from pbem.core.teams import parse_teams, seating
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.mail.reports import report_subject
 from pbem.present.view import ViewError, game_view, state_from_view
+from pbem.records.opening import read_game
 
 RANDOMNESS = Randomness(bytes(32), bytes(32))
 TEAMS = (("alice", "carol"), ("bob", "dave"))

@@ -25,9 +25,9 @@ from pbem.core.events import Eliminated
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.records import clock
 from pbem.records.history import history_count, read_history
+from pbem.records.opening import read_game
 
 NOW = "2027-03-01T12:00:00+00:00"
 EIGHT = ["ann", "ben", "cy", "dee", "eve", "fay", "gus", "hal"]

@@ -15,13 +15,13 @@ from pbem.core import missions
 from pbem.core.board import load_board
 from pbem.core.orders import parse_orders
 from pbem.errors import OrderError
-from pbem.game.opening import read_game
 from pbem.languages import i18n, reasons
 from pbem.languages.i18n import language, speaking
 from pbem.languages.reasons import problem_told
 from pbem.present import missions as mission_view
 from pbem.present import stats
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 ENGLISH = (
     "Your dice so far",

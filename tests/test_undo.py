@@ -17,10 +17,10 @@ from pbem.core.dice import Stream, dice_key
 from pbem.core.events import DiceKeyed
 from pbem.errors import AuditError, GameFileError, PbemError
 from pbem.game import processor, undo
-from pbem.game.opening import read_game
-from pbem.records import store
+from pbem.records import store, undone
 from pbem.records.clock import parse_instant
 from pbem.records.history import HistoryRecord, read_history, read_history_file, report_dir
+from pbem.records.opening import read_game
 
 NOW = parse_instant("2026-12-01T09:00Z")
 WHY = "bob's orders were in the spam folder"
@@ -300,7 +300,7 @@ def test_an_undo_not_yet_resolved_again_is_in_pbem_dice(tmp_path: Path) -> None:
         (1, False),
         (2, True),
     ]
-    assert processor.dice_history(d, 2)[0]["note"] == next(iter(undo.undone_notes(d)))
+    assert processor.dice_history(d, 2)[0]["note"] == next(iter(undone.undone_notes(d)))
     with pytest.raises(PbemError, match="there is no resolution 3"):
         processor.dice_history(d, 3)
 
@@ -328,11 +328,11 @@ def test_a_damaged_undo_record_is_named(tmp_path: Path) -> None:
 
 
 def test_an_undo_time_that_does_not_read_is_shown_as_written() -> None:
-    record = undo.UndoRecord(2, 1, "yesterday", "late orders", "00", 3)
+    record = undone.UndoRecord(2, 1, "yesterday", "late orders", "00", 3)
     assert record.note() == (
         "turn 3 (resolution 2, history/0002.toml) was undone on yesterday: late orders"
     )
-    later = undo.UndoRecord(2, 2, "2026-12-01T09:00:00+00:00", "again", "00", 3)
+    later = undone.UndoRecord(2, 2, "2026-12-01T09:00:00+00:00", "again", "00", 3)
     assert later.note() == (
         "turn 3 (resolution 2, history/0002.toml) was undone on Tue 1 Dec 2026, 09:00 UTC: "
         "again (undo number 2 of that turn)"
@@ -346,10 +346,10 @@ def test_an_interrupted_undo_is_not_yet_an_undone_resolution(
     _resolved_twice(d)
     _interrupted(d, monkeypatch, "_copy", 1)  # its folder and record are written
     assert (d / "history" / "undone" / "0002-1" / "undo.toml").is_file()
-    assert undo.undo_records(d) == []
-    assert undo.undone_notes(d) == []
+    assert undone.undo_records(d) == []
+    assert undone.undone_notes(d) == []
     undo.undo_last(d, NOW, "ignored")
-    assert [(r.resolution, r.why) for r in undo.undo_records(d)] == [(2, WHY)]
+    assert [(r.resolution, r.why) for r in undone.undo_records(d)] == [(2, WHY)]
 
 
 def test_an_interrupted_undo_whose_history_file_is_lost_says_to_restore_it(
@@ -372,7 +372,7 @@ def test_a_folder_in_undone_not_named_like_an_undo_is_left_alone(tmp_path: Path)
     kept = d / "history" / "undone"
     shutil.copytree(kept / "0002-1", kept / "0002-1 copy")  # the moderator's copy
     (kept / "0003-1").mkdir()  # a folder with no undo.toml in it
-    assert len(undo.undone_notes(d)) == 1
+    assert len(undone.undone_notes(d)) == 1
     assert processor.audit_game(d).resolutions == 2
 
 
@@ -396,10 +396,10 @@ def test_a_resolution_made_again_is_mailed_though_its_first_reports_were_skipped
 
 
 def test_an_undone_draft_is_called_the_draft_and_nothing_else_is() -> None:
-    setup = undo.UndoRecord(1, 1, "yesterday", "late", "00", 0)
+    setup = undone.UndoRecord(1, 1, "yesterday", "late", "00", 0)
     assert setup.note().startswith("the setup turn, turn 0 (resolution 1, history/0001.toml)")
     assert setup.note(drafted=True).startswith("the draft, turn 0 (resolution 1, ")
-    after_the_draft = undo.UndoRecord(2, 1, "yesterday", "late", "00", 0)
+    after_the_draft = undone.UndoRecord(2, 1, "yesterday", "late", "00", 0)
     assert after_the_draft.note(drafted=True).startswith("the setup turn, turn 0 (resolution 2, ")
 
 
@@ -408,7 +408,7 @@ def test_the_notes_of_a_dealt_game_name_its_setup_turn(tmp_path: Path) -> None:
     write_skeletons(d)
     processor.resolve_game(d)
     undo.undo_last(d, NOW, WHY)
-    (note,) = undo.undone_notes(d)
+    (note,) = undone.undone_notes(d)
     assert note.startswith("the setup turn, turn 0 (resolution 1, history/0001.toml) was undone")
 
 
@@ -437,10 +437,10 @@ def test_resolving_by_hand_releases_a_held_game(tmp_path: Path) -> None:
     d = new_game(tmp_path / "g")
     _resolved_twice(d)
     undo.undo_last(d, NOW, WHY)
-    assert undo.held(d) is not None
+    assert undone.held(d) is not None
     write_skeletons(d)
     processor.resolve_game(d)
-    assert undo.held(d) is None
+    assert undone.held(d) is None
 
 
 def test_a_history_naming_an_order_file_outside_orders_is_refused_by_undo_and_audit(

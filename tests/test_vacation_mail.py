@@ -17,9 +17,9 @@ from pbem.cli import main
 from pbem.core.board import load_board
 from pbem.core.orders import parse_orders
 from pbem.errors import GameFileError, OrderError
-from pbem.game import vacations
 from pbem.game.audit import audit_game
-from pbem.game.opening import read_game
+from pbem.records import away
+from pbem.records.opening import read_game
 
 PLAYERS = "alice=alice@example.org,bob=bob@example.org:sv,carol=carol@example.org"
 AWAY = 'vacation = { from = "2027-03-04", to = "2027-03-07" }\n'
@@ -60,7 +60,7 @@ def test_a_vacation_mailed_on_its_own_is_recorded_answered_and_told(d: Path) -> 
     text = answer(d, result)
     assert "Your vacation from 4 March 2027 to 7 March 2027 is recorded (4 days)." in text
     assert "the turns that await you wait for you" in text
-    [v] = vacations.vacations(d)
+    [v] = away.vacations(d)
     assert (v.player, v.by, v.days) == ("alice", "player", 4)
     assert read_game(d).deadline != before
     assert not (d / "orders" / "alice.toml").exists()  # no orders: nothing to play
@@ -83,7 +83,7 @@ def test_a_vacation_beside_orders_is_not_recorded_and_the_answer_says_so(d: Path
     assert incoming.verdict is mail.Verdict.ACCEPTED  # the orders are taken as always
     assert incoming.reasons[0] == "vacation not recorded: beside orders"
     assert (d / "orders" / "bob.toml").is_file()
-    assert vacations.vacations(d) == []
+    assert away.vacations(d) == []
     text = answer(d, result)
     assert "Dina order för tur 0 i g är godkända." in text
     assert "Semestern i det här meddelandet är inte registrerad" in text  # bob reads Swedish
@@ -94,7 +94,7 @@ def test_broken_orders_beside_a_vacation_are_told_and_nothing_is_recorded(d: Pat
     result = fetch_mail(d, [message("alice@example.org", text)])
     assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
     assert "unknown key 'trad'" in answer(d, result)
-    assert vacations.vacations(d) == []
+    assert away.vacations(d) == []
 
 
 def test_a_damaged_vacation_record_stops_the_fetch_and_tells_the_player_nothing(d: Path) -> None:
@@ -112,7 +112,7 @@ def test_a_vacation_overlapping_one_recorded_is_refused_not_answered_as_recorded
                                     mid="<e2@x>", minutes=5)])  # fmt: skip
     assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
     assert "a vacation may not overlap another" in answer(d, result)
-    assert [(v.start.isoformat(), v.end.isoformat()) for v in vacations.vacations(d)] == [
+    assert [(v.start.isoformat(), v.end.isoformat()) for v in away.vacations(d)] == [
         ("2027-03-05", "2027-03-07")
     ]
 
@@ -130,7 +130,7 @@ def test_a_vacation_that_cannot_be_is_refused_and_nothing_is_recorded(
     result = fetch_mail(d, [message("alice@example.org", header(d, "alice") + text)])
     assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
     assert why in answer(d, result)
-    assert vacations.vacations(d) == []
+    assert away.vacations(d) == []
 
 
 def test_a_vacation_with_another_players_secret_is_refused(d: Path) -> None:
@@ -138,7 +138,7 @@ def test_a_vacation_with_another_players_secret_is_refused(d: Path) -> None:
     result = fetch_mail(d, [message("carol@example.org", forged + AWAY)])
     assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
     assert "the secret is not carol's" in answer(d, result)
-    assert vacations.vacations(d) == []
+    assert away.vacations(d) == []
 
 
 def test_the_same_vacation_mailed_twice_is_recorded_once(d: Path) -> None:
@@ -147,7 +147,7 @@ def test_the_same_vacation_mailed_twice_is_recorded_once(d: Path) -> None:
         d, [message("alice@example.org", header(d, "alice") + AWAY, mid="<a2@x>", minutes=5)]
     )
     assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED]
-    assert len(vacations.vacations(d)) == 1
+    assert len(away.vacations(d)) == 1
 
 
 def test_a_vacation_line_round_trips_and_the_dice_do_not_follow_it() -> None:
@@ -177,14 +177,14 @@ def test_a_vacation_line_written_at_the_end_is_told_where_it_belongs(d: Path) ->
     result = fetch_mail(d, [message("alice@example.org", orders_for(d, "alice") + AWAY)])
     assert [i.verdict for i in result.incoming] == [mail.Verdict.REJECTED]
     assert "vacation = ... belongs at the top of the file" in answer(d, result)
-    assert vacations.vacations(d) == []
+    assert away.vacations(d) == []
 
 
 def test_a_mailed_vacation_is_asked_when_the_message_was_sent(d: Path) -> None:
     sent = message("alice@example.org", header(d, "alice") + AWAY, minutes=90)
     result = fetch_mail(d, [sent])  # read a day later
     assert [i.verdict for i in result.incoming] == [mail.Verdict.ACCEPTED]
-    [v] = vacations.vacations(d)
+    [v] = away.vacations(d)
     assert v.time == "2027-03-01T13:30:00+00:00"
     assert audit_game(d).resolutions == 1
 
@@ -192,7 +192,7 @@ def test_a_mailed_vacation_is_asked_when_the_message_was_sent(d: Path) -> None:
 def test_a_mailed_vacation_dated_in_the_future_is_asked_when_it_was_read(d: Path) -> None:
     sent = message("alice@example.org", header(d, "alice") + AWAY, minutes=5 * 24 * 60)
     fetch_mail(d, [sent])
-    [v] = vacations.vacations(d)
+    [v] = away.vacations(d)
     assert v.time == "2027-03-02T12:00:00+00:00"  # test_mail.NOW
 
 
@@ -206,7 +206,7 @@ def test_a_refused_vacation_is_told_in_the_players_language(d: Path) -> None:
         "bob har kvar i det här spelet" in text
     )
     assert "allowance" not in text
-    assert vacations.vacations(d) == []
+    assert away.vacations(d) == []
 
 
 def test_the_notice_of_a_vacation_tells_it_in_each_players_language(d: Path) -> None:

@@ -14,9 +14,10 @@ from pbem.core.events import Away, MissedTurn
 from pbem.errors import AuditError, PbemError
 from pbem.game import vacations
 from pbem.game.audit import audit_game
-from pbem.game.opening import read_game
+from pbem.records import away as recorded
 from pbem.records import clock
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 
 START = "2027-03-01T10:00:00+00:00"
 SEED = "09" * 32
@@ -57,7 +58,7 @@ def test_a_turn_waits_for_a_player_away_with_the_time_that_was_left(tmp_path: Pa
     # away from 2 March 00:00 to 6 March 00:00; 34 hours of the turn were left on 2 March
     assert read_game(d).deadline == at("2027-03-07T10:00Z")
     assert "Turn 0 is due by Sun 7 Mar 2027, 10:00 UTC." in out
-    [v] = vacations.vacations(d)
+    [v] = recorded.vacations(d)
     assert (v.player, v.start, v.end, v.days, v.time) == (
         "bob", date(2027, 3, 2), date(2027, 3, 5), 4, "2027-03-01T12:00:00+00:00"
     )  # fmt: skip
@@ -223,7 +224,7 @@ def test_an_interrupted_vacation_is_completed_by_running_it_again(
         audit_game(d)
     out = away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T12:30Z")
     assert out.startswith("bob is away from 2027-03-02 to 2027-03-05 (4 days)")
-    assert len(vacations.vacations(d)) == 1
+    assert len(recorded.vacations(d)) == 1
     assert read_game(d).deadline == at("2027-03-07T10:00Z")
     assert audit_game(d).resolutions == 1
 
@@ -338,7 +339,7 @@ def test_a_vacation_waits_for_a_resolution_half_written_and_a_rerun_completes(
     run("resolve", d, "--now", "2027-03-01T11:00Z")
     again = away(d, "alice", "2027-03-02", "2027-03-05", "2027-03-01T12:00Z")
     assert again == away(d, "alice", "2027-03-02", "2027-03-05", "2027-03-01T12:30Z")
-    assert len(vacations.vacations(d)) == 1
+    assert len(recorded.vacations(d)) == 1
     out = away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T10:59Z", code=1)
     assert "is before the last resolution's" in out
 
@@ -364,7 +365,7 @@ def test_a_vacation_stopped_before_the_players_were_told_tells_them_when_run_aga
     assert not list((d / "outbox").glob("notice-*.eml"))
     out = away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T12:30Z")
     assert "The players are told: 2 messages in outbox/" in out
-    assert len(vacations.vacations(d)) == 1
+    assert len(recorded.vacations(d)) == 1
     names = sorted(p.name for p in (d / "outbox").glob("notice-*.eml"))
     assert len(names) == 2
     away(d, "bob", "2027-03-02", "2027-03-05", "2027-03-01T13:00Z")  # the same, once more

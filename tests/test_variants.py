@@ -22,7 +22,7 @@ from pbem.core.events import DrewCard, Fortified, Placed, Skipped, Traded
 from pbem.core.orders import ALL, Attack, Fortify
 from pbem.core.state import CardRule, FortifyMode, Options, state_digest
 from pbem.game import processor
-from pbem.game.opening import read_game
+from pbem.records.opening import read_game
 
 NO_CARDS = Options(cards=CardRule.NONE)
 NO_BONUS = Options(territory_bonus=False)

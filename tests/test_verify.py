@@ -15,9 +15,9 @@ from conftest import attacking, new_game, skeleton, write_skeletons
 
 from pbem.cli import main
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import verify
 from pbem.records.history import read_history, report_dir
+from pbem.records.opening import read_game
 from pbem.terminal import quoted
 
 RESOLUTIONS = 7

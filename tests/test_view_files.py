@@ -16,9 +16,9 @@ from conftest import new_game, write_skeletons
 
 from pbem.core.state import Phase
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.present import view
 from pbem.records.history import report_dir
+from pbem.records.opening import read_game
 
 
 @pytest.fixture(scope="module")

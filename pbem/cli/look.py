@@ -26,9 +26,9 @@ def show(directory: Path, as_json: bool, player: str | None) -> None:
       pbem show games/spring-2027 --json --player alice
     """
     from pbem.game import processor
-    from pbem.game.opening import read_game
     from pbem.present.context import deadline_iso, deadline_text
     from pbem.present.view import game_view
+    from pbem.records.opening import read_game
 
     game = read_game(directory)
     if player is not None and not game.state.has_player(player):
@@ -86,8 +86,8 @@ def press_command(directory: Path, player: str | None, as_json: bool) -> None:
       pbem press games/spring-2027 --player alice --json
     """
     from pbem.core.state import same_name
-    from pbem.game.opening import read_game
     from pbem.present.talk import press_view, record_lines
+    from pbem.records.opening import read_game
     from pbem.records.press import press_records
 
     game = read_game(directory)
@@ -162,8 +162,8 @@ def stats_command(directory: Path | None, view_file: Path | None, as_json: bool)
       pbem stats games/spring-2027
       pbem stats --view alice.view.json
     """
-    from pbem.game.opening import read_game
     from pbem.present import stats
+    from pbem.records.opening import read_game
 
     if (directory is None) == (view_file is None):
         raise PbemError("give a game directory or --view FILE (one of them)")

@@ -207,8 +207,8 @@ def new(
     from pbem.core.state import Phase
     from pbem.core.teams import parse_teams
     from pbem.game import deadlines, processor
-    from pbem.game.opening import read_game
     from pbem.records import clock, settings
+    from pbem.records.opening import read_game
 
     try:
         seed_bytes = bytes.fromhex(seed) if seed else None

@@ -17,14 +17,14 @@ import tomli_w
 
 from pbem.core.state import Phase
 from pbem.errors import AuditError, GameFileError, PbemError
-from pbem.game.opening import read_game
 from pbem.game.record import prepare_record, record_zip
-from pbem.game.replay import replayed
 from pbem.languages import i18n
 from pbem.languages.i18n import _
 from pbem.records.clock import iso
 from pbem.records.disk import RECORD_FILE, replace_folder
 from pbem.records.history import played_in
+from pbem.records.opening import read_game
+from pbem.records.replay import replayed
 from pbem.records.root import find_games, game_name
 from pbem.records.store import Game, _load_toml
 

@@ -16,12 +16,12 @@ from typing import Any
 
 from pbem.core.state import Phase
 from pbem.errors import PbemError
-from pbem.game import deadlines, processor, undo
-from pbem.game.deadlines import deadline_of
-from pbem.game.opening import read_game
-from pbem.records import clock
+from pbem.game import processor
+from pbem.records import clock, deadline_changes, undone
+from pbem.records.deadline_changes import deadline_of
 from pbem.records.disk import held_by_another
 from pbem.records.history import history_path, played_in, read_history
+from pbem.records.opening import read_game
 from pbem.records.root import Root, game_name, open_root
 from pbem.records.store import Game
 
@@ -231,7 +231,7 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
     if locked:
         return GameStatus(name, directory, State.LOCKED, "another run holds its lock", **common)
     interrupted = count == r + 1
-    why = undo.held(directory)
+    why = undone.held(directory)
     if why is not None and not interrupted:
         reason = f"held: {why}; resolve by hand or release"
         return GameStatus(name, directory, State.HELD, reason, **common)
@@ -313,7 +313,7 @@ def _resolved_at(directory: Path, resolution: int) -> datetime | None:
     """When a resolution was made: the time its history records, or else when its history
     file was written."""
     try:
-        recorded = deadlines.resolution_time(directory, resolution)
+        recorded = deadline_changes.resolution_time(directory, resolution)
     except PbemError:
         recorded = None
     if recorded is not None:

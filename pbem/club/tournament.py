@@ -651,7 +651,7 @@ def _make_game(
     made now."""
     from pbem.core import dice
     from pbem.game import processor
-    from pbem.game.opening import read_game
+    from pbem.records.opening import read_game
 
     directory = root / table.game
     made_now = False
@@ -706,8 +706,8 @@ def game_result(directory: Path) -> GameResult | None:
     winning team, of the `won` event; who left the game, in the order of their `eliminated`
     or `dropped` events (a seat given back to a substitute is in the game again)."""
     from pbem.core.events import Dropped, Eliminated, Won
-    from pbem.game.opening import read_game
     from pbem.records.history import history_count, read_history
+    from pbem.records.opening import read_game
 
     state = read_game(directory).state
     if state.phase is not Phase.OVER:
@@ -955,7 +955,7 @@ def _table_view(root: Path, one: Round, number: int, table: Table) -> dict[str, 
     if not (directory / GAME_FILE).is_file():
         out["state"] = "missing"
         return out
-    from pbem.game.opening import read_game
+    from pbem.records.opening import read_game
 
     try:
         state = read_game(directory).state

@@ -2,10 +2,8 @@
 
 `audit_game` replays every resolution from history/0000 and compares every event, key, die and
 state digest with what was recorded (undone resolutions and the autopilot's turns too).
-`history_problem` is the cheap check every command makes before it trusts game.toml: the seed
-must be the one the game was created with (its key for resolution 0 is recorded in
-history/0000.toml) and the state must be the one the last history file recorded. Only when
-that fails is the history replayed, to name what differs.
+A public record is checked to its end (`check_record_end`). The cheap check every command makes
+before it trusts game.toml is pbem.records.agreement's.
 """
 
 from __future__ import annotations
@@ -14,38 +12,40 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbem.core import dice
 from pbem.core.autopilot import autopilot_orders
 from pbem.core.orders import Orders
-from pbem.core.state import GameState, Phase, state_digest, state_to_dict
-from pbem.errors import AuditError, OrderError, PbemError
+from pbem.core.state import GameState, Phase, state_digest
+from pbem.errors import AuditError, OrderError
 from pbem.present.text import plural
-from pbem.records import clock
+from pbem.records import clock, deadline_changes, seat_changes
+from pbem.records import undone as undos
+from pbem.records.agreement import describe, differences
 from pbem.records.disk import RECORD_FILE
 from pbem.records.history import (
     HistoryRecord,
     history_count,
-    history_path,
     plain_file_name,
     played_in,
     read_history,
     read_history_file,
 )
-from pbem.records.store import Game, load_game
+from pbem.records.published import VIEW_FILE
+from pbem.records.store import (
+    Game,
+    load_game,
+)
 from pbem.terminal import quoted
 
 if TYPE_CHECKING:
     from pbem.core.events import Event, Rolled
-    from pbem.game.undo import UndoRecord
+    from pbem.records.undone import UndoRecord
 
 # The audit's replay, events, deadlines, addresses and undo are imported where they are used:
 # every command that reads a game checks it against its history (`history_problem`), and loads
 # only what that takes.
-
-SHOWN_DIFFERENCES = 6
-"""How many differences a refusal lists before it says how many more there are."""
 
 
 @dataclass(frozen=True)
@@ -103,12 +103,12 @@ def audit_game(directory: Path) -> AuditSummary:
 
 
 def _audit_game(directory: Path) -> AuditSummary:
-    from pbem.game import deadlines, players, seats, undo, vacations
-    from pbem.game.replay import replay_setup
+    from pbem.game import deadlines, players, seats, vacations
+    from pbem.records.replay import replay_setup
 
     game = load_game(directory, record=True)
-    undo.check_not_interrupted(directory)
-    half = seats.unfinished_problem(game)
+    undos.check_not_interrupted(directory)
+    half = seat_changes.unfinished_problem(game)
     if half is not None:
         raise AuditError(half)
     count = history_count(directory)
@@ -121,7 +121,7 @@ def _audit_game(directory: Path) -> AuditSummary:
     schedule = clock.Schedule.from_dict(setup) if "turn_time" in setup else None
     if schedule != game.schedule:
         raise AuditError("game.toml's deadlines differ from those the game was created with")
-    undone = undo.undo_records(directory)
+    undone = undos.undo_records(directory)
     previous = bytes.fromhex(game.commitment)
     rolls = 0
     state: GameState | None = None
@@ -155,22 +155,19 @@ def _audit_game(directory: Path) -> AuditSummary:
     allowance = vacations.allowance_problem(game)
     if allowance:
         raise AuditError(allowance)
-    if state.phase is not Phase.OVER and game.deadline != deadlines.pending_deadline(
-        directory, game, count
-    ):
-        raise AuditError(
-            "game.toml's deadline differs from the one the history gives "
-            f"({deadlines.pending_deadline(directory, game, count)}); if a 'pbem deadline' or "
-            "'pbem vacation' run was interrupted, run it again: it completes the change it "
-            "recorded"
-        )
+    if state.phase is not Phase.OVER:
+        deadline = deadline_changes.pending_deadline(directory, game, count)
+        if game.deadline != deadline:
+            raise AuditError(
+                "game.toml's deadline differs from the one the history gives "
+                f"({deadline}); if a 'pbem deadline' or 'pbem vacation' run was interrupted, run "
+                "it again: it completes the change it recorded"
+            )
     address = seats.seat_problem(game) or players.address_problem(game)
     if address:
         raise AuditError(address)
     last = played_in(game, count - 1, record.turn).label
     if game.public is not None:
-        from pbem.game.record import check_record_end
-
         check_record_end(game, count - 1)
         return AuditSummary(
             count, rolls, state_digest(state), last, RECORD_FILE, game.name, game.commitment
@@ -189,11 +186,10 @@ def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:
 def _audit_undone(game: Game, undone: Sequence[UndoRecord], state: GameState) -> int:
     """Check undone resolutions: their keys, and their dice and events from the state before
     them; returns how many rolls they hold."""
-    from pbem.game import undo
 
     rolls = 0
     for u in undone:
-        path = undo.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
+        path = undos.undone_folder(game.path, u) / f"{u.resolution:04d}.toml"
         record = read_history_file(path)
         where = "undone " + _resolution_words(game, u.resolution, record, str(path))
         _audit_key(game, where, record, u.resolution)
@@ -209,8 +205,8 @@ def _replay_checked(
 ) -> GameState:
     """The resolution replayed from the state before it and compared with its record;
     `attempt`: it is the how-many-th undone resolution of its number (None: the live one)."""
-    from pbem.game.replay import randomness, replay_orders
-    from pbem.game.seats import taken
+    from pbem.records.replay import randomness, replay_orders
+    from pbem.records.seat_changes import taken
 
     orders = _check_recorded_orders(game, where, state, record, attempt)
     try:
@@ -233,8 +229,8 @@ def _check_recorded_orders(
     """Every order file the resolution used (the autopilot's too) must have been valid for the
     state before it, as resolve checks it: game, turn, player, secret and the orders. Returns
     them parsed, for the replay."""
-    from pbem.game.processor import check_submission
-    from pbem.game.seats import at_resolution
+    from pbem.game.check import check_submission
+    from pbem.records.seat_changes import at_resolution
 
     before = replace(at_resolution(game, record.resolution, attempt), state=state)
     parsed: list[Orders] = []
@@ -332,110 +328,36 @@ def _compare_events(where: str, recorded: Sequence[Event], replayed: Sequence[Ev
         )
 
 
-def history_problem(game: Game) -> str | None:
-    """What makes game.toml disagree with the history, or None (see the module's docstring).
+def final_view(game: Game, last: int) -> str:
+    """The view of the end of the game, every hand and mission shown, with the last
+    resolution's dice check and the revealed card key: what `verify --report` checks."""
+    from pbem.present.context import dice_section
+    from pbem.present.view import game_view
 
-    The state of game.toml at resolution r is the one history/(r-1).toml recorded; a
-    history/r.toml written by an interrupted run is the resolve command's to complete."""
-    directory = game.path
-    last = game.state.resolution - 1
-    for r in sorted({0, last}):
-        if not history_path(directory, r).is_file():
-            return (
-                f"game.toml is at resolution {last + 1} but history/{r:04d}.toml is missing: "
-                "restore the history from a backup"
-            )
-    setup = read_history(directory, 0, events=False)
-    if setup.key != game.key(0).hex():
-        other = (setup.setup or {}).get("game")
-        if other is not None and str(other) != game.name:
-            return (
-                f"history/0000.toml belongs to another game ('{quoted(str(other))}', not "
-                f"'{game.name}'): restore this game's history from a backup"
-            )
-        return (
-            "the seed (or chain_length) in game.toml is not the one this game was created with: "
-            "the key history/0000.toml recorded for resolution 0 is not its key; restore "
-            "game.toml from a backup"
+    events = read_history(game.path, last).events
+    view = game_view(game.state, None, game.commitment)
+    view["dice"] = dice_section(game, last, events, None)
+    return json.dumps(view, indent=1, ensure_ascii=False) + "\n"
+
+
+def check_record_end(game: Game, last: int) -> None:
+    """What the audit of a public record checks after the replay: that the game is over (a
+    record is only ever of a finished game) and that its view.json is the view of the end the
+    record replays to."""
+    from pbem.errors import AuditError
+
+    if game.state.phase is not Phase.OVER:
+        raise AuditError(
+            f"{RECORD_FILE} holds a game that is not over: pbem publishes only finished games, "
+            "so this is not a record pbem wrote"
         )
-    record = setup if last == 0 else read_history(directory, last, events=False)
-    if record.resolution != last or record.key != game.key(last).hex():
-        return (
-            f"history/{last:04d}.toml belongs to another game: its key is not this game's key "
-            f"for resolution {last}; restore it from a backup"
-        )
-    from pbem.game.seats import unfinished_problem
-
-    if record.state_digest == state_digest(game.state):
-        return unfinished_problem(game)
-    where = f"history/{last:04d}.toml"
-    from pbem.game.replay import state_after
-
+    path = game.path / VIEW_FILE
     try:
-        recorded = state_after(game, last)
-    except (PbemError, ValueError, KeyError, TypeError) as err:
-        return (
-            f"game.toml is not the state {where} recorded, and the history does not replay to "
-            f"show what differs ({err}); restore game.toml from a backup"
+        found = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise AuditError(f"cannot read {VIEW_FILE} of the record ({err})") from None
+    if found != final_view(game, last):
+        raise AuditError(
+            f"{VIEW_FILE} is not the view of the end of the game that the record replays to: "
+            "it was changed after the record was written"
         )
-    if state_digest(recorded) != record.state_digest:
-        return f"game.toml is not the state {where} recorded; run 'pbem audit'"
-    return (
-        f"game.toml is not the state {where} recorded: "
-        f"{describe(differences(game.state, recorded))}; restore game.toml from a backup "
-        "(or undo the edit)"
-    )
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        return f"'{quoted(value)}'"
-    return quoted(json.dumps(value, ensure_ascii=False), 80)
-
-
-def differences(found: GameState, recorded: GameState) -> list[str]:
-    """What differs between the game file's state (`found`) and the history's (`recorded`),
-    field by field: "Alberta: game file 40 armies, history 14"."""
-    a, b = state_to_dict(found), state_to_dict(recorded)
-    out: list[str] = []
-    for key in [*b, *(k for k in a if k not in b)]:
-        if key == "players" and len(a[key]) == len(b[key]):
-            for pa, pb in zip(a[key], b[key], strict=True):
-                for field, value in pb.items():
-                    if pa.get(field) != value:
-                        out.append(
-                            f"{pb.get('name')}'s {field}: game file {_shown(pa.get(field))}, "
-                            f"history {_shown(value)}"
-                        )
-        elif key == "territories" and isinstance(a.get(key), dict):
-            for t, held in b[key].items():
-                if a[key].get(t) != held:
-                    out.append(f"{t}: {_holding_difference(a[key].get(t), held)}")
-        elif a.get(key) != b.get(key):
-            out.append(f"{key}: game file {_shown(a.get(key))}, history {_shown(b.get(key))}")
-    return out
-
-
-def _holding_difference(found: Any, recorded: Sequence[Any]) -> str:
-    """`game file 40 armies, history 14`, naming the owners when they differ."""
-    if not isinstance(found, list) or len(found) != 2:
-        return f"game file {_shown(found)}, history {recorded[0]} with {_armies(recorded[1])}"
-    if found[0] == recorded[0]:
-        return f"game file {_armies(found[1])}, history {recorded[1]}"
-    return (
-        f"game file {found[0]} with {_armies(found[1])}, "
-        f"history {recorded[0]} with {_armies(recorded[1])}"
-    )
-
-
-def _armies(count: Any) -> str:
-    return f"{count} {'army' if count == 1 else 'armies'}"
-
-
-def describe(found: Sequence[str]) -> str:
-    """The first differences, and how many more there are."""
-    if not found:
-        return "no field differs (the digests do)"
-    shown = "; ".join(found[:SHOWN_DIFFERENCES])
-    more = len(found) - SHOWN_DIFFERENCES
-    return shown + (f"; and {more} more difference{'s' * (more > 1)}" if more > 0 else "")

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING
 from pbem.core.autopilot import autopilot_orders
 from pbem.errors import PbemError
 from pbem.files import ORDER_FILE_LIMIT
-from pbem.game.opening import read_game
 from pbem.records.disk import atomic_write, locked
 from pbem.records.history import ORDERS, history_count, report_dir
+from pbem.records.opening import read_game
 from pbem.records.store import Game, Registration, write_game
 from pbem.terminal import printable, quoted
 
@@ -75,7 +75,7 @@ class Answer:
 def set_bot(directory: Path, seat: str, bot: str | None) -> tuple[Game, list[Answer]]:
     """Give `seat` to the bot `bot` ("reference", or a command line), or back to a person
     (None); a bot answers at once if the seat is awaited."""
-    from pbem.game.undo import check_not_interrupted
+    from pbem.records.undone import check_not_interrupted
 
     if bot is not None:
         bot = bot.strip()

@@ -15,9 +15,9 @@ from pbem.core.orders import Orders, between_cuts
 from pbem.core.problems import check_text
 from pbem.errors import PbemError, Problem
 from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates
-from pbem.game.opening import read_game
 from pbem.languages.i18n import language, moderator_language
 from pbem.records.history import ORDERS, order_files
+from pbem.records.opening import read_game
 from pbem.records.store import Game
 
 
@@ -51,8 +51,8 @@ def secret_problem(game: Game, orders: Orders) -> Problem | None:
         orders.secret.encode("utf-8"), reg.secret.encode("utf-8")
     ):
         return None
-    from pbem.game.seats import handed_over  # only for a wrong secret
     from pbem.present.secret_check import wrong_secret
+    from pbem.records.seat_changes import handed_over  # only for a wrong secret
 
     change = handed_over(game.path, reg.name, orders.secret)
     if change is not None:

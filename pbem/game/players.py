@@ -24,13 +24,13 @@ from pathlib import Path
 import tomli_w
 
 from pbem.errors import GameFileError, PbemError
-from pbem.game.opening import read_game
-from pbem.game.undo import check_not_interrupted
 from pbem.languages.i18n import LANGUAGE_NAMES, LANGUAGES, check_language
 from pbem.records import clock
 from pbem.records.disk import atomic_write, locked
 from pbem.records.history import HISTORY, change_files
+from pbem.records.opening import read_game
 from pbem.records.store import Game, Registration, _load_toml, write_game
+from pbem.records.undone import check_not_interrupted
 from pbem.terminal import quoted
 
 ADDRESSES = "addresses"

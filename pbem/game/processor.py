@@ -29,7 +29,7 @@ from pbem.core.state import (
 )
 from pbem.errors import GameFileError, PbemError
 from pbem.files import disk_error, refuse_links
-from pbem.game import bots, deadlines, undo, vacations
+from pbem.game import bots, deadlines, undo
 from pbem.game.audit import AuditSummary as AuditSummary
 from pbem.game.audit import audit_game as audit_game
 from pbem.game.check import check_files as check_files
@@ -39,16 +39,14 @@ from pbem.game.checking import Submission as Submission
 from pbem.game.checking import check_with_view as check_with_view
 from pbem.game.checking import forecast as forecast
 from pbem.game.checking import with_duplicates
-from pbem.game.opening import read_game
 from pbem.game.players import EMAIL
-from pbem.game.replay import randomness, recorded_orders, replay_orders
-from pbem.game.seats import taken
 from pbem.languages.i18n import check_language, language, moderator_language
 from pbem.languages.numbering import Played
 from pbem.languages.reasons import telling_of
 from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
 from pbem.present.text import plural
-from pbem.records import clock, press, settings
+from pbem.records import away, clock, deadline_changes, press, settings
+from pbem.records import undone as undos
 from pbem.records.disk import GAME_FILE, atomic_write, locked, write_files
 from pbem.records.history import (
     HISTORY,
@@ -71,7 +69,10 @@ from pbem.records.history import (
     recorded_order_files,
     write_history,
 )
+from pbem.records.opening import read_game
+from pbem.records.replay import randomness, recorded_orders, replay_orders
 from pbem.records.root import fold, refuse_duplicate
+from pbem.records.seat_changes import taken
 from pbem.records.store import (
     BOARD_FILE,
     PLAYER_NAME_RULE,
@@ -454,7 +455,7 @@ def resolve_game(
     At or after the deadline (`now`), a player with no valid orders gets the autopilot's;
     when that would be more than half the players, only with `force`."""
     with locked(directory):
-        undo.check_not_interrupted(directory)
+        undos.check_not_interrupted(directory)
         game = read_game(directory)
         r = game.state.resolution
         if game.state.phase is Phase.OVER:
@@ -466,7 +467,7 @@ def resolve_game(
         used, rejected, missing = _choose(game, paths)
         records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
         if missing:
-            deadline = deadlines.pending_deadline(directory, game, r)
+            deadline = deadline_changes.pending_deadline(directory, game, r)
             why = deadlines.missed_orders(game, missing, deadline, now)
             if why is None and not force:
                 why = deadlines.outage_guard(game, missing, deadline)
@@ -498,9 +499,9 @@ def resolve_game(
             rejected=[m for s in rejected for m in s.messages()],
             orders=orders,
             now=now,
-            undone=undo.undone_told(directory, drafted(game)),
+            undone=undos.undone_told(directory, drafted(game)),
             forecasts=_forecasts(game.state, orders),
-            away=vacations.upcoming(directory, game, now),
+            away=away.upcoming(directory, game, now),
             press=press.of_resolution(press.press_records(directory), r),
         )
         write_history(directory, record)
@@ -520,7 +521,7 @@ def _never_backwards(directory: Path, resolution: int, now: datetime | None) -> 
     next deadline is counted from them), whatever `--now` or the clock says."""
     if now is None or resolution < 1:
         return
-    last = deadlines.resolution_time(directory, resolution - 1)
+    last = deadline_changes.resolution_time(directory, resolution - 1)
     if last is not None and now < last:
         raise PbemError(
             f"the time given ({clock.iso(now)}) is before the last resolution's "
@@ -534,8 +535,8 @@ def _after(game: Game, state: GameState, now: datetime | None) -> Game:
     waits for the players it awaits while they are away, in a game that waits)."""
     deadline = None
     if state.phase is not Phase.OVER:
-        deadline = deadlines.scheduled_deadline(game, now, game.state.resolution)
-        deadline = deadlines.waiting(
+        deadline = deadline_changes.scheduled_deadline(game, now, game.state.resolution)
+        deadline = deadline_changes.waiting(
             game.path, game, state.resolution, state.awaiting(), deadline, now
         )
     return replace(game, state=state, deadline=deadline)
@@ -573,9 +574,9 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         _rejected_again(game, record),
         orders,
         now,
-        undo.undone_told(game.path, drafted(game)),
+        undos.undone_told(game.path, drafted(game)),
         _forecasts(game.state, orders),
-        vacations.upcoming(game.path, game, now),
+        away.upcoming(game.path, game, now),
         press.of_resolution(press.press_records(game.path), r),
     )
     _archive_recorded(game.path, record)
@@ -677,7 +678,7 @@ def dice_history(
     of `resolution`, or of the resolution that played `turn` (the turn players name)."""
     game = read_game(directory)
     count = history_count(directory)
-    undone = undo.undo_records(directory)
+    undone = undos.undo_records(directory)
     last = count if any(u.resolution == count for u in undone) else count - 1
     if resolution is not None and turn is not None:
         raise PbemError("give --turn or --resolution, not both")
@@ -689,7 +690,7 @@ def dice_history(
             continue
         for u in undone:
             if u.resolution == r:
-                kept = read_history_file(undo.undone_folder(directory, u) / f"{r:04d}.toml")
+                kept = read_history_file(undos.undone_folder(directory, u) / f"{r:04d}.toml")
                 note = u.note(drafted(game))
                 out.append({**_dice_entry(game, kept), "undone": u.to_dict(), "note": note})
         if r < count:

@@ -10,8 +10,6 @@ longer be undone (`published`), since its dice could then be foreseen by anyone.
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -23,7 +21,8 @@ import tomli_w
 from pbem.core.orders import parse_orders
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
-from pbem.game.opening import read_game
+from pbem.game.audit import final_view
+from pbem.records import away, deadline_changes, seat_changes, undone
 from pbem.records.clock import iso
 from pbem.records.disk import RECORD_FILE, atomic_write, locked, replace_folder
 from pbem.records.history import (
@@ -35,6 +34,8 @@ from pbem.records.history import (
     read_history,
     read_history_file,
 )
+from pbem.records.opening import read_game
+from pbem.records.published import PUBLISHED, VIEW_FILE
 from pbem.records.store import (
     BOARD_FILE,
     RECORD_FORMAT,
@@ -45,10 +46,6 @@ from pbem.records.store import (
     load_game,
 )
 
-PUBLISHED = "published.toml"
-"""In a game's folder once its record is out: when, and how many resolutions it holds."""
-VIEW_FILE = "view.json"
-"""The record's view of the end of the game, for the kit's and pbem's `verify --report`."""
 KNOWN_BOTS = ("reference",)
 """The bots a record names; another bot is a command line of the moderator's machine."""
 
@@ -61,16 +58,6 @@ class Published:
     out: Path
     resolutions: int
     files: int
-
-
-def published_when(directory: Path) -> str | None:
-    """When the game's public record was published (ISO 8601), or None if it never was."""
-    path = directory / PUBLISHED
-    if not path.is_file():
-        return None
-    with contextlib.suppress(GameFileError):
-        return str(_load_toml(path).get("published", "?"))
-    return "?"
 
 
 def publish_record(directory: Path, out: Path, now: datetime) -> Published:
@@ -133,7 +120,6 @@ def record_zip(files: Mapping[str, str], folder: str) -> bytes:
 
 def record_files(game: Game, now: datetime) -> dict[str, str]:
     """The files of the game's public record, by path inside it."""
-    from pbem.game import deadlines, seats, undo, vacations
 
     count = history_count(game.path)
     last = count - 1
@@ -142,20 +128,20 @@ def record_files(game: Game, now: datetime) -> dict[str, str]:
         files[BOARD_FILE] = (game.path / BOARD_FILE).read_text(encoding="utf-8")
     for r in range(count):
         files[f"{HISTORY}/{r:04d}.toml"] = history_text(_withheld(game, read_history(game.path, r)))
-    for folder in (deadlines.changes_folder(game.path), vacations.vacations_folder(game.path)):
+    for folder in (deadline_changes.changes_folder(game.path), away.vacations_folder(game.path)):
         for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
             files[path.relative_to(game.path).as_posix()] = path.read_text(encoding="utf-8")
-    for path in sorted(seats.seats_folder(game.path).glob("*.toml")):
-        change = seats.SeatChange.from_dict(_load_toml(path))
+    for path in sorted(seat_changes.seats_folder(game.path).glob("*.toml")):
+        change = seat_changes.SeatChange.from_dict(_load_toml(path))
         withheld = replace(change, email="", previous_email="", previous_secret=WITHHELD)
         files[path.relative_to(game.path).as_posix()] = tomli_w.dumps(withheld.to_dict())
-    for u in undo.undo_records(game.path):
-        folder = undo.undone_folder(game.path, u)
+    for u in undone.undo_records(game.path):
+        folder = undone.undone_folder(game.path, u)
         kept = folder / history_path(game.path, u.resolution).name
         where = folder.relative_to(game.path).as_posix()
-        files[f"{where}/{undo.RECORD}"] = (folder / undo.RECORD).read_text(encoding="utf-8")
+        files[f"{where}/{undone.RECORD}"] = (folder / undone.RECORD).read_text(encoding="utf-8")
         files[f"{where}/{kept.name}"] = history_text(_withheld(game, read_history_file(kept)))
-    files[VIEW_FILE] = _final_view(game, last)
+    files[VIEW_FILE] = final_view(game, last)
     return files
 
 
@@ -190,18 +176,6 @@ def _withheld(game: Game, record: HistoryRecord) -> HistoryRecord:
     return replace(record, orders=orders)
 
 
-def _final_view(game: Game, last: int) -> str:
-    """The view of the end of the game, every hand and mission shown, with the last
-    resolution's dice check and the revealed card key: what `verify --report` checks."""
-    from pbem.present.context import dice_section
-    from pbem.present.view import game_view
-
-    events = read_history(game.path, last).events
-    view = game_view(game.state, None, game.commitment)
-    view["dice"] = dice_section(game, last, events, None)
-    return json.dumps(view, indent=1, ensure_ascii=False) + "\n"
-
-
 def _record_of(folder: Path, name: str) -> set[str] | None:
     """The files of the public record of the game `name` in `folder` (they are the record's
     own: record.toml, view.json, board.toml and what is under history/), or None when
@@ -221,29 +195,6 @@ def _record_of(folder: Path, name: str) -> set[str] | None:
     }
 
 
-def check_record_end(game: Game, last: int) -> None:
-    """What the audit of a public record checks after the replay: that the game is over (a
-    record is only ever of a finished game) and that its view.json is the view of the end the
-    record replays to."""
-    from pbem.errors import AuditError
-
-    if game.state.phase is not Phase.OVER:
-        raise AuditError(
-            f"{RECORD_FILE} holds a game that is not over: pbem publishes only finished games, "
-            "so this is not a record pbem wrote"
-        )
-    path = game.path / VIEW_FILE
-    try:
-        found = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise AuditError(f"cannot read {VIEW_FILE} of the record ({err})") from None
-    if found != _final_view(game, last):
-        raise AuditError(
-            f"{VIEW_FILE} is not the view of the end of the game that the record replays to: "
-            "it was changed after the record was written"
-        )
-
-
 def check_against_report(directory: Path, view_file: Path) -> str:
     """A player's report (its view file) of the game in `directory`, a game or its public
     record, checked against what the history holds for the same resolution: the game, the
@@ -252,8 +203,8 @@ def check_against_report(directory: Path, view_file: Path) -> str:
     says what agreed."""
     from pbem.core.events import DiceKeyed
     from pbem.errors import AuditError
-    from pbem.game.replay import replayed
     from pbem.present.view import ViewError, load_json
+    from pbem.records.replay import replayed
 
     game = load_game(directory, record=True)
     where = view_file.name

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from pbem.game.opening import read_game
 from pbem.records.disk import GAME_FILE, locked
+from pbem.records.opening import read_game
 from pbem.records.settings import (
     ROOT_FILE,
     Settings,

@@ -15,21 +15,17 @@ finishes the interrupted undo, and `pbem resolve` refuses until it is finished.
 from __future__ import annotations
 
 import os
-import re
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-import tomli as tomllib
 import tomli_w
 
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
 from pbem.files import FileProblem, read_regular, refuse_links
-from pbem.game.opening import read_game
-from pbem.languages.numbering import Played, Undone
-from pbem.records import clock
+from pbem.records import clock, deadline_changes
 from pbem.records.disk import atomic_write, locked
 from pbem.records.history import (
     HISTORY,
@@ -42,140 +38,18 @@ from pbem.records.history import (
     report_dir,
 )
 from pbem.records.mailstate import withdraw_reports
-from pbem.records.store import _load_toml, write_game
-
-UNDONE = "undone"
-PENDING = "undo.toml"
-HELD = "held.toml"
-"""Written by an undo: the game waits for the moderator (a resolution by hand, or `pbem
-release`) and `pbem run` leaves it alone, so cron does not play the turn again by itself
-before the moderator has done what the undo was for."""
-RECORD = "undo.toml"
-_FOLDER = re.compile(r"^(\d{4})-(\d+)$")
-
-
-@dataclass(frozen=True)
-class UndoRecord:
-    """One undone resolution: which, the how-many-th undo of it, when, why, and its key."""
-
-    resolution: int
-    attempt: int
-    time: str
-    why: str
-    key: str
-    turn: int
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "resolution": self.resolution,
-            "attempt": self.attempt,
-            "turn": self.turn,
-            "time": self.time,
-            "key": self.key,
-            "why": self.why,
-        }
-
-    @classmethod
-    def from_file(cls, path: Path) -> UndoRecord:
-        data = _load_toml(path)
-        try:
-            return cls(
-                int(data["resolution"]),
-                int(data["attempt"]),
-                str(data["time"]),
-                str(data["why"]),
-                str(data["key"]),
-                int(data["turn"]),
-            )
-        except (KeyError, ValueError, TypeError) as err:
-            raise GameFileError(f"{path} is damaged or incomplete ({err!r})") from None
-
-    @property
-    def folder_name(self) -> str:
-        return f"{self.resolution:04d}-{self.attempt}"
-
-    def played(self, drafted: bool = False) -> Played:
-        """The turn it took back; `drafted`: the game was set up by a draft."""
-        return Played.of(self.resolution, self.turn, draft=drafted and self.resolution == 1)
-
-    def note(self, drafted: bool = False) -> str:
-        """One line for reports and `pbem dice`: "turn 13 (resolution 14, history/0014.toml)
-        was undone on ..."."""
-        try:
-            when = clock.describe(clock.parse_instant(self.time, "time"))
-        except PbemError:
-            when = self.time
-        return f"{self.played(drafted).words()} was undone on {when}: {self.why}" + (
-            f" (undo number {self.attempt} of that turn)" if self.attempt > 1 else ""
-        )
-
-
-def undone_root(directory: Path) -> Path:
-    return directory / HISTORY / UNDONE
-
-
-def undone_folder(directory: Path, record: UndoRecord) -> Path:
-    return undone_root(directory) / record.folder_name
-
-
-def undo_records(directory: Path) -> list[UndoRecord]:
-    """Every completed undo of the game, by resolution then attempt."""
-    root = undone_root(directory)
-    if not root.is_dir():
-        return []
-    out = []
-    for folder in root.iterdir():
-        if _FOLDER.match(folder.name) and (folder / RECORD).is_file():
-            out.append(UndoRecord.from_file(folder / RECORD))
-    pending = _pending(directory)
-    return sorted(
-        (r for r in out if pending is None or r != pending),
-        key=lambda r: (r.resolution, r.attempt),
-    )
-
-
-def undone_notes(directory: Path, drafted: bool = False) -> list[str]:
-    """What `pbem dice` says of the undone resolutions so far, for the moderator (`drafted`:
-    in a game set up by a draft)."""
-    return [r.note(drafted) for r in undo_records(directory)]
-
-
-def undone_told(directory: Path, drafted: bool = False) -> list[Undone]:
-    """The undone resolutions so far, for every report to tell in its reader's language."""
-    return [Undone(r.played(drafted), r.time, r.why, r.attempt) for r in undo_records(directory)]
-
-
-def first_orders(directory: Path, resolution: int) -> bytes | None:
-    """The digest of the orders the first resolution numbered `resolution` resolved, when it
-    was undone: a resolution played again with other orders adds a salt to its dice key, so
-    that nobody can foresee them from the key the first one revealed (docs/dice.md). None when
-    it was never undone, or its dice did not come from its orders."""
-    from pbem.core.events import DiceKeyed
-
-    first = next(
-        (u for u in undo_records(directory) if u.resolution == resolution and u.attempt == 1),
-        None,
-    )
-    if first is None:
-        return None
-    kept = undone_folder(directory, first) / history_path(directory, resolution).name
-    keyed = [e for e in read_history_file(kept).events if isinstance(e, DiceKeyed)]
-    return keyed[0].orders if keyed else None
-
-
-def _pending(directory: Path) -> UndoRecord | None:
-    path = directory / HISTORY / PENDING
-    return UndoRecord.from_file(path) if path.is_file() else None
-
-
-def check_not_interrupted(directory: Path) -> None:
-    """Refuse to go on while an undo is half done."""
-    pending = _pending(directory)
-    if pending is not None:
-        raise GameFileError(
-            f"the undo of {pending.played().words()} was interrupted: run 'pbem undo' again to "
-            "finish it"
-        )
+from pbem.records.opening import read_game
+from pbem.records.store import write_game
+from pbem.records.undone import (
+    HELD,
+    PENDING,
+    RECORD,
+    UndoRecord,
+    _pending,
+    held,
+    undo_records,
+    undone_folder,
+)
 
 
 def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, bool]:
@@ -199,7 +73,7 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
                 "the game is over, and its last reports lifted the fog and revealed its keys: "
                 "played again, its dice could be foreseen; the result stands"
             )
-        from pbem.game.record import published_when
+        from pbem.records.published import published_when
 
         published = published_when(directory)
         if published is not None:
@@ -208,7 +82,7 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
                 "of the game's dice and cards, so a turn played again could be foreseen by "
                 "anyone; the result stands"
             )
-        from pbem.game.seats import changed_after
+        from pbem.records.seat_changes import changed_after
 
         seat = changed_after(directory, r)
         if seat is not None:
@@ -232,19 +106,6 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
         atomic_write(directory / HISTORY / PENDING, tomli_w.dumps(record.to_dict()))
         _carry_out(directory, record)
         return record, False
-
-
-def held(directory: Path) -> str | None:
-    """Why the game waits for the moderator after an undo ("undone: bob's orders came late"),
-    or None when it does not."""
-    path = directory / HISTORY / HELD
-    if not path.is_file():
-        return None
-    try:
-        why = tomllib.loads(path.read_text(encoding="utf-8")).get("why")
-    except (OSError, UnicodeError, tomllib.TOMLDecodeError, RecursionError):
-        why = None
-    return str(why) if why else "undone"
 
 
 def release(directory: Path) -> str | None:
@@ -286,7 +147,7 @@ def _same_bytes(one: Path, other: Path) -> bool:
 
 def _carry_out(directory: Path, record: UndoRecord) -> None:
     """Every step of an undo; each can be run again after a crash with the same result."""
-    from pbem.game import deadlines, replay
+    from pbem.records import replay
 
     r = record.resolution
     folder = undone_folder(directory, record)
@@ -321,7 +182,7 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
 
     withdraw_reports(directory, r, folder / "outbox")
 
-    changes = deadlines.changes_folder(directory)
+    changes = deadline_changes.changes_folder(directory)
     if changes.is_dir():
         for path in sorted(changes.glob(f"{r + 1:04d}-*.toml")):
             _copy(path, folder / "deadlines" / path.name)
@@ -333,7 +194,9 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
     game = read_game(directory)
     before = replay.state_after(game, r - 1)
     restored = replace(game, state=before)
-    write_game(replace(restored, deadline=deadlines.pending_deadline(directory, restored, r)))
+    write_game(
+        replace(restored, deadline=deadline_changes.pending_deadline(directory, restored, r))
+    )
     if live.exists():
         live.unlink()
     hold = {"resolution": r, "time": record.time, "why": f"undone: {record.why}"}

@@ -17,7 +17,6 @@ from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import Phase
 from pbem.errors import DiskError, GameFileError, OrderError, PbemError, Problem
 from pbem.game import processor
-from pbem.game.opening import read_game
 from pbem.languages import i18n
 from pbem.languages.reasons import problem_told
 from pbem.mail.ahead import reading_ahead
@@ -41,6 +40,7 @@ from pbem.records import clock
 from pbem.records.disk import grouped, locked, under_way, written
 from pbem.records.history import ORDERS, played_in, resolution_interrupted
 from pbem.records.mailstate import OUTBOX, MailState
+from pbem.records.opening import read_game
 from pbem.records.settings import Value, in_force
 from pbem.records.store import Game, Registration
 

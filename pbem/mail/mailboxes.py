@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbem.errors import GameFileError, PbemError
-from pbem.game.opening import read_game
 from pbem.mail.imap import ImapError, ImapFolder, ImapServer, open_folder
 from pbem.mail.message import MAX_MESSAGE_BYTES
 from pbem.mail.sources import Entry, Sources, entry_of, read_entries
 from pbem.records.disk import GAME_FILE
+from pbem.records.opening import read_game
 from pbem.records.settings import Value, in_force
 from pbem.terminal import printable
 

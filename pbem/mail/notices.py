@@ -11,11 +11,11 @@ from datetime import datetime
 from pathlib import Path
 
 from pbem.core.state import Phase
-from pbem.game.opening import read_game
 from pbem.languages import i18n
 from pbem.mail.records import address, queue
 from pbem.mail.told import speaking
 from pbem.records import clock
+from pbem.records.opening import read_game
 from pbem.records.settings import Settings
 from pbem.records.store import Game
 

@@ -12,15 +12,15 @@ from pathlib import Path
 
 from pbem.core.state import Phase
 from pbem.game import deadlines, processor
-from pbem.game.deadlines import deadline_of
-from pbem.game.opening import read_game
 from pbem.mail.notices import deadline_words
 from pbem.mail.records import address, queue
 from pbem.mail.told import speaking
 from pbem.present.text import wrapped_message
 from pbem.records import clock
+from pbem.records.deadline_changes import deadline_of
 from pbem.records.disk import locked
 from pbem.records.mailstate import MailState
+from pbem.records.opening import read_game
 from pbem.records.settings import Settings
 from pbem.records.store import Game
 

@@ -16,7 +16,6 @@ from typing import Any
 from pbem.core.state import team_name
 from pbem.errors import GameFileError
 from pbem.files import FileProblem, read_regular
-from pbem.game.undo import undo_records
 from pbem.kit import KIT_NAME
 from pbem.languages import i18n
 from pbem.mail.found import normal, toml_data
@@ -25,6 +24,7 @@ from pbem.mail.told import speaking
 from pbem.present import report
 from pbem.records.history import REPORTS, played_in, read_history, report_dir
 from pbem.records.store import Game
+from pbem.records.undone import undo_records
 
 ORDERS_SUFFIX = ".orders.toml"
 

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from pbem.errors import GameFileError, LockedError, PbemError
 from pbem.files import refuse_links, remove_temporaries
-from pbem.game.opening import read_game
 from pbem.languages import i18n
 from pbem.mail import fetch, route
 from pbem.mail.ahead import reading_ahead
@@ -48,6 +47,7 @@ from pbem.records import clock
 from pbem.records.disk import grouped, locked, side_by_side
 from pbem.records.mailbox_state import record_fetch, unread_since
 from pbem.records.mailstate import OUTBOX, MailState
+from pbem.records.opening import read_game
 from pbem.records.root import Root, open_root
 from pbem.records.settings import Settings, Value, in_force
 from pbem.terminal import printable

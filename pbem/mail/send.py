@@ -26,9 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
-from pbem.game.opening import read_game
-from pbem.game.seats import seat_changes
-from pbem.game.undo import undo_records
 from pbem.kit import kit_bytes
 from pbem.mail.machine import LOOP_HEADER
 from pbem.mail.records import DEFAULT_FROM, FAILED_FOLDER, SENT_FOLDER, address, write_eml
@@ -37,7 +34,10 @@ from pbem.present.text import plural
 from pbem.records.disk import locked, write
 from pbem.records.history import history_count, played_in, read_history, report_dir
 from pbem.records.mailstate import OUTBOX, MailState
+from pbem.records.opening import read_game
+from pbem.records.seat_changes import seat_changes
 from pbem.records.store import Game
+from pbem.records.undone import undo_records
 from pbem.terminal import printable
 
 PASSWORD_ENV = "PBEM_SMTP_PASSWORD"

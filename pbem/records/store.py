@@ -216,7 +216,7 @@ def load_game(directory: Path, *, record: bool = False) -> Game:
     """Load a game directory; raises GameFileError if it is not one or is damaged.
 
     The game file is not checked against the history here: the commands open a game through
-    pbem.game.opening.read_game, which does. A symbolic link in the game's folders is refused
+    pbem.records.opening.read_game, which does. A symbolic link in the game's folders is refused
     before anything is read (pbem.files.refuse_links). `record`: a game's public record
     (RECORD_FILE in the place of the game file) is read too, as a game without a seed; only the
     commands that read alone ask."""

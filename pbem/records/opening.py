@@ -1,13 +1,13 @@
 """A game opened for work: its file read (pbem.records.store.load_game) and checked against its
-history (pbem.game.audit.history_problem), which every command does before it trusts the game
-file; only the audit, which replays and compares everything, reads it unchecked."""
+history (pbem.records.agreement.history_problem), which every command does before it trusts the
+game file; only the audit, which replays and compares everything, reads it unchecked."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from pbem.errors import GameFileError
-from pbem.game.audit import history_problem
+from pbem.records.agreement import history_problem
 from pbem.records.disk import GAME_FILE, RECORD_FILE
 from pbem.records.store import Game, load_game
 

@@ -16,7 +16,7 @@ from pbem.core.events import DiceKeyed, Event, SeatTaken
 from pbem.core.orders import Orders, parse_orders
 from pbem.core.state import GameState, Options
 from pbem.errors import GameFileError
-from pbem.game import seats
+from pbem.records import seat_changes
 from pbem.records.history import HistoryRecord, OrderRecord, history_count, read_history
 from pbem.records.store import Game
 
@@ -32,7 +32,7 @@ def randomness(
     against the orders of the first (pbem.game.undo.first_orders). In a game's public record,
     whose order files lack their secrets, the digests of the files are the ones `record`, the
     resolution's history, recorded."""
-    from pbem.game.undo import first_orders
+    from pbem.records.undone import first_orders
 
     first = None if attempt == 1 or resolution == 0 else first_orders(game.path, resolution)
     keys = game.randomness(resolution, first)
@@ -118,7 +118,7 @@ def replayed(game: Game, count: int | None = None) -> list[tuple[HistoryRecord, 
                 state,
                 record.orders,
                 randomness(game, r, record=record),
-                taken=seats.taken(game.path, r),
+                taken=seat_changes.taken(game.path, r),
             )
         if state_digest(state) != record.state_digest:
             raise GameFileError(
