@@ -17,7 +17,7 @@ from pbem import kit
 from pbem.cli import main
 from pbem.core import dice
 from pbem.core.events import DiceKeyed, DrewCard, Rolled
-from pbem.core.orders import parse_orders
+from pbem.core.order_parsing import parse_orders
 from pbem.core.state import DiceRule
 from pbem.errors import AuditError
 from pbem.game import processor, store, undo

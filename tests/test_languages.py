@@ -639,7 +639,8 @@ def _awaited_plan(babel: Path) -> tuple[object, object, str]:
     their ready file that place, attack twice from one stack and write no trade."""
     from dataclasses import replace as changed
 
-    from pbem.core.orders import Attack, parse_orders
+    from pbem.core.order_parsing import parse_orders
+    from pbem.core.orders import Attack
 
     game = read_game(babel)
     state = game.state
@@ -715,7 +716,7 @@ def test_the_moderators_overview_forecasts_in_the_moderators_language(
 
 
 def test_a_file_that_is_not_valid_toml_is_told_in_the_players_language() -> None:
-    from pbem.core.orders import parse_orders
+    from pbem.core.order_parsing import parse_orders
     from pbem.errors import OrderError
 
     with pytest.raises(OrderError) as caught:

@@ -774,7 +774,7 @@ def own_order_file(record: DiceRecord, path: Path, report: Path) -> tuple[str, b
     """Whether the order file a player sent is, digest for digest, one of those the report
     says the dice come from: the line that says so, and the verdict."""
     from pbem.core.board import board_of
-    from pbem.core.orders import between_cuts, parse_orders
+    from pbem.core.order_parsing import between_cuts, parse_orders
     from pbem.errors import BoardError, OrderError
 
     if record.orders is None:
