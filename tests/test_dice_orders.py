@@ -371,7 +371,7 @@ def test_the_digest_of_an_order_file_is_fixed_by_the_rule_not_by_its_spelling() 
 
 
 def test_no_report_shows_the_record_of_the_orders_as_it_is_kept(tmp_path: Path) -> None:
-    from pbem.present.story import narrate
+    from pbem.present.sentences import narrate
 
     d = played_once(tmp_path)
     for path in report_dir(d, 2).iterdir():

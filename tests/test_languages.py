@@ -737,7 +737,7 @@ def test_a_file_that_is_not_valid_toml_is_told_in_the_players_language() -> None
 
 def test_a_forced_trade_pbem_made_is_told_as_made_for_the_player() -> None:
     from pbem.core.events import Traded, event_from_dict
-    from pbem.present.story import narrate
+    from pbem.present.sentences import narrate
 
     event = Traded("ann", ("Peru", "Ural", "wild"), 4, 1, forced=True, unwritten=True)
     assert event_from_dict(event.to_dict()) == event

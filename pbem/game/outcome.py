@@ -45,7 +45,7 @@ def summary(outcome: Outcome) -> str:
         f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
         f"{plural(conquests, 'territory', 'territories')} taken."
     ]
-    from pbem.present.story import narrate
+    from pbem.present.sentences import narrate
 
     lines += [
         narrate(e, None)

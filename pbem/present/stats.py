@@ -36,7 +36,7 @@ from pbem.game.history import history_count, read_history
 from pbem.game.store import read_game
 from pbem.present.i18n import _, current, language, n_, place, speaking
 from pbem.present.plan import decimal
-from pbem.present.story import card_name
+from pbem.present.sentences import card_name
 from pbem.present.text import wrap
 from pbem.present.view import ViewError, load_json, view_language
 
