@@ -17,7 +17,7 @@ from pbem.files import first_link, link_on_the_way
 from pbem.game import processor
 from pbem.game.history import report_dir
 from pbem.game.store import read_game
-from pbem.mail import send
+from pbem.mail import smtp as send
 from pbem.present import i18n, report
 
 ADVICE = "replace the link by a real"

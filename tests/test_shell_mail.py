@@ -18,7 +18,8 @@ from pbem.errors import GameFileError, PbemError
 from pbem.game import processor
 from pbem.game.mailstate import SEEN, MailState
 from pbem.game.store import read_game
-from pbem.mail import machine, message, records, send, sources
+from pbem.mail import machine, message, records, sources
+from pbem.mail import smtp as send
 
 GAME = "summer-2027"
 MODERATOR = "moderator@example.org"
