@@ -786,7 +786,7 @@ def test_check_with_a_view_forecasts_in_the_views_language(babel: Path, tmp_path
 
 
 def test_a_text_report_in_any_language_is_verified_like_its_view_file(babel: Path) -> None:
-    from pbem.present.verify import read_record
+    from pbem.present.dice_record import read_record
 
     for r in range(RESOLUTIONS):
         folder = report_dir(babel, r)
