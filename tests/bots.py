@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from pbem.core import missions, rules
 from pbem.core.board import Board, Continent
+from pbem.core.order_parsing import parse_orders
 from pbem.core.orders import (
     ALL,
     BEST,
@@ -36,7 +37,6 @@ from pbem.core.orders import (
     MoveRule,
     Orders,
     Place,
-    parse_orders,
 )
 from pbem.core.state import NEUTRAL, FortifyMode, GameState, Phase
 

@@ -10,7 +10,8 @@ from pbem.core import rules
 from pbem.core.autopilot import autopilot_orders, autopilot_text, borders, front, spread
 from pbem.core.engine import resolve
 from pbem.core.events import Conquered, Dropped, MissedTurn, Placed, Rolled, Traded, Won
-from pbem.core.orders import Attack, parse_orders
+from pbem.core.order_parsing import parse_orders
+from pbem.core.orders import Attack
 from pbem.core.state import (
     NEUTRAL,
     AutopilotRule,

@@ -17,7 +17,7 @@ from pbem import kit
 from pbem.cli import main
 from pbem.core import dice
 from pbem.core.events import DiceKeyed, DrewCard, Rolled
-from pbem.core.orders import parse_orders
+from pbem.core.order_parsing import parse_orders
 from pbem.core.state import DiceRule
 from pbem.errors import AuditError
 from pbem.game import processor, undo
@@ -372,7 +372,7 @@ def test_the_digest_of_an_order_file_is_fixed_by_the_rule_not_by_its_spelling() 
 
 
 def test_no_report_shows_the_record_of_the_orders_as_it_is_kept(tmp_path: Path) -> None:
-    from pbem.present.story import narrate
+    from pbem.present.sentences import narrate
 
     d = played_once(tmp_path)
     for path in report_dir(d, 2).iterdir():

@@ -19,7 +19,8 @@ from pbem.core import draft, rules
 from pbem.core.autopilot import autopilot_orders
 from pbem.core.engine import new_game, resolve
 from pbem.core.events import Drafted, MissedTurn, Placed
-from pbem.core.orders import REST, Orders, parse_orders
+from pbem.core.order_parsing import parse_orders
+from pbem.core.orders import REST, Orders
 from pbem.core.state import NEUTRAL, Options, Phase, SetupMode, TwoPlayer
 from pbem.errors import OrderError
 from pbem.game import processor

@@ -16,7 +16,7 @@ from test_mail import make_template, run, running_server
 from pbem.files import first_link, link_on_the_way
 from pbem.game import processor
 from pbem.languages import i18n
-from pbem.mail import send
+from pbem.mail import smtp as send
 from pbem.present import report
 from pbem.records.history import report_dir
 from pbem.records.opening import read_game

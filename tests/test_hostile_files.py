@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem.cli import main
-from pbem.core import orders as order_format
+from pbem.core import order_reader as order_format
 from pbem.errors import PbemError
 from pbem.files import ORDER_FILE_LIMIT, VIEW_FILE_LIMIT
 from pbem.game import processor

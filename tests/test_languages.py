@@ -642,7 +642,8 @@ def _awaited_plan(babel: Path) -> tuple[object, object, str]:
     their ready file that place, attack twice from one stack and write no trade."""
     from dataclasses import replace as changed
 
-    from pbem.core.orders import Attack, parse_orders
+    from pbem.core.order_parsing import parse_orders
+    from pbem.core.orders import Attack
 
     game = read_game(babel)
     state = game.state
@@ -718,7 +719,7 @@ def test_the_moderators_overview_forecasts_in_the_moderators_language(
 
 
 def test_a_file_that_is_not_valid_toml_is_told_in_the_players_language() -> None:
-    from pbem.core.orders import parse_orders
+    from pbem.core.order_parsing import parse_orders
     from pbem.errors import OrderError
 
     with pytest.raises(OrderError) as caught:
@@ -739,7 +740,7 @@ def test_a_file_that_is_not_valid_toml_is_told_in_the_players_language() -> None
 
 def test_a_forced_trade_pbem_made_is_told_as_made_for_the_player() -> None:
     from pbem.core.events import Traded, event_from_dict
-    from pbem.present.story import narrate
+    from pbem.present.sentences import narrate
 
     event = Traded("ann", ("Peru", "Ural", "wild"), 4, 1, forced=True, unwritten=True)
     assert event_from_dict(event.to_dict()) == event
@@ -788,7 +789,7 @@ def test_check_with_a_view_forecasts_in_the_views_language(babel: Path, tmp_path
 
 
 def test_a_text_report_in_any_language_is_verified_like_its_view_file(babel: Path) -> None:
-    from pbem.present.verify import read_record
+    from pbem.present.dice_record import read_record
 
     for r in range(RESOLUTIONS):
         folder = report_dir(babel, r)

@@ -95,3 +95,50 @@ def test_the_check_finds_an_import_against_the_layers() -> None:
     found = {(a, b) for a, b, _ in imports()}
     assert ("pbem.mail.found", "pbem.mail.quoting") in found  # a module, not the package
     assert ("pbem.mail.found", "pbem.mail") not in found
+
+
+def cycles(found: list[tuple[str, str, int]] | None = None) -> list[list[str]]:
+    """The groups of modules that import each other round a circle (Tarjan's strongly
+    connected components of the import graph), lazy imports inside functions included."""
+    graph: dict[str, set[str]] = {}
+    for importer, imported, _line in imports() if found is None else found:
+        graph.setdefault(importer, set()).add(imported)
+        graph.setdefault(imported, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_two_modules_import_each_other_round_a_circle() -> None:
+    assert cycles() == []
+
+
+def test_the_check_finds_a_circle() -> None:
+    planted = [("pbem.a", "pbem.b", 1), ("pbem.b", "pbem.c", 1), ("pbem.c", "pbem.a", 9)]
+    assert cycles(planted) == [["pbem.a", "pbem.b", "pbem.c"]]
+    assert cycles(planted[:2]) == []

@@ -593,7 +593,7 @@ def test_a_message_the_server_cannot_take_goes_to_failed(
 ) -> None:
     import smtplib
 
-    from pbem.mail import send
+    from pbem.mail import smtp as send
 
     class Unable:
         def sendmail(self, *args: object, **kwargs: object) -> dict[str, tuple[int, bytes]]:

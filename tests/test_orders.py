@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from pbem.core import rules
 from pbem.core.board import WILD
 from pbem.core.events import Traded
+from pbem.core.order_parsing import parse_orders
 from pbem.core.order_text import key_lines, read_plain
-from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place, parse_orders
+from pbem.core.orders import ALL, BEST, MIN, REST, Attack, Fortify, Orders, Place
 from pbem.core.state import CardRule, FortifyMode, GameState, Options, Phase
 from pbem.errors import OrderError, Problem
 from pbem.present.plan import forecast_with_warnings

@@ -31,7 +31,8 @@ from pbem.core.events import (
     Traded,
     Won,
 )
-from pbem.core.orders import Attack, Orders, parse_orders
+from pbem.core.order_parsing import parse_orders
+from pbem.core.orders import Attack, Orders
 from pbem.core.state import Holding, Phase, Player
 from pbem.game import processor
 from pbem.present import report, story

@@ -16,7 +16,8 @@ from pbem import mail
 from pbem.core.state import Options
 from pbem.errors import GameFileError, PbemError
 from pbem.game import processor
-from pbem.mail import machine, message, records, send, sources
+from pbem.mail import machine, message, records, sources
+from pbem.mail import smtp as send
 from pbem.records.mailstate import SEEN, MailState
 from pbem.records.opening import read_game
 

@@ -12,7 +12,8 @@ from conftest import SEED, attacking, force_state, skeleton, write_skeletons
 from helpers import make_state, orders
 
 from pbem.core import missions, odds
-from pbem.core.orders import Attack, Fortify, Orders, Place, parse_orders
+from pbem.core.order_parsing import parse_orders
+from pbem.core.orders import Attack, Fortify, Orders, Place
 from pbem.core.secrets import first_secret
 from pbem.core.state import Holding, Options, Phase
 from pbem.errors import PbemError

@@ -27,7 +27,7 @@ from pbem.core.events import (
     SeatsDecided,
     Won,
 )
-from pbem.core.orders import parse_orders
+from pbem.core.order_parsing import parse_orders
 from pbem.core.state import GameState, Phase
 from pbem.game import processor
 from pbem.present import context, report, skeleton, story, svgmap

@@ -23,7 +23,8 @@ from conftest import write_bot_orders
 from openskill.models import PlackettLuce
 
 from pbem.cli import main
-from pbem.club.standings import Standings, standings, standings_text
+from pbem.club.standings import Standings, standings
+from pbem.club.standings_text import standings_text
 from pbem.core.state import Options, Phase
 from pbem.game import processor
 from pbem.records.history import report_dir

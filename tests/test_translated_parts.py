@@ -13,7 +13,7 @@ from test_languages import LANGUAGE_OF, OTHERS, RESOLUTIONS, babel  # noqa: F401
 
 from pbem.core import missions
 from pbem.core.board import load_board
-from pbem.core.orders import parse_orders
+from pbem.core.order_parsing import parse_orders
 from pbem.errors import OrderError
 from pbem.languages import i18n, reasons
 from pbem.languages.i18n import language, speaking

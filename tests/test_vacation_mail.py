@@ -15,7 +15,7 @@ from test_mail import fetch as fetch_mail
 from pbem import mail
 from pbem.cli import main
 from pbem.core.board import load_board
-from pbem.core.orders import parse_orders
+from pbem.core.order_parsing import parse_orders
 from pbem.errors import GameFileError, OrderError
 from pbem.game.audit import audit_game
 from pbem.records import away

@@ -28,7 +28,8 @@ def standings_command(root: Path, as_json: bool) -> None:
       pbem standings games
       pbem standings games --json
     """
-    from pbem.club.standings import standings, standings_text
+    from pbem.club.standings import standings
+    from pbem.club.standings_text import standings_text
 
     table = standings(root)
     if as_json:

@@ -15,7 +15,7 @@ from pbem.cli.turn import new as _new_game_command
 from pbem.errors import PbemError
 
 if TYPE_CHECKING:
-    from pbem.club.tournament import GameSettings
+    from pbem.club.tournament_file import GameSettings
 
 ROOT = click.Path(file_okay=False, path_type=Path)
 
@@ -176,7 +176,7 @@ for _name in PASSED:  # pbem new's own options, its checks and help with them
 
 def _settings(game_rounds: int, game: dict[str, Any]) -> GameSettings:
     """The GameSettings of `pbem new`'s options, read as `pbem new` reads them."""
-    from pbem.club.tournament import GameSettings
+    from pbem.club.tournament_file import GameSettings
     from pbem.game import deadlines
 
     schedule = deadlines.schedule_from_options(

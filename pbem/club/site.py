@@ -207,7 +207,8 @@ def _standings(root: Path) -> Mapping[str, Any]:
 def _tournaments(root: Path, hrefs: Mapping[str, str], problems: list[str]) -> list[dict[str, Any]]:
     """The club's tournaments as the index shows them; one that cannot be read is left out
     and named."""
-    from pbem.club.tournament import list_tournaments, tournament_table
+    from pbem.club.tournament_file import list_tournaments
+    from pbem.club.tournament_results import tournament_table
     from pbem.present.site import tournament_section
 
     out = []

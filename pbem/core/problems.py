@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbem.core import rules
-from pbem.core.orders import Orders, parse_orders
+from pbem.core.order_parsing import parse_orders
+from pbem.core.orders import Orders
 from pbem.core.state import GameState
 from pbem.errors import OrderError, Problem
 

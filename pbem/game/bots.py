@@ -115,7 +115,7 @@ def answer(game: Game) -> list[Answer]:
     that is valid and was written from the seat's present view (call it under the game's
     lock)."""
     from pbem.core.state import Phase
-    from pbem.game.processor import readiness
+    from pbem.game.readiness import readiness
 
     if game.state.phase is Phase.OVER or history_count(game.path) != game.state.resolution:
         return []

@@ -11,7 +11,8 @@ import hmac
 from collections.abc import Sequence
 from pathlib import Path
 
-from pbem.core.orders import Orders, between_cuts
+from pbem.core.order_parsing import between_cuts
+from pbem.core.orders import Orders
 from pbem.core.problems import check_text
 from pbem.errors import PbemError, Problem
 from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates

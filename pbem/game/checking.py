@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pbem.core.orders import Orders, between_cuts
+from pbem.core.order_parsing import between_cuts
+from pbem.core.orders import Orders
 from pbem.core.problems import check_text
 from pbem.core.state import GameState
 from pbem.errors import Problem

@@ -2,6 +2,9 @@
 
 This is the shell around the engine: it reads and writes the game directory (through `store`),
 renders reports (through `report`) and never decides a rule itself.
+
+Some of what the commands reach here lives in a module of its own, named here as part of this
+front door: the audit, the checks, `readiness`, `outcome`, and `show` (`pbem show`, `pbem dice`).
 """
 
 from __future__ import annotations
@@ -9,18 +12,15 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from pbem.core import dice, engine, missions, rules, teams
 from pbem.core.board import load_board
-from pbem.core.events import Event
 from pbem.core.orders import Orders
 from pbem.core.secrets import first_secret
 from pbem.core.state import (
-    NEUTRAL,
     GameState,
     Options,
     Phase,
@@ -38,13 +38,20 @@ from pbem.game.checking import Checked as Checked
 from pbem.game.checking import Submission as Submission
 from pbem.game.checking import check_with_view as check_with_view
 from pbem.game.checking import forecast as forecast
-from pbem.game.checking import with_duplicates
+from pbem.game.outcome import Outcome as Outcome
+from pbem.game.outcome import played as played
+from pbem.game.outcome import summary as summary
 from pbem.game.players import EMAIL
+from pbem.game.readiness import NotReady as NotReady
+from pbem.game.readiness import Readiness as Readiness
+from pbem.game.readiness import choose, why_not_ready
+from pbem.game.readiness import readiness as readiness
+from pbem.game.show import dice_history as dice_history
+from pbem.game.show import dice_lines as dice_lines
+from pbem.game.show import show_table as show_table
 from pbem.languages.i18n import check_language, language, moderator_language
 from pbem.languages.numbering import Played
 from pbem.languages.reasons import telling_of
-from pbem.present.missions import UNCLAIMED, mission_lines, owner_shown
-from pbem.present.text import plural
 from pbem.records import away, clock, deadline_changes, press, settings
 from pbem.records import undone as undos
 from pbem.records.disk import GAME_FILE, atomic_write, locked, write_files
@@ -65,7 +72,6 @@ from pbem.records.history import (
     plain_file_name,
     played_in,
     read_history,
-    read_history_file,
     recorded_order_files,
     write_history,
 )
@@ -87,25 +93,6 @@ from pbem.records.store import (
 from pbem.terminal import quoted
 
 GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-
-class NotReady(PbemError):
-    """The pending turn cannot be resolved yet: an awaited player has no valid orders."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a resolution did: the new state, its events, the files used and those rejected."""
-
-    resolution: int
-    state: GameState
-    events: tuple[Event, ...]
-    used: tuple[Submission, ...] = ()
-    rejected: tuple[Submission, ...] = ()
-    recovered: bool = False
-    reports: tuple[Path, ...] = field(default=())
-    bots: tuple[bots.Answer, ...] = ()
-    """What the bots of the seats the next turn awaits wrote (pbem.game.bots)."""
 
 
 LANGUAGE_CODE = re.compile(r"^\s*[A-Za-z_-]{1,12}\s*$")
@@ -338,94 +325,6 @@ def _forecasts(state: GameState, orders: Sequence[Orders]) -> list[str]:
     return out
 
 
-def played(outcome: Outcome) -> Played:
-    """What the resolution of `outcome` played."""
-    return Played.from_events(outcome.events, outcome.resolution)
-
-
-def summary(outcome: Outcome) -> str:
-    """A few lines for the terminal after a resolution."""
-    state = outcome.state
-    rolls = sum(1 for e in outcome.events if e.kind == "rolled")
-    conquests = sum(1 for e in outcome.events if e.kind == "conquered")
-    lines = [
-        f"Resolved {state.game} {played(outcome).words()}: "
-        f"{plural(len(outcome.events), 'event')}, {plural(rolls, 'roll')}, "
-        f"{plural(conquests, 'territory', 'territories')} taken."
-    ]
-    from pbem.present.story import narrate
-
-    lines += [
-        narrate(e, None)
-        for e in outcome.events
-        if e.kind in ("missed_turn", "dropped", "mission_completed")
-    ]
-    if state.phase is Phase.OVER:
-        lines.append(f"The game is over: {state.won_by} won.")
-    else:
-        lines.append(f"Turn {state.turn} awaits {', '.join(state.awaiting())}.")
-    if outcome.reports:
-        lines.append(f"Reports: {outcome.reports[0].parent}")
-    lines += [a.describe() for a in outcome.bots]
-    return "\n".join(lines)
-
-
-def show_table(state: GameState, view: dict[str, Any], deadline: str | None = None) -> str:
-    """The readable state: territories by continent, the players, the cards beside the board;
-    when the pending turn is due, if the game has deadlines."""
-    out = [
-        f"{state.game}: {state.phase.value}, turn {state.turn}, awaiting "
-        f"{', '.join(state.awaiting()) or 'nobody'}"
-    ]
-    if deadline:
-        out.append(f"due by {deadline}")
-    from pbem.present.context import piles_context, variants
-
-    rules_played = variants(state)
-    if rules_played:
-        out.append("rules: " + "; ".join(rules_played))
-    land = view["territories"]  # (under fog, as the reader may know it: null where hidden)
-
-    def owner(t: str) -> str:
-        return "?" if land[t]["owner"] is None else owner_shown(state, t)
-
-    for c in state.board.continents.values():
-        holders = {owner(t) for t in c.territories}
-        held = (
-            f", held by {holders.pop()}"
-            if len(holders) == 1 and not holders & {UNCLAIMED, "?"}
-            else ""
-        )
-        out.append(f"\n{c.name} (+{c.bonus}){held}")
-        for t in c.territories:
-            armies = "?" if land[t]["armies"] is None else land[t]["armies"]
-            out.append(f"  {t:<24} {owner(t):<12} {armies:>4}")
-    out.append("\nplayer        territories armies cards reinforcements")
-    for p in view["players"]:
-        hand = f"  hand: {', '.join(p['hand'])}" if p.get("hand") else ""
-        if p.get("dropped"):
-            hand += "  (dropped)"
-        elif p.get("missed"):
-            hand += f"  (missed {p['missed']} in a row)"
-        counts = [
-            "?" if p[k] is None else p[k]
-            for k in ("territories", "armies", "cards", "reinforcements")
-        ]
-        out.append(
-            f"{p['name']:<13} {counts[0]:>11} {counts[1]:>6} {counts[2]:>5} "
-            f"{counts[3] if p['alive'] else 'out':>14}{hand}"
-        )
-    if "neutral" in view:
-        neutral = view["neutral"]
-        shown = ["?" if neutral[k] is None else neutral[k] for k in ("territories", "armies")]
-        out.append(f"{NEUTRAL:<13} {shown[0]:>11} {shown[1]:>6}")
-    out += ["", *piles_context(view["piles"])["lines"]]
-    shown = mission_lines(view["players"], view.get("player"))
-    if shown:
-        out += ["", *shown]
-    return "\n".join(out) + "\n"
-
-
 def checked_history(game: Game) -> int:
     """How many history files the game has: its resolution, or one more when a resolution was
     interrupted after its history was written; GameFileError for a gap or a surplus."""
@@ -464,7 +363,7 @@ def resolve_game(
             return _complete(game, read_history(directory, r))
         _never_backwards(directory, r, now)
         early = tuple(bots.answer(game)) if paths is None else ()  # a run stopped before they did
-        used, rejected, missing = _choose(game, paths)
+        used, rejected, missing = choose(game, paths)
         records = [OrderRecord(s.player or "", s.path.name, s.text) for s in used]
         if missing:
             deadline = deadline_changes.pending_deadline(directory, game, r)
@@ -472,7 +371,9 @@ def resolve_game(
             if why is None and not force:
                 why = deadlines.outage_guard(game, missing, deadline)
             if why is not None:
-                raise NotReady("\n".join(_missing(game, rejected, missing, [why] if why else [])))
+                raise NotReady(
+                    "\n".join(why_not_ready(game, rejected, missing, [why] if why else []))
+                )
             records += deadlines.autopilot_records(game, missing, deadline)
         orders = recorded_orders(game.state, records)
         state, events = replay_orders(
@@ -604,151 +505,3 @@ def _archive_recorded(directory: Path, record: HistoryRecord) -> None:
     for order in received:
         if not (done / order.file).exists():
             atomic_write(done / order.file, order.text)
-
-
-@dataclass(frozen=True)
-class Readiness:
-    """The order files of the pending turn as checked: one accepted file per awaited player
-    (`used`), the files rejected, the awaited players with no valid file (`missing`) and those
-    with more than one (`doubled`, a message each)."""
-
-    used: tuple[Submission, ...]
-    rejected: tuple[Submission, ...]
-    missing: tuple[str, ...]
-    doubled: tuple[str, ...]
-    turn: int
-
-    @property
-    def ready(self) -> bool:
-        return not self.missing and not self.doubled
-
-    @property
-    def problems(self) -> list[str]:
-        return [
-            f"no valid orders from {name} for turn {self.turn}" for name in self.missing
-        ] + list(self.doubled)
-
-
-def readiness(game: Game, paths: Sequence[Path] | None = None) -> Readiness:
-    """Check the order files (those given, or orders/) against the pending turn."""
-    files = list(paths) if paths else order_files(game.path)
-    checked = [check_submission(game, p) for p in files]
-    accepted = [s for s in checked if s.accepted]
-    rejected = [s for s in checked if not s.accepted]
-    missing: list[str] = []
-    doubled: list[str] = []
-    used: list[Submission] = []
-    for name in game.state.awaiting():
-        mine = [s for s in accepted if s.player == name]
-        if not mine:
-            missing.append(name)
-        elif len(mine) > 1:
-            doubled.append(with_duplicates(mine)[0].problems[0].message)
-        else:
-            used.append(mine[0])
-    return Readiness(tuple(used), tuple(rejected), tuple(missing), tuple(doubled), game.state.turn)
-
-
-def _choose(
-    game: Game, paths: Sequence[Path] | None
-) -> tuple[list[Submission], list[Submission], list[str]]:
-    """One accepted order file per awaited player, and the players with none; NotReady when
-    a player sent two valid files."""
-    found = readiness(game, paths)
-    used, rejected, missing = list(found.used), list(found.rejected), list(found.missing)
-    if found.doubled:
-        raise NotReady("\n".join(_missing(game, rejected, missing, found.doubled)))
-    return used, rejected, missing
-
-
-def _missing(
-    game: Game, rejected: Sequence[Submission], missing: Sequence[str], more: Sequence[str]
-) -> list[str]:
-    """Why a turn cannot be resolved: the files rejected, the players with no valid orders,
-    and what else there is to say."""
-    lines = [m for s in rejected for m in s.messages()]
-    lines += [f"no valid orders from {n} for turn {game.state.turn}" for n in missing]
-    return [*lines, *more]
-
-
-def dice_history(
-    directory: Path, resolution: int | None = None, turn: int | None = None
-) -> list[dict[str, object]]:
-    """The dice list of docs/views.md: every resolution's key and rolls, in order; only those
-    of `resolution`, or of the resolution that played `turn` (the turn players name)."""
-    game = read_game(directory)
-    count = history_count(directory)
-    undone = undos.undo_records(directory)
-    last = count if any(u.resolution == count for u in undone) else count - 1
-    if resolution is not None and turn is not None:
-        raise PbemError("give --turn or --resolution, not both")
-    if resolution is not None and not 0 <= resolution <= last:
-        raise PbemError(f"there is no resolution {resolution}: this game has 0 to {last}")
-    out: list[dict[str, object]] = []
-    for r in range(last + 1):
-        if resolution is not None and r != resolution:
-            continue
-        for u in undone:
-            if u.resolution == r:
-                kept = read_history_file(undos.undone_folder(directory, u) / f"{r:04d}.toml")
-                note = u.note(drafted(game))
-                out.append({**_dice_entry(game, kept), "undone": u.to_dict(), "note": note})
-        if r < count:
-            out.append(_dice_entry(game, read_history(directory, r)))
-    if turn is None:
-        return out
-    wanted = Played.of(2, turn).label
-    chosen = [e for e in out if e["played"] == wanted]
-    if not chosen:
-        played = [e["turn"] for e in out if e["played"] not in ("the deal", "the draft")]
-        so_far = f"turns {played[0]} to {played[-1]}" if played else "only the deal"
-        raise PbemError(
-            f"there is no turn {turn} in the history: this game has played {so_far}, and "
-            f"turn {game.state.turn} is pending ('pbem dice DIR' lists every turn)"
-        )
-    return chosen
-
-
-def _dice_entry(game: Game, record: HistoryRecord) -> dict[str, object]:
-    from pbem.present.context import orders_section
-
-    r = record.resolution
-    return {
-        "resolution": r,
-        "turn": record.turn,
-        "played": played_in(game, r, record.turn).label,
-        "history": f"{HISTORY}/{r:04d}.toml",
-        "player": record.players[0] if len(record.players) == 1 else None,
-        "key": record.key,
-        **orders_section(bytes.fromhex(record.key), record.events),
-        "rolls": record.rolls(),
-        **({"first_player": record.first_player_rolls()} if r == 0 else {}),
-    }
-
-
-def dice_lines(history: Sequence[Mapping[str, Any]]) -> list[str]:
-    """`pbem dice` as text: each resolution's turn with its resolution and key, its rolls."""
-    out: list[str] = []
-    for entry in history:
-        played = Played.of(entry["resolution"], entry["turn"], draft=entry["played"] == "the draft")
-        who = f"{entry['player']}'s turn" if entry["player"] else ""
-        undone = " UNDONE" if "undone" in entry else ""
-        out.append(f"{played.words(who)}{undone}: key {entry['key']}")
-        if undone:
-            out.append(f"  {entry['note']}")
-        if "dice_key" in entry:
-            files = ", ".join(f"{f['player']} {f['digest']}" for f in entry["orders"])
-            again = (
-                " (played again with other orders: salt " + entry["again"] + ")"
-                if "again" in entry
-                else ""
-            )
-            out.append(f"  dice key {entry['dice_key']}{again}")
-            out.append(f"  from the order files of {files}")
-        for roll in entry.get("first_player", []):
-            out.append(f"  first player: {roll['player']} rolled {roll['die']}")
-        for roll in entry["rolls"]:
-            a = " ".join(map(str, roll["attacker"]))
-            d = " ".join(map(str, roll["defender"]))
-            out.append(f"  {roll['from']} -> {roll['to']}: {a} against {d}")
-    return out

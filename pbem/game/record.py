@@ -18,7 +18,7 @@ from typing import Any
 
 import tomli_w
 
-from pbem.core.orders import parse_orders
+from pbem.core.order_parsing import parse_orders
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
 from pbem.game.audit import final_view

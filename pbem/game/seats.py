@@ -254,7 +254,7 @@ def _remake_report(game: Game, change: SeatChange) -> None:
     territories it is given (game.toml keeps the state until then, as every resolution's
     history does)."""
     from pbem.core.engine import seat_taken
-    from pbem.core.orders import parse_orders
+    from pbem.core.order_parsing import parse_orders
     from pbem.present import report  # Jinja2 and the reports: only when rendering
     from pbem.records.history import drafted, history_count, read_history, report_dir
     from pbem.records.undone import undone_told

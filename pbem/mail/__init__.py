@@ -4,7 +4,8 @@
 - `sources`: the mailboxes read (Maildir, mbox, .eml files);
 - `fetch`: what becomes of each message (accepted, rejected, ...) and who is answered;
 - `reports`: a player's report as a message;
-- `send`: delivering the outbox over SMTP;
+- `send`: the reports built into the outbox, and what waits there handed on to be delivered;
+- `smtp`: delivering over SMTP;
 - `records`: the mail folders and state files of a game directory.
 """
 
@@ -16,7 +17,8 @@ from pbem.mail.message import MAX_ORDERS_BYTES, Letter, read_letter
 from pbem.mail.outcomes import FetchResult, Incoming, Verdict
 from pbem.mail.records import DEFAULT_FROM
 from pbem.mail.reports import build_report, report_subject
-from pbem.mail.send import SendResult, SmtpServer, send_mail, smtp_server
+from pbem.mail.send import SendResult, send_mail
+from pbem.mail.smtp import SmtpServer, smtp_server
 from pbem.mail.sources import Sources
 from pbem.terminal import printable
 

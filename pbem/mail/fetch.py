@@ -13,7 +13,8 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core.orders import Orders, parse_orders
+from pbem.core.order_parsing import parse_orders
+from pbem.core.orders import Orders
 from pbem.core.state import Phase
 from pbem.errors import DiskError, GameFileError, OrderError, PbemError, Problem
 from pbem.game import processor

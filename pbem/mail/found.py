@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import tomli
 
-from pbem.core.orders import between_cuts
+from pbem.core.order_parsing import between_cuts
 from pbem.errors import Problem
 from pbem.files import ORDER_FILE_LIMIT
 from pbem.mail import quoting, text

@@ -18,7 +18,8 @@ from pbem.mail.fetch import fetch_entries
 from pbem.mail.mailboxes import Mailbox, exists, mailbox, opened
 from pbem.mail.outcomes import FetchResult
 from pbem.mail.rootfetch import RootFetch, Unrouted, _sweep, fetch_root, game_settings
-from pbem.mail.send import SendResult, SmtpServer, deliver_waiting, send_mail, stamp, waiting
+from pbem.mail.send import SendResult, deliver_waiting, send_mail, stamp, waiting
+from pbem.mail.smtp import SmtpServer
 from pbem.records.disk import GAME_FILE, locked
 from pbem.records.mailbox_state import record_failure, record_fetch
 from pbem.records.root import open_root

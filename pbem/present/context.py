@@ -30,6 +30,8 @@ from pbem.languages.i18n import _, n_, place
 from pbem.languages.numbering import Played, Undone, played, played_after
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
+from pbem.present.sentences import card_name
+from pbem.present.sentences import cards_text as _cards
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import (
     battle_line,
@@ -42,7 +44,7 @@ from pbem.present.stats import (
     stats_text,
     trade_line,
 )
-from pbem.present.story import _cards, armies_before, card_name, tell
+from pbem.present.story import armies_before, tell
 from pbem.present.svgmap import NEUTRAL_COLOUR, map_shapes, player_colours
 from pbem.present.text import dice_faces
 from pbem.present.view import game_view

@@ -59,7 +59,7 @@ def _armies(n: int) -> str:
 
 
 def _cards(cards: Sequence[str]) -> str:
-    from pbem.present.story import card_name  # the story (and the events) only for a trade
+    from pbem.present.sentences import card_name  # the sentences (and the events) only for a trade
 
     return ", ".join(card_name(c) for c in cards)
 

@@ -37,9 +37,10 @@ from pbem.present.context import (
 )
 from pbem.present.json_text import indented_json
 from pbem.present.secret_check import secret_hash
+from pbem.present.sentences import narrate
 from pbem.present.skeleton import next_turn_of, order_skeleton
 from pbem.present.stats import signed, stats_after, stats_for, without_battles
-from pbem.present.story import armies_before, narrate, tell
+from pbem.present.story import armies_before, tell
 from pbem.present.svgmap import draw_territories, map_shapes, player_colours
 from pbem.present.talk import press_items, press_view
 from pbem.present.text import WIDTH, wrap

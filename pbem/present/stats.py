@@ -34,7 +34,7 @@ from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import NEUTRAL, GameState, team_name
 from pbem.languages.i18n import _, current, language, n_, place, speaking
 from pbem.present.plan import decimal
-from pbem.present.story import card_name
+from pbem.present.sentences import card_name
 from pbem.present.text import wrap
 from pbem.present.view import ViewError, load_json, view_language
 from pbem.records.history import history_count, read_history

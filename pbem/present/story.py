@@ -1,4 +1,8 @@
-"""The story of a resolution: its events told as sentences, battles with their rolls."""
+"""The story of a resolution: its events told as a reader follows them, placements grouped,
+each battle with its rolls and the armies left, under fog only what the reader saw.
+
+Each event's own sentence is `sentences`'s.
+"""
 
 from __future__ import annotations
 
@@ -6,359 +10,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pbem.core import fog_events, rules
-from pbem.core.board import WILD
 from pbem.core.events import (
     AttackStopped,
-    Away,
     Conquered,
-    Dealt,
     DiceKeyed,
     Drafted,
-    DrewCard,
-    DrewNoCard,
-    Dropped,
-    Eliminated,
     Event,
     Fortified,
     MissedTurn,
     Placed,
-    Reinforced,
-    Reshuffled,
     Rolled,
     RolledForFirst,
-    RoundsOver,
-    SeatsDecided,
-    SeatTaken,
     Skipped,
     Traded,
-    Won,
 )
 from pbem.core.orders import Attack, Orders
-from pbem.core.state import GameState, team_name
-from pbem.languages import i18n
+from pbem.core.state import GameState
 from pbem.languages.i18n import _, n_, place
 from pbem.languages.reasons import told
 from pbem.present import missions as mission_view
-from pbem.present.skipped import skipped_sentence
-
-
-def _listing(items: Sequence[str]) -> str:
-    """'a', 'a and b', 'a, b and c' in the language spoken."""
-    return i18n.current().listing(list(items))
-
-
-def _dice(values: Iterable[int]) -> str:
-    return " ".join(map(str, values))
-
-
-def _armies(n: int) -> str:
-    return n_("%(num)s army", "%(num)s armies", n)
-
-
-def _cards(n: int) -> str:
-    return n_("%(num)s card", "%(num)s cards", n)
-
-
-def _turns(n: int) -> str:
-    return n_("%(num)s turn", "%(num)s turns", n)
-
-
-def narrate(event: Event, viewer: str | None) -> str:
-    """One event as a sentence for `viewer` (None: the moderator, who sees every card), in the
-    language spoken (pbem.languages.i18n): every sentence is a catalogue entry."""
-    sentence = mission_view.narrate(event, viewer)
-    if sentence is not None:
-        return sentence
-    if isinstance(event, RolledForFirst):
-        return _("%(player)s rolled %(die)s for first player.", player=event.player, die=event.die)
-    if isinstance(event, SeatsDecided):
-        return _("Order of play: %(players)s.", players=", ".join(event.order))
-    if isinstance(event, Dealt):
-        return n_(
-            "%(player)s was dealt %(num)s territory, one army on it.",
-            "%(player)s was dealt %(num)s territories, one army each.",
-            len(event.territories),
-            player=event.player,
-        )
-    if isinstance(event, Reinforced):
-        total = event.from_territories + event.from_continents
-        parts = n_(
-            "%(armies)s for %(num)s territory",
-            "%(armies)s for %(num)s territories",
-            event.territories,
-            armies=event.from_territories,
-        )
-        if event.continents:
-            parts += _(
-                ", %(armies)s for holding %(continents)s",
-                armies=event.from_continents,
-                continents=_listing([place(c) for c in event.continents]),
-            )
-        return _(
-            "Turn %(turn)s: %(player)s receives %(armies)s (%(parts)s).",
-            turn=event.turn,
-            player=event.player,
-            armies=_armies(total),
-            parts=parts,
-        )
-    if isinstance(event, Traded):
-        values = {
-            "player": event.player,
-            "cards": ", ".join(card_name(c) for c in event.cards),
-            "armies": _armies(event.value),
-            "set": event.set_number,
-        }
-        if event.unwritten:
-            return _(
-                "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game): a forced "
-                "trade, made by pbem for %(player)s, who held 5 or more cards and whose orders "
-                "traded none.",
-                **values,
-            )
-        if event.forced:
-            return _(
-                "%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game) "
-                "(forced, after an elimination).",
-                **values,
-            )
-        return _("%(player)s traded %(cards)s for %(armies)s (set %(set)s of the game).", **values)
-    if isinstance(event, Placed):
-        where = {"player": event.player, "territory": place(event.territory)}
-        if event.why == "card":
-            return _("%(player)s placed 2 on %(territory)s for its card.", **where)
-        if event.why == "elimination":
-            return _(
-                "%(player)s placed %(armies)s on %(territory)s from the forced trade.",
-                armies=event.armies,
-                **where,
-            )
-        return _("%(player)s placed %(armies)s on %(territory)s.", armies=event.armies, **where)
-    if isinstance(event, Rolled):
-        return _(
-            "%(source)s → %(target)s: %(attacker)s against %(defender)s; "
-            "%(player)s loses %(lost)s, %(defender_name)s loses %(defender_lost)s.",
-            source=place(event.source),
-            target=place(event.target),
-            attacker=_dice(event.attacker),
-            defender=_dice(event.defender),
-            player=event.player,
-            lost=event.attacker_losses,
-            defender_name=event.defender_name,
-            defender_lost=event.defender_losses,
-        )
-    if isinstance(event, Conquered):
-        note = f" ({told(event.note)})" if event.note else ""
-        return (
-            _(
-                "%(player)s took %(target)s from %(loser)s, moving in %(moved)s from %(source)s.",
-                player=event.player,
-                target=place(event.target),
-                loser=event.loser,
-                moved=event.moved,
-                source=place(event.source),
-            )[:-1]
-            + note
-            + "."
-        )
-    if isinstance(event, AttackStopped):
-        return _(
-            "%(player)s stopped attacking %(target)s: %(reason)s.",
-            player=event.player,
-            target=place(event.target),
-            reason=told(event.reason),
-        )
-    if isinstance(event, fog_events.MovedSeen) and event.into:
-        return _(
-            "%(player)s moved %(armies)s into %(territory)s.",
-            player=event.player,
-            armies=event.armies,
-            territory=place(event.territory),
-        )
-    if isinstance(event, fog_events.MovedSeen):
-        return _(
-            "%(player)s moved %(armies)s out of %(territory)s.",
-            player=event.player,
-            armies=event.armies,
-            territory=place(event.territory),
-        )
-    if isinstance(event, fog_events.CardsHidden) and event.reshuffled:
-        return _(
-            "The draw pile was empty when %(player)s was to draw: the cards set aside were "
-            "shuffled into a new draw pile.",
-            player=event.player,
-        )
-    if isinstance(event, fog_events.CardsHidden):
-        return _("%(player)s draws no card: no card is left to draw.", player=event.player)
-    if isinstance(event, fog_events.LeftGame) and event.by is not None:
-        return _(
-            "%(player)s is out of the game, eliminated by %(by)s.", player=event.player, by=event.by
-        )
-    if isinstance(event, fog_events.LeftGame):
-        return _("%(player)s is out of the game.", player=event.player)
-    if isinstance(event, fog_events.TurnPlayed) and not event.seen:
-        return _(
-            "Turn %(turn)s: %(player)s played; you saw nothing of it.",
-            turn=event.turn,
-            player=event.player,
-        )
-    if isinstance(event, fog_events.TurnPlayed):
-        return _(
-            "Turn %(turn)s: %(player)s played; what you saw of it:",
-            turn=event.turn,
-            player=event.player,
-        )
-    if isinstance(event, Eliminated):
-        return _(
-            "%(player)s is out of the game, eliminated by %(by)s, who takes %(cards)s.",
-            player=event.player,
-            by=event.by,
-            cards=_cards(event.cards_taken),
-        )
-    if isinstance(event, DrewCard):
-        if viewer is None or viewer == event.player:
-            return _(
-                "%(player)s drew a card: %(card)s.", player=event.player, card=card_name(event.card)
-            )
-        return _("%(player)s drew a card.", player=event.player)
-    if isinstance(event, Reshuffled):
-        return n_(
-            "The draw pile was empty when %(player)s was to draw: the %(num)s traded card set "
-            "aside was shuffled into a new draw pile.",
-            "The draw pile was empty when %(player)s was to draw: the %(num)s traded cards set "
-            "aside were shuffled into a new draw pile.",
-            event.cards,
-            player=event.player,
-        )
-    if isinstance(event, DrewNoCard):
-        return _(
-            "%(player)s draws no card: %(reason)s.", player=event.player, reason=told(event.reason)
-        )
-    if isinstance(event, Fortified):
-        note = f" ({told(event.note)})" if event.note else ""
-        return (
-            _(
-                "%(player)s moved %(armies)s from %(source)s to %(target)s.",
-                player=event.player,
-                armies=event.armies,
-                source=place(event.source),
-                target=place(event.target),
-            )[:-1]
-            + note
-            + "."
-        )
-    if isinstance(event, Skipped):
-        return skipped_sentence(event, viewer)
-    if isinstance(event, MissedTurn):
-        if event.missed > 1:
-            return n_(
-                "No orders from %(player)s by the deadline (%(num)s turn missed in a row).",
-                "No orders from %(player)s by the deadline (%(num)s turns missed in a row).",
-                event.missed,
-                player=event.player,
-            )
-        return _("No orders from %(player)s by the deadline.", player=event.player)
-    if isinstance(event, Away):
-        return _(
-            "%(player)s is away until %(until)s: the autopilot played the turn, and it does not "
-            "count as missed.",
-            player=event.player,
-            until=event.until,
-        )
-    if isinstance(event, SeatTaken):
-        if event.returned:
-            return n_(
-                "%(holder)s took over %(seat)s's seat before turn %(turn)s: %(seat)s had left "
-                "the game after missed turns, and the seat is back with the %(count)s territory "
-                "it held then that is still neutral, its armies there, and no cards; its orders "
-                "are signed with %(holder)s's secret.",
-                "%(holder)s took over %(seat)s's seat before turn %(turn)s: %(seat)s had left "
-                "the game after missed turns, and the seat is back with the %(count)s "
-                "territories it held then that are still neutral, their armies there, and no "
-                "cards; its orders are signed with %(holder)s's secret.",
-                len(event.returned),
-                holder=event.holder,
-                seat=event.player,
-                turn=event.turn,
-                count=len(event.returned),
-            )
-        if event.previous == event.player:
-            return _(
-                "%(holder)s took over %(seat)s's seat before turn %(turn)s: the same armies, "
-                "cards and mission; its orders are signed with %(holder)s's secret from now on.",
-                holder=event.holder,
-                seat=event.player,
-                turn=event.turn,
-            )
-        return _(
-            "%(holder)s took over the seat %(seat)s from %(previous)s before turn %(turn)s: "
-            "the same armies, cards and mission; its orders are signed with %(holder)s's "
-            "secret from now on.",
-            holder=event.holder,
-            seat=event.player,
-            previous=event.previous,
-            turn=event.turn,
-        )
-    if isinstance(event, Dropped):
-        values = {
-            "player": event.player,
-            "turns": _turns(event.missed),
-            "armies": _armies(event.armies),
-            "where": n_("%(num)s territory", "%(num)s territories", event.territories),
-        }
-        if event.cards:
-            return n_(
-                "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
-                "%(where)s stay as neutral armies that only defend, their %(num)s card goes "
-                "where traded cards go, and their seat is skipped.",
-                "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
-                "%(where)s stay as neutral armies that only defend, their %(num)s cards go "
-                "where traded cards go, and their seat is skipped.",
-                event.cards,
-                **values,
-            )
-        return _(
-            "%(player)s missed %(turns)s in a row and leaves the game: their %(armies)s on "
-            "%(where)s stay as neutral armies that only defend, and their seat is skipped.",
-            **values,
-        )
-    if isinstance(event, RoundsOver) and event.team:
-        return _(
-            "Round %(rounds)s, the game's last, is over: the team %(team)s holds the most "
-            "territories (%(territories)s, with %(armies)s; a tie goes to the most armies, then "
-            "to the team of the earliest to play).",
-            rounds=event.rounds,
-            team=team_name(event.team),
-            territories=n_("%(num)s territory", "%(num)s territories", event.territories),
-            armies=_armies(event.armies),
-        )
-    if isinstance(event, RoundsOver):
-        return _(
-            "Round %(rounds)s, the game's last, is over: %(player)s holds the most territories "
-            "(%(territories)s, with %(armies)s; a tie goes to the most armies, then to the "
-            "earliest to play).",
-            rounds=event.rounds,
-            player=event.player,
-            territories=n_("%(num)s territory", "%(num)s territories", event.territories),
-            armies=_armies(event.armies),
-        )
-    if isinstance(event, Won) and event.team:
-        return _("The team %(team)s has won the game!", team=team_name(event.team))
-    if isinstance(event, Won):
-        return _("%(player)s has won the game!", player=event.player)
-    if isinstance(event, DiceKeyed):
-        return _(
-            "The dice come from the key and the order files of %(players)s.",
-            players=", ".join(event.players),
-        )
-    return str(event)
-
-
-def card_name(card: str) -> str:
-    """A card as the language spoken names it: its territory, or the wild card."""
-    return _("wild") if card == WILD else place(card)
-
-
-# --- The story: events told as a reader follows them ---------------------------------------
+from pbem.present.sentences import KINDS, armies_text, card_name, dice_text, listing, narrate
 
 
 @dataclass(frozen=True)
@@ -419,33 +90,6 @@ def _move(armies: dict[str, int], event: Event) -> None:
         armies[event.target] = armies.get(event.target, 0) + event.armies
 
 
-_KINDS: dict[type[Event], str] = {
-    Reinforced: "turn",
-    Traded: "trade",
-    Placed: "place",
-    Dealt: "setup",
-    Dropped: "dropped",
-    SeatTaken: "seat",
-    Away: "away",
-    SeatsDecided: "setup",
-    RolledForFirst: "setup",
-    Eliminated: "eliminated",
-    fog_events.LeftGame: "eliminated",
-    fog_events.MovedSeen: "fortify",
-    fog_events.CardsHidden: "card",
-    fog_events.TurnPlayed: "turn",
-    DrewCard: "card",
-    Reshuffled: "card",
-    DrewNoCard: "card",
-    Fortified: "fortify",
-    Skipped: "skipped",
-    Won: "won",
-    RoundsOver: "won",
-    Conquered: "battle",
-    AttackStopped: "battle",
-}
-
-
 def _losses(roll: Rolled) -> str:
     if roll.attacker_losses and roll.defender_losses:
         return _("each loses %(lost)s", lost=roll.attacker_losses)
@@ -478,7 +122,7 @@ def _battle(
             "%(player)s attacked %(target)s (%(defender)s) from %(source)s: %(armies)s against "
             "%(defending)s.",
             **names,
-            armies=_armies(armies.get(first.source, 0)),
+            armies=armies_text(armies.get(first.source, 0)),
             defending=armies.get(first.target, 0),
         )
         note = told(rules.attack_dice_note(armies.get(first.source, 0), dice))
@@ -502,7 +146,11 @@ def _battle(
         _move(armies, e)
         rolls.append(
             RollLine(
-                _dice(e.attacker), _dice(e.defender), _losses(e), left(e.source), left(e.target)
+                dice_text(e.attacker),
+                dice_text(e.defender),
+                _losses(e),
+                left(e.source),
+                left(e.target),
             )
         )
         i += 1
@@ -547,7 +195,7 @@ def _battle(
 
 def _spots(group: Sequence[Placed]) -> str:
     """Where a group of placements went: "3 on Ural, 2 on Siam"."""
-    return _listing(
+    return listing(
         [
             _("%(armies)s on %(territory)s", armies=p.armies, territory=place(p.territory))
             for p in group
@@ -566,7 +214,7 @@ def _placements(group: Sequence[Placed]) -> str:
     first = group[0]
     spots = _spots(group)
     total = sum(p.armies for p in group)
-    values = {"player": first.player, "armies": _armies(total), "spots": spots}
+    values = {"player": first.player, "armies": armies_text(total), "spots": spots}
     if first.why == "autopilot":
         if len(group) == 1:
             return _("autopilot placed %(spots)s", **values)
@@ -593,7 +241,7 @@ def _placements(group: Sequence[Placed]) -> str:
         return _(
             "%(player)s placed 2 on %(territory)s for its card.",
             player=first.player,
-            territory=_listing([place(p.territory) for p in group]),
+            territory=listing([place(p.territory) for p in group]),
         )
     if len(group) == 1:
         return _(
@@ -733,7 +381,7 @@ def tell(
                         "cards, for %(armies)s (set %(set)s of the game).",
                         cards=", ".join(card_name(c) for c in e.cards),
                         player=e.player,
-                        armies=_armies(e.value),
+                        armies=armies_text(e.value),
                         set=e.set_number,
                     ),
                 )
@@ -750,7 +398,7 @@ def tell(
             i += len(rolls)
             continue
         _move(counts, e)
-        kind = _KINDS.get(type(e)) or mission_view.KINDS.get(type(e), "other")
+        kind = KINDS.get(type(e)) or mission_view.KINDS.get(type(e), "other")
         items.append(StoryItem(kind, narrate(e, viewer)))
         i += 1
     return items

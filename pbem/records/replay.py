@@ -13,7 +13,8 @@ from typing import Any
 from pbem.core import engine
 from pbem.core.board import Board
 from pbem.core.events import DiceKeyed, Event, SeatTaken
-from pbem.core.orders import Orders, parse_orders
+from pbem.core.order_parsing import parse_orders
+from pbem.core.orders import Orders
 from pbem.core.state import GameState, Options
 from pbem.errors import GameFileError
 from pbem.records import seat_changes
