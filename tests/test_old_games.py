@@ -6,8 +6,9 @@ file format 1), and tests/fixtures/format2-example a copy of games/example as it
 game file format 2, its reports included; each holds the order files its players sent for the
 rest of the game in `continuation/` (NNNN-player.toml: the file for resolution NNNN). The values
 pinned below were recorded with the release that wrote each: for format 2, the last pbem that
-wrote game file format 2, which made that example again byte for byte from its seed and bots'
-orders before playing on with the same bots.
+wrote game file format 2 (commit a296a29), whose tests/make_example.py made that example again
+byte for byte (game file, history, orders) and then played on with the same bots and the same
+random stream, keeping each order file.
 """
 
 from __future__ import annotations
