@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import tomli
 from click.testing import CliRunner
 from conftest import snapshot
 
@@ -13,6 +14,7 @@ from pbem.cli import main
 from pbem.game import processor
 from pbem.records.history import report_dir
 from pbem.records.opening import read_game
+from pbem.records.store import FORMAT
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 
@@ -20,6 +22,17 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
 def test_example_game_audits() -> None:
     summary = processor.audit_game(EXAMPLE)
     assert summary.resolutions >= 10
+
+
+def test_example_is_in_todays_format_as_pbem_new_writes_it() -> None:
+    """Made again by tests/make_example.py when the format moves on; the example as an older
+    pbem kept it is tests/fixtures/format2-example (test_old_games.py)."""
+    assert tomli.loads((EXAMPLE / "game.toml").read_text())["format"] == FORMAT
+    resolutions = read_game(EXAMPLE).state.resolution
+    folders = sorted(p.name for p in (EXAMPLE / "reports").iterdir())
+    assert folders == [report_dir(EXAMPLE, r).name for r in range(resolutions)]
+    assert folders[:2] == ["0000-deal", "0001-setup-turn"]
+    assert folders[-1] == f"{resolutions - 1:04d}-turn-{resolutions - 2}"
 
 
 def test_example_is_three_players_mid_game_with_valid_pending_orders() -> None:

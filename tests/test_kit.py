@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import write_skeletons
+from conftest import skeleton, write_skeletons
 from test_mail import GAME, make_template, outbox
 
 from pbem import mail
@@ -48,11 +48,12 @@ def player(tmp_path_factory: pytest.TempPathFactory) -> Path:
     valid = (LATEST / "alice.orders.toml").read_text()
     (folder / "valid.toml").write_text(valid)
     (folder / "invalid.toml").write_text(
-        valid.replace('territory = "Middle East"', 'territory = "Midle East"').replace(
+        valid.replace('territory = "South Africa"', 'territory = "Sout Africa"').replace(
             'armies = "rest"', "armies = 50"
         )
     )
-    (folder / "not-mine.toml").write_text((LATEST / "bob.orders.toml").read_text())
+    # The file bob's report will hold when his turn comes: signed by bob, not alice.
+    (folder / "not-mine.toml").write_text(skeleton(EXAMPLE, "bob"))
     return folder
 
 
@@ -88,10 +89,10 @@ def test_the_kit_checks_orders_as_pbem_check_view_does(kit: Path, player: Path) 
         assert got == want
     code, out = bare(sys.executable, kit, player, "check", "--view", "view.json", "invalid.toml")
     assert code == 1
-    assert "invalid.toml line " in out and "did you mean 'Middle East'?" in out
+    assert "invalid.toml line " in out and "did you mean 'South Africa'?" in out
     assert bare(sys.executable, kit, player, "check", "--view", "view.json", "valid.toml") == (
         0,
-        "valid.toml: valid.\n  place 5 on Middle East\n",
+        "valid.toml: valid.\n  place 3 on South Africa\n",
     )
 
 

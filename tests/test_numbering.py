@@ -20,7 +20,8 @@ from pbem.records.history import report_dir
 from pbem.records.store import FORMAT, _load_toml
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "games" / "example"
+# The example game as an older pbem kept it (game file format 2, report folders reports/NNNN/).
+OLD_EXAMPLE = ROOT / "tests" / "fixtures" / "format2-example"
 SEED = "00" * 31 + "0b"
 MODERATOR = "risk@example.org"
 RESOLUTION_1 = "(resolution 1, history/0001.toml)"
@@ -162,7 +163,7 @@ def test_dice_by_turn_names_the_turns_there_are(tmp_path: Path) -> None:
 
 def test_an_old_games_report_folders_keep_working_beside_the_new_ones(tmp_path: Path) -> None:
     copy = tmp_path / "example"
-    shutil.copytree(EXAMPLE, copy)
+    shutil.copytree(OLD_EXAMPLE, copy, ignore=shutil.ignore_patterns("continuation"))
     assert _load_toml(copy / "game.toml")["format"] < 5
     old = sorted(p.name for p in (copy / "reports").iterdir())
     assert old[-1] == "0010" and report_dir(copy, 10) == copy / "reports" / "0010"

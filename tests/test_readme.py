@@ -1,6 +1,7 @@
 """The README works as written: its first command block, pasted into a fresh shell in a copy
 of this checkout, installs pbem and resolves a copy of the example game; and then a command of
-"A turn, for the moderator" runs by the name the README gives it."""
+"A moderator's first game" runs by the name the README gives it. Every link of the README leads
+to a file, and to a heading of it, that exist."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def test_the_first_command_block_then_a_turn_command_run_as_written(tmp_path: Pa
     first = blocks(section("The two commands"))[0]
     turn = next(
         line
-        for block in blocks(section("A turn, for the moderator"))
+        for block in blocks(section("A moderator's first game"))
         for line in block.splitlines()
         if line.startswith("pbem new ")
     )
@@ -93,3 +94,34 @@ def test_the_second_command_block_is_what_ci_runs() -> None:
     second = blocks(section("The two commands"))[1].strip()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert second in ci
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors of a Markdown page's headings, as GitHub makes them (outside code blocks)."""
+    found: set[str] = set()
+    seen: dict[str, int] = {}
+    fenced = False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        heading = re.match(r"#{1,6} +(.*?) *#* *$", line)
+        if fenced or heading is None:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        found.add(slug if count == 0 else f"{slug}-{count}")
+    return found
+
+
+def test_every_link_of_the_readme_leads_to_a_file_and_heading_that_exist() -> None:
+    prose = re.sub(r"```.*?```", "", README, flags=re.DOTALL)
+    links = re.findall(r"\]\(([^)\s]+)\)", prose)
+    local = [link for link in links if not re.match(r"[a-z]+:", link)]
+    assert len(local) > 20, local
+    for link in local:
+        name, _, anchor = link.partition("#")
+        target = ROOT / name if name else ROOT / "README.md"
+        assert target.is_file(), f"{link}: no such file"
+        if anchor:
+            assert anchor in anchors(target), f"{link}: no such heading in {name or 'README.md'}"

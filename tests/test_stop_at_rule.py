@@ -17,7 +17,8 @@ from pbem.errors import GameFileError
 from pbem.records.opening import read_game
 from pbem.records.store import FORMAT, game_document, upgrade_game_document
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "games" / "example"
+# The example game as pbem kept it in game file format 2, before stop_at was a promise.
+OLD_EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "format2-example"
 
 
 def test_a_new_game_records_stop_at_as_a_promise(tmp_path: Path) -> None:
@@ -38,7 +39,7 @@ def test_a_format_3_game_file_migrates_to_the_threshold(tmp_path: Path) -> None:
 
 def test_the_example_game_written_before_the_rule_keeps_it_and_audits(tmp_path: Path) -> None:
     copy = tmp_path / "example"
-    shutil.copytree(EXAMPLE, copy)
+    shutil.copytree(OLD_EXAMPLE, copy, ignore=shutil.ignore_patterns("continuation"))
     game = read_game(copy)
     assert game.state.options.stop_at is StopAt.THRESHOLD
     before = state_digest(game.state)

@@ -1,17 +1,17 @@
 """The autopilot: the orders a player gets who sent none by the deadline.
 
-The rule, the same for every game and documented in the README: trade the best set when the
-hand forces a trade (5 or more cards); find the largest enemy stack that borders the player's
-territories (another player's, never a team-mate's, the neutral's only if no player's borders
-them; ties go to the first in board order); place every army, one at a time, on the player's
-territory next to it that holds the fewest armies at that moment (ties: board order). No
-attack, no fortify. In the setup turn the armies still to place go, one at a time, to
-whichever of the player's territories that border another owner's (a player's, not a
-team-mate's, or the neutral's) holds the fewest at that moment (ties: board order), so that the
-borders are held rather than one territory; games made before format 7 (`autopilot =
-"front"`) place the setup's armies as a turn's, which in a dealt setup puts them all next to
-the first enemy territory in board order. In the draft turn the list is just "rest": every
-territory is picked by the draft's fill-in rule (pbem/core/draft.py).
+The rule, the same for every game and documented in docs/deadlines.md ("The autopilot"): trade
+the best set when the hand forces a trade (5 or more cards); find the largest enemy stack that
+borders the player's territories (another player's, never a team-mate's, the neutral's only if
+no player's borders them; ties go to the first in board order); place every army, one at a time,
+on the player's territory next to it that holds the fewest armies at that moment (ties: board
+order). No attack, no fortify. In the setup turn the armies still to place go, one at a time, to
+whichever of the player's territories that border another owner's (a player's, not a team-
+mate's, or the neutral's) holds the fewest at that moment (ties: board order), so that the
+borders are held rather than one territory; games made before format 7 (`autopilot = "front"`)
+place the setup's armies as a turn's, which in a dealt setup puts them all next to the first
+enemy territory in board order. In the draft turn the list is just "rest": every territory is
+picked by the draft's fill-in rule (pbem/core/draft.py).
 
 Pure: the orders are a function of the state alone, so the audit gets the same file again.
 """

@@ -14,7 +14,7 @@ A mission card is a short text id, stored in the player's seat (`Player.mission`
 In a team game each mission is still done by its holder alone, with their own territories; the
 holder's team wins with them.
 
-The deck is the published one (the README's "Secret Mission Risk"): the 8 cards above without
+The deck is the published one (docs/rules.md, "Secret Mission Risk"): the 8 cards above without
 a target, and one "destroy" card per seated player, in seat order. Pure: no files, no clock.
 """
 
@@ -128,7 +128,7 @@ def complete(
     armies: Mapping[str, int],
     alive: Mapping[str, bool],
 ) -> bool:
-    """Whether `player` has done `mission` on this table (the exact tests of the README)."""
+    """Whether `player` has done `mission` on this table (the exact tests of docs/rules.md)."""
     if mission.target is not None:
         return not alive.get(mission.target, True)
     if mission.continents:
