@@ -6,8 +6,8 @@ borders the player's territories (another player's, never a team-mate's, the neu
 no player's borders them; ties go to the first in board order); place every army, one at a time,
 on the player's territory next to it that holds the fewest armies at that moment (ties: board
 order). No attack, no fortify. In the setup turn the armies still to place go, one at a time, to
-whichever of the player's territories that border another owner's (a player's, not a team-
-mate's, or the neutral's) holds the fewest at that moment (ties: board order), so that the
+whichever of the player's territories that border another owner's (a player's, not a
+team-mate's, or the neutral's) holds the fewest at that moment (ties: board order), so that the
 borders are held rather than one territory; games made before format 7 (`autopilot = "front"`)
 place the setup's armies as a turn's, which in a dealt setup puts them all next to the first
 enemy territory in board order. In the draft turn the list is just "rest": every territory is
