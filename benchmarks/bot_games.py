@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from machine import cpu
 
-from pbem.core import rules
+from pbem.core import validation
 from pbem.core.autopilot import autopilot_orders
 from pbem.core.board import load_board
 from pbem.core.engine import Randomness, new_game, resolve
@@ -57,7 +57,7 @@ def play(i: int, seats: list[Player]) -> tuple[str | None, float, int]:
             if kinds[name] is reference_orders:
                 spent += time.perf_counter() - start
                 turns += 1
-            problems = rules.validate(state, made)
+            problems = validation.validate(state, made)
             if problems:
                 raise AssertionError(f"game {i}, {name}: {problems}")
             orders.append(made)

@@ -310,6 +310,21 @@ TESTS: dict[str, list[str]] = {
         "tests/test_cli.py",
     ],
     # Modules split out of those above: the same tests.
+    "pbem/core/validation.py": [
+        "tests/test_rules.py",
+        "tests/test_rare_rules.py",
+        "tests/test_stop_at_rule.py",
+        "tests/test_engine.py",
+        "tests/test_player_turn.py",
+        "tests/test_draft.py",
+        "tests/test_deck.py",
+        "tests/test_missions.py",
+        "tests/test_orders.py",
+        "tests/test_autopilot.py",
+        "tests/test_advice.py",
+        "tests/test_odds.py",
+        "tests/test_selfplay.py",
+    ],
     "pbem/game/show.py": [
         "tests/test_shell_processor.py",
         "tests/test_shell_recovery.py",
@@ -849,20 +864,20 @@ SKIPPED += [
         "is stop_at as max(1, stop_at) is",
     ),
     (
-        "pbem/core/rules.py",
+        "pbem/core/validation.py",
         "def __call__(self, message: str | Problem, line: int | None = None, /) -> None: ...",
         ("`__call__` returns at once",),
         "the method of a Protocol, a type for the checker: its body is never run",
     ),
     (
-        "pbem/core/rules.py",
+        "pbem/core/validation.py",
         "placed[place.territory] = placed.get(place.territory, 0) + int(place.armies)",
         ("0 -> 1 in `placed.get(place.territory, 0)`",),
         "`placed` only serves to check that an attack's source will hold 2 armies, and a "
         "placement puts 1 at least on a territory holding 1 at least: 2 or more either way",
     ),
     (
-        "pbem/core/rules.py",
+        "pbem/core/validation.py",
         "if fixed > armies:",
         ("`>` -> `>=`",),
         "only reached when the placements do not add up (`fixed != armies`): then `>=` is `>`",
@@ -882,7 +897,7 @@ SKIPPED += [
         "other seat is alive: stopping one step sooner returns the same seat",
     ),
     (
-        "pbem/core/rules.py",
+        "pbem/core/validation.py",
         "placed[where] = placed.get(where, 0) + spare",
         ("0 -> 1",),
         '`where` is the last placement\'s territory, and without "rest" every placement has '

@@ -9,7 +9,7 @@ more. In a draft it ranks its mission's continents first (or a favourite contine
 ending the list with "rest". Its random choices (a `random.Random` the
 caller seeds) vary every feature of an order file: "best" and explicit trades, numbers and "rest",
 `dice`, `stop_at`, `move`, chained attacks, forward fortifications. `orders_for` checks each file
-with `rules.validate` and round-trips it through `Orders.to_toml` and `parse_orders`, so self-play
+with `validation.validate` and round-trips it through `Orders.to_toml` and `parse_orders`, so self-play
 also exercises the parser.
 """
 
@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbem.core import missions, rules
+from pbem.core import missions, rules, validation
 from pbem.core.board import Board, Continent
 from pbem.core.order_parsing import parse_orders
 from pbem.core.orders import (
@@ -63,7 +63,7 @@ def orders_for(state: GameState, name: str, rng: random.Random) -> Orders:
 
 def check_orders(state: GameState, orders: Orders) -> Orders:
     """Assert that `orders` are valid now and that their TOML parses back to equal orders."""
-    problems = rules.validate(state, orders)
+    problems = validation.validate(state, orders)
     if problems:
         listing = "\n".join(p.format() for p in problems)
         raise BotError(f"bot orders rejected:\n{listing}\n--- orders ---\n{orders.to_toml()}")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from helpers import HIDDEN, key, make_state, orders
 
-from pbem.core import rules
+from pbem.core import validation
 from pbem.core.engine import Randomness, resolve
 from pbem.core.events import AttackStopped, Conquered, Fortified, Placed, Rolled, Skipped
 from pbem.core.forecast import Distribution, PlanForecast, forecast_plan
@@ -166,7 +166,7 @@ def resolve_many(plan: Plan, runs: int, first: int = 0) -> tuple[list[Tally], Ta
     fortification (its `source_after` holds the armies moved)."""
     state = plan.state()
     turn = plan.orders(state)
-    assert rules.validate(state, turn) == [], plan.name
+    assert validation.validate(state, turn) == [], plan.name
     tallies = [Tally() for _ in turn.attack]
     fortified = Tally()
     for n in range(first, first + runs):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from pbem.core import rules
+from pbem.core import validation
 from pbem.core.board import load_board
 from pbem.core.dice import Stream, hidden_key
 from pbem.core.engine import Randomness, resolve
@@ -165,10 +165,10 @@ def randomness(public: bytes | None = None) -> Randomness:
 def play(
     state: GameState, turn_orders: Orders, public: bytes | None = None, *, check: bool = True
 ) -> tuple[GameState, tuple[Event, ...]]:
-    """Resolve one turn; first assert that `rules.validate` accepts the orders (unless told not
+    """Resolve one turn; first assert that `validation.validate` accepts the orders (unless told not
     to), since the engine only ever sees accepted orders."""
     if check:
-        assert rules.validate(state, turn_orders) == []
+        assert validation.validate(state, turn_orders) == []
     return resolve(state, [turn_orders], randomness(public))
 
 

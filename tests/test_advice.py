@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from helpers import make_state, orders
 
-from pbem.core import rules
+from pbem.core import validation
 from pbem.core.advice import warnings
 from pbem.core.forecast import forecast_plan
 from pbem.core.orders import Attack, Fortify, Orders, Place
@@ -14,7 +14,7 @@ from pbem.present.plan import advice_text, forecast_with_warnings
 
 
 def warned(state: GameState, turn: Orders) -> list[str]:
-    assert rules.validate(state, turn) == []  # never blocking: the orders are valid
+    assert validation.validate(state, turn) == []  # never blocking: the orders are valid
     return [advice_text(p) for p in warnings(state, turn, forecast_plan(state, turn))]
 
 

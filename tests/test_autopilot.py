@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from helpers import BOARD, SECRET, make_state, only, orders, play, randomness
 
-from pbem.core import rules
+from pbem.core import rules, validation
 from pbem.core.autopilot import autopilot_orders, autopilot_text, borders, front, spread
 from pbem.core.engine import resolve
 from pbem.core.events import Conquered, Dropped, MissedTurn, Placed, Rolled, Traded, Won
@@ -34,7 +34,7 @@ def test_the_autopilot_places_beside_the_largest_enemy_stack() -> None:
     got = autopilot_orders(state, "alice", SECRET)
     assert [(p.territory, p.armies) for p in got.place] == [("Alaska", 3)]
     assert got.attack == () and got.fortify is None and got.trade == ()
-    assert rules.validate(state, got) == []
+    assert validation.validate(state, got) == []
 
 
 def test_the_autopilot_spreads_one_army_at_a_time_on_the_weakest_next_to_it() -> None:
@@ -71,7 +71,7 @@ def test_the_autopilot_trades_when_five_cards_force_it() -> None:
     state = make_state({**WEST, "Kamchatka": ("bob", 9)}, hands={"alice": hand})
     got = autopilot_orders(state, "alice", SECRET)
     assert got.trade == "best"
-    assert rules.validate(state, got) == []
+    assert validation.validate(state, got) == []
     total = rules.reinforcement(state, "alice").total + rules.set_value(0)
     assert sum(int(p.armies) for p in got.place) == total
     _, events = play(state, got, check=False)
@@ -87,7 +87,7 @@ def test_the_autopilot_in_the_setup_turn_places_the_rest() -> None:
     )
     got = autopilot_orders(state, "alice", SECRET)
     assert sum(int(p.armies) for p in got.place) == 7
-    assert rules.validate(state, got) == []
+    assert validation.validate(state, got) == []
 
 
 DEALT = {t: ("alice", 1) for t in ("Alaska", "Northwest Territory", "Alberta", "Ontario",
@@ -105,7 +105,7 @@ def test_in_a_dealt_setup_the_autopilot_spreads_over_every_border_fewest_first()
     # one each, then the other three one more each in board order (all at 2 then)
     assert got == {edge[0]: 2, edge[1]: 2, edge[2]: 2, edge[3]: 1}
     assert "Alberta" not in got
-    assert rules.validate(state, autopilot_orders(state, "alice", SECRET)) == []
+    assert validation.validate(state, autopilot_orders(state, "alice", SECRET)) == []
 
 
 def test_an_older_games_setup_autopilot_still_stacks_next_to_the_first_enemy() -> None:
@@ -275,7 +275,7 @@ def test_selfplay_with_silent_players_keeps_the_rules() -> None:
             for name in state.awaiting():
                 if name in silent:
                     got = autopilot_orders(state, name, SECRET)
-                    assert rules.validate(state, got) == [], got.to_toml()
+                    assert validation.validate(state, got) == [], got.to_toml()
                     orders_list.append(got)
                 else:
                     orders_list.append(orders_for(state, name, rng))

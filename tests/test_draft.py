@@ -15,7 +15,7 @@ from conftest import SEED
 from helpers import BOARD, make_state, order_text, randomness
 from test_deadlines import ROME, SETUP_DUE, new, run
 
-from pbem.core import draft, rules
+from pbem.core import draft, validation
 from pbem.core.autopilot import autopilot_orders
 from pbem.core.engine import new_game, resolve
 from pbem.core.events import Drafted, MissedTurn, Placed
@@ -86,7 +86,7 @@ def test_the_draft_deals_round_by_round_and_then_the_setup_turn_places_the_rest(
         draft_orders(state, third, *reversed(BOARD.names)),
     ]
     for o in lists:
-        assert rules.validate(state, o) == []
+        assert validation.validate(state, o) == []
     new, events = resolve(state, lists, randomness())
     picks = [e for e in events if isinstance(e, Drafted)]
     assert picks[:3] == [
@@ -131,7 +131,7 @@ def test_a_bad_draft_list_is_refused_with_what_to_do(body: str, message: str) ->
 def test_a_short_list_without_rest_is_refused() -> None:
     state = drafting()
     orders = draft_orders(state, "alice", "Peru", "Brazil")
-    [problem] = rules.validate(state, orders)
+    [problem] = validation.validate(state, orders)
     assert problem.message.startswith(
         "your draft list names 2 of the 42 territories: add the other 40 (Alaska, "
     )
@@ -158,23 +158,23 @@ def test_a_short_list_shows_five_of_the_territories_it_leaves_out(
 ) -> None:
     state = drafting()
     orders = draft_orders(state, "alice", *BOARD.names[left_out:])
-    assert [p.message for p in rules.validate(state, orders)] == [message]
+    assert [p.message for p in validation.validate(state, orders)] == [message]
 
 
 def test_the_draft_turn_takes_only_a_list_and_the_setup_turn_no_list() -> None:
     state = drafting()
     placing = Orders(state.game, 0, "alice", SECRET, place=())
-    assert "the draft turn needs your ranked list" in rules.validate(state, placing)[0].message
+    assert "the draft turn needs your ranked list" in validation.validate(state, placing)[0].message
     after = make_state({"Alaska": "alice"}, phase=Phase.SETUP, turn=0, to_place={"alice": 1})
     late = Orders(after.game, 0, "alice", SECRET, draft=(REST,))
-    assert any("the draft is over" in p.message for p in rules.validate(after, late))
+    assert any("the draft is over" in p.message for p in validation.validate(after, late))
 
 
 def test_a_missing_list_gets_the_fill_in_rule_through_the_autopilot() -> None:
     state = drafting()
     silent = state.players[0].name
     auto = autopilot_orders(state, silent, "x")
-    assert auto.draft == (REST,) and rules.validate(state, auto) == []
+    assert auto.draft == (REST,) and validation.validate(state, auto) == []
     others = [draft_orders(state, p.name, "Peru", REST) for p in state.players[1:]]
     new, events = resolve(state, [auto, *others], randomness(), autopilot={silent})
     assert MissedTurn(silent, 0, 1) in events

@@ -22,7 +22,7 @@ from helpers import (
     randomness,
 )
 
-from pbem.core import dice, rules
+from pbem.core import dice, rules, validation
 from pbem.core.board import WILD
 from pbem.core.dice import Stream, check_rolls
 from pbem.core.engine import new_game, resolve
@@ -206,7 +206,7 @@ def test_setup_turn_places_the_rest_and_starts_play() -> None:
     for player in state.players:
         first, second = state.owned(player.name)[:2]
         files.append(orders(state, player.name, place=[(first, 5), (second, "rest")]))
-        assert rules.validate(state, files[-1]) == []
+        assert validation.validate(state, files[-1]) == []
     new, events = resolve(state, files, randomness(key(1)))
     assert new.phase is Phase.PLAY
     assert (new.turn, new.resolution, new.current) == (1, 2, 0)
@@ -656,7 +656,7 @@ def test_game_ends_with_one_player_standing() -> None:
     assert new.player("alice").hand == ("Peru",)  # no card is drawn once the game is won
     assert set(new.owned("alice")) == set(BOARD.names)
     later = orders(new, "alice", place=[("Siam", "rest")])
-    assert [p.message for p in rules.validate(new, later)] == [
+    assert [p.message for p in validation.validate(new, later)] == [
         f"game '{new.game}' is over: no more orders are taken"
     ]
     with pytest.raises(ValueError, match="over"):
@@ -685,7 +685,7 @@ def test_neutral_never_attacks_and_defends_with_two() -> None:
     assert state.awaiting() == ("alice",)
     assert rules.next_seat(state, 0) == 1 and rules.next_seat(state, 1) == 0
     from_neutral = orders(state, NEUTRAL, place=[("Ural", "rest")])
-    assert [p.message for p in rules.validate(state, from_neutral)] == [
+    assert [p.message for p in validation.validate(state, from_neutral)] == [
         "there is no player 'neutral' in this game"
     ]
     attack = Attack("Ukraine", "Ural", dice=1)
@@ -1008,7 +1008,7 @@ def test_random_games_keep_the_invariants(game: int, players: int, options: Opti
         if state.phase is Phase.OVER:
             break
         turn = random_orders(state, rng)
-        problems = rules.validate(state, turn)
+        problems = validation.validate(state, turn)
         assert problems == [], (problems, turn)
         new, events = resolve(state, [turn], randomness(key(state.resolution)))
         check_invariants(state, new, events)
@@ -1027,7 +1027,7 @@ def test_card_bonus_armies_count_for_an_attack_from_that_territory() -> None:
         place=[("Siam", "rest")],
         attack=[Attack("Alaska", "Kamchatka", stop_at=1)],
     )
-    assert rules.validate(state, order) == []
+    assert validation.validate(state, order) == []
     _, events = play(state, order)
     assert Placed("alice", "Alaska", 2, "card") in events
     assert only(events, Rolled)[0].source == "Alaska"

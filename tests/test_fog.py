@@ -15,7 +15,7 @@ import pytest
 from conftest import write_bot_orders
 from helpers import BOARD, make_state, orders
 
-from pbem.core import dice, fog, fog_events, rules
+from pbem.core import dice, fog, fog_events, validation
 from pbem.core.engine import Randomness, resolve
 from pbem.core.events import AttackStopped, Conquered, Rolled, Skipped
 from pbem.core.orders import REST, Attack, Orders
@@ -111,7 +111,7 @@ def test_in_a_fog_game_each_battle_rolls_from_its_own_key_from_its_first_die() -
         place=[("Ukraine", REST)],
         attack=[Attack("Ukraine", t, stop_at=stop) for t, stop in plan],
     )
-    assert rules.validate(state, o) == []
+    assert validation.validate(state, o) == []
     _, events = resolve(state, (o,), RANDOMNESS)
     fought = battles(events)
     assert len(fought) == 3
@@ -127,18 +127,18 @@ def test_a_fog_game_allows_eight_attacks_on_one_pair_a_turn() -> None:
     state = make_state({"Ukraine": ("alice", 90), "Ural": ("bob", 90)}, options=FOG)
     attacks = [Attack("Ukraine", "Ural", stop_at=80 - i) for i in range(9)]
     nine = orders(state, place=[("Ukraine", REST)], attack=attacks)
-    assert [p.message for p in rules.validate(state, nine)] == [
+    assert [p.message for p in validation.validate(state, nine)] == [
         "a game with fog allows 8 attacks on 'Ural' from 'Ukraine' a turn"
     ]
     eight = replace(nine, attack=nine.attack[:8])
-    assert rules.validate(state, eight) == []
+    assert validation.validate(state, eight) == []
     keyed = replace(state, options=replace(FOG, dice=DiceRule.ORDERS))
     _, events = resolve(keyed, (replace(nine, turn=keyed.turn),), RANDOMNESS)
     assert [e.reason for e in events if isinstance(e, Skipped)][-1] == (
         "a game with fog allows 8 attacks on Ural from Ukraine a turn"
     )
     alone = replace(state, options=Options())
-    assert rules.validate(alone, nine) == []
+    assert validation.validate(alone, nine) == []
 
 
 # --- the view: what fog hides ----------------------------------------------------------------
@@ -217,7 +217,7 @@ def test_a_fogged_view_reads_back_as_a_state_to_check_orders_with() -> None:
         place=[("Alaska", REST)],
         attack=[Attack("Alaska", "Kamchatka"), Attack("Kamchatka", "Yakutsk")],
     )
-    assert rules.validate(again, o) == []
+    assert validation.validate(again, o) == []
     light = json.loads(json.dumps(game_view(fogged_table(FogLevel.LIGHT), "alice")))  # type: ignore[arg-type]
     assert state_from_view(light, BOARD).owner("Peru") == "bob"
     view["territories"]["Peru"]["owner"] = "nobody"
@@ -546,7 +546,7 @@ def test_the_reference_bot_plays_a_fogged_view_without_attacking_what_it_cannot_
     again = state_from_view(json.loads(json.dumps(game_view(state, "alice"))), BOARD)
     assert again.armies("Yakutsk") == 0  # (not seen)
     o = reference_bot.reference_orders(again, "alice", "x")
-    assert rules.validate(again, o) == []
+    assert validation.validate(again, o) == []
     assert o.attack and all(again.armies(a.target) > 0 for a in o.attack)
 
 

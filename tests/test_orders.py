@@ -1,5 +1,5 @@
 """Order files (DESIGN section 4): parsing every field, the messages for bad files, the round trip
-through `Orders.to_toml`, and `rules.validate`'s rejections, each with the line it came from."""
+through `Orders.to_toml`, and `validation.validate`'s rejections, each with the line it came from."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from helpers import BOARD, GAME, SECRET, make_state, only, order_text, orders, p
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.core import rules
+from pbem.core import rules, validation
 from pbem.core.board import WILD
 from pbem.core.events import Traded
 from pbem.core.order_parsing import parse_orders
@@ -312,7 +312,7 @@ def alice_to_play(**changes: object) -> GameState:
 
 
 def check(state: GameState, body: str, **header: object) -> list[Problem]:
-    return rules.validate(state, parse(body, **header))
+    return validation.validate(state, parse(body, **header))
 
 
 PLACE_3 = '[[place]]\nterritory = "Ukraine"\narmies = 3\n'  # lines 5-7
@@ -581,8 +581,8 @@ def test_setup_turn_places_exactly_the_setup_armies() -> None:
 
 def test_orders_built_in_code_validate_like_parsed_ones() -> None:
     state = alice_to_play()
-    assert rules.validate(state, orders(state, place=[("Ukraine", "rest")])) == []
-    assert rules.validate(state, orders(state, place=[("Ukraine", 1), ("Ural", REST)])) == []
+    assert validation.validate(state, orders(state, place=[("Ukraine", "rest")])) == []
+    assert validation.validate(state, orders(state, place=[("Ukraine", 1), ("Ural", REST)])) == []
 
 
 PLAIN_FILE = 'game = "g"\nturn = 3\nplayer = "alice"\nsecret = "s"  # from the report\n\n' + FULL

@@ -11,7 +11,7 @@ from forecast_plans import PLANS, Plan, compare, fifty_army_plans
 from helpers import make_state, orders
 
 from pbem.core import forecast as forecast_module
-from pbem.core import rules
+from pbem.core import validation
 from pbem.core.forecast import forecast_plan
 from pbem.core.orders import Attack, Fortify
 from pbem.core.state import Options, StopAt
@@ -71,7 +71,7 @@ def test_an_attack_from_a_source_emptied_by_a_move_in_happens_only_if_enough_sta
         place=[("China", 3)],
         attack=[Attack("China", "India", move=8), Attack("China", "Afghanistan")],
     )
-    assert rules.validate(state, turn) == []
+    assert validation.validate(state, turn) == []
     plan = forecast_plan(state, turn, exact=True)
     second = plan.attacks[1]
     assert second.happens == Fraction(2890, 7776) + Fraction(2611, 7776) * Fraction(855, 1296)
@@ -177,7 +177,7 @@ def test_the_float_forecast_is_the_exact_one_rounded() -> None:
 
 def test_ten_attacks_from_fifty_army_stacks_take_well_under_a_second() -> None:
     for _, state, turn in fifty_army_plans():
-        assert rules.validate(state, turn) == []
+        assert validation.validate(state, turn) == []
         start = time.perf_counter()
         lines = forecast_lines(state, turn)
         assert time.perf_counter() - start < 0.5

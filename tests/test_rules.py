@@ -7,7 +7,7 @@ import itertools
 import pytest
 from helpers import BOARD, make_state, orders
 
-from pbem.core import rules
+from pbem.core import rules, validation
 from pbem.core.board import WILD
 from pbem.core.orders import ALL, MIN
 from pbem.core.state import CardRule, FortifyMode, Options, TwoPlayer
@@ -135,17 +135,19 @@ def test_trade_forced_with_five_cards() -> None:
     rest = [("Ukraine", "rest")]
 
     state = make_state(owners, hands={"alice": four})
-    assert rules.validate(state, orders(state, place=rest)) == []
+    assert validation.validate(state, orders(state, place=rest)) == []
 
     state = make_state(owners, hands={"alice": five})
-    assert rules.validate(state, orders(state, place=rest)) == []  # pbem trades for them
+    assert validation.validate(state, orders(state, place=rest)) == []  # pbem trades for them
     assert rules.forced_trade(state, "alice", ()) == rules.best_set(
         BOARD, five, ["Ukraine"], rule=CLASSIC
     )
     assert rules.forced_trade(state, "alice", "best") is None
-    assert rules.validate(state, orders(state, trade="best", place=rest)) == []
+    assert validation.validate(state, orders(state, trade="best", place=rest)) == []
     assert (
-        rules.validate(state, orders(state, trade=[("Alaska", "Peru", "Venezuela")], place=rest))
+        validation.validate(
+            state, orders(state, trade=[("Alaska", "Peru", "Venezuela")], place=rest)
+        )
         == []
     )
 
@@ -156,9 +158,9 @@ def test_card_trade_adds_its_value_to_the_armies_to_place() -> None:
     )  # the 7th set is worth 20
     three = rules.reinforcement(state, "alice").total
     good = orders(state, trade="best", place=[("Ukraine", three + 20)])
-    assert rules.validate(state, good) == []
+    assert validation.validate(state, good) == []
     short = orders(state, trade="best", place=[("Ukraine", three + 19)])
-    assert [p.message for p in rules.validate(state, short)] == [
+    assert [p.message for p in validation.validate(state, short)] == [
         f"{three + 19} armies placed, but your reinforcements are {three + 20}: place 1 more "
         '(armies = "rest" places whatever is left)'
     ]
@@ -171,9 +173,9 @@ def test_two_sets_traded_in_one_turn_give_the_next_two_values() -> None:
     )  # the 5th and 6th sets of the game: 12 and 15
     three = rules.reinforcement(state, "alice").total
     both = orders(state, trade=[INFANTRY, CAVALRY], place=[("Ukraine", three + 12 + 15)])
-    assert rules.validate(state, both) == []
+    assert validation.validate(state, both) == []
     short = orders(state, trade=[INFANTRY, CAVALRY], place=[("Ukraine", three + 12 + 14)])
-    assert [p.message for p in rules.validate(state, short)] == [
+    assert [p.message for p in validation.validate(state, short)] == [
         f"{three + 26} armies placed, but your reinforcements are {three + 27}: place 1 more "
         '(armies = "rest" places whatever is left)'
     ]

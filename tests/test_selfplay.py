@@ -24,7 +24,7 @@ from itertools import zip_longest
 import pytest
 from bots import BotError, features, orders_for
 
-from pbem.core import dice, rules
+from pbem.core import dice, rules, validation
 from pbem.core.board import WILD, Board, load_board
 from pbem.core.engine import Randomness, new_game, resolve
 from pbem.core.events import (
@@ -1295,7 +1295,7 @@ def test_selfplay_game_keeps_the_rules(case: Case) -> None:
         alive = {p.name for p in final.players if p.alive}
         assert final.winner in alive and alive <= set(team_of(final, final.winner or ""))
     if played.ended:
-        assert rules.validate(final, played.orders[-1][0])  # no orders after the end
+        assert validation.validate(final, played.orders[-1][0])  # no orders after the end
 
 
 def test_most_selfplay_games_end() -> None:

@@ -10,7 +10,7 @@ import pytest
 from conftest import new_game, write_skeletons
 from helpers import SECRET, make_state
 
-from pbem.core import rules
+from pbem.core import rules, validation
 from pbem.core.board import WILD
 from pbem.core.events import (
     AttackStopped,
@@ -44,7 +44,7 @@ def _ready(state: GameState, player: str = "alice") -> str:
 
 
 def _accepted(state: GameState, text: str) -> list[str]:
-    return [p.message for p in rules.validate(state, parse_orders(text, state.board))]
+    return [p.message for p in validation.validate(state, parse_orders(text, state.board))]
 
 
 def test_the_ready_order_file_of_a_player_with_exactly_five_cards_trades() -> None:

@@ -17,7 +17,7 @@ from conftest import force_state, write_bot_orders, write_skeletons
 from helpers import BOARD, make_state, orders
 
 from pbem.cli import main
-from pbem.core import missions, rules
+from pbem.core import missions, rules, validation
 from pbem.core.autopilot import autopilot_orders, borders
 from pbem.core.engine import Randomness, resolve
 from pbem.core.events import (
@@ -48,7 +48,7 @@ TEAM_FORTIFY = Options(teams=TEAMS, team_fortify=True)
 
 
 def problems(state: object, o: object) -> list[str]:
-    return [p.message for p in rules.validate(state, o)]  # type: ignore[arg-type]
+    return [p.message for p in validation.validate(state, o)]  # type: ignore[arg-type]
 
 
 def table(owners: dict[str, object], options: Options = TEAM_GAME, **kw: object) -> object:

@@ -15,7 +15,7 @@ from helpers import BOARD, make_state, orders
 from test_rules import ARTILLERY, CAVALRY, INFANTRY
 
 from pbem.cli import main
-from pbem.core import rules
+from pbem.core import rules, validation
 from pbem.core.board import WILD
 from pbem.core.engine import Randomness, resolve
 from pbem.core.events import DrewCard, Fortified, Placed, Skipped, Traded
@@ -32,7 +32,7 @@ RANDOMNESS = Randomness(bytes(32), bytes(32))
 
 
 def problems(state: object, o: object) -> list[str]:
-    return [p.message for p in rules.validate(state, o)]  # type: ignore[arg-type]
+    return [p.message for p in validation.validate(state, o)]  # type: ignore[arg-type]
 
 
 # --- recorded only when not classic --------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Turn resolution: a pure fold of (state, accepted orders, keys) into (new state, events).
 
-Orders reaching the engine were accepted by `rules.validate`; what became impossible since
+Orders reaching the engine were accepted by `validation.validate`; what became impossible since
 (an attack from a territory an earlier attack failed to take) is skipped with an event.
 No file, clock or print in here: the same inputs give the same outputs, byte for byte.
 

@@ -2,7 +2,7 @@
 typed `orders.Orders`, with every problem of its shape found at once, each with its line.
 
 Parsing checks the shape of a file: types, known keys, territory names. Whether the orders are
-legal in the current state is `rules.validate`'s question.
+legal in the current state is `validation.validate`'s question.
 """
 
 from __future__ import annotations

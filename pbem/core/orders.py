@@ -2,7 +2,7 @@
 written back as the TOML a player would write (`to_toml`).
 
 Reading an order file into these is `order_parsing`'s; whether the orders are legal in the
-current state is `rules.validate`'s question.
+current state is `validation.validate`'s question.
 """
 
 from __future__ import annotations

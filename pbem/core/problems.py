@@ -1,12 +1,12 @@
 """Every problem of an order file at once: what reading it found, then, with the entries that
-could be read, everything `rules.validate` finds, so that a misspelt name does not hide an
+could be read, everything `validation.validate` finds, so that a misspelt name does not hide an
 army-count error (one more mail round trip for the player)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from pbem.core import rules
+from pbem.core import validation
 from pbem.core.order_parsing import parse_orders
 from pbem.core.orders import Orders
 from pbem.core.state import GameState
@@ -33,7 +33,7 @@ def check_text(
     if wrong is not None:
         return orders, _in_file_order([*found, wrong])
     lines = {p.line for p in found if p.line is not None}
-    for problem in rules.validate(state, orders):
+    for problem in validation.validate(state, orders):
         if problem.line is not None and problem.line in lines:
             continue  # that line already has its problem
         if dropped and "no earlier attack of yours takes it" in problem.message:
