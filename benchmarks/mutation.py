@@ -369,7 +369,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_mail_clients.py",
         "tests/test_mail.py",
     ],
-    "pbem/records/undone.py": ["tests/test_undo.py"],
+    "pbem/records/undone.py": ["tests/test_records_readers.py", "tests/test_undo.py"],
     "pbem/records/deadline_changes.py": [
         "tests/test_deadlines.py",
         "tests/test_clock.py",
@@ -393,7 +393,11 @@ TESTS: dict[str, list[str]] = {
         "tests/test_deadlines.py",
         "tests/test_game_directory.py",
     ],
-    "pbem/records/seat_changes.py": ["tests/test_seats.py", "tests/test_seats_dropped.py"],
+    "pbem/records/seat_changes.py": [
+        "tests/test_records_readers.py",
+        "tests/test_seats.py",
+        "tests/test_seats_dropped.py",
+    ],
     "pbem/records/away.py": [
         "tests/test_vacations.py",
         "tests/test_vacation_mail.py",
