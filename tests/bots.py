@@ -9,8 +9,8 @@ more. In a draft it ranks its mission's continents first (or a favourite contine
 ending the list with "rest". Its random choices (a `random.Random` the
 caller seeds) vary every feature of an order file: "best" and explicit trades, numbers and "rest",
 `dice`, `stop_at`, `move`, chained attacks, forward fortifications. `orders_for` checks each file
-with `validation.validate` and round-trips it through `Orders.to_toml` and `parse_orders`, so self-play
-also exercises the parser.
+with `validation.validate` and round-trips it through `Orders.to_toml` and `parse_orders`, so
+self-play also exercises the parser.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Order files (DESIGN section 4): parsing every field, the messages for bad files, the round trip
-through `Orders.to_toml`, and `validation.validate`'s rejections, each with the line it came from."""
+through `Orders.to_toml`, and `validation.validate`'s rejections, each with the line it came
+from."""
 
 from __future__ import annotations
 
