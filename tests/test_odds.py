@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.core.odds import Forecast, forecast, roll_outcomes
+from pbem.core.odds import Forecast, forecast, printed_win, roll_outcomes, win_chance
 from pbem.core.rules import attack_dice, battle, defence_dice
 
 # --- one roll -----------------------------------------------------------------------------------
@@ -305,3 +305,105 @@ def test_odds_agree_with_the_engines_own_battles() -> None:
     p = float(exact.win)
     assert abs(wins / runs - p) < 4 * math.sqrt(p * (1 - p) / runs)
     assert abs(left / runs - float(exact.expected_attackers_left)) < 0.15
+
+
+# --- the chance of winning in floating point: the decision aids' ---------------------------------
+
+# (attackers, defenders) for every way of attacking, and large battles of the defaults
+FLOAT_SMALL = [(a, d) for a in range(1, 21) for d in range(1, 21)]
+FLOAT_LARGE = [(300, 290), (250, 300), (280, 280), (560, 40), (40, 560), (150, 160), (599, 1)]
+WAYS = [
+    (stop_at, dice, promised)
+    for stop_at in (1, 2, 3, 5)
+    for dice in (None, 1, 2, 3)
+    for promised in (True, False)
+]
+
+
+def _printed(p: float | Fraction) -> str:
+    from pbem.present.plan import percent
+
+    return percent(p)
+
+
+@pytest.mark.parametrize(("stop_at", "dice", "promised"), WAYS)
+def test_the_float_chance_is_the_exact_one_for_every_way_of_attacking(
+    stop_at: int, dice: int | None, promised: bool
+) -> None:
+    for a, d in FLOAT_SMALL:
+        exact = forecast(a, d, stop_at, dice, promised).win
+        assert abs(win_chance(a, d, stop_at, dice, promised) - float(exact)) < 1e-14, (a, d)
+        shown = printed_win(a, d, stop_at, dice, promised)
+        assert _printed(shown) == _printed(exact), (a, d)
+
+
+@pytest.mark.parametrize(("attackers", "defenders"), FLOAT_LARGE)
+def test_the_float_chance_of_large_battles_is_the_exact_one(attackers: int, defenders: int) -> None:
+    exact = forecast(attackers, defenders).win
+    assert abs(win_chance(attackers, defenders) - float(exact)) < 1e-12
+    assert _printed(printed_win(attackers, defenders)) == _printed(exact)
+
+
+@pytest.mark.parametrize(("stop_at", "dice", "promised"), [(7, 2, True), (4, 1, False)])
+def test_the_float_chance_of_large_battles_keeps_the_stop_and_the_dice(
+    stop_at: int, dice: int, promised: bool
+) -> None:
+    exact = forecast(200, 190, stop_at, dice, promised).win
+    assert abs(win_chance(200, 190, stop_at, dice, promised) - float(exact)) < 1e-12
+
+
+def test_a_battle_won_or_lost_all_but_surely_prints_as_the_exact_one() -> None:
+    """The float of 500 against 10 is 1 and of 10 against 500 is 0; the exact chances are
+    neither, and print as such."""
+    assert win_chance(500, 10) == 1.0 and win_chance(10, 500) == 0.0
+    assert _printed(printed_win(500, 10)) == _printed(forecast(500, 10).win) == ">99.9%"
+    assert _printed(printed_win(10, 500)) == _printed(forecast(10, 500).win) == "<0.1%"
+    assert printed_win(3, 5, stop_at=3) == 0 and _printed(printed_win(3, 5, stop_at=3)) == "0.0%"
+
+
+@pytest.mark.parametrize("step", [0.0005, 0.0625, 0.5065, 0.9995])
+def test_a_float_near_a_printed_step_is_seen(step: float) -> None:
+    from pbem.core.odds import NEAR, _near_a_step
+
+    assert _near_a_step(step) and _near_a_step(step + NEAR / 2) and _near_a_step(step - NEAR / 2)
+    assert not _near_a_step(step + 2 * NEAR) and not _near_a_step(step - 2 * NEAR)
+    assert not _near_a_step(step + 0.0005)  # (a tenth of a percent itself is no step)
+
+
+def test_a_float_near_a_printed_step_gives_way_to_the_exact_fraction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """37 against 13, stopping at 3 (an older game's rule): 99.950008%, just above the step to
+    '>99.9%'. A float that erred by 1e-10 below the step would print '99.9%': the exact fraction
+    is taken instead."""
+    from pbem.core import odds
+
+    exact = forecast(37, 13, 3, None, False).win
+    assert _printed(exact) == ">99.9%" and abs(float(exact) - 0.9995) < 1e-7
+    monkeypatch.setattr(odds, "win_chance", lambda *args: 0.9995 - 1e-10)
+    assert _printed(0.9995 - 1e-10) == "99.9%"
+    assert printed_win(37, 13, 3, None, False) == exact
+
+
+def test_the_aids_odds_are_worked_out_for_the_rows_shown_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from helpers import make_state
+
+    from pbem.core import odds
+    from pbem.present import aids
+
+    state = make_state({"Alaska": ("alice", 5), "Ukraine": ("alice", 9)}, default=("bob", 2))
+    asked: list[tuple[int, int]] = []
+    chance = odds.printed_win
+    monkeypatch.setattr(odds, "printed_win", lambda a, d: asked.append((a, d)) or chance(a, d))
+    candidates = sum(
+        state.owner(n) == "bob" for t in ("Alaska", "Ukraine") for n in state.board.neighbours(t)
+    )
+    assert candidates == 9  # (more attacks than rows)
+    rows = aids.decision_aids(state, "alice")["attacks"]
+    assert isinstance(rows, list) and len(rows) == aids.ATTACKS
+    shown = [(r.armies, r.defenders) for r in rows] + [
+        (r.reinforced_armies, r.defenders) for r in rows
+    ]
+    assert sorted(asked) == sorted(shown)

@@ -1,7 +1,9 @@
 """Decision aids for a player's next turn: continents, threatened borders, the odds of attacks.
 
 All from the board everyone sees (owners and armies) and the reinforcements every report shows
-for every player: nothing private. The odds are `pbem odds`'s exact ones (`odds.forecast`).
+for every player: nothing private. The odds are those `pbem odds` prints, to the same digit:
+worked out in floating point (`odds.printed_win`), from the exact fractions only when a
+float lies too near a place where a printed digit changes.
 """
 
 from __future__ import annotations
@@ -59,12 +61,13 @@ def _odds(attackers: int, defenders: int) -> str:
         return _("cannot attack")
     if attackers + defenders > odds.LARGEST:
         return _("too many to count")
-    return percent(odds.forecast(attackers, defenders).win)
+    return percent(odds.printed_win(attackers, defenders))
 
 
 def decision_aids(state: GameState, player: str) -> dict[str, object]:
     """Per continent what `player` holds and who holds the rest; their borders with the enemy
-    armies next to each; the attacks from their strongest borders with exact odds."""
+    armies next to each; the attacks from their strongest borders with their odds (of the
+    rows shown only: they are chosen by the armies, not by the odds)."""
     board = state.board
     team = state.team(player)  # (team-mates' armies are no threat, nor theirs to attack)
     continents = []
@@ -99,29 +102,26 @@ def decision_aids(state: GameState, player: str) -> dict[str, object]:
         )
     borders.sort(key=lambda b: (-(b.threat - b.armies), b.territory))
     extra = rules.reinforcement(state, player).total
-    attacks = []
+    choices = []
     for b in sorted(borders, key=lambda b: (-b.armies, b.territory))[:STRONGEST]:
-        for n in board.neighbours(b.territory):
-            if state.owner(n) in team:
-                continue
-            attacks.append(
-                AttackAid(
-                    b.territory,
-                    b.armies,
-                    n,
-                    owner_name(state.owner(n)),
-                    state.armies(n),
-                    _odds(b.armies, state.armies(n)),
-                    _odds(b.armies + extra, state.armies(n)),
-                    b.armies + extra,
-                )
-            )
-    attacks.sort(key=lambda a: (a.defenders - a.armies, a.source, a.target))
+        choices += [(b, n) for n in board.neighbours(b.territory) if state.owner(n) not in team]
+    choices.sort(key=lambda c: (state.armies(c[1]) - c[0].armies, c[0].territory, c[1]))
+    attacks = [
+        AttackAid(
+            b.territory,
+            b.armies,
+            n,
+            owner_name(state.owner(n)),
+            state.armies(n),
+            _odds(b.armies, state.armies(n)),
+            _odds(b.armies + extra, state.armies(n)),
+            b.armies + extra,
+        )
+        for b, n in choices[:ATTACKS]
+    ]
     return {  # names in the reader's language (pbem.languages.i18n), once sorted by the board's
         "continents": [replace(c, name=place(c.name)) for c in continents],
         "borders": [replace(b, territory=place(b.territory)) for b in borders],
-        "attacks": [
-            replace(a, source=place(a.source), target=place(a.target)) for a in attacks[:ATTACKS]
-        ],
+        "attacks": [replace(a, source=place(a.source), target=place(a.target)) for a in attacks],
         "reinforcements": extra,
     }
