@@ -20,6 +20,9 @@ Rows:
   as a share of the raw stream's bytes per CPU-second.
 - audit: `audit_game` of a game of 1,000 resolutions (and of its first 500, to see that the time
   grows linearly with the history).
+- scale: what grows with a club (the tick over many games, a resolve late in a long game, the
+  view files, the decision aids at large stacks, a fetch over a big mailbox), each as a ratio
+  to a baseline of its own measured in the same run: the modules named in SCALE.
 - floor: what the commands cannot go below, measured the same way as they are: importing the
   standard library modules every command needs, click, Jinja2, and all that `check` and
   `resolve` import (no work done), each as a multiple of `python -c pass`. No aim: they say
@@ -64,7 +67,10 @@ from pbem.records.opening import read_game  # noqa: E402
 from pbem.records.replay import replay_orders  # noqa: E402
 
 # The groups of rows, in the order they are measured (--only picks some).
-GROUPS = ("commands", "floor", "batch", "selfplay", "dice", "audit")
+GROUPS = ("commands", "floor", "batch", "selfplay", "dice", "audit", "scale")
+SCALE = ("scale_tick", "scale_history", "scale_views", "scale_aids", "scale_fetch")
+"""The modules beside this script that measure what grows with a club (docs/speed.md, "At
+scale"): each gives its rows as (name, figure, aim, met)."""
 
 PLAYERS6 = ["alice", "bob", "carol", "dave", "erin", "frank"]
 
@@ -426,6 +432,19 @@ def audit_rows(work: Path, runs: int, bare: float) -> list[Row]:
     ]
 
 
+def scale_rows(work: Path, quick: bool) -> list[Row]:
+    """The rows of every module of SCALE, each measured in its own folder."""
+    import importlib
+
+    out = []
+    for name in SCALE:
+        folder = work / name
+        folder.mkdir()
+        module = importlib.import_module(name)
+        out += [Row(*row) for row in module.rows(folder, quick)]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (the median counts)")
@@ -453,6 +472,7 @@ def main() -> None:
             "selfplay": lambda: [selfplay_row(5 if args.quick else 20, runs, bare)],
             "dice": lambda: [dice_row(runs)],
             "audit": lambda: audit_rows(work, min(runs, 3), bare),
+            "scale": lambda: scale_rows(work, args.quick),
         }
         rows: list[Row] = []
         for group in GROUPS:
