@@ -14,7 +14,8 @@ from bots import orders_for
 from conftest import SEED, write_bot_orders
 
 from pbem.core import dice
-from pbem.core.state import Options, Phase, SetupMode, StopAt, state_digest
+from pbem.core.orders import Orders
+from pbem.core.state import GameState, Options, Phase, SetupMode, StopAt, state_digest
 from pbem.game import processor
 from pbem.records import history, store
 from pbem.records.opening import read_game
@@ -65,6 +66,18 @@ def three_player_game(directory: Path, resolutions: int) -> None:
         os.fsync = synced
 
 
+def short_orders(state: GameState, name: str, rng: random.Random, secret: str) -> Orders:
+    """The orders of `name` in the long game of three: the test bots' placing, one attack
+    stopped after a roll or two, not on a player holding three territories or fewer."""
+    orders = orders_for(state, name, rng)
+    attack = tuple(
+        replace(a, stop_at=max(1, state.territories[a.source].armies - 3))
+        for a in orders.attack[:1]
+        if len(state.owned(state.territories[a.target].owner)) > 3  # (no one falls)
+    )
+    return replace(orders, secret=secret, attack=attack, fortify=None)
+
+
 def _three_player_game(directory: Path, resolutions: int) -> None:
     processor.new_game(
         directory,
@@ -81,13 +94,7 @@ def _three_player_game(directory: Path, resolutions: int) -> None:
     for r in range(1, resolutions):
         records = []
         for name in state.awaiting():
-            orders = orders_for(state, name, rng)
-            attack = tuple(
-                replace(a, stop_at=max(1, state.territories[a.source].armies - 3))
-                for a in orders.attack[:1]
-                if len(state.owned(state.territories[a.target].owner)) > 3  # (no one falls)
-            )
-            orders = replace(orders, secret=secrets[name], attack=attack, fortify=None)
+            orders = short_orders(state, name, rng, secrets[name])
             records.append(history.OrderRecord(name, f"{name}.toml", orders.to_toml()))
         after, events = replay_orders(state, records, game.randomness(r))
         history.write_history(

@@ -22,13 +22,14 @@ pixels wide, a point every 6 pixels."""
 
 TRADES_KEPT = 50
 """The most cards traded a view file's story lists: the latest, with how many came before
-(`trades_before`); fifty trades are the whole of a long game's (the test bots' games of six
-players trade about 25 sets)."""
+(`trades_before`): the text of `pbem stats --view` lists each, and fifty lines are as many
+as a story in a mail should hold; `pbem stats DIR` lists them all."""
 
 FOG_RESOLUTIONS = 100
 """The most resolutions whose battles a finished fog game's last view file lists (`dice.game`,
 docs/fog.md): the latest, from `game_from`. A hundred resolutions are the whole of a game of
-three or four players (the bots' fog games of three end in about 75) and the last twenty rounds
+three or four players (a fog game of the test bots,
+three players, ended in 74) and the last twenty rounds
 of a game of five or six; a player checks the battles they were told of before with the view
 files of those reports, and every battle of the game with the audit of its public record."""
 

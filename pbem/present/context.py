@@ -152,11 +152,11 @@ def game_battles(
     game: Game, resolution: int, events: Sequence[Event], first: int = 1
 ) -> list[dict[str, Any]]:
     """The battles of a fog game that is over, resolution by resolution from `first` (this
-    one's `events` last), with what its dice key needs besides the keys the last report reveals: the digest of
-    the orders (and the salt of a resolution played again). Each roll is written short, the
-    attacker's dice, a slash, the defender's ("653/42"). A player's view file lists the latest
-    resolutions' (from `bounds.fog_window`), so that it stays bounded; the moderator's, which
-    the public record keeps, every one."""
+    one's `events` last), with what its dice key needs besides the keys the last report
+    reveals: the digest of the orders (and the salt of a resolution played again). Each roll is
+    written short, the attacker's dice, a slash, the defender's ("653/42"). A player's view
+    file lists the latest resolutions' (from `bounds.fog_window`), so that it stays bounded;
+    the moderator's, which the public record keeps, every one."""
     recorded = [(r, read_history(game.path, r).events) for r in range(first, resolution)]
     out = []
     for r, resolved in [*recorded, (resolution, tuple(events))]:
