@@ -54,17 +54,16 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from bots import orders_for  # noqa: E402
 from conftest import SEED, write_skeletons  # noqa: E402
+from long_game import three_player_game as long_game  # noqa: E402
 
 from pbem.core import dice  # noqa: E402
 from pbem.core.board import load_board  # noqa: E402
 from pbem.core.engine import Randomness, new_game, resolve  # noqa: E402
 from pbem.core.events import Event, Rolled  # noqa: E402
 from pbem.core.orders import Attack, Orders  # noqa: E402
-from pbem.core.state import Holding, Options, Phase, SetupMode, state_digest  # noqa: E402
+from pbem.core.state import Holding, Options, Phase, SetupMode  # noqa: E402
 from pbem.game import audit, processor  # noqa: E402
-from pbem.records import history, store  # noqa: E402
 from pbem.records.opening import read_game  # noqa: E402
-from pbem.records.replay import replay_orders  # noqa: E402
 
 # The groups of rows, in the order they are measured (--only picks some).
 GROUPS = ("commands", "floor", "batch", "selfplay", "dice", "audit", "scale")
@@ -144,60 +143,6 @@ def play_turn_game(directory: Path) -> None:
         write_skeletons(directory)
         processor.resolve_game(directory)
     write_skeletons(directory)
-
-
-def long_game(directory: Path, resolutions: int) -> None:
-    """A 3-player game `resolutions` long, written as `pbem resolve` would write its history and
-    game file (reports left out: the audit does not read them). Players place their armies and
-    attack a little (stopping early), so no one is ever conquered out. The files are not
-    synced to the disk while it is built (a thousand syncs of a busy disk take minutes)."""
-    synced = os.fsync
-    os.fsync = lambda fd: None
-    try:
-        _long_game(directory, resolutions)
-    finally:
-        os.fsync = synced
-
-
-def _long_game(directory: Path, resolutions: int) -> None:
-    processor.new_game(
-        directory,
-        processor.parse_player_list(["alice", "bob", "carol"]),
-        Options(setup=SetupMode.RANDOM),
-        seed=SEED,
-        name=f"long{resolutions}",
-    )
-    game = read_game(directory)
-    secrets = {r.name: r.secret for r in game.registrations}
-    rng = random.Random(1)
-    state = game.state
-    for r in range(1, resolutions):
-        records = []
-        for name in state.awaiting():
-            orders = orders_for(state, name, rng)
-            attack = tuple(
-                replace(a, stop_at=max(1, state.territories[a.source].armies - 3))
-                for a in orders.attack[:1]
-            )
-            orders = replace(orders, secret=secrets[name], attack=attack, fortify=None)
-            records.append(history.OrderRecord(name, f"{name}.toml", orders.to_toml()))
-        after, events = replay_orders(state, records, game.randomness(r))
-        history.write_history(
-            directory,
-            history.HistoryRecord(
-                resolution=r,
-                turn=state.turn,
-                players=tuple(state.awaiting()),
-                key=game.key(r).hex(),
-                orders=tuple(records),
-                events=events,
-                state_digest=state_digest(after),
-            ),
-        )
-        state = after
-        if state.phase is Phase.OVER:
-            raise SystemExit("the long game ended early: change its orders")
-    store.write_game(replace(game, state=state))
 
 
 # --- the figures ---------------------------------------------------------------------------------

@@ -1,16 +1,25 @@
-"""A long self-played game through the game directory: six players with long names (one in
-Cyrillic, one with accents), bots' orders mailed in as files, resolved to the end."""
+"""Long games: a self-played game through the game directory, six players with long names (one
+in Cyrillic, one with accents), bots' orders mailed in as files, resolved to the end; and a game
+of three players thousands of resolutions long, its history written directly (for the
+benchmarks and the view files of long games)."""
 
 from __future__ import annotations
 
+import os
 import random
+from dataclasses import replace
 from pathlib import Path
 
-from conftest import write_bot_orders
+from bots import orders_for
+from conftest import SEED, write_bot_orders
 
-from pbem.core.state import Options, Phase, StopAt
+from pbem.core import dice
+from pbem.core.orders import Orders
+from pbem.core.state import GameState, Options, Phase, SetupMode, StopAt, state_digest
 from pbem.game import processor
+from pbem.records import history, store
 from pbem.records.opening import read_game
+from pbem.records.replay import replay_orders
 
 LONG_NAMES = (
     "Maximiliana-Wolkenstein-Trostbe",
@@ -40,3 +49,67 @@ def play_long_game(directory: Path, seed: int = 12, options: Options | None = No
         write_bot_orders(directory, rng)
         processor.resolve_game(directory)
     return directory
+
+
+def three_player_game(directory: Path, resolutions: int) -> None:
+    """A 3-player game `resolutions` long, written as `pbem resolve` would write its history and
+    game file (reports left out: the audit does not read them). Players place their armies and
+    attack a little (stopping early), so no one is ever conquered out. The files are not
+    synced to the disk while it is built (a thousand syncs of a busy disk take minutes). Its
+    key chain is the default's, or longer for a game longer than that; no one attacks a player
+    holding three territories or fewer, so the longest games go on."""
+    synced = os.fsync
+    os.fsync = lambda fd: None
+    try:
+        _three_player_game(directory, resolutions)
+    finally:
+        os.fsync = synced
+
+
+def short_orders(state: GameState, name: str, rng: random.Random, secret: str) -> Orders:
+    """The orders of `name` in the long game of three: the test bots' placing, one attack
+    stopped after a roll or two, not on a player holding three territories or fewer."""
+    orders = orders_for(state, name, rng)
+    attack = tuple(
+        replace(a, stop_at=max(1, state.territories[a.source].armies - 3))
+        for a in orders.attack[:1]
+        if len(state.owned(state.territories[a.target].owner)) > 3  # (no one falls)
+    )
+    return replace(orders, secret=secret, attack=attack, fortify=None)
+
+
+def _three_player_game(directory: Path, resolutions: int) -> None:
+    processor.new_game(
+        directory,
+        processor.parse_player_list(["alice", "bob", "carol"]),
+        Options(setup=SetupMode.RANDOM),
+        seed=SEED,
+        name=f"long{resolutions}",
+        chain_length=max(dice.DEFAULT_CHAIN_LENGTH, resolutions + 1),
+    )
+    game = read_game(directory)
+    secrets = {r.name: r.secret for r in game.registrations}
+    rng = random.Random(1)
+    state = game.state
+    for r in range(1, resolutions):
+        records = []
+        for name in state.awaiting():
+            orders = short_orders(state, name, rng, secrets[name])
+            records.append(history.OrderRecord(name, f"{name}.toml", orders.to_toml()))
+        after, events = replay_orders(state, records, game.randomness(r))
+        history.write_history(
+            directory,
+            history.HistoryRecord(
+                resolution=r,
+                turn=state.turn,
+                players=tuple(state.awaiting()),
+                key=game.key(r).hex(),
+                orders=tuple(records),
+                events=events,
+                state_digest=state_digest(after),
+            ),
+        )
+        state = after
+        if state.phase is Phase.OVER:
+            raise SystemExit("the long game ended early: change its orders")
+    store.write_game(replace(game, state=state))

@@ -536,7 +536,7 @@ def test_an_unforeseen_fault_is_still_a_sentence(
     def broken(*_: object) -> None:
         raise OSError(errno.EIO, "Input/output error", str(playing_dir / "history"))
 
-    monkeypatch.setattr(processor, "dice_history", broken)
+    monkeypatch.setattr(processor, "dice_entries", broken)
     out = run("dice", playing_dir, code=1)
     assert out == (
         f"Error: cannot use {playing_dir / 'history'}: Input/output error: fix this, then run "

@@ -61,13 +61,17 @@ def dice_command(directory: Path, as_json: bool, turn: int | None, resolution: i
       pbem dice games/spring-2027 --resolution 14
     """
     from pbem.game import processor
+    from pbem.present.json_text import json_list_pieces
 
-    history = processor.dice_history(directory, resolution, turn)
-    if as_json:
-        echo(json.dumps(history, indent=2))
+    entries = processor.dice_entries(directory, resolution, turn)
+    if as_json:  # (written entry by entry: a long game's list is never held whole)
+        for piece in json_list_pieces(entries):
+            click.echo(printable(piece, lines=True), nl=False)
+        click.echo()
         return
-    for line in processor.dice_lines(history):
-        echo(line)
+    for entry in entries:
+        for line in processor.dice_lines([entry]):
+            echo(line)
 
 
 @click.command(name="press", short_help="List the table talk players sent each other.")

@@ -46,6 +46,7 @@ from pbem.game.readiness import NotReady as NotReady
 from pbem.game.readiness import Readiness as Readiness
 from pbem.game.readiness import choose, why_not_ready
 from pbem.game.readiness import readiness as readiness
+from pbem.game.show import dice_entries as dice_entries
 from pbem.game.show import dice_history as dice_history
 from pbem.game.show import dice_lines as dice_lines
 from pbem.game.show import show_table as show_table

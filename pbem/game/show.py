@@ -6,7 +6,7 @@ Read-only: nothing here writes to the game directory.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,15 @@ def dice_history(
 ) -> list[dict[str, object]]:
     """The dice list of docs/views.md: every resolution's key and rolls, in order; only those
     of `resolution`, or of the resolution that played `turn` (the turn players name)."""
+    return list(dice_entries(directory, resolution, turn))
+
+
+def dice_entries(
+    directory: Path, resolution: int | None = None, turn: int | None = None
+) -> Iterator[dict[str, object]]:
+    """The entries of `dice_history` one at a time, each history file read as its entry is
+    wanted, so that a long game's list is never held whole. A wrong `resolution` is refused
+    at once; a `turn` not played when the history has been read through, before any entry."""
     game = read_game(directory)
     count = history_count(directory)
     undone = undos.undo_records(directory)
@@ -97,29 +106,53 @@ def dice_history(
         raise PbemError("give --turn or --resolution, not both")
     if resolution is not None and not 0 <= resolution <= last:
         raise PbemError(f"there is no resolution {resolution}: this game has 0 to {last}")
-    out: list[dict[str, object]] = []
-    for r in range(last + 1):
-        if resolution is not None and r != resolution:
-            continue
+    wanted = range(last + 1) if resolution is None else range(resolution, resolution + 1)
+    entries = _entries(game, directory, wanted, undone, count)
+    if turn is None:
+        return entries
+    return _of_turn(game, entries, turn)
+
+
+def _entries(
+    game: Game,
+    directory: Path,
+    resolutions: range,
+    undone: Sequence[undos.UndoRecord],
+    count: int,
+) -> Iterator[dict[str, object]]:
+    """The entries of `resolutions`, an undone resolution's before the one that replaced it."""
+    for r in resolutions:
         for u in undone:
             if u.resolution == r:
                 kept = read_history_file(undos.undone_folder(directory, u) / f"{r:04d}.toml")
                 note = u.note(drafted(game))
-                out.append({**_dice_entry(game, kept), "undone": u.to_dict(), "note": note})
+                yield {**_dice_entry(game, kept), "undone": u.to_dict(), "note": note}
         if r < count:
-            out.append(_dice_entry(game, read_history(directory, r)))
-    if turn is None:
-        return out
+            yield _dice_entry(game, read_history(directory, r))
+
+
+def _of_turn(
+    game: Game, entries: Iterator[dict[str, object]], turn: int
+) -> Iterator[dict[str, object]]:
+    """The entries that played `turn`; when there are none, a PbemError naming the turns
+    played, raised before the first entry is given."""
     wanted = Played.of(2, turn).label
-    chosen = [e for e in out if e["played"] == wanted]
-    if not chosen:
-        played = [e["turn"] for e in out if e["played"] not in ("the deal", "the draft")]
-        so_far = f"turns {played[0]} to {played[-1]}" if played else "only the deal"
-        raise PbemError(
-            f"there is no turn {turn} in the history: this game has played {so_far}, and "
-            f"turn {game.state.turn} is pending ('pbem dice DIR' lists every turn)"
-        )
-    return chosen
+    found = False
+    first = latest = None  # (the turns played, for the refusal)
+    for entry in entries:
+        if entry["played"] == wanted:
+            found = True
+            yield entry
+        elif not found and entry["played"] not in ("the deal", "the draft"):
+            first = entry["turn"] if first is None else first
+            latest = entry["turn"]
+    if found:
+        return
+    so_far = f"turns {first} to {latest}" if first is not None else "only the deal"
+    raise PbemError(
+        f"there is no turn {turn} in the history: this game has played {so_far}, and "
+        f"turn {game.state.turn} is pending ('pbem dice DIR' lists every turn)"
+    )
 
 
 def _dice_entry(game: Game, record: HistoryRecord) -> dict[str, object]:

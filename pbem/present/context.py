@@ -30,6 +30,7 @@ from pbem.languages.i18n import _, n_, place
 from pbem.languages.numbering import Played, Undone, played, played_after
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
+from pbem.present.bounds import fog_window
 from pbem.present.sentences import card_name
 from pbem.present.sentences import cards_text as _cards
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
@@ -38,7 +39,6 @@ from pbem.present.stats import (
     charts,
     fallen_line,
     luck_line,
-    recorded_resolutions,
     stats_after,
     stats_for,
     stats_text,
@@ -49,6 +49,7 @@ from pbem.present.svgmap import NEUTRAL_COLOUR, map_shapes, player_colours
 from pbem.present.text import dice_faces
 from pbem.present.view import game_view
 from pbem.records import clock
+from pbem.records.history import read_history
 from pbem.records.store import Game
 
 
@@ -129,7 +130,10 @@ def fog_section(
     if game.state.phase is not Phase.OVER and resolution + 2 <= game.chain_length:
         out["next_battle_root"] = fog.battle_root(game.key(resolution + 1), board).hex()
     if game.state.phase is Phase.OVER:  # (the fog lifts: every battle of the game, to check)
-        out["game"] = game_battles(game, resolution, events)
+        first = 1 if player is None else fog_window(resolution)  # (a player's: the latest)
+        out["game"] = game_battles(game, resolution, events, first)
+        if first > 1:
+            out["game_from"] = first
     for b in fog_events.battles(told_events):
         battle, index, path = fog.battle_proof(key, board, b.label)
         out["battles"].append(
@@ -144,12 +148,16 @@ def fog_section(
     return out
 
 
-def game_battles(game: Game, resolution: int, events: Sequence[Event]) -> list[dict[str, Any]]:
-    """Every battle of a fog game that is over, resolution by resolution (this one's `events`
-    last), with what its dice key needs besides the keys the last report reveals: the digest of
-    the orders (and the salt of a resolution played again). Each roll is written short, the
-    attacker's dice, a slash, the defender's ("653/42")."""
-    recorded = [(r, e) for r, _turn, e in recorded_resolutions(game.path, resolution)]
+def game_battles(
+    game: Game, resolution: int, events: Sequence[Event], first: int = 1
+) -> list[dict[str, Any]]:
+    """The battles of a fog game that is over, resolution by resolution from `first` (this
+    one's `events` last), with what its dice key needs besides the keys the last report
+    reveals: the digest of the orders (and the salt of a resolution played again). Each roll is
+    written short, the attacker's dice, a slash, the defender's ("653/42"). A player's view
+    file lists the latest resolutions' (from `bounds.fog_window`), so that it stays bounded;
+    the moderator's, which the public record keeps, every one."""
+    recorded = [(r, read_history(game.path, r).events) for r in range(first, resolution)]
     out = []
     for r, resolved in [*recorded, (resolution, tuple(events))]:
         battles = fog_events.battles(resolved)

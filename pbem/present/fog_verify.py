@@ -121,14 +121,17 @@ def _whole_game(section: Mapping[str, Any], key: bytes) -> tuple[str, bool]:
     every earlier one): the line that says how it went, and whether every die matches."""
     last = section.get("resolution")
     entries = section["game"]
+    first = section.get("game_from", 1)  # (a view file lists the latest resolutions' only)
     if not isinstance(last, int) or isinstance(last, bool) or not isinstance(entries, list):
         raise FogVerifyError("the view file's battles of the game are not listed")
+    if not isinstance(first, int) or isinstance(first, bool) or not 1 <= first <= last:
+        raise FogVerifyError("the view file's first resolution of the game's battles is wrong")
     battles = rolls = 0
     for entry in entries:
         if not isinstance(entry, Mapping):
             raise FogVerifyError("the view file's battles of the game are not listed")
         r = entry.get("resolution")
-        if not isinstance(r, int) or isinstance(r, bool) or not 0 < r <= last:
+        if not isinstance(r, int) or isinstance(r, bool) or not first <= r <= last:
             raise FogVerifyError("a resolution of the game's battles is out of the game")
         own = dice.hash_back(key, last - r)  # k[r+1], from the last key k[last+1]
         digest = _hex(entry.get("orders_digest"), "orders digest")
@@ -155,6 +158,16 @@ def _whole_game(section: Mapping[str, Any], key: bytes) -> tuple[str, bool]:
                 ), False
             battles += 1
             rolls += len(found)
+    if first > 1:
+        return _(
+            "every battle of resolutions %(first)s to %(last)s OK: %(battles)s battles, "
+            "%(rolls)s rolls, each die from its battle's key, which the revealed keys give "
+            "(the earlier battles: in the audit of the game's public record)",
+            first=first,
+            last=last,
+            battles=battles,
+            rolls=rolls,
+        ), True
     return _(
         "every battle of the game OK: %(battles)s battles, %(rolls)s rolls, each die from its "
         "battle's key, which the revealed keys give",

@@ -11,6 +11,7 @@ float that is not finite, a type JSON has no word for) is left to `json.dumps` i
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -27,6 +28,19 @@ def indented_json(value: Any) -> str:
     except (_Unusual, RecursionError):  # (a value inside itself: json.dumps says so)
         return _standard(value)
     return "".join(out)
+
+
+def json_list_pieces(items: Iterable[Any]) -> Iterator[str]:
+    """The text of `json.dumps(list(items), indent=2)` in pieces, an item at a time, so that a
+    long list is written as it is made and never held whole (`pbem dice --json`). Joined, the
+    pieces are that text byte for byte; nothing is given before the first item is (so an
+    error raised while making it leaves nothing written)."""
+    started = False
+    for item in items:
+        text = json.dumps(item, indent=2).replace("\n", "\n  ")
+        yield ("[\n  " if not started else ",\n  ") + text
+        started = True
+    yield "\n]" if started else "[]"
 
 
 def _standard(value: Any) -> str:

@@ -26,6 +26,7 @@ from pbem.core.orders import Orders
 from pbem.errors import PbemError
 from pbem.languages import i18n
 from pbem.languages.numbering import Undone
+from pbem.present.bounds import bounded_story
 from pbem.present.bytecode import template_cache
 from pbem.present.context import (
     KIT_COMMAND,
@@ -418,7 +419,7 @@ def _view_file(
     reg = game.registration(player)
     if reg is not None:
         out["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
-    out["stats"] = without_battles(stats_for(stats, game.state, player))
+    out["stats"] = bounded_story(without_battles(stats_for(stats, game.state, player)))
     return indented_json(out) + "\n"
 
 

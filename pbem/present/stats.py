@@ -374,6 +374,11 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
     out += ["", _("Cards traded")]
     for t in stats["trades"]:
         out += wrap(trade_line(t), "  ", "    ")
+    if stats.get("trades_before"):  # (a view file's story lists the latest trades only)
+        earlier = stats["trades_before"]
+        out += wrap(
+            n_("and %(num)s trade before these", "and %(num)s trades before these", earlier), "  "
+        )
     if not stats["trades"]:
         out.append("  " + _("None yet."))
     out += [""]
