@@ -430,10 +430,27 @@ def test_a_mailbox_of_every_kind_of_message(game_dir: Path, kind: str) -> None:
     _, accepted = reply_to(d, result, "<c@t>")
     assert "accepted" in accepted and "What they will do:\n  place 21 on " in accepted
 
-    # Fetching the same mailbox again changes nothing at all.
-    before = snapshot(d)
+    # The same messages in another mailbox are read again and change nothing but the record
+    # of where they were found.
+    before, state = snapshot(d), MailState.peek(d)
     again = fetch(d, messages, kind)
     assert {i.verdict for i in again.incoming} == {mail.Verdict.DUPLICATE}
+    assert again.skipped == 0 and len(again.incoming) == len(messages)
+    ledger = "mail/ledger.sqlite"
+    assert {k: v for k, v in snapshot(d).items() if k != ledger} == {
+        k: v for k, v in before.items() if k != ledger
+    }
+    assert (MailState.peek(d).seen, MailState.peek(d).sent) == (state.seen, state.sent)
+    # The same mailbox again: every message is skipped unread, and nothing changes at all.
+    box = d.parent / f"box-{kind}-{len(list(d.parent.iterdir())) - 1}"
+    before = snapshot(d)
+    sources = mail.Sources(maildir=box) if kind == "maildir" else mail.Sources(mbox=box)
+    third = mail.fetch_orders(d, sources, MODERATOR, NOW)
+    assert third.incoming == () and third.skipped == len(messages)
+    assert third.count(mail.Verdict.DUPLICATE) == len(messages)
+    assert f"{len(messages)} messages read: 0 accepted, {len(messages)} already processed" in (
+        third.lines()[-1]
+    )
     assert snapshot(d) == before
 
 
