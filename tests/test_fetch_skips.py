@@ -171,6 +171,18 @@ def test_an_mbox_cut_short_and_written_again_is_read_whole(game_dir: Path) -> No
     assert again.skipped == 0
 
 
+def test_an_mbox_written_again_with_messages_where_the_old_were_is_read(game_dir: Path) -> None:
+    path = game_dir.parent / "mbox"
+    into_mbox(path, [orders_mail(game_dir, "alice", 1)])
+    fetch(game_dir, mbox=path)
+    size = path.stat().st_size
+    path.write_bytes(b"")  # another message of the same length at the same offset
+    into_mbox(path, [orders_mail(game_dir, "alice", 2)])
+    assert path.stat().st_size == size
+    again = fetch(game_dir, mbox=path)
+    assert taken(again) == [("<alice.2@t>", mail.Verdict.ACCEPTED)] and again.skipped == 0
+
+
 def test_a_message_handled_that_grew_is_read_again(game_dir: Path) -> None:
     path = game_dir.parent / "mbox"
     into_mbox(path, [orders_mail(game_dir, "alice", 1)])

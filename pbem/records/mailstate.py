@@ -223,6 +223,8 @@ class MailState:
         """Whether a commit failed: the changes it held are not written, and are dropped."""
         self._made = ""
         self._version = SCHEMA
+        self._marked: dict[tuple[str, str], tuple[str, str, str] | None] = {}
+        """The messages marked (`mark`) or unmarked by this command, as they stand."""
         self._db: sqlite3.Connection | None = None
 
     # --- opening --------------------------------------------------------------------------
@@ -447,12 +449,16 @@ class MailState:
         return {str(k): (str(t), str(m), str(f)) for k, t, m, f in rows}
 
     def mark(self, mailbox: str, key: str, stamp: str, message_id: str, sender: str) -> None:
-        """Record a message of `mailbox` as handled (committed with the changes around it)."""
-        self._changes.append(("mark", mailbox, key, (stamp, message_id, sender)))
+        """Record a message of `mailbox` as handled (committed with the changes around it, as
+        it is when the commit comes, like a record `put`)."""
+        self._marked[mailbox, key] = (stamp, message_id, sender)
+        self._changes.append(("mark", mailbox, key, None))
 
     def unmark(self, mailbox: str, key: str) -> None:
-        """Take back `mark` (a message whose handling is not recorded after all)."""
-        self._changes.append(("unmark", mailbox, key, None))
+        """Take back `mark` (a message whose handling is not recorded after all): whichever
+        commit writes the mark, or would have, writes that it is not."""
+        self._marked[mailbox, key] = None
+        self._changes.append(("mark", mailbox, key, None))
 
     def forget_mailbox(self, mailbox: str) -> None:
         """Forget every message of `mailbox` recorded as handled (it is not what it was)."""
@@ -533,7 +539,7 @@ class MailState:
         self.begun |= halves
         for op, file, section, arg in changes:
             if op in _MARKS:
-                rows.append(_marking(op, file, section, arg))
+                rows.append(_marking(op, file, section, self._marked.get((file, section))))
             elif op == "put":
                 table = self._half(file).get(section, {})
                 if arg in table:
@@ -662,21 +668,24 @@ class _Lazy(MutableMapping[str, Any]):
         return sum(1 for v in self._all().values() if v is not _GONE)
 
 
-_MARKS = ("mark", "unmark", "forget")
+_MARKS = ("mark", "forget")
 """The changes of the table `handled` (their `file` is the mailbox, their `section` the key)."""
 
 
-def _marking(op: str, mailbox: str, key: str, arg: Any) -> tuple[str, tuple[Any, ...]]:
-    """The statement of a change of the table `handled`."""
-    if op == "mark":
-        return (
-            "INSERT OR REPLACE INTO handled (mailbox, key, stamp, message_id, sender)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (mailbox, key, *arg),
-        )
-    if op == "unmark":
+def _marking(
+    op: str, mailbox: str, key: str, marked: tuple[str, str, str] | None
+) -> tuple[str, tuple[Any, ...]]:
+    """The statement of a change of the table `handled`: a message marked as it stands now
+    (`marked`, None when unmarked since), or a mailbox forgotten."""
+    if op == "forget":
+        return ("DELETE FROM handled WHERE mailbox = ?", (mailbox,))
+    if marked is None:
         return ("DELETE FROM handled WHERE mailbox = ? AND key = ?", (mailbox, key))
-    return ("DELETE FROM handled WHERE mailbox = ?", (mailbox,))
+    return (
+        "INSERT OR REPLACE INTO handled (mailbox, key, stamp, message_id, sender)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (mailbox, key, *marked),
+    )
 
 
 def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
