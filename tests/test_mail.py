@@ -448,8 +448,9 @@ def test_a_mailbox_of_every_kind_of_message(game_dir: Path, kind: str) -> None:
     third = mail.fetch_orders(d, sources, MODERATOR, NOW)
     assert third.incoming == () and third.skipped == len(messages)
     assert third.count(mail.Verdict.DUPLICATE) == len(messages)
-    assert f"{len(messages)} messages read: 0 accepted, {len(messages)} already processed" in (
-        third.lines()[-1]
+    assert (
+        f"{len(messages)} messages read: 0 accepted, {len(messages)} already processed"
+        in (third.lines()[-1])
     )
     assert snapshot(d) == before
 
