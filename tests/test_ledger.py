@@ -216,7 +216,7 @@ def test_a_database_of_a_newer_pbem_is_refused(game: Path) -> None:
     with sqlite3.connect(game / "mail" / DATABASE) as db:
         db.execute("UPDATE schema_version SET version = 99")
     out = run("mail", "send", game, code=1)
-    assert "was written by a newer pbem (schema 99, this pbem reads 1): upgrade pbem" in out
+    assert "was written by a newer pbem (schema 99, this pbem reads 2): upgrade pbem" in out
 
 
 @pytest.mark.usefixtures("never_hang")

@@ -186,6 +186,15 @@ def snapshot(directory: Path) -> dict[str, bytes]:
     }
 
 
+def records(directory: Path) -> tuple[dict[str, bytes], dict[str, Any], dict[str, Any]]:
+    """The game's files and its mail state's records, all but where each message handled was
+    found in its mailbox (`fetch` copies the messages into a new mailbox each time: reading
+    the same messages there records where they are)."""
+    state = MailState.peek(directory)
+    files = {k: v for k, v in snapshot(directory).items() if k != "mail/ledger.sqlite"}
+    return files, state.seen, state.sent
+
+
 def run(*args: object, code: int = 0, **kwargs: Any) -> str:
     result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, **kwargs)
     assert result.exit_code == code, result.output
@@ -430,10 +439,24 @@ def test_a_mailbox_of_every_kind_of_message(game_dir: Path, kind: str) -> None:
     _, accepted = reply_to(d, result, "<c@t>")
     assert "accepted" in accepted and "What they will do:\n  place 21 on " in accepted
 
-    # Fetching the same mailbox again changes nothing at all.
-    before = snapshot(d)
+    # The same messages in another mailbox are read again and change nothing but the record
+    # of where they were found.
+    before = records(d)
     again = fetch(d, messages, kind)
     assert {i.verdict for i in again.incoming} == {mail.Verdict.DUPLICATE}
+    assert again.skipped == 0 and len(again.incoming) == len(messages)
+    assert records(d) == before
+    # The same mailbox again: every message is skipped unread, and nothing changes at all.
+    box = d.parent / f"box-{kind}-{len(list(d.parent.iterdir())) - 1}"
+    before = snapshot(d)
+    sources = mail.Sources(maildir=box) if kind == "maildir" else mail.Sources(mbox=box)
+    third = mail.fetch_orders(d, sources, MODERATOR, NOW)
+    assert third.incoming == () and third.skipped == len(messages)
+    assert third.count(mail.Verdict.DUPLICATE) == len(messages)
+    assert (
+        f"{len(messages)} messages read: 0 accepted, {len(messages)} already processed"
+        in (third.lines()[-1])
+    )
     assert snapshot(d) == before
 
 

@@ -23,6 +23,7 @@ from pbem.languages.reasons import problem_told
 from pbem.mail.ahead import reading_ahead
 from pbem.mail.answers import Answers
 from pbem.mail.found import Choice, Found, normal
+from pbem.mail.handled import Known
 from pbem.mail.message import Letter, addresses_match, read_body, read_head
 from pbem.mail.outcomes import FetchResult, Incoming, Verdict
 from pbem.mail.press import Relaying
@@ -71,7 +72,9 @@ def fetch_orders(
     answer the game's players in the outbox. Messages already processed are skipped, so
     fetching the same mailbox again changes nothing. `moderator`: where the summary and the
     players' questions go (default: `sender`)."""
-    return fetch_entries(directory, read_entries(sources), sender, now, moderator)
+    known = Known()
+    entries = read_entries(sources, known)
+    return fetch_entries(directory, entries, sender, now, moderator, known=known)
 
 
 def fetch_entries(
@@ -81,29 +84,34 @@ def fetch_entries(
     now: datetime | None = None,
     moderator: str | None = None,
     done: Callable[[Entry], None] | None = None,
+    known: Known | None = None,
 ) -> FetchResult:
     """`fetch_orders` for messages from any mailbox (IMAP too), each handled as it comes (an
     IMAP message as it is downloaded); the outcomes come in the order of `entries`. `done`:
-    told of each message once it is handled (not of one held for the next fetch)."""
+    told of each message once it is handled (not of one held for the next fetch). `known`: the
+    messages handled by earlier fetches, which `entries` skips unread (pbem.mail.handled): it
+    is given the game's mail state, where each message handled records where it was found."""
     taken = 0
     marking: list[Entry] = []  # the IMAP messages taken, without their bytes
-    with (
-        grouped(),
-        game_fetch(directory, sender, now, moderator) as fetcher,
-        reading_ahead(entries, fetcher.wanted) as letters,
-    ):
-        for entry, letter in letters:
-            if fetcher.take(entry, letter).verdict is Verdict.HELD:
-                continue
-            taken += 1
-            if entry.uid is not None:
-                marking.append(replace(entry, raw=None))
-            if taken >= GROUP or entry.uid is not None:
-                fetcher.state.commit()
-                _tell(marking, done)
-                taken = 0
+    known = known or Known()
+    with grouped(), game_fetch(directory, sender, now, moderator) as fetcher:
+        known.load(fetcher.state)  # (before the mailbox is looked at)
+        with reading_ahead(entries, fetcher.wanted) as letters:
+            for entry, letter in letters:
+                outcome = fetcher.take(entry, letter)
+                if outcome.verdict is Verdict.HELD:
+                    continue
+                known.record(entry.mark, outcome.message_id, outcome.sender)
+                fetcher.state.complete()  # (where it was found: a part of its handling)
+                taken += 1
+                if entry.uid is not None:
+                    marking.append(replace(entry, raw=None))
+                if taken >= GROUP or entry.uid is not None:
+                    fetcher.state.commit()
+                    _tell(marking, done)
+                    taken = 0
     _tell(marking, done)  # committed as the fetch finished
-    return fetcher.result
+    return replace(fetcher.result, skipped=len(known.skipped))
 
 
 def _holds(path: Path, text: str) -> bool:

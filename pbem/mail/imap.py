@@ -81,6 +81,15 @@ class ImapFolder:
         self.server = server
         self.broken = False
         """Whether the connection failed (it is then closed, not logged out of)."""
+        self.uidvalidity: str | None = None
+        """The folder's UIDVALIDITY, as the server said when it was opened (None when it did
+        not): while it stays the same, a UID names the same message."""
+
+    @property
+    def name(self) -> str:
+        """The folder, as the mail state records where a message was found."""
+        s = self.server
+        return f"imap:{s.user}@{s.host}:{s.port}/{s.folder}"
 
     def unseen_uids(self) -> tuple[list[str], list[str]]:
         """The UIDs of the messages not yet seen, oldest first, and the tokens of the
@@ -197,6 +206,7 @@ def open_folder(server: ImapServer) -> Iterator[ImapFolder]:
             if folder.broken:
                 raise ImapError(f"{err}; nothing was read") from None
             raise
+        folder.uidvalidity = _validity(client)
         yield folder
     finally:
         with contextlib.suppress(OSError, imaplib.IMAP4.error, ValueError):
@@ -204,6 +214,14 @@ def open_folder(server: ImapServer) -> Iterator[ImapFolder]:
                 client.shutdown()  # no LOGOUT to a server that stalled or broke off
             else:
                 client.logout()
+
+
+def _validity(client: imaplib.IMAP4) -> str | None:
+    """The UIDVALIDITY the server gave when the folder was selected: a number, or None."""
+    _, data = client.response("UIDVALIDITY")
+    value = data[-1] if data else None
+    text = value.decode("ascii", "replace") if isinstance(value, bytes) else ""
+    return text if text.isdigit() and len(text) <= 10 else None
 
 
 def _quoted(folder: str) -> str:

@@ -85,7 +85,13 @@ def fetch_game(
     settings = game_settings(directory, flags)
     with opened(mailbox) as reading:
         result = fetch_entries(
-            directory, reading.entries(), settings.sender, now, settings.moderator, reading.done
+            directory,
+            reading.entries(),
+            settings.sender,
+            now,
+            settings.moderator,
+            reading.done,
+            reading.known,
         )
     if reading.broken is not None:
         return replace(result, broken=reading.broken)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbem.errors import GameFileError, PbemError
+from pbem.mail.handled import Known, Mark
 from pbem.mail.imap import ImapError, ImapFolder, ImapServer, open_folder
 from pbem.mail.message import MAX_MESSAGE_BYTES
 from pbem.mail.sources import Entry, Sources, entry_of, read_entries
@@ -106,6 +107,8 @@ class Reading:
     broken: str | None = None
     """Why the mailbox could not be read to the end (the IMAP server dropped the connection,
     stalled, answered nonsense), or None: the messages not read are read next time."""
+    known: Known = field(default_factory=Known)
+    """The messages handled by earlier fetches, skipped unread (pbem.mail.handled)."""
 
     def entries(self) -> Iterator[Entry]:
         """Each message, read when asked for: an IMAP message is downloaded only then."""
@@ -123,16 +126,28 @@ class Reading:
                 f"the IMAP server {self.folder.server} named messages by what are not UIDs "
                 f"({listed}): those were not read"
             )
+        name, validity = self.folder.name, self.folder.uidvalidity
+        marks: dict[str, tuple[str, str, str]] = {}
+        if validity is not None:  # without it, a UID may name another message next time
+            check, marks = self.known.marks(name)
+            self.known.renew(name, validity, keep=check == validity)
+            marks = marks if check == validity else {}
         for uid in uids:
             if self.folder.broken:
                 return
+            recorded = marks.get(uid)
+            if recorded is not None:  # handled before, not marked seen then: marked now
+                self.known.skip(recorded)
+                self.done(Entry(f"IMAP message {uid}", uid=uid))
+                continue
             try:
                 message = self.folder.message(uid, MAX_MESSAGE_BYTES)
             except ImapError as err:  # the server broke off, or would not give this one
                 self.broken = self.broken or str(err)
                 continue
             if message is not None:
-                yield entry_of(f"IMAP message {uid}", message.raw, uid)
+                mark = Mark(name, uid, "") if validity is not None else None
+                yield entry_of(f"IMAP message {uid}", message.raw, uid, mark)
 
     def done(self, entry: Entry) -> None:
         """A message has been handled: an IMAP message is marked seen (when that fails, the
@@ -148,15 +163,18 @@ class Reading:
 @contextlib.contextmanager
 def opened(mailbox: Mailbox) -> Iterator[Reading]:
     """Open the mailbox (a folder that cannot be read, a server that cannot be reached or
-    refuses the login, is a PbemError at once) and read it."""
+    refuses the login, is a PbemError at once) and read it. The messages handled by earlier
+    fetches are skipped unread once `Reading.known` has the fetch's mail state (`Known.load`),
+    which it must have before the first message is asked for."""
     if mailbox.empty:
         raise PbemError(
             "give a mailbox to read: --maildir PATH, --mbox PATH, .eml files or --imap HOST"
         )
     f = mailbox.folders
-    local = read_entries(f) if f.maildir or f.mbox or f.files else iter(())
+    known = Known()
+    local = read_entries(f, known) if f.maildir or f.mbox or f.files else iter(())
     if mailbox.imap is None:
-        yield Reading(local)
+        yield Reading(local, known=known)
         return
     with open_folder(mailbox.imap) as folder:
-        yield Reading(local, folder)
+        yield Reading(local, folder, known=known)

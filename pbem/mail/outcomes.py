@@ -64,9 +64,13 @@ class FetchResult:
     read_at: datetime | None = None
     broken: str | None = None
     """Why the mailbox could not be read to the end (the rest is read next time), or None."""
+    skipped: int = 0
+    """The messages handled by an earlier fetch and skipped unread (pbem.mail.handled): they
+    count as already processed."""
 
     def count(self, verdict: Verdict) -> int:
-        return sum(1 for i in self.incoming if i.verdict is verdict)
+        found = sum(1 for i in self.incoming if i.verdict is verdict)
+        return found + self.skipped if verdict is Verdict.DUPLICATE else found
 
     def lines(self) -> list[str]:
         out = [
@@ -79,7 +83,8 @@ class FetchResult:
         counts = ", ".join(
             f"{self.count(v)} {v.value}" for v in Verdict if self.count(v) or v is Verdict.ACCEPTED
         )
-        out.append(f"{self.game}: {plural(len(self.incoming), 'message')} read: {counts}.")
+        read = plural(len(self.incoming) + self.skipped, "message")
+        out.append(f"{self.game}: {read} read: {counts}.")
         if self.count(Verdict.HELD):
             out.append("The held messages are read again by the next 'pbem mail fetch'.")
         if self.broken is not None:

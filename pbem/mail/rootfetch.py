@@ -27,6 +27,7 @@ from pbem.mail import fetch, route
 from pbem.mail.ahead import reading_ahead
 from pbem.mail.answers import MAX_WORDS, write_reply
 from pbem.mail.fetch import _Fetcher, game_fetch
+from pbem.mail.handled import Known, Mark
 from pbem.mail.mailboxes import Mailbox, opened
 from pbem.mail.message import Letter, read_body
 from pbem.mail.muting import Muting
@@ -139,7 +140,7 @@ def fetch_root(
     with opened(mailbox) as reading, locked(root, creating=True):
         _sweep(root)
         prune_rejected(root, read_at)
-        routing = _Routing(root, games, flags, read_at, out, reading.done)
+        routing = _Routing(root, games, flags, read_at, out, reading.done, reading.known)
         try:
             with grouped():
                 try:
@@ -152,6 +153,7 @@ def fetch_root(
                 routing.finish()
         finally:
             routing.state.close()
+        out.skipped += len(reading.known.skipped)
         out.broken = reading.broken
         before = unread_since(root)
         since = {n: before.get(n, clock.iso(read_at)) for n in sorted(routing.unread)}
@@ -188,6 +190,9 @@ class _Routing:
     done: Callable[[Entry], None]
     """Told of each message once its handling is committed (an IMAP message is then marked
     seen)."""
+    before: Known
+    """The messages handled by earlier fetches, skipped unread; each message handled records
+    where it was found, in the root's mail state (pbem.mail.handled)."""
     open: dict[str, _Open] = field(default_factory=dict)
     lost: dict[str, _Lost] = field(default_factory=dict)
     """The games that could not take their messages (busy: a LockedError)."""
@@ -195,6 +200,7 @@ class _Routing:
 
     def __post_init__(self) -> None:
         self.state = MailState.open(self.root)
+        self.before.load(self.state)  # (before the mailbox is looked at)
         self.known = {*self.games.by_name, *self.games.duplicates}
         self.handled = 0
         """How many messages were handled since the last commit."""
@@ -203,6 +209,8 @@ class _Routing:
         their entries without their bytes)."""
         self.unsettled: dict[str, list[str]] = {}
         """The root's keys of those each game took."""
+        self.found: dict[str, Mark] = {}
+        """Where those were found in the mailbox, by their keys."""
         self.taker: str | None = None
         """The game that took the message handled last, if any."""
         self.committing: set[str] = set()
@@ -227,6 +235,11 @@ class _Routing:
         key = self._take(entry, letter)
         if key is None:
             return
+        if entry.mark is not None:
+            mid, frm = (letter.message_id, letter.sender or "") if letter else (key, "")
+            self.before.record(entry.mark, mid, frm)
+            self.state.complete()  # (where it was found: a part of its handling)
+            self.found[key] = entry.mark
         self.handled += 1
         if entry.uid is not None:
             self.to_mark.append((key, replace(entry, raw=None)))
@@ -249,6 +262,7 @@ class _Routing:
         self.state.commit()
         marking, self.to_mark, self.handled = self.to_mark, [], 0
         self.unsettled.clear()
+        self.found.clear()
         for _, entry in marking:
             self.done(entry)
 
@@ -345,6 +359,7 @@ class _Routing:
         unsettled = self.unsettled.pop(name, [])
         for key in unsettled:
             self.state.drop("seen", "messages", key)
+            self.before.unrecord(self.found.pop(key, None))
         self.to_mark = [(k, e) for k, e in self.to_mark if k not in unsettled]
         self.handled -= len(unsettled)
         self.lost[name] = _Lost(err, len(unsettled) + more)

@@ -32,6 +32,7 @@ import json
 import os
 import sqlite3
 import stat
+from collections.abc import Iterator, MutableMapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -49,12 +50,35 @@ SEEN = "seen.json"
 SENT = "sent.json"
 MIGRATED = ".migrated"
 """What a migrated JSON file's name gets at its end (`seen.json.migrated`)."""
-SCHEMA = 1
-"""The version of the database's tables (table `schema_version`); a newer one is refused."""
+SCHEMA = 2
+"""The version of the database's tables (table `schema_version`); a newer one is refused. 1: the
+records (`entries`, `meta`); 2: beside them, where each message handled was found in its mailbox
+(`handled`), added to a database of version 1 by the first command that opens it under its
+lock (`MailState.open`)."""
 FILES = ("seen", "sent")
 """The two halves of the state, as the JSON files named them."""
 
-_TABLES = """
+_HANDLED = """
+CREATE TABLE IF NOT EXISTS handled (
+    mailbox TEXT NOT NULL,
+    key TEXT NOT NULL,
+    stamp TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    sender TEXT NOT NULL,
+    PRIMARY KEY (mailbox, key)
+) WITHOUT ROWID
+"""
+"""Since schema 2: the messages of each mailbox a fetch handled, by where it found them, so that
+the next fetch skips them unread (pbem.mail.handled). `mailbox` names the mailbox
+(`maildir:PATH`, `mbox:PATH`, `imap:USER@HOST:PORT/FOLDER`); `key` a message in it (a Maildir
+name's unique part, an mbox message's offset, an IMAP UID), or, empty, the mailbox as a whole
+(what is checked before any of its messages is skipped: an mbox's beginning and end, an IMAP
+folder's UIDVALIDITY); `stamp` what must be the same for it to be the message recorded (a
+file's size and time, where an mbox message ends); `message_id` and `sender` what a fetch says
+of the message it skips."""
+
+_TABLES = (
+    """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
     n INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -66,6 +90,8 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+    + _HANDLED
+)
 """`entries`: one row per record (`key`: its key in a table of records; NULL for an item of a
 list), in the order it was first written (`n`), its value as JSON. `meta`: `made` (which JSON
 files the database was made from, in the transaction that made it), `begun:seen` and
@@ -196,6 +222,9 @@ class MailState:
         self.failed = False
         """Whether a commit failed: the changes it held are not written, and are dropped."""
         self._made = ""
+        self._version = SCHEMA
+        self._marked: dict[tuple[str, str], tuple[str, str, str] | None] = {}
+        """The messages marked (`mark`) or unmarked by this command, as they stand."""
         self._db: sqlite3.Connection | None = None
 
     # --- opening --------------------------------------------------------------------------
@@ -206,8 +235,9 @@ class MailState:
         holds the folder's lock)."""
         state = cls(directory)
         _check_regular(state.path)
-        if state.path.exists() and state._read_database():
+        if state.path.exists() and state._read_database(lazy=True):
             state._finish_migration()
+            state._upgrade()
             return state
         state._migrate()
         return state
@@ -245,9 +275,11 @@ class MailState:
             self._db = db
         return self._db
 
-    def _read_database(self, section: str | None = None) -> bool:
+    def _read_database(self, section: str | None = None, lazy: bool = False) -> bool:
         """Read the database; False when it was never completed (made or migrated by a command
-        stopped before its commit), which is then made again."""
+        stopped before its commit), which is then made again. `lazy`: the messages read
+        (`seen["messages"]`, which grow with every message) are read one by one when asked for
+        (`_Lazy`), the rest now."""
         db = self._connect()
         try:
             names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -265,12 +297,14 @@ class MailState:
             rows = db.execute(
                 "SELECT file, section, key, value FROM entries"
                 + (" WHERE section = ?" if section is not None else "")
+                + (" WHERE NOT (file = 'seen' AND section = 'messages')" if lazy else "")
                 + " ORDER BY n",
                 () if section is None else (section,),
             ).fetchall()
         except sqlite3.DatabaseError as err:
             raise _damaged(self.path, err) from None
         self._made = str(meta["made"])
+        self._version = version
         self.begun = {name for name in FILES if f"begun:{name}" in meta}
         halves: dict[str, dict[str, Any]] = {"seen": {}, "sent": {}}
         for file, section, key, value in rows:
@@ -289,7 +323,36 @@ class MailState:
             if why is not None:
                 raise _damaged(self.path, f"the {file} state: {why}")
             self._take(file, data)
+        if lazy:
+            self.seen["messages"] = _Lazy(self)
         return True
+
+    def _messages(self, key: str | None) -> list[tuple[str, Any]]:
+        """The records of the messages read (`seen["messages"]`) from the database: the one
+        under `key`, or (None) all of them in the order they were first written; each checked."""
+        try:
+            rows = (
+                self._connect()
+                .execute(
+                    "SELECT key, value FROM entries WHERE file = 'seen' AND section = 'messages'"
+                    + (" AND key = ?" if key is not None else " ORDER BY n"),
+                    (key,) if key is not None else (),
+                )
+                .fetchall()
+            )
+        except sqlite3.DatabaseError as err:
+            raise _damaged(self.path, err) from None
+        out: list[tuple[str, Any]] = []
+        for name, value in rows:
+            try:
+                item = json.loads(value)
+            except (TypeError, ValueError, RecursionError) as err:
+                raise _damaged(self.path, f"a record of 'messages' is not JSON: {err}") from None
+            why = damage({"messages": {name: item}})
+            if why is not None:
+                raise _damaged(self.path, f"the seen state: {why}")
+            out.append((str(name), item))
+        return out
 
     def _take(self, file: str, data: dict[str, Any]) -> None:
         mine = self.seen if file == "seen" else self.sent
@@ -345,6 +408,61 @@ class MailState:
                     os.replace(old, old.with_name(old.name + MIGRATED))
                 except OSError as err:
                     raise _unwritable(old, err) from None
+
+    def _upgrade(self) -> None:
+        """Bring a database of an older schema to this one, in one transaction (under the
+        folder's lock): schema 2 adds the table `handled`, empty (the next fetch reads its
+        mailbox whole, as before, and records what it handled)."""
+        if self._version >= SCHEMA:
+            return
+        self._write(
+            lambda db: (
+                db.execute(_HANDLED),
+                db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA,)),
+            )
+        )
+        self._version = SCHEMA
+
+    # --- the messages of a mailbox handled (read when asked, not with the rest) ---------------
+
+    def handled(self, mailbox: str) -> dict[str, tuple[str, str, str]]:
+        """The messages of `mailbox` recorded as handled, by key: (stamp, Message-ID, sender);
+        the mailbox's own check under the empty key (see `_HANDLED`). Read from the database
+        when asked: a fetch reads those of the mailbox it reads, and nothing else does."""
+        if self._db is None and not self.path.exists():
+            return {}
+        try:
+            rows = (
+                self._connect()
+                .execute(
+                    "SELECT key, stamp, message_id, sender FROM handled WHERE mailbox = ?",
+                    (mailbox,),
+                )
+                .fetchall()
+            )
+        except sqlite3.OperationalError as err:
+            if "no such table" in str(err):  # a database of schema 1, read by `peek`
+                return {}
+            raise _unwritable(self.path, err) from None
+        except sqlite3.DatabaseError as err:
+            raise _damaged(self.path, err) from None
+        return {str(k): (str(t), str(m), str(f)) for k, t, m, f in rows}
+
+    def mark(self, mailbox: str, key: str, stamp: str, message_id: str, sender: str) -> None:
+        """Record a message of `mailbox` as handled (committed with the changes around it, as
+        it is when the commit comes, like a record `put`)."""
+        self._marked[mailbox, key] = (stamp, message_id, sender)
+        self._changes.append(("mark", mailbox, key, None))
+
+    def unmark(self, mailbox: str, key: str) -> None:
+        """Take back `mark` (a message whose handling is not recorded after all): whichever
+        commit writes the mark, or would have, writes that it is not."""
+        self._marked[mailbox, key] = None
+        self._changes.append(("mark", mailbox, key, None))
+
+    def forget_mailbox(self, mailbox: str) -> None:
+        """Forget every message of `mailbox` recorded as handled (it is not what it was)."""
+        self._changes.append(("forget", mailbox, "", None))
 
     # --- changing -------------------------------------------------------------------------
 
@@ -413,13 +531,16 @@ class MailState:
             raise
 
     def _commit_now(self, changes: list[tuple[str, str, str, Any]]) -> None:
+        halves = {c[1] for c in changes if c[0] not in _MARKS}
         rows: list[tuple[str, tuple[Any, ...]]] = [
             ("INSERT OR IGNORE INTO meta VALUES (?, '')", (f"begun:{file}",))
-            for file in sorted({c[1] for c in changes} - self.begun)
+            for file in sorted(halves - self.begun)
         ]
-        self.begun |= {c[1] for c in changes}
+        self.begun |= halves
         for op, file, section, arg in changes:
-            if op == "put":
+            if op in _MARKS:
+                rows.append(_marking(op, file, section, self._marked.get((file, section))))
+            elif op == "put":
                 table = self._half(file).get(section, {})
                 if arg in table:
                     rows.append(
@@ -499,6 +620,72 @@ class MailState:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+_GONE = object()
+"""What `_Lazy` holds for a record removed (or known to be absent)."""
+
+
+class _Lazy(MutableMapping[str, Any]):
+    """The records of the messages read (`seen["messages"]`), read from the database one at a
+    time when asked for, so that a fetch reads those of the messages it reads, not of every
+    message ever read; all of them once iterated (in the order they were first written, with
+    the changes made since). Changes are made in memory, as in any section, and written by
+    `commit`."""
+
+    def __init__(self, state: MailState) -> None:
+        self._state = state
+        self._held: dict[str, Any] = {}
+        self._whole = False
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._held and not self._whole:
+            found = self._state._messages(key)
+            self._held[key] = found[0][1] if found else _GONE
+        value = self._held.get(key, _GONE)
+        if value is _GONE:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._held[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        self[key]  # (a KeyError when there is none)
+        self._held[key] = _GONE
+
+    def _all(self) -> dict[str, Any]:
+        if not self._whole:
+            every = dict(self._state._messages(None))
+            every.update(self._held)
+            self._held, self._whole = every, True
+        return self._held
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([k for k, v in self._all().items() if v is not _GONE])
+
+    def __len__(self) -> int:
+        return sum(1 for v in self._all().values() if v is not _GONE)
+
+
+_MARKS = ("mark", "forget")
+"""The changes of the table `handled` (their `file` is the mailbox, their `section` the key)."""
+
+
+def _marking(
+    op: str, mailbox: str, key: str, marked: tuple[str, str, str] | None
+) -> tuple[str, tuple[Any, ...]]:
+    """The statement of a change of the table `handled`: a message marked as it stands now
+    (`marked`, None when unmarked since), or a mailbox forgotten."""
+    if op == "forget":
+        return ("DELETE FROM handled WHERE mailbox = ?", (mailbox,))
+    if marked is None:
+        return ("DELETE FROM handled WHERE mailbox = ? AND key = ?", (mailbox, key))
+    return (
+        "INSERT OR REPLACE INTO handled (mailbox, key, stamp, message_id, sender)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (mailbox, key, *marked),
+    )
 
 
 def withdraw_reports(directory: Path, resolution: int, into: Path) -> None:
