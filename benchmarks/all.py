@@ -140,26 +140,30 @@ def play_turn_game(directory: Path) -> None:
     write_skeletons(directory)
 
 
-def long_game(directory: Path, resolutions: int) -> None:
+def long_game(
+    directory: Path, resolutions: int, chain_length: int = dice.DEFAULT_CHAIN_LENGTH
+) -> None:
     """A 3-player game `resolutions` long, written as `pbem resolve` would write its history and
     game file (reports left out: the audit does not read them). Players place their armies and
     attack a little (stopping early), so no one is ever conquered out. The files are not
-    synced to the disk while it is built (a thousand syncs of a busy disk take minutes)."""
+    synced to the disk while it is built (a thousand syncs of a busy disk take minutes). A game
+    longer than the default key chain needs a longer `chain_length`."""
     synced = os.fsync
     os.fsync = lambda fd: None
     try:
-        _long_game(directory, resolutions)
+        _long_game(directory, resolutions, chain_length)
     finally:
         os.fsync = synced
 
 
-def _long_game(directory: Path, resolutions: int) -> None:
+def _long_game(directory: Path, resolutions: int, chain_length: int) -> None:
     processor.new_game(
         directory,
         processor.parse_player_list(["alice", "bob", "carol"]),
         Options(setup=SetupMode.RANDOM),
         seed=SEED,
         name=f"long{resolutions}",
+        chain_length=chain_length,
     )
     game = read_game(directory)
     secrets = {r.name: r.secret for r in game.registrations}

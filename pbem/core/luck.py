@@ -23,7 +23,7 @@ from functools import cache
 from pbem.core.events import Rolled
 from pbem.core.odds import roll_outcomes
 
-__all__ = ["BattleLuck", "PlayerLuck", "SideLuck", "expected_losses", "tally"]
+__all__ = ["BattleLuck", "LuckCount", "PlayerLuck", "SideLuck", "expected_losses", "tally"]
 
 
 @cache
@@ -118,30 +118,49 @@ def _battles(rolls: Sequence[Rolled]) -> list[list[Rolled]]:
     return out
 
 
+class LuckCount:
+    """Each player's luck so far, roll by roll: their sides' sums and their losing streaks (the
+    running tallies a game keeps between resolutions, and `tally`'s count)."""
+
+    def __init__(self, players: Sequence[str]) -> None:
+        self.attack = {p: SideLuck() for p in players}
+        self.defence = {p: SideLuck() for p in players}
+        self.streak = dict.fromkeys(players, 0)
+        self.longest = dict.fromkeys(players, 0)
+
+    def copy(self) -> LuckCount:
+        out = LuckCount(())
+        out.attack, out.defence = dict(self.attack), dict(self.defence)
+        out.streak, out.longest = dict(self.streak), dict(self.longest)
+        return out
+
+    def roll(self, r: Rolled) -> tuple[Fraction, Fraction]:
+        """Count one roll; the attacker's and the defender's expected losses in it."""
+        mean_a, mean_d, variance = expected_losses(len(r.attacker), len(r.defender))
+        for who, lost, won, side, mean in (
+            (r.player, r.attacker_losses, r.defender_losses, self.attack, mean_a),
+            (r.defender_name, r.defender_losses, r.attacker_losses, self.defence, mean_d),
+        ):
+            if who not in side:
+                continue
+            side[who] = side[who].add(mean, lost, variance)
+            self.streak[who] = self.streak[who] + 1 if lost and not won else 0
+            self.longest[who] = max(self.longest[who], self.streak[who])
+        return mean_a, mean_d
+
+
 def tally(rolls: Iterable[Rolled], players: Sequence[str]) -> dict[str, PlayerLuck]:
     """The luck of each of `players` over `rolls` (in the order rolled); rolls against anyone
     else (the neutral armies) count only for the player on the other side."""
     rolls = list(rolls)
-    attack = {p: SideLuck() for p in players}
-    defence = {p: SideLuck() for p in players}
-    streak = dict.fromkeys(players, 0)
-    longest = dict.fromkeys(players, 0)
+    count = LuckCount(players)
     battles: dict[str, list[BattleLuck]] = {p: [] for p in players}
     for battle in _battles(rolls):
         expected_a, expected_d = Fraction(0), Fraction(0)
         for r in battle:
-            mean_a, mean_d, variance = expected_losses(len(r.attacker), len(r.defender))
+            mean_a, mean_d = count.roll(r)
             expected_a += mean_a
             expected_d += mean_d
-            for who, lost, won, side, mean in (
-                (r.player, r.attacker_losses, r.defender_losses, attack, mean_a),
-                (r.defender_name, r.defender_losses, r.attacker_losses, defence, mean_d),
-            ):
-                if who not in side:
-                    continue
-                side[who] = side[who].add(mean, lost, variance)
-                streak[who] = streak[who] + 1 if lost and not won else 0
-                longest[who] = max(longest[who], streak[who])
         first = battle[0]
         told = BattleLuck(
             first.player,
@@ -157,4 +176,7 @@ def tally(rolls: Iterable[Rolled], players: Sequence[str]) -> dict[str, PlayerLu
         for who in {first.player, first.defender_name}:
             if who in battles:
                 battles[who].append(told)
-    return {p: PlayerLuck(p, attack[p], defence[p], longest[p], tuple(battles[p])) for p in players}
+    return {
+        p: PlayerLuck(p, count.attack[p], count.defence[p], count.longest[p], tuple(battles[p]))
+        for p in players
+    }
