@@ -179,7 +179,7 @@ class Tallies:
     def side(self, player: str) -> tuple[SideLuck, SideLuck, int]:
         """A player's luck so far: in attack, in defence, their longest losing streak."""
         luck = self.luck
-        return luck.attack[player], luck.defence[player], luck.longest[player]
+        return luck.side(player), luck.side(player, defence=True), luck.longest[player]
 
     # --- as plain values ----------------------------------------------------------------------
 
@@ -205,8 +205,8 @@ class Tallies:
             ),
             "luck": {
                 p: {
-                    "attack": _side(luck.attack[p]),
-                    "defence": _side(luck.defence[p]),
+                    "attack": _side(luck.side(p)),
+                    "defence": _side(luck.side(p, defence=True)),
                     "streak": luck.streak[p],
                     "longest_losing_streak": luck.longest[p],
                 }
@@ -251,8 +251,8 @@ class Tallies:
             out.biggest[_count(among)] = out.last  # (the same battle: it may still be taken)
         for p in out.players:
             luck = data["luck"][p]
-            out.luck.attack[p] = _side_from(luck["attack"])
-            out.luck.defence[p] = _side_from(luck["defence"])
+            out.luck.set_side(p, _side_from(luck["attack"]))
+            out.luck.set_side(p, _side_from(luck["defence"]), defence=True)
             out.luck.streak[p] = _count(luck["streak"])
             out.luck.longest[p] = _count(luck["longest_losing_streak"])
         return out
