@@ -314,14 +314,21 @@ def _record(value: Mapping[str, Any], fields: Mapping[str, Callable[[Any], Any]]
     return {key: check(value[key]) for key, check in fields.items()}
 
 
-def _side(side: SideLuck) -> list[Any]:
-    return [side.rolls, _fraction(side.expected), side.lost, _fraction(side.variance)]
+def _side(side: SideLuck) -> dict[str, Any]:
+    return {
+        "rolls": side.rolls,
+        "expected_losses": _fraction(side.expected),
+        "losses": side.lost,
+        "variance": _fraction(side.variance),
+    }
 
 
-def _side_from(values: Sequence[Any]) -> SideLuck:
-    rolls, expected, lost, variance = values
+def _side_from(values: Mapping[str, Any]) -> SideLuck:
     return SideLuck(
-        _count(rolls), Fraction(_text(expected)), _count(lost), Fraction(_text(variance))
+        _count(values["rolls"]),
+        Fraction(_text(values["expected_losses"])),
+        _count(values["losses"]),
+        Fraction(_text(values["variance"])),
     )
 
 

@@ -110,31 +110,48 @@ def write_tallies(directory: Path, tallies: Tallies) -> None:
     atomic_write(tallies_path(directory), tallies_text(tallies, digest))
 
 
-def tallies_difference(kept: Any, counted: Any, where: str = "") -> str | None:
+def tallies_difference(kept: Any, counted: Any) -> str | None:
     """The first value that differs between the tallies kept and those counted from the
-    history (their `to_dict`), named by its place: "luck, alice, attack, 2: kept 55/6, the
-    history gives 61/6"; None when they agree."""
+    history (their `to_dict`), named by its place: "luck, alice, attack, expected_losses: kept
+    55/6, the history gives 61/6", "timeline, after resolution 12, armies, bob: kept 30, the
+    history gives 31"; None when they agree."""
+    found = _difference(kept, counted)
+    if found is None:
+        return None
+    place, what = found
+    if len(place) >= 2 and place[0] == "timeline" and isinstance(place[1], int):
+        entry = counted["timeline"][min(place[1], len(counted["timeline"]) - 1)]
+        named: list[Any] = ["timeline", f"after resolution {entry[0]}"]
+        if len(place) >= 3:
+            named.append(("resolution", "turn", "territories", "armies")[place[2]])
+        if len(place) >= 4:
+            named.append(counted["players"][place[3]])
+        place = named
+    return f"{', '.join(map(str, place))}: {what}"
+
+
+def _difference(kept: Any, counted: Any) -> tuple[list[Any], str] | None:
+    """Where the first difference is (the keys and places down to it), and what it is."""
     if isinstance(kept, dict) and isinstance(counted, dict):
         for key in [*counted, *(k for k in kept if k not in counted)]:
-            place = f"{where}, {key}" if where else str(key)
             if key not in kept:
-                return f"{place}: missing, the history gives {_shown(counted[key])}"
+                return [key], f"missing, the history gives {_shown(counted[key])}"
             if key not in counted:
-                return f"{place}: kept {_shown(kept[key])}, which the history does not give"
-            found = tallies_difference(kept[key], counted[key], place)
+                return [key], f"kept {_shown(kept[key])}, which the history does not give"
+            found = _difference(kept[key], counted[key])
             if found:
-                return found
+                return [key, *found[0]], found[1]
         return None
     if isinstance(kept, list) and isinstance(counted, list):
         for i, (a, b) in enumerate(zip(kept, counted, strict=False)):
-            found = tallies_difference(a, b, f"{where}, {i}" if where else str(i))
+            found = _difference(a, b)
             if found:
-                return found
+                return [i, *found[0]], found[1]
         if len(kept) != len(counted):
-            return f"{where}: {len(kept)} kept, the history gives {len(counted)}"
+            return [], f"{len(kept)} kept, the history gives {len(counted)}"
         return None
     if kept != counted or type(kept) is not type(counted):
-        return f"{where}: kept {_shown(kept)}, the history gives {_shown(counted)}"
+        return [], f"kept {_shown(kept)}, the history gives {_shown(counted)}"
     return None
 
 
