@@ -141,28 +141,33 @@ def play_turn_game(directory: Path) -> None:
 
 
 def long_game(
-    directory: Path, resolutions: int, chain_length: int = dice.DEFAULT_CHAIN_LENGTH
+    directory: Path,
+    resolutions: int,
+    chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
+    name: str | None = None,
 ) -> None:
     """A 3-player game `resolutions` long, written as `pbem resolve` would write its history and
     game file (reports left out: the audit does not read them). Players place their armies and
     attack a little (stopping early), so no one is ever conquered out. The files are not
     synced to the disk while it is built (a thousand syncs of a busy disk take minutes). A game
-    longer than the default key chain needs a longer `chain_length`."""
+    longer than the default key chain needs a longer `chain_length`. The game's `name` (and so
+    its dice) is "long<resolutions>" unless given: games of one name and chain are the same
+    game, the shorter ones its beginnings."""
     synced = os.fsync
     os.fsync = lambda fd: None
     try:
-        _long_game(directory, resolutions, chain_length)
+        _long_game(directory, resolutions, chain_length, name or f"long{resolutions}")
     finally:
         os.fsync = synced
 
 
-def _long_game(directory: Path, resolutions: int, chain_length: int) -> None:
+def _long_game(directory: Path, resolutions: int, chain_length: int, name: str) -> None:
     processor.new_game(
         directory,
         processor.parse_player_list(["alice", "bob", "carol"]),
         Options(setup=SetupMode.RANDOM),
         seed=SEED,
-        name=f"long{resolutions}",
+        name=name,
         chain_length=chain_length,
     )
     game = read_game(directory)
