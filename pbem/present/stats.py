@@ -5,6 +5,8 @@ Everything here is public (the board, the battles, the trades and the dice are i
 so the same numbers go into the moderator's `pbem stats`, the players' view files (for
 `pbem stats --view`) and the last report. Computed from the recorded events alone, resolution by
 resolution: `game_stats` takes them and returns plain values (JSON as the view file carries it).
+A resolution's reports read them from the tallies the game keeps (`stats_after`,
+pbem.core.tallies and pbem.records.tallies) and the new events, not from the whole history.
 """
 
 from __future__ import annotations
