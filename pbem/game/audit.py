@@ -134,7 +134,7 @@ def _audit_game(directory: Path) -> AuditSummary:
     counted = Tallies([p.name for p in game.state.players])
     for r in range(count):
         record = setup_record if r == 0 else read_history(directory, r)
-        if kept is not None and r <= kept[0].resolution:
+        if isinstance(kept, tuple) and r <= kept[0].resolution:
             counted.fold(r, record.turn, record.events)
         where = _resolution_words(game, r, record, f"history/{r:04d}.toml")
         key = _audit_key(game, where, record, r)
@@ -155,6 +155,8 @@ def _audit_game(directory: Path) -> AuditSummary:
             state = _replay_checked(game, where, state, record)
         rolls += len(record.rolls())
     assert state is not None
+    if isinstance(kept, str):  # (after the history's own faults, which come first)
+        raise AuditError(kept)
     if kept is not None:
         _check_tallies(kept, counted)
     rolls += _audit_undone(game, [u for u in undone if u.resolution == count], state)
@@ -186,10 +188,11 @@ def _audit_game(directory: Path) -> AuditSummary:
     return AuditSummary(count, rolls, state_digest(state), last)
 
 
-def _kept_tallies(directory: Path, count: int) -> tuple[Tallies, dict[str, Any]] | None:
+def _kept_tallies(directory: Path, count: int) -> tuple[Tallies, dict[str, Any]] | str | None:
     """The tallies the game keeps and the values their file holds, checked to be after one
-    of its resolutions as its history file is now; None when it keeps none (a game made before
-    pbem kept them, a public record)."""
+    of its resolutions as its history file is now, or what is wrong with them (said once the
+    history is replayed); None when it keeps none (a game made before pbem kept them, a public
+    record)."""
     from pbem.records.tallies import (
         TALLIES,
         TalliesProblem,
@@ -202,17 +205,17 @@ def _kept_tallies(directory: Path, count: int) -> tuple[Tallies, dict[str, Any]]
     try:
         stored = stored_tallies(directory)
     except TalliesProblem as err:
-        raise AuditError(f"{where}: {err}; {_AGAIN}") from None
+        return f"{where}: {err}; {_AGAIN}"
     if stored is None:
         return None
     tallies, digest = stored
     if not 0 <= tallies.resolution < count:
-        raise AuditError(
+        return (
             f"{where} holds the tallies after resolution {tallies.resolution}, which the history "
             f"does not hold; {_AGAIN}"
         )
     if history_digest(directory, tallies.resolution) != digest:
-        raise AuditError(
+        return (
             f"{where} holds the tallies after another history/{tallies.resolution:04d}.toml "
             f"than the one there; {_AGAIN}"
         )
