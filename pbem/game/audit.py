@@ -131,11 +131,9 @@ def _audit_game(directory: Path) -> AuditSummary:
     from pbem.core.tallies import Tallies
 
     kept = _kept_tallies(directory, count)
-    counted = Tallies([p.name for p in game.state.players])
+    counted: Tallies | None = None  # (of the players in the seats the deal gives)
     for r in range(count):
         record = setup_record if r == 0 else read_history(directory, r)
-        if isinstance(kept, tuple) and r <= kept[0].resolution:
-            counted.fold(r, record.turn, record.events)
         where = _resolution_words(game, r, record, f"history/{r:04d}.toml")
         key = _audit_key(game, where, record, r)
         if not dice.key_follows(key, previous):
@@ -153,12 +151,11 @@ def _audit_game(directory: Path) -> AuditSummary:
             if early:
                 raise AuditError(f"{where}: {early}")
             state = _replay_checked(game, where, state, record)
+        if isinstance(kept, tuple) and r <= kept[0].resolution:
+            counted = counted or Tallies([p.name for p in state.players])
+            counted.fold(r, record.turn, record.events)
         rolls += len(record.rolls())
     assert state is not None
-    if isinstance(kept, str):  # (after the history's own faults, which come first)
-        raise AuditError(kept)
-    if kept is not None:
-        _check_tallies(kept, counted)
     rolls += _audit_undone(game, [u for u in undone if u.resolution == count], state)
     if state_digest(state) != state_digest(game.state):
         raise AuditError(
@@ -179,6 +176,10 @@ def _audit_game(directory: Path) -> AuditSummary:
     address = seats.seat_problem(game) or players.address_problem(game)
     if address:
         raise AuditError(address)
+    if isinstance(kept, str):  # (after the history's and the game file's own faults)
+        raise AuditError(kept)
+    if kept is not None and counted is not None:
+        _check_tallies(kept, counted)
     last = played_in(game, count - 1, record.turn).label
     if game.public is not None:
         check_record_end(game, count - 1)
