@@ -87,11 +87,13 @@ def kept_tallies(directory: Path, players: Sequence[str], before: int) -> Tallie
 
 
 def tallies_before(directory: Path, players: Sequence[str], before: int) -> Tallies:
-    """The tallies after resolutions 0 to `before` - 1: those kept, with any history file
-    after them folded in (a run that stopped before writing them), or else counted from the
-    whole history."""
+    """The tallies after resolutions 0 to `before` - 1 (those the history holds): those kept,
+    with any history file after them folded in (a run that stopped before writing them), or
+    else counted from the whole history."""
     tallies = kept_tallies(directory, players, before) or Tallies(players)
     for r in range(tallies.resolution + 1, before):
+        if not history_path(directory, r).is_file():  # (as far as the history goes)
+            break
         record = read_history(directory, r)
         tallies.fold(r, record.turn, record.events)
     return tallies
