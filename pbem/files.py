@@ -257,13 +257,25 @@ def lock_error(err: OSError, path: Path) -> DiskError:
     return disk_error(err, path, "create the lock file")
 
 
+PER_RESOLUTION = ("reports", os.path.join("orders", "done"))
+"""The folders of a game holding a folder per resolution; a run writes only in the newest."""
+NEWEST = 2
+"""How many of the newest resolutions' folders the sweep of temporaries looks into."""
+
+
 def remove_temporaries(directory: Path) -> list[Path]:
     """Remove the temporary files a killed run left in a game directory; call it under the lock.
 
     Only files named as `atomic_write` names its temporaries are removed, and links are not
-    followed, so nothing a moderator put there can go."""
+    followed, so nothing a moderator put there can go. It looks where a run writes: everywhere
+    but in the older folders of `reports/` and `orders/done/` (a folder per resolution), where
+    it looks only into the NEWEST (by their numbers): a run writes only in those, and every run
+    that takes the lock sweeps them, so an older folder holds none (however long the game, the
+    sweep does not walk its every report)."""
     removed: list[Path] = []
     for folder, dirs, files in os.walk(directory):
+        if os.path.relpath(folder, directory) in PER_RESOLUTION:
+            dirs[:] = _newest(dirs)
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
         for name in files:
             path = Path(folder) / name
@@ -272,3 +284,14 @@ def remove_temporaries(directory: Path) -> list[Path]:
                     path.unlink()
                     removed.append(path)
     return removed
+
+
+def _newest(folders: list[str]) -> list[str]:
+    """The NEWEST folders of resolutions (named by their number first: `0014-turn-13`, `0014`),
+    and any folder not named so (not pbem's: looked into as before)."""
+    numbered = sorted((int(m.group(1)), f) for f in folders if (m := _NUMBERED.match(f)))
+    others = [f for f in folders if not _NUMBERED.match(f)]
+    return others + [f for _, f in numbered[-NEWEST:]]
+
+
+_NUMBERED = re.compile(r"^(\d+)(?:-|$)")

@@ -51,17 +51,21 @@ def play_long_game(directory: Path, seed: int = 12, options: Options | None = No
     return directory
 
 
-def three_player_game(directory: Path, resolutions: int) -> None:
+def three_player_game(
+    directory: Path, resolutions: int, chain_length: int | None = None, name: str | None = None
+) -> None:
     """A 3-player game `resolutions` long, written as `pbem resolve` would write its history and
     game file (reports left out: the audit does not read them). Players place their armies and
     attack a little (stopping early), so no one is ever conquered out. The files are not
     synced to the disk while it is built (a thousand syncs of a busy disk take minutes). Its
     key chain is the default's, or longer for a game longer than that; no one attacks a player
-    holding three territories or fewer, so the longest games go on."""
+    holding three territories or fewer, so the longest games go on. The game's `name` (and so
+    its dice) is "long<resolutions>" unless given: games of one name and chain are the same
+    game, the shorter ones its beginnings."""
     synced = os.fsync
     os.fsync = lambda fd: None
     try:
-        _three_player_game(directory, resolutions)
+        _three_player_game(directory, resolutions, chain_length, name)
     finally:
         os.fsync = synced
 
@@ -78,14 +82,16 @@ def short_orders(state: GameState, name: str, rng: random.Random, secret: str) -
     return replace(orders, secret=secret, attack=attack, fortify=None)
 
 
-def _three_player_game(directory: Path, resolutions: int) -> None:
+def _three_player_game(
+    directory: Path, resolutions: int, chain_length: int | None, name: str | None
+) -> None:
     processor.new_game(
         directory,
         processor.parse_player_list(["alice", "bob", "carol"]),
         Options(setup=SetupMode.RANDOM),
         seed=SEED,
-        name=f"long{resolutions}",
-        chain_length=max(dice.DEFAULT_CHAIN_LENGTH, resolutions + 1),
+        name=name or f"long{resolutions}",
+        chain_length=chain_length or max(dice.DEFAULT_CHAIN_LENGTH, resolutions + 1),
     )
     game = read_game(directory)
     secrets = {r.name: r.secret for r in game.registrations}

@@ -351,6 +351,27 @@ def test_temporary_files_left_by_a_killed_run_are_removed_by_the_next(playing_di
     assert all(p.exists() for p in kept)
 
 
+def test_the_sweep_looks_into_the_newest_resolutions_folders_only(tmp_path: Path) -> None:
+    from pbem.files import remove_temporaries
+
+    directory = tmp_path / "g"
+    names = ["0002-turn-1", "9999-turn-9998", "10000-turn-9999", "10001-turn-10000", "notes"]
+    for name in names:
+        (directory / "reports" / name).mkdir(parents=True)
+        (directory / "reports" / name / ".alice.txt.abcd1234.tmp").write_text("half\n")
+    for name in ("0001", "0002", "0003"):
+        (directory / "orders" / "done" / name).mkdir(parents=True)
+        (directory / "orders" / "done" / name / ".a.toml.abcd1234.tmp").write_text("half\n")
+    removed = {p.relative_to(directory).parent.as_posix() for p in remove_temporaries(directory)}
+    assert removed == {
+        "reports/10000-turn-9999",  # the two newest, by their numbers
+        "reports/10001-turn-10000",
+        "reports/notes",  # (not a resolution's: looked into as everything else)
+        "orders/done/0002",
+        "orders/done/0003",
+    }
+
+
 # --- Point 8: a re-run archives exactly the text it used ----------------------------------
 
 

@@ -23,7 +23,7 @@ from functools import cache
 from pbem.core.events import Rolled
 from pbem.core.odds import roll_outcomes
 
-__all__ = ["BattleLuck", "PlayerLuck", "SideLuck", "expected_losses", "tally"]
+__all__ = ["BattleLuck", "LuckCount", "PlayerLuck", "SideLuck", "expected_losses", "tally"]
 
 
 @cache
@@ -118,30 +118,84 @@ def _battles(rolls: Sequence[Rolled]) -> list[list[Rolled]]:
     return out
 
 
+UNIT = Fraction(1, 6**10)
+"""Every roll's expected losses and their variance are whole numbers of this (6^(a+d) throws,
+a + d at most 5, squared for the variance): a count adds whole numbers, exactly."""
+
+
+@cache
+def _in_units(attacker_dice: int, defender_dice: int) -> tuple[int, int, int]:
+    mean_a, mean_d, variance = expected_losses(attacker_dice, defender_dice)
+    return units(mean_a), units(mean_d), units(variance)
+
+
+def units(x: Fraction) -> int:
+    """`x` as a whole number of UNIT; ValueError when it is not one."""
+    whole = x / UNIT
+    if whole.denominator != 1:
+        raise ValueError(f"{x} is not a sum of expected losses")
+    return whole.numerator
+
+
+class LuckCount:
+    """Each player's luck so far, roll by roll: their sides' sums and their losing streaks (the
+    running tallies a game keeps between resolutions, and `tally`'s count)."""
+
+    def __init__(self, players: Sequence[str]) -> None:
+        # attack: rolls, expected losses and variance (in UNIT), losses; then defence's
+        self.sums = {p: [0] * 8 for p in players}
+        self.streak = dict.fromkeys(players, 0)
+        self.longest = dict.fromkeys(players, 0)
+
+    def copy(self) -> LuckCount:
+        out = LuckCount(())
+        out.sums = {p: list(s) for p, s in self.sums.items()}
+        out.streak, out.longest = dict(self.streak), dict(self.longest)
+        return out
+
+    def side(self, player: str, defence: bool = False) -> SideLuck:
+        """A player's luck in attack (in defence with `defence`)."""
+        rolls, expected, variance, lost = self.sums[player][4 * defence : 4 * defence + 4]
+        return SideLuck(rolls, expected * UNIT, lost, variance * UNIT)
+
+    def set_side(self, player: str, side: SideLuck, defence: bool = False) -> None:
+        """Set a player's luck in attack (defence) as it was counted before; ValueError for
+        sums no rolls give."""
+        values = [side.rolls, units(side.expected), units(side.variance), side.lost]
+        self.sums[player][4 * defence : 4 * defence + 4] = values
+
+    def roll(self, r: Rolled) -> tuple[Fraction, Fraction]:
+        """Count one roll; the attacker's and the defender's expected losses in it."""
+        mean_a, mean_d, variance = _in_units(len(r.attacker), len(r.defender))
+        for who, lost, won, at, mean in (
+            (r.player, r.attacker_losses, r.defender_losses, 0, mean_a),
+            (r.defender_name, r.defender_losses, r.attacker_losses, 4, mean_d),
+        ):
+            sums = self.sums.get(who)
+            if sums is None:
+                continue
+            sums[at] += 1
+            sums[at + 1] += mean
+            sums[at + 2] += variance
+            sums[at + 3] += lost
+            self.streak[who] = self.streak[who] + 1 if lost and not won else 0
+            self.longest[who] = max(self.longest[who], self.streak[who])
+        exact = expected_losses(len(r.attacker), len(r.defender))
+        return exact[0], exact[1]
+
+
 def tally(rolls: Iterable[Rolled], players: Sequence[str]) -> dict[str, PlayerLuck]:
     """The luck of each of `players` over `rolls` (in the order rolled); rolls against anyone
     else (the neutral armies) count only for the player on the other side."""
     rolls = list(rolls)
-    attack = {p: SideLuck() for p in players}
-    defence = {p: SideLuck() for p in players}
-    streak = dict.fromkeys(players, 0)
-    longest = dict.fromkeys(players, 0)
+    count = LuckCount(players)
     battles: dict[str, list[BattleLuck]] = {p: [] for p in players}
     for battle in _battles(rolls):
         expected_a, expected_d = Fraction(0), Fraction(0)
         for r in battle:
-            mean_a, mean_d, variance = expected_losses(len(r.attacker), len(r.defender))
+            mean_a, mean_d = count.roll(r)
             expected_a += mean_a
             expected_d += mean_d
-            for who, lost, won, side, mean in (
-                (r.player, r.attacker_losses, r.defender_losses, attack, mean_a),
-                (r.defender_name, r.defender_losses, r.attacker_losses, defence, mean_d),
-            ):
-                if who not in side:
-                    continue
-                side[who] = side[who].add(mean, lost, variance)
-                streak[who] = streak[who] + 1 if lost and not won else 0
-                longest[who] = max(longest[who], streak[who])
         first = battle[0]
         told = BattleLuck(
             first.player,
@@ -157,4 +211,9 @@ def tally(rolls: Iterable[Rolled], players: Sequence[str]) -> dict[str, PlayerLu
         for who in {first.player, first.defender_name}:
             if who in battles:
                 battles[who].append(told)
-    return {p: PlayerLuck(p, attack[p], defence[p], longest[p], tuple(battles[p])) for p in players}
+    return {
+        p: PlayerLuck(
+            p, count.side(p), count.side(p, defence=True), count.longest[p], tuple(battles[p])
+        )
+        for p in players
+    }

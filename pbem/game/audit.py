@@ -1,7 +1,8 @@
 """The history checked against itself and against the game file.
 
 `audit_game` replays every resolution from history/0000 and compares every event, key, die and
-state digest with what was recorded (undone resolutions and the autopilot's turns too).
+state digest with what was recorded (undone resolutions and the autopilot's turns too), and
+the game's tallies (history/tallies.json) with those its history gives.
 A public record is checked to its end (`check_record_end`). The cheap check every command makes
 before it trusts game.toml is pbem.records.agreement's.
 """
@@ -12,7 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbem.core import dice
 from pbem.core.autopilot import autopilot_orders
@@ -25,6 +26,7 @@ from pbem.records import undone as undos
 from pbem.records.agreement import describe, differences
 from pbem.records.disk import RECORD_FILE
 from pbem.records.history import (
+    HISTORY,
     HistoryRecord,
     history_count,
     plain_file_name,
@@ -41,6 +43,7 @@ from pbem.terminal import quoted
 
 if TYPE_CHECKING:
     from pbem.core.events import Event, Rolled
+    from pbem.core.tallies import Tallies
     from pbem.records.undone import UndoRecord
 
 # The audit's replay, events, deadlines, addresses and undo are imported where they are used:
@@ -125,6 +128,10 @@ def _audit_game(directory: Path) -> AuditSummary:
     previous = bytes.fromhex(game.commitment)
     rolls = 0
     state: GameState | None = None
+    from pbem.core.tallies import Tallies
+
+    kept = _kept_tallies(directory, count)
+    counted: Tallies | None = None  # (of the players in the seats the deal gives)
     for r in range(count):
         record = setup_record if r == 0 else read_history(directory, r)
         where = _resolution_words(game, r, record, f"history/{r:04d}.toml")
@@ -144,6 +151,9 @@ def _audit_game(directory: Path) -> AuditSummary:
             if early:
                 raise AuditError(f"{where}: {early}")
             state = _replay_checked(game, where, state, record)
+        if isinstance(kept, tuple) and r <= kept[0].resolution:
+            counted = counted or Tallies([p.name for p in state.players])
+            counted.fold(r, record.turn, record.events)
         rolls += len(record.rolls())
     assert state is not None
     rolls += _audit_undone(game, [u for u in undone if u.resolution == count], state)
@@ -166,6 +176,10 @@ def _audit_game(directory: Path) -> AuditSummary:
     address = seats.seat_problem(game) or players.address_problem(game)
     if address:
         raise AuditError(address)
+    if isinstance(kept, str):  # (after the history's and the game file's own faults)
+        raise AuditError(kept)
+    if kept is not None and counted is not None:
+        _check_tallies(kept, counted)
     last = played_in(game, count - 1, record.turn).label
     if game.public is not None:
         check_record_end(game, count - 1)
@@ -173,6 +187,60 @@ def _audit_game(directory: Path) -> AuditSummary:
             count, rolls, state_digest(state), last, RECORD_FILE, game.name, game.commitment
         )
     return AuditSummary(count, rolls, state_digest(state), last)
+
+
+def _kept_tallies(directory: Path, count: int) -> tuple[Tallies, dict[str, Any]] | str | None:
+    """The tallies the game keeps and the values their file holds, checked to be after one
+    of its resolutions as its history file is now, or what is wrong with them (said once the
+    history is replayed); None when it keeps none (a game made before pbem kept them, a public
+    record)."""
+    from pbem.records.tallies import (
+        TALLIES,
+        TalliesProblem,
+        history_digest,
+        stored_tallies,
+        tallies_path,
+    )
+
+    where = f"{HISTORY}/{TALLIES}"
+    try:
+        stored = stored_tallies(directory)
+    except TalliesProblem as err:
+        return f"{where}: {err}; {_AGAIN}"
+    if stored is None:
+        return None
+    tallies, digest = stored
+    if not 0 <= tallies.resolution < count:
+        return (
+            f"{where} holds the tallies after resolution {tallies.resolution}, which the history "
+            f"does not hold; {_AGAIN}"
+        )
+    if history_digest(directory, tallies.resolution) != digest:
+        return (
+            f"{where} holds the tallies after another history/{tallies.resolution:04d}.toml "
+            f"than the one there; {_AGAIN}"
+        )
+    return tallies, json.loads(tallies_path(directory).read_bytes())
+
+
+_AGAIN = (
+    "remove it, and the next resolution counts the tallies again from the history (they hold "
+    "nothing the history does not)"
+)
+
+
+def _check_tallies(kept: tuple[Tallies, dict[str, Any]], counted: Tallies) -> None:
+    """The tallies kept must be those the history gives, number for number."""
+    from pbem.records.tallies import TALLIES, tallies_difference
+
+    tallies, values = kept
+    values.pop("history", None)
+    found = tallies_difference(values, counted.to_dict())
+    if found:
+        raise AuditError(
+            f"{HISTORY}/{TALLIES} does not hold the tallies the history gives after resolution "
+            f"{tallies.resolution}: {found}; {_AGAIN}"
+        )
 
 
 def _audit_key(game: Game, where: str, record: HistoryRecord, r: int) -> bytes:

@@ -283,6 +283,10 @@ def new_game(
             write_history(directory, record)
             paths = write_files(new_report_dir(directory, Played.of(0, 0)), reports)
             write_game(game)
+            from pbem.core.tallies import Tallies
+            from pbem.records.tallies import write_tallies
+
+            write_tallies(directory, Tallies([p.name for p in state.players]).after(0, 0, events))
         except BaseException:
             _undo_new(directory, list(reports))
             raise
@@ -292,7 +296,10 @@ def new_game(
 def _undo_new(directory: Path, reports: Sequence[str]) -> None:
     """Remove what a `new` that failed part way wrote (there was no game before it), so that
     running it again after the fault is fixed creates the game."""
+    from pbem.records.tallies import tallies_path
+
     written = [directory / GAME_FILE, history_path(directory, 0), directory / BOARD_FILE]
+    written.append(tallies_path(directory))
     first = new_report_dir(directory, Played.of(0, 0))
     written += [first / name for name in reports]
     for path in written:
@@ -391,6 +398,9 @@ def resolve_game(
             time=clock.iso(now) if now else None,
         )
         new = _after(game, state, now)
+        from pbem.records.tallies import tallies_before, write_tallies  # (the events: here)
+
+        before = tallies_before(directory, [p.name for p in state.players], r)
         # Rendered before anything is written: a broken template stops the run here.
         from pbem.present import report  # Jinja2 and the reports: only when rendering
 
@@ -405,11 +415,13 @@ def resolve_game(
             forecasts=_forecasts(game.state, orders),
             away=away.upcoming(directory, game, now),
             press=press.of_resolution(press.press_records(directory), r),
+            tallies=before,
         )
         write_history(directory, record)
         archive_orders(directory, r, [s.path for s in used])
         folder = new_report_dir(directory, played_in(game, r, record.turn))
         paths_written = write_files(folder, reports)
+        write_tallies(directory, before.after(r, record.turn, events))  # (before: see _complete)
         write_game(new)
         undo.release(directory)  # resolved (by hand: `pbem run` leaves held games alone)
         answered = early + tuple(bots.answer(new))
@@ -467,6 +479,12 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         raise GameFileError(f"{where} does not match a replay of its orders; run 'pbem audit'")
     now = clock.parse_instant(record.time, "time") if record.time else None
     new = _after(game, state, now)
+    # The tallies are written just before game.toml: a run stopped before them left those of
+    # the resolution before, which are brought on; one stopped after them, these, which are
+    # of this resolution already: then they are counted again from the history.
+    from pbem.records.tallies import tallies_before, write_tallies
+
+    before = tallies_before(game.path, [p.name for p in state.players], r)
     from pbem.present import report  # Jinja2 and the reports: only when rendering
 
     reports = report.render_reports(
@@ -480,9 +498,11 @@ def _complete(game: Game, record: HistoryRecord) -> Outcome:
         _forecasts(game.state, orders),
         away.upcoming(game.path, game, now),
         press.of_resolution(press.press_records(game.path), r),
+        tallies=before,
     )
     _archive_recorded(game.path, record)
     written = write_files(new_report_dir(game.path, played_in(game, r, record.turn)), reports)
+    write_tallies(game.path, before.after(r, record.turn, events))
     write_game(new)
     return Outcome(r, state, events, recovered=True, reports=written, bots=tuple(bots.answer(new)))
 

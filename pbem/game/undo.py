@@ -2,7 +2,8 @@
 
 `undo_last` moves history/NNNN.toml, reports/NNNN/ and the used order files into
 history/undone/NNNN-<n>/ (n: the how-many-th undo of resolution NNNN), with undo.toml saying
-when and why; the order files go back into orders/ and game.toml returns to the state before.
+when and why; the order files go back into orders/, game.toml returns to the state before and
+the game's tallies (history/tallies.json) to those of the resolution before.
 The next resolution NNNN uses the same key (keys come from the chain by resolution number);
 in a game whose dice follow the orders, other orders than the first time add a salt to it
 (`first_orders`, docs/dice.md).
@@ -199,6 +200,10 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
     )
     if live.exists():
         live.unlink()
+    from pbem.records.tallies import tallies_before, write_tallies
+
+    # The tallies go back with the resolution: those of the one before, from the history.
+    write_tallies(directory, tallies_before(directory, [p.name for p in before.players], r))
     hold = {"resolution": r, "time": record.time, "why": f"undone: {record.why}"}
     atomic_write(directory / HISTORY / HELD, tomli_w.dumps(hold))
     (directory / HISTORY / PENDING).unlink(missing_ok=True)

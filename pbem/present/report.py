@@ -23,6 +23,7 @@ from pbem.core.events import (
     Event,
 )
 from pbem.core.orders import Orders
+from pbem.core.tallies import Tallies
 from pbem.errors import PbemError
 from pbem.languages import i18n
 from pbem.languages.numbering import Undone
@@ -434,6 +435,7 @@ def render_reports(
     forecasts: Sequence[str] = (),
     away: Sequence[Mapping[str, str]] = (),
     press: Sequence[Press] = (),
+    tallies: Tallies | None = None,
 ) -> dict[str, str]:
     """Every player's report (text, HTML, view file, order file) and the moderator's, by file
     name, rendered in memory: the caller writes them (store.write_files) once all succeeded.
@@ -447,7 +449,7 @@ def render_reports(
     the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
     file alone (to attach)."""
     files: dict[str, str] = {}
-    stats = _stats(game, resolution, events)
+    stats = _stats(game, resolution, events, tallies)
     where = game.path.resolve()
     for p in game.state.players:
         lang = player_language(game, p.name, where)
@@ -475,5 +477,8 @@ def _days(away: Sequence[Mapping[str, str]], lang: i18n.Language) -> list[dict[s
     return [{**a, "from_day": lang.day(a["from"]), "to_day": lang.day(a["to"])} for a in away]
 
 
-def _stats(game: Game, resolution: int, events: Sequence[Event]) -> dict[str, Any]:
-    return stats_after(game.path, resolution, events, [p.name for p in game.state.players])
+def _stats(
+    game: Game, resolution: int, events: Sequence[Event], tallies: Tallies | None = None
+) -> dict[str, Any]:
+    players = [p.name for p in game.state.players]
+    return stats_after(game.path, resolution, events, players, tallies)

@@ -5,6 +5,8 @@ Everything here is public (the board, the battles, the trades and the dice are i
 so the same numbers go into the moderator's `pbem stats`, the players' view files (for
 `pbem stats --view`) and the last report. Computed from the recorded events alone, resolution by
 resolution: `game_stats` takes them and returns plain values (JSON as the view file carries it).
+A resolution's reports read them from the tallies the game keeps (`stats_after`,
+pbem.core.tallies and pbem.records.tallies) and the new events, not from the whole history.
 """
 
 from __future__ import annotations
@@ -16,22 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core import fog
-from pbem.core.events import (
-    Conquered,
-    Dealt,
-    Drafted,
-    Dropped,
-    Eliminated,
-    Event,
-    Fortified,
-    Placed,
-    Reinforced,
-    Rolled,
-    Traded,
-    Won,
-)
+from pbem.core.events import Event, Reinforced, Rolled
 from pbem.core.luck import PlayerLuck, SideLuck, tally
-from pbem.core.state import NEUTRAL, GameState, team_name
+from pbem.core.state import GameState, team_name
+from pbem.core.tallies import Tallies
 from pbem.languages.i18n import _, current, language, n_, place, speaking
 from pbem.present.plan import decimal
 from pbem.present.sentences import card_name
@@ -39,9 +29,7 @@ from pbem.present.text import wrap
 from pbem.present.view import ViewError, load_json, view_language
 from pbem.records.history import history_count, read_history
 from pbem.records.store import Game
-
-BIGGEST = 5
-"""How many of the biggest battles the story lists."""
+from pbem.records.tallies import tallies_before
 
 Resolution = tuple[int, int, Sequence[Event]]
 """(resolution, turn, its events)."""
@@ -81,13 +69,16 @@ def _luck_dict(side: SideLuck) -> dict[str, Any]:
     }
 
 
-def luck_dict(luck: PlayerLuck) -> dict[str, Any]:
-    return {
+def luck_dict(luck: PlayerLuck, battles: bool = True) -> dict[str, Any]:
+    """A player's luck in plain values, with their battles one by one unless not `battles`."""
+    out = {
         "attack": _luck_dict(luck.attack),
         "defence": _luck_dict(luck.defence),
         "total": _luck_dict(luck.total),
         "longest_losing_streak": luck.longest_losing_streak,
-        "battles": [
+    }
+    if battles:
+        out["battles"] = [
             {
                 "attacker": b.attacker,
                 "defender": b.defender,
@@ -100,118 +91,47 @@ def luck_dict(luck: PlayerLuck) -> dict[str, Any]:
                 "defender_lost": b.defender_lost,
             }
             for b in luck.battles
+        ]
+    return out
+
+
+def stats_of(tallies: Tallies, luck: Mapping[str, PlayerLuck] | None = None) -> dict[str, Any]:
+    """The story of a game from its tallies, in plain values; each player's luck battle by
+    battle too when `luck` (counted from every roll of the game, `luck.tally`) is given."""
+    players = tallies.players
+    battles = luck is not None
+    if luck is None:
+        luck = {p: PlayerLuck(p, *tallies.side(p)) for p in players}
+    return {
+        "resolutions": max(tallies.resolution, 0),
+        "turns": tallies.turn,
+        "winner": tallies.winner,
+        **({"winners": list(tallies.winners)} if tallies.winners else {}),
+        "players": list(players),
+        "eliminated": [dict(f) for f in tallies.fallen],
+        "timeline": [
+            {
+                "resolution": r,
+                "turn": turn,
+                "territories": dict(zip(players, held, strict=True)),
+                "armies": dict(zip(players, armies, strict=True)),
+            }
+            for r, turn, held, armies in tallies.timeline
         ],
+        "biggest_battles": [{k: v for k, v in b.items() if k != "end"} for b in tallies.biggest],
+        "trades": [{**t, "cards": list(t["cards"])} for t in tallies.trades],
+        "luck": {p: luck_dict(luck[p], battles) for p in players},
     }
 
 
 def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dict[str, Any]:
     """The story of a game from its resolutions' events, in plain values."""
-    owner: dict[str, str] = {}
-    armies: dict[str, int] = {}
-    timeline: list[dict[str, Any]] = []
-    fallen: list[dict[str, Any]] = []
-    trades: list[dict[str, Any]] = []
-    battles: list[dict[str, Any]] = []
+    tallies = Tallies(players)
     rolls: list[Rolled] = []
-    winner: str | None = None
-    winners: tuple[str, ...] | None = None  # (a team game's)
     for resolution, turn, events in resolutions:
-        for e in events:
-            if isinstance(e, Dealt):
-                for t in e.territories:
-                    owner[t], armies[t] = e.player, 1
-            elif isinstance(e, Drafted):
-                owner[e.territory], armies[e.territory] = e.player, 1
-            elif isinstance(e, Placed):
-                armies[e.territory] = armies.get(e.territory, 0) + e.armies
-            elif isinstance(e, Rolled):
-                armies[e.source] -= e.attacker_losses
-                armies[e.target] -= e.defender_losses
-                rolls.append(e)
-                last = battles[-1] if battles else None
-                if (
-                    last is None
-                    or last["resolution"] != resolution
-                    or (last["attacker"], last["from"], last["to"])
-                    != (e.player, e.source, e.target)
-                    or last["end"]
-                ):
-                    battles.append(
-                        {
-                            "resolution": resolution,
-                            "turn": turn,
-                            "attacker": e.player,
-                            "defender": e.defender_name,
-                            "from": e.source,
-                            "to": e.target,
-                            "rolls": 0,
-                            "attacker_lost": 0,
-                            "defender_lost": 0,
-                            "taken": False,
-                            "end": False,
-                        }
-                    )
-                    last = battles[-1]
-                last["rolls"] += 1
-                last["attacker_lost"] += e.attacker_losses
-                last["defender_lost"] += e.defender_losses
-            elif isinstance(e, Conquered):
-                owner[e.target] = e.player
-                armies[e.source] -= e.moved
-                armies[e.target] = e.moved
-                if battles and (battles[-1]["from"], battles[-1]["to"]) == (e.source, e.target):
-                    battles[-1]["taken"] = battles[-1]["end"] = True
-            elif isinstance(e, Fortified):
-                armies[e.source] -= e.armies
-                armies[e.target] += e.armies
-            elif isinstance(e, Dropped):
-                for t, who in owner.items():
-                    if who == e.player:
-                        owner[t] = NEUTRAL
-                fallen.append(
-                    {"player": e.player, "by": None, "resolution": resolution, "turn": turn}
-                )
-            elif isinstance(e, Eliminated):
-                fallen.append(
-                    {"player": e.player, "by": e.by, "resolution": resolution, "turn": turn}
-                )
-            elif isinstance(e, Traded):
-                trades.append(
-                    {
-                        "resolution": resolution,
-                        "turn": turn,
-                        "player": e.player,
-                        "cards": list(e.cards),
-                        "armies": e.value,
-                    }
-                )
-            elif isinstance(e, Won):
-                winner, winners = e.player, e.team
-        timeline.append(
-            {
-                "resolution": resolution,
-                "turn": turn,
-                "territories": {p: sum(1 for o in owner.values() if o == p) for p in players},
-                "armies": {p: sum(armies[t] for t, o in owner.items() if o == p) for p in players},
-            }
-        )
-    biggest = sorted(
-        battles, key=lambda b: (-(b["attacker_lost"] + b["defender_lost"]), b["resolution"])
-    )[:BIGGEST]
-    luck = tally(rolls, players)
-    final: Resolution = resolutions[-1] if resolutions else (0, 0, ())
-    return {
-        "resolutions": final[0],
-        "turns": final[1],
-        "winner": winner,
-        **({"winners": list(winners)} if winners else {}),
-        "players": list(players),
-        "eliminated": fallen,
-        "timeline": timeline,
-        "biggest_battles": [{k: v for k, v in b.items() if k != "end"} for b in biggest],
-        "trades": trades,
-        "luck": {p: luck_dict(luck[p]) for p in players},
-    }
+        tallies.fold(resolution, turn, events)
+        rolls += (e for e in events if isinstance(e, Rolled))
+    return stats_of(tallies, tally(rolls, players))
 
 
 # --- Told in words --------------------------------------------------------------------------
@@ -427,15 +347,19 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
 
 
 def stats_after(
-    directory: Path, resolution: int, events: Sequence[Event], players: Sequence[str]
+    directory: Path,
+    resolution: int,
+    events: Sequence[Event],
+    players: Sequence[str],
+    before: Tallies | None = None,
 ) -> dict[str, Any]:
-    """The story of a game just after `resolution`, whose `events` may not be recorded yet."""
-    earlier = recorded_resolutions(directory, resolution)
-    turn = max(
-        (e.turn for e in events if isinstance(e, Reinforced)),
-        default=earlier[-1][1] if earlier else 0,
-    )
-    return game_stats([*earlier, (resolution, turn, events)], players)
+    """The story of a game just after `resolution`, whose `events` may not be recorded yet,
+    from the tallies `before` it (read from the game's when not given: `tallies_before`);
+    each player's luck without the battles one by one."""
+    if before is None:
+        before = tallies_before(directory, players, resolution)
+    turn = max((e.turn for e in events if isinstance(e, Reinforced)), default=before.turn)
+    return stats_of(before.after(resolution, turn, events))
 
 
 CHART_WIDTH = 600
