@@ -38,8 +38,9 @@ sys.path.insert(0, str(ROOT))
 
 from conftest import write_skeletons  # noqa: E402
 
-from pbem.core.state import Options, SetupMode  # noqa: E402
+from pbem.core.state import Options, SetupMode, state_digest  # noqa: E402
 from pbem.game import processor  # noqa: E402
+from pbem.records.store import load_game  # noqa: E402
 
 PLAYERS = ["alice", "bob", "carol", "dave"]
 DUE = 100
@@ -93,11 +94,17 @@ def templates(work: Path) -> tuple[Path, Path]:
 
 
 def copy_game(template: Path, directory: Path) -> None:
-    """A copy of a game under another name (in its folder's name and its game file)."""
+    """A copy of a game under another name: its folder's, and the name its game file, its
+    history and its order files give (names are unique in a folder of games)."""
     shutil.copytree(template, directory, ignore=shutil.ignore_patterns(".lock"))
-    game_file = directory / "game.toml"
-    text = game_file.read_text()
-    game_file.write_text(text.replace(f'game = "{template.name}"', f'game = "{directory.name}"', 1))
+    old, new = f'game = "{template.name}"', f'game = "{directory.name}"'
+    for path in [directory / "game.toml", *sorted((directory / "orders").glob("*.toml"))]:
+        path.write_text(path.read_text().replace(old, new, 1))
+    before = state_digest(load_game(template).state)  # the state holds the name: its digest
+    after = state_digest(load_game(directory).state)  # in the history changes with it
+    history = directory / "history" / "0000.toml"
+    text = history.read_text().replace(old, new, 1)
+    history.write_text(text.replace(f'state = "{before}"', f'state = "{after}"', 1))
 
 
 def place(root: Path, index: int) -> Path:
@@ -135,7 +142,7 @@ def measure(work: Path, quick: bool) -> list[Row]:
     for size in sizes:
         root = work / f"root-{size}"
         build(root, idle, due, size)
-        child_cpu(pbem("status", str(root), "--now", NOW))  # the first tick builds the index
+        child_cpu(pbem("run", str(root), "--now", NOW))  # the first tick builds the index
         roots[size] = root
         ticks[size] = ([], [])
     for _ in range(runs):  # interleaved, so that the machine's load weighs on all alike
