@@ -272,7 +272,7 @@ def run_root(
             ]
     if mail.send and not dry_run:
         _remind(named, mail, now, notes)
-        mail_failed |= not _send(path, named, mail, now, notes)
+        mail_failed |= not _send(path, named, mail, now, notes, first)
     return RunSummary(tuple(runs), now, tuple(notes), mail_failed)
 
 
@@ -321,14 +321,27 @@ def _remind(games: Sequence[Path], mail: MailRun, now: datetime, notes: list[str
 
 
 def _send(
-    path: Path, games: Sequence[Path], mail: MailRun, now: datetime, notes: list[str]
+    path: Path,
+    games: Sequence[Path],
+    mail: MailRun,
+    now: datetime,
+    notes: list[str],
+    answers: bool = True,
 ) -> bool:
-    """Send every game's mail, and the root's; False when anything could not go."""
+    """Send every game's mail, and the root's (with `answers`: shard 1 alone sends them);
+    False when anything could not go."""
     from pbem.mail import inbox
 
     try:
         result = inbox.send_root(
-            path, mail.flags, None, mail.ask_smtp, now=now, games=games, kit=mail.kit
+            path,
+            mail.flags,
+            None,
+            mail.ask_smtp,
+            now=now,
+            games=games,
+            kit=mail.kit,
+            answers=answers,
         )
     except PbemError as err:
         notes.append(f"send failed: {err}")
