@@ -98,6 +98,7 @@ def test_a_tick_reads_no_unchanged_game_and_says_what_a_full_reading_says(
 
 
 def test_pbem_status_writes_no_index_and_pbem_run_does(root: Path) -> None:
+    age(root)
     invoke("status", root, "--now", NOW)
     assert not (root / rootindex.INDEX_FOLDER).exists()
     invoke("run", root, "--now", NOW, "--dry-run", code=1)  # (two games are damaged)
