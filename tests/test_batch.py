@@ -230,10 +230,16 @@ def test_run_resolves_exactly_the_ready_games_and_reports_the_rest(root: Path) -
 
 def test_a_second_run_right_after_changes_nothing(root: Path) -> None:
     invoke("run", root, "--now", NOW, code=1)
-    before = snapshot(root)
+    before = games_of(root)
     output = invoke("run", root, "--now", NOW, code=1)
-    assert snapshot(root) == before
+    assert games_of(root) == before
     assert " resolved" not in output.splitlines()[-1]
+
+
+def games_of(root: Path) -> dict[str, bytes]:
+    """Every file of the games of a root, not the index the runs keep of them (.pbem-tick/,
+    which a run brings up to date)."""
+    return {k: v for k, v in snapshot(root).items() if not k.startswith(".pbem-tick/")}
 
 
 def test_two_jobs_resolve_what_one_job_does(root: Path, tmp_path: Path) -> None:

@@ -12,13 +12,19 @@ import click
 from pbem.cli.common import NOW, echo, instant, reports_errors
 from pbem.cli.mail import asker, imap_flags, mailbox_options
 
+SHARD_HELP = (
+    "Only the games of shard K of N (K from 1 to N), for N machines sharing the folder; "
+    "only shard 1 fetches the mail (docs/batch.md)."
+)
+
 
 @click.command(short_help="One line per game: where it stands, what it needs.")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per game.")
 @click.option("--now", help="The time to count deadlines from (ISO); default: the clock.")
+@click.option("--shard", metavar="K/N", help=SHARD_HELP)
 @reports_errors
-def status(root: Path, as_json: bool, now: str | None) -> None:
+def status(root: Path, as_json: bool, now: str | None, shard: str | None) -> None:
     """One line per game of ROOT (a folder of games, or one game): its turn, who is awaited,
     the orders in, and its state: damaged, overdue, ready, locked, waiting or over. What needs
     the moderator comes first.
@@ -29,8 +35,10 @@ def status(root: Path, as_json: bool, now: str | None) -> None:
       pbem status games --json
     """
     from pbem.club import status as game_status
+    from pbem.records.rootindex import parse_shard
 
-    statuses = game_status.root_status(root, game_status.moment(now))
+    part = parse_shard(shard)
+    statuses = game_status.root_status(root, game_status.moment(now), part)
     if as_json:
         click.echo(json.dumps([s.to_dict() for s in statuses], indent=2, ensure_ascii=False))
     else:
@@ -61,6 +69,7 @@ def status(root: Path, as_json: bool, now: str | None) -> None:
     is_flag=True,
     help="With --send: the player's kit (pbem-player.pyz) goes with each first report.",
 )
+@click.option("--shard", metavar="K/N", help=SHARD_HELP)
 @reports_errors
 def run(
     root: Path,
@@ -76,6 +85,7 @@ def run(
     security: str | None,
     send: bool,
     kit: bool,
+    shard: str | None,
 ) -> None:
     """Fetch the mail (--fetch, or a mailbox given), resolve every game of ROOT that is due,
     send what was written (--send), then print one line per game. Last, each tournament of
@@ -90,10 +100,13 @@ def run(
       pbem run games --jobs 2
       pbem run games --fetch --send --kit
       pbem run games --dry-run
+      pbem run games --shard 2/4
     """
     from pbem.club import batch
     from pbem.club.status import moment
+    from pbem.records.rootindex import parse_shard
 
+    part = parse_shard(shard)
     flags: dict[str, str | None] = {
         "maildir": str(maildir) if maildir else None,
         "mbox": str(mbox) if mbox else None,
@@ -107,7 +120,9 @@ def run(
     when = moment(now)
     from pbem.club.tournament import advance_tournaments  # (docs/tournaments.md)
 
-    summary = batch.run_root(root, when, jobs, dry_run, _progress_bar(), mail, advance_tournaments)
+    summary = batch.run_root(
+        root, when, jobs, dry_run, _progress_bar(), mail, advance_tournaments, part
+    )
     click.echo("\n".join(summary.lines()))
     if not summary.ok:
         raise SystemExit(1)

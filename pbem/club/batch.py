@@ -15,9 +15,10 @@ from datetime import datetime
 from enum import Enum
 from pathlib import Path
 
-from pbem.club.status import DUE, State, status_of, table
+from pbem.club.status import DUE, GameStatus, State, status_of, table, tick
 from pbem.errors import LockedError, PbemError
 from pbem.game import bots, processor
+from pbem.records import rootindex
 from pbem.records.mailbox_state import held_by_mailbox
 from pbem.records.root import open_root
 
@@ -87,21 +88,14 @@ def run_game(
     valid orders is resolved all the same."""
     try:
         status = status_of(directory, now)
-        if status.state is State.DAMAGED:
-            return GameRun(status.name, directory, Result.FAILED, status.reason)
-        if status.state is State.OVER:
-            return GameRun(status.name, directory, Result.OVER, status.reason)
-        if status.state is State.LOCKED:
-            return GameRun(status.name, directory, Result.SKIPPED, "locked by another run")
-        if status.state is State.HELD:
-            return GameRun(status.name, directory, Result.HELD, status.reason)
+        done = _left(status)
+        if done is not None:
+            return done
         unanswered = set(status.bots) - set(status.valid)  # a stopped run's, or stale ones
         if status.state not in DUE and not dry_run and unanswered and bots.catch_up(directory):
             status = status_of(directory, now)  # a stopped run's bots answered now
         if status.state not in DUE:
-            awaited = [p for p in status.awaited if p not in status.valid]
-            detail = "; ".join(x for x in (f"awaiting {', '.join(awaited)}", status.reason) if x)
-            return GameRun(status.name, directory, Result.WAITING, detail)
+            return _waiting(status)
         if status.state is State.OVERDUE:
             held = mailbox_down or (
                 held_by_mailbox(directory, status.name, status.deadline)
@@ -117,6 +111,40 @@ def run_game(
         return _resolve(status.name, directory, now)
     except Exception as err:  # one game's fault must never stop the others
         return GameRun(directory.name, directory, Result.FAILED, f"{type(err).__name__}: {err}")
+
+
+def _left(status: GameStatus) -> GameRun | None:
+    """What `pbem run` says of a game it leaves as it is (damaged, over, locked, held); None
+    for a game it may have to work on."""
+    directory = status.path
+    if status.state is State.DAMAGED:
+        return GameRun(status.name, directory, Result.FAILED, status.reason)
+    if status.state is State.OVER:
+        return GameRun(status.name, directory, Result.OVER, status.reason)
+    if status.state is State.LOCKED:
+        return GameRun(status.name, directory, Result.SKIPPED, "locked by another run")
+    if status.state is State.HELD:
+        return GameRun(status.name, directory, Result.HELD, status.reason)
+    return None
+
+
+def _waiting(status: GameStatus) -> GameRun:
+    awaited = [p for p in status.awaited if p not in status.valid]
+    detail = "; ".join(x for x in (f"awaiting {', '.join(awaited)}", status.reason) if x)
+    return GameRun(status.name, status.path, Result.WAITING, detail)
+
+
+def _idle(status: GameStatus | None, dry_run: bool) -> GameRun | None:
+    """What `pbem run` says of a game its tick found nothing to do in (as `run_game` would
+    say it); None for a game to be run alone: due, with bots to answer, or not read."""
+    if status is None:
+        return None
+    done = _left(status)
+    if done is not None or status.state in DUE:
+        return done
+    if set(status.bots) - set(status.valid) and not dry_run:
+        return None
+    return _waiting(status)
 
 
 def _resolve(name: str, directory: Path, now: datetime) -> GameRun:
@@ -190,16 +218,19 @@ def run_root(
     progress: Progress | None = None,
     mail: MailRun | None = None,
     then: Callable[[Path, datetime], Sequence[str]] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> RunSummary:
     """Fetch the mail (when asked), resolve every game of a root that is due now, send what
     was written (when asked); a summary of what happened to each game. `then` is what the
     club does once the games are resolved and before the mail goes (the next round of a
     tournament, whose new games' first reports then go in the same run); what it says is
-    among the notes."""
+    among the notes.
+
+    With `shard` (K, N), only the games of shard K of N are looked at (and their mail sent);
+    only shard 1 fetches the mail, and moves the tournaments on (docs/batch.md)."""
     if jobs < 1:
         raise PbemError("--jobs must be 1 or more")
-    root = open_root(path)
-    if not root.games:
+    if not rootindex.walk(path):
         raise PbemError(f"there is no game in {path}: no folder in it has a game.toml")
     notes: list[str] = []
     mail_failed = False
@@ -207,26 +238,41 @@ def run_root(
     if (mail.fetch or mail.send) and dry_run:
         notes.append("dry run: no mail fetched or sent")
     down: str | None = None
-    if mail.fetch and not dry_run:
+    first = shard is None or shard[0] == 1
+    if mail.fetch and not dry_run and not first:
+        notes.append(f"fetch: left to shard 1 of {shard[1] if shard else 1}")
+    if mail.fetch and not dry_run and first:
         read, down = _fetch(path, mail, now, notes)
         mail_failed |= not read
-    duplicates = {p: root.duplicate_reason(p) for _, p in root.games}
-    named = [p for _, p in root.games if duplicates[p] is None]
-    runs = resolve_due(named, now, jobs, dry_run, progress, down)
-    runs += [
-        GameRun(name, p, Result.FAILED, duplicates[p] or "")
-        for name, p in root.games
-        if duplicates[p] is not None
-    ]
-    if then is not None and not dry_run:
+    looked = tick(
+        path, now, shard, careful=True, keep=not dry_run
+    )  # after the fetch: it brings orders
+    root = looked.root
+    names = {p: n for n, p in root.games}
+    found: dict[Path, GameRun | None] = {}
+    for game, status in looked.games:
+        reason = root.duplicate_reason(game)
+        found[game] = (
+            GameRun(names[game], game, Result.FAILED, reason) if reason else _idle(status, dry_run)
+        )
+    named = [p for p in found if root.duplicate_reason(p) is None]
+    todo = [g for g, run in found.items() if run is None]
+    found.update((r.path, r) for r in resolve_due(todo, now, jobs, dry_run, progress, down))
+    runs = [r for r in found.values() if r is not None]
+    if then is not None and not dry_run and first:
         said = list(then(path, now))
         notes.extend(said)
         if said:  # (new games may have been made)
-            root = open_root(path)
-            named = [p for _, p in root.games if root.duplicate_reason(p) is None]
+            games = rootindex.walk(path)
+            root = open_root(path, [g.path for g in games])
+            named = [
+                g.path
+                for g in games
+                if root.duplicate_reason(g.path) is None and rootindex.in_shard(g.key, shard)
+            ]
     if mail.send and not dry_run:
         _remind(named, mail, now, notes)
-        mail_failed |= not _send(path, named, mail, now, notes)
+        mail_failed |= not _send(path, named, mail, now, notes, first)
     return RunSummary(tuple(runs), now, tuple(notes), mail_failed)
 
 
@@ -275,14 +321,27 @@ def _remind(games: Sequence[Path], mail: MailRun, now: datetime, notes: list[str
 
 
 def _send(
-    path: Path, games: Sequence[Path], mail: MailRun, now: datetime, notes: list[str]
+    path: Path,
+    games: Sequence[Path],
+    mail: MailRun,
+    now: datetime,
+    notes: list[str],
+    answers: bool = True,
 ) -> bool:
-    """Send every game's mail, and the root's; False when anything could not go."""
+    """Send every game's mail, and the root's (with `answers`: shard 1 alone sends them);
+    False when anything could not go."""
     from pbem.mail import inbox
 
     try:
         result = inbox.send_root(
-            path, mail.flags, None, mail.ask_smtp, now=now, games=games, kit=mail.kit
+            path,
+            mail.flags,
+            None,
+            mail.ask_smtp,
+            now=now,
+            games=games,
+            kit=mail.kit,
+            answers=answers,
         )
     except PbemError as err:
         notes.append(f"send failed: {err}")

@@ -17,12 +17,12 @@ from typing import Any
 from pbem.core.state import Phase
 from pbem.errors import PbemError
 from pbem.game import processor
-from pbem.records import clock, deadline_changes, undone
+from pbem.records import clock, deadline_changes, rootindex, undone
 from pbem.records.deadline_changes import deadline_of
 from pbem.records.disk import held_by_another
 from pbem.records.history import history_path, played_in, read_history
 from pbem.records.opening import read_game
-from pbem.records.root import Root, game_name, open_root
+from pbem.records.root import Root, game_name
 from pbem.records.store import Game
 
 
@@ -165,13 +165,12 @@ def _duration(seconds: float) -> str:
 # Deciding
 
 
-def due(game: Game, readiness: processor.Readiness, interrupted: bool, now: datetime) -> State:
+def due(ready: bool, deadline: datetime | None, interrupted: bool, now: datetime) -> State:
     """Whether a game that is neither over nor damaged is to be resolved now: READY when every
-    awaited player has a valid order file (or a resolution was interrupted and is to be
-    completed), OVERDUE when its deadline has passed, else WAITING."""
-    if interrupted or readiness.ready:
+    awaited player has a valid order file (`ready`; or a resolution was interrupted and is to
+    be completed), OVERDUE when its `deadline` has passed, else WAITING."""
+    if interrupted or ready:
         return State.READY
-    deadline = deadline_of(game).at
     if deadline is not None and now >= deadline:
         return State.OVERDUE
     return State.WAITING
@@ -183,15 +182,117 @@ def due(game: Game, readiness: processor.Readiness, interrupted: bool, now: date
 
 def status_of(directory: Path, now: datetime, root: Root | None = None) -> GameStatus:
     """Where one game stands; a damaged game is reported with the reason, never raised."""
-    try:
-        return _status_of(directory, now, root)
-    except PbemError as err:
-        return GameStatus(game_name(directory), directory, State.DAMAGED, str(err))
-
-
-def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
-    duplicate = root.duplicate_reason(directory) if root is not None else None
     locked = held_by_another(directory)
+    duplicate = root.duplicate_reason(directory) if root is not None else None
+    return judge(read_facts(directory), now, locked, duplicate)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a game's status is made of that its files alone decide: not the clock, nor its
+    lock, nor the other games of its root. The index of a root keeps them
+    (pbem.records.rootindex); `judge` makes the status of them at a time."""
+
+    name: str
+    path: Path
+    damaged: str | None = None
+    """Why the game cannot be read (it is then listed as damaged, with nothing else)."""
+    turn: int | None = None
+    phase: str | None = None
+    resolution: int | None = None
+    last_resolved: datetime | None = None
+    last_played: str | None = None
+    deadline: datetime | None = None
+    missed: tuple[tuple[str, int], ...] | None = None
+    zone: str | None = None
+    over: str | None = None
+    """Who won, when the game is over."""
+    awaited: tuple[str, ...] = ()
+    valid: tuple[str, ...] = ()
+    rejected: tuple[str, ...] = ()
+    bots: tuple[str, ...] = ()
+    interrupted: str | None = None
+    """The reason, when a resolution was interrupted and is to be completed."""
+    held: str | None = None
+    """Why the game waits for the moderator after an undo."""
+    ready: bool = False
+    doubled: str = ""
+    at_deadline: bool = False
+    """The setting `resolve = "at-deadline"`."""
+    grace_until: datetime | None = None
+    """The end of the grace after the last awaited orders came in (the setting `grace`)."""
+    grace: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in self.__dict__.items():
+            if key == "path" or (key in _DEFAULTS and value == _DEFAULTS[key]):
+                continue
+            out[key] = value.isoformat() if isinstance(value, datetime) else value
+        return out
+
+    @classmethod
+    def from_json(cls, path: Path, data: dict[str, Any]) -> Facts:
+        """Facts as `to_json` wrote them; raises ValueError (or KeyError, TypeError) when they
+        are not (an index written by hand, or damaged)."""
+        values: dict[str, Any] = {"path": path}
+        for key, value in data.items():
+            kind = _KINDS[key]
+            if value is None:
+                values[key] = None
+            elif kind == "datetime":
+                values[key] = datetime.fromisoformat(value)
+            elif kind == "tuple":
+                values[key] = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+            else:
+                values[key] = value
+        facts = cls(**values)
+        if not isinstance(facts.name, str):
+            raise ValueError("a game's name is not text")
+        return facts
+
+
+_DEFAULTS: dict[str, Any] = {
+    "damaged": None,
+    "turn": None,
+    "phase": None,
+    "resolution": None,
+    "last_resolved": None,
+    "last_played": None,
+    "deadline": None,
+    "missed": None,
+    "zone": None,
+    "over": None,
+    "awaited": (),
+    "valid": (),
+    "rejected": (),
+    "bots": (),
+    "interrupted": None,
+    "held": None,
+    "ready": False,
+    "doubled": "",
+    "at_deadline": False,
+    "grace_until": None,
+    "grace": "",
+}
+_KINDS: dict[str, str] = {
+    **{k: "value" for k in _DEFAULTS},
+    "name": "value",
+    **{k: "datetime" for k in ("last_resolved", "deadline", "grace_until")},
+    **{k: "tuple" for k in ("missed", "awaited", "valid", "rejected", "bots")},
+}
+
+
+def read_facts(directory: Path) -> Facts:
+    """What one game's status is made of, read from its files; a damaged game with the
+    reason, never raised."""
+    try:
+        return _read_facts(directory)
+    except PbemError as err:
+        return Facts(game_name(directory), directory, damaged=str(err))
+
+
+def _read_facts(directory: Path) -> Facts:
     name: str | None = None
     try:
         game = read_game(directory)
@@ -199,79 +300,126 @@ def _status_of(directory: Path, now: datetime, root: Root | None) -> GameStatus:
         count = processor.checked_history(game)
     except PbemError as err:
         named = name if name is not None else game_name(directory)
-        return GameStatus(named, directory, State.DAMAGED, str(err))
+        return Facts(named, directory, damaged=str(err))
     state = game.state
     r = state.resolution
-    last = _resolved_at(directory, r - 1)
     deadline = deadline_of(game)
     common: dict[str, Any] = {
         "turn": state.turn,
         "phase": state.phase.value,
         "resolution": r,
-        "last_resolved": last,
+        "last_resolved": _resolved_at(directory, r - 1),
         "last_played": _last_played(game, r - 1),
         "deadline": deadline.at,
-        "seconds_left": (deadline.at - now).total_seconds() if deadline.at else None,
         "missed": deadline.missed,
         "zone": game.schedule.timezone if game.schedule else None,
     }
     if state.phase is Phase.OVER:
-        return GameStatus(name, directory, State.OVER, f"{state.won_by} won", **common)
+        return Facts(name, directory, over=f"{state.won_by} won", **common)
     found = processor.readiness(game)
-    common.update(
+    interrupted = count == r + 1
+    at_deadline, grace_until, grace = (
+        _settings(game, found) if found.ready and not interrupted else (False, None, "")
+    )
+    return Facts(
+        name,
+        directory,
         awaited=tuple(state.awaiting()),
         valid=tuple(s.player or "" for s in found.used),
         rejected=tuple(s.path.name for s in found.rejected),
         bots=tuple(
             n for n in state.awaiting() if (reg := game.registration(n)) is not None and reg.bot
         ),
+        interrupted=(
+            f"{played_in(game, r, state.turn).words()} was interrupted and is to be completed"
+            if interrupted
+            else None
+        ),
+        held=undone.held(directory),
+        ready=found.ready,
+        doubled="; ".join(found.doubled),
+        at_deadline=at_deadline,
+        grace_until=grace_until,
+        grace=grace,
+        **common,
+    )
+
+
+def judge(facts: Facts, now: datetime, locked: bool, duplicate: str | None) -> GameStatus:
+    """A game's status at `now` from its facts, whether another run holds its lock, and why
+    its name cannot be told from another game's (None when it can)."""
+    name, directory = facts.name, facts.path
+    if facts.damaged is not None:
+        return GameStatus(name, directory, State.DAMAGED, facts.damaged)
+    deadline = facts.deadline
+    common: dict[str, Any] = {
+        "turn": facts.turn,
+        "phase": facts.phase,
+        "resolution": facts.resolution,
+        "last_resolved": facts.last_resolved,
+        "last_played": facts.last_played,
+        "deadline": deadline,
+        "seconds_left": (deadline - now).total_seconds() if deadline else None,
+        "missed": facts.missed,
+        "zone": facts.zone,
+    }
+    if facts.over is not None:
+        return GameStatus(name, directory, State.OVER, facts.over, **common)
+    common.update(
+        awaited=facts.awaited, valid=facts.valid, rejected=facts.rejected, bots=facts.bots
     )
     if duplicate is not None:
         return GameStatus(name, directory, State.DAMAGED, duplicate, **common)
     if locked:
         return GameStatus(name, directory, State.LOCKED, "another run holds its lock", **common)
-    interrupted = count == r + 1
-    why = undone.held(directory)
-    if why is not None and not interrupted:
-        reason = f"held: {why}; resolve by hand or release"
+    interrupted = facts.interrupted is not None
+    if facts.held is not None and not interrupted:
+        reason = f"held: {facts.held}; resolve by hand or release"
         return GameStatus(name, directory, State.HELD, reason, **common)
-    verdict = due(game, found, interrupted, now)
+    verdict = due(facts.ready, deadline, interrupted, now)
     if verdict is State.READY and not interrupted:
-        waits = _not_yet(game, found, now)
+        waits = _not_yet(facts, now)
         if waits is not None:
             return GameStatus(name, directory, State.WAITING, waits, **common)
-    reason = "; ".join(found.doubled)
-    if interrupted:
-        reason = f"{played_in(game, r, state.turn).words()} was interrupted and is to be completed"
+    reason = facts.interrupted if facts.interrupted is not None else facts.doubled
     return GameStatus(name, directory, verdict, reason, **common)
 
 
-def _not_yet(game: Game, found: processor.Readiness, now: datetime) -> str | None:
+def _not_yet(facts: Facts, now: datetime) -> str | None:
     """Why a turn whose orders are all in is not resolved yet by its `resolve` and `grace`
     settings (at the deadline; a while after the last orders, for a correction), or None."""
+    deadline = facts.deadline
+    if facts.at_deadline and deadline is not None and now < deadline:
+        return (
+            f"all orders are in; resolved at the deadline, {_iso(deadline)} (resolve = at-deadline)"
+        )
+    if facts.grace_until is not None and now < facts.grace_until:
+        return (
+            f"all orders are in; resolved from {_iso(facts.grace_until)}, in case a correction "
+            f"comes (grace = {facts.grace})"
+        )
+    return None
+
+
+def _settings(game: Game, found: processor.Readiness) -> tuple[bool, datetime | None, str]:
+    """A ready turn's `resolve` and `grace` settings, as `_not_yet` weighs them: whether it
+    waits for the deadline; until when, and how long, it waits after the last orders."""
     from pbem.records.settings import in_force
 
     try:
         settings = in_force(game.path, game.mail)
     except PbemError:  # damaged mail settings are told by the mail; the turn goes on
-        return None
-    deadline = deadline_of(game).at
-    if settings.resolve_when == "at-deadline" and deadline is not None and now < deadline:
-        return (
-            f"all orders are in; resolved at the deadline, {_iso(deadline)} (resolve = at-deadline)"
-        )
+        return False, None, ""
+    at_deadline = settings.resolve_when == "at-deadline"
     grace = settings.grace
     if not grace:
-        return None
+        return at_deadline, None, ""
     accepted = _accepted(game)
     arrived = [_arrival(game, s, accepted) for s in found.used]
     last = max((a for a in arrived if a is not None), default=None)
-    if last is not None and now < last + grace:
-        return (
-            f"all orders are in; resolved from {_iso(last + grace)}, in case a correction "
-            f"comes (grace = {clock.format_duration(grace)})"
-        )
-    return None
+    if last is None:
+        return at_deadline, None, ""
+    return at_deadline, last + grace, clock.format_duration(grace)
 
 
 def _accepted(game: Game) -> dict[str, object]:
@@ -325,12 +473,76 @@ def _resolved_at(directory: Path, resolution: int) -> datetime | None:
     return datetime.fromtimestamp(stamp, timezone.utc)
 
 
-def root_status(path: Path, now: datetime) -> list[GameStatus]:
-    """Every game of a root (or the one game `path` is), what needs the moderator first."""
-    root = open_root(path)
-    if not root.games:
+def root_status(
+    path: Path, now: datetime, shard: tuple[int, int] | None = None
+) -> list[GameStatus]:
+    """Every game of a root (or the one game `path` is), what needs the moderator first; with
+    `shard` (K, N), only the games of shard K of N (pbem.records.rootindex.in_shard)."""
+    statuses = [s for _, s in tick(path, now, shard).games if s is not None]
+    return sorted(statuses, key=lambda s: s.sort_key)
+
+
+@dataclass(frozen=True)
+class Tick:
+    """The games of a root by name, and the status of each game of the shard looked at."""
+
+    root: Root
+    games: list[tuple[Path, GameStatus | None]]
+
+
+def tick(
+    path: Path,
+    now: datetime,
+    shard: tuple[int, int] | None = None,
+    *,
+    careful: bool = False,
+    keep: bool = False,
+) -> Tick:
+    """The status of every game of a root (of shard K of N), in the order of its folders: each
+    game read again only when its files changed since the root's index last kept it
+    (pbem.records.rootindex), the rest judged at `now` from what the index keeps. Unique names
+    are checked once. With `keep` (`pbem run`), the index is brought up to date; `pbem status`
+    reads it and writes nothing.
+
+    A game whose files could not be read for a reason pbem does not foresee raises, or, when
+    `careful`, is given as None (for `pbem run` to try it alone, and tell what went wrong)."""
+    games = rootindex.walk(path)
+    if not games:
         raise PbemError(f"there is no game in {path}: no folder in it has a game.toml")
-    return sorted((status_of(p, now, root) for _, p in root.games), key=lambda s: s.sort_key)
+    root = Root(path, tuple(rootindex.game_names(path, games, game_name, keep)))
+    mine = [g for g in games if rootindex.in_shard(g.key, shard)]
+    kept = rootindex.load(path, rootindex.shard_file(shard))
+    prints = rootindex.Fingerprints(path)
+    fresh: dict[str, Any] = {}
+    out: list[tuple[Path, GameStatus | None]] = []
+    for game in mine:
+        locked = held_by_another(game.path)
+        fingerprint, settled = prints.of(game)
+        try:
+            facts = _kept(kept.get(game.key), fingerprint, game.path)
+            if facts is None:
+                facts = read_facts(game.path)
+        except Exception:
+            if not careful:
+                raise
+            out.append((game.path, None))
+            continue
+        if settled:
+            fresh[game.key] = [fingerprint, facts.to_json()]
+        out.append((game.path, judge(facts, now, locked, root.duplicate_reason(game.path))))
+    if keep and fresh != kept and rootindex.keeps_index(games):
+        rootindex.save(path, rootindex.shard_file(shard), fresh)
+    return Tick(root, out)
+
+
+def _kept(entry: object, fingerprint: str, path: Path) -> Facts | None:
+    """The facts the index keeps for a game whose files look as they did, else None."""
+    if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == fingerprint):
+        return None
+    try:
+        return Facts.from_json(path, entry[1])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def table(rows: Sequence[Sequence[str]], headings: Sequence[str]) -> list[str]:

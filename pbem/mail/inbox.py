@@ -215,8 +215,10 @@ def send_root(
     games: Sequence[Path] | None = None,
     copy_sender: bool = False,
     kit: bool = False,
+    answers: bool = True,
 ) -> RootSend:
-    """Send every game's mail, each with its own settings, then the root's own answers."""
+    """Send every game's mail, each with its own settings, then the root's own answers (unless
+    not `answers`: another run sends them)."""
     out = RootSend()
     listing = open_root(root, games)
     for name, path in listing.games:
@@ -231,9 +233,9 @@ def send_root(
             out.busy.append(f"{name}: busy (another run holds it); its mail waits")
         except PbemError as err:
             out.failed.append(f"{name}: {err}")
-    if waiting(root) and root.resolve() not in {p.resolve() for _, p in listing.games}:
-        answers = _send_root_outbox(root, flags, server, ask, dry_run)
-        out.games.append((f"{root.name} (messages for no game)", answers))
+    if answers and waiting(root) and root.resolve() not in {p.resolve() for _, p in listing.games}:
+        sent = _send_root_outbox(root, flags, server, ask, dry_run)
+        out.games.append((f"{root.name} (messages for no game)", sent))
     return out
 
 

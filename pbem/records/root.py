@@ -20,6 +20,7 @@ import tomli as tomllib  # the compiled parser the game files are read with (pbe
 
 from pbem.errors import PbemError
 from pbem.files import GAME_FILE_LIMIT, FileProblem, read_bounded
+from pbem.records import rootindex
 from pbem.records.disk import GAME_FILE, RECORD_FILE
 from pbem.records.settings import ROOT_FILE
 
@@ -118,8 +119,9 @@ def refuse_duplicate(directory: Path, name: str) -> None:
     if not root.is_dir():
         return
     target = directory.resolve()
-    for other in find_games(root):
-        if other.resolve() != target and fold(game_name(other)) == fold(name):
+    folded = fold(name)
+    for known, other in rootindex.game_names(root, rootindex.walk(root), game_name):
+        if fold(known) == folded and other.resolve() != target:
             raise PbemError(
                 f"{other} already holds a game called '{name}' in {root}: names are unique "
                 "in a folder of games, so that mail reaches the right one; choose another "
