@@ -278,8 +278,10 @@ def remove_temporaries(directory: Path) -> list[Path]:
             dirs[:] = _newest(dirs)
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
         for name in files:
+            if not TEMPORARY.match(name):  # (most names: no path made for them)
+                continue
             path = Path(folder) / name
-            if TEMPORARY.match(name) and path.is_file() and not path.is_symlink():
+            if path.is_file() and not path.is_symlink():
                 with contextlib.suppress(OSError):
                     path.unlink()
                     removed.append(path)

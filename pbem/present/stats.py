@@ -398,7 +398,7 @@ def line_chart(
             "colour": colours.get(p, "#888888"),
             "points": " ".join(
                 f"{i * step:.1f},{CHART_HEIGHT - (v - bottom) * CHART_HEIGHT / span:.1f}"
-                for i, v in enumerate(values)
+                for i, v in _drawn(values, step)
             ),
         }
         for p, values in series.items()
@@ -415,6 +415,34 @@ def line_chart(
         "first_turn": turns[0],
         "last_turn": turns[-1],
     }
+
+
+def _drawn(values: Sequence[float], step: float) -> list[tuple[int, float]]:
+    """The points of a polyline worth drawing: every one while two points are at least half a
+    pixel apart; in a longer game (more than two points a pixel), in each pixel's column the
+    lowest and the highest (in their order) and the first and last points of all, which draws
+    the same line as every point would, at a cost that does not grow with the game."""
+    if step >= 0.5:
+        return list(enumerate(values))
+    drawn: list[tuple[int, float]] = [(0, values[0])]
+    column: list[tuple[int, float]] = []
+    for i, v in enumerate(values):
+        if column and int(i * step) != int(column[0][0] * step):
+            drawn += _extremes(column)
+            column = []
+        column.append((i, v))
+    drawn += _extremes(column)
+    out: list[tuple[int, float]] = []
+    for point in [*drawn, (len(values) - 1, values[-1])]:  # (in order: each point once)
+        if not out or point[0] > out[-1][0]:
+            out.append(point)
+    return out
+
+
+def _extremes(column: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+    low = min(column, key=lambda p: p[1])
+    high = max(column, key=lambda p: p[1])
+    return sorted({low, high})
 
 
 def without_battles(stats: Mapping[str, Any]) -> dict[str, Any]:
