@@ -12,6 +12,7 @@ pbem.core.tallies and pbem.records.tallies) and the new events, not from the who
 from __future__ import annotations
 
 import functools
+import math
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -424,25 +425,25 @@ def _drawn(values: Sequence[float], step: float) -> list[tuple[int, float]]:
     the same line as every point would, at a cost that does not grow with the game."""
     if step >= 0.5:
         return list(enumerate(values))
-    drawn: list[tuple[int, float]] = [(0, values[0])]
-    column: list[tuple[int, float]] = []
-    for i, v in enumerate(values):
-        if column and int(i * step) != int(column[0][0] * step):
-            drawn += _extremes(column)
-            column = []
-        column.append((i, v))
-    drawn += _extremes(column)
-    out: list[tuple[int, float]] = []
-    for point in [*drawn, (len(values) - 1, values[-1])]:  # (in order: each point once)
-        if not out or point[0] > out[-1][0]:
-            out.append(point)
+    n = len(values)
+    out: list[tuple[int, float]] = [(0, values[0])]
+    start = 0
+    while start < n:
+        column = int(start * step)
+        end = min(n, math.ceil((column + 1) / step))
+        while end < n and int(end * step) == column:  # (the float's edge, either way)
+            end += 1
+        while int((end - 1) * step) > column:
+            end -= 1
+        part = values[start:end]
+        low, high = start + part.index(min(part)), start + part.index(max(part))
+        for i in sorted({low, high}):
+            if i > out[-1][0]:
+                out.append((i, values[i]))
+        start = end
+    if out[-1][0] != n - 1:
+        out.append((n - 1, values[-1]))
     return out
-
-
-def _extremes(column: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
-    low = min(column, key=lambda p: p[1])
-    high = max(column, key=lambda p: p[1])
-    return sorted({low, high})
 
 
 def without_battles(stats: Mapping[str, Any]) -> dict[str, Any]:
