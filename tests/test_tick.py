@@ -326,3 +326,55 @@ def test_the_shard_of_a_game_is_its_path_s_sha256() -> None:
     with pytest.raises(PbemError):
         rootindex.parse_shard("3/2")
     assert rootindex.parse_shard(" 2/3 ") == (2, 3)
+
+
+def test_a_games_own_settings_behind_a_link_are_read_again_when_the_file_changes(
+    root: Path, tmp_path: Path, reads: list[str]
+) -> None:
+    shared = tmp_path / "shared.toml"
+    shared.write_text('[mail]\ngrace = "2h"\n')
+    (root / "ready-two" / "pbem.toml").symlink_to(shared)
+    age(root, 600)
+    os.utime(shared, (time.time() - 600, time.time() - 600))
+    real_now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    kept(root)
+    assert state_of(root, "ready-two", real_now).state is State.WAITING
+    reads.clear()
+    shared.write_text('[mail]\ngrace = "0"\n')  # the file linked to: the link is as it was
+    assert state_of(root, "ready-two", real_now).state is State.READY
+    assert reads == ["ready-two"]
+
+
+def test_a_game_file_behind_a_link_is_read_again_when_the_file_changes(
+    root: Path, tmp_path: Path, reads: list[str]
+) -> None:
+    elsewhere = tmp_path / "waiting-five.toml"
+    (root / "waiting-five" / GAME_FILE).rename(elsewhere)
+    (root / "waiting-five" / GAME_FILE).symlink_to(elsewhere)
+    age(root)
+    os.utime(elsewhere, (time.time() - 3600, time.time() - 3600))
+    kept(root)
+    reads.clear()
+    elsewhere.write_text(elsewhere.read_text().replace("current = ", "current = 7 #", 1))
+    found = state_of(root, "waiting-five")
+    assert found.state is State.DAMAGED and "current seat 7" in found.reason
+    assert reads == ["waiting-five"]
+
+
+def test_the_first_history_file_and_the_last_two_are_looked_at_not_every_one(
+    root: Path, reads: list[str]
+) -> None:
+    age(root)
+    kept(root)
+    reads.clear()
+    history = root / "waiting-five" / "history"
+    first = history / "0000.toml"
+    before = first.stat()
+    first.write_bytes(first.read_bytes().replace(b"key = ", b"key = 0", 1)[: before.st_size])
+    os.utime(first, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same size and time
+    assert state_of(root, "waiting-five").state is State.DAMAGED  # its change time told
+    parts: list[object] = []
+    rootindex._scan(root / "waiting-five", parts)
+    looked = [p[1] for p in parts if isinstance(p, tuple) and len(p) == 3 and p[0] == "history"]
+    numbered = sorted(p.name for p in history.glob("[0-9][0-9][0-9][0-9].toml"))
+    assert [n for n in looked if n in numbered] == sorted({numbered[0], *numbered[-2:]})

@@ -107,10 +107,12 @@ def _game_file(folder: Path) -> Look | None:
         return None
     if stat.S_ISLNK(st.st_mode):
         try:
-            if stat.S_ISDIR(os.stat(folder / GAME_FILE).st_mode):
-                return None
+            target = os.stat(folder / GAME_FILE)
         except OSError:
-            pass
+            return look(st)
+        if stat.S_ISDIR(target.st_mode):
+            return None
+        return look(target)  # (a game file behind a link: what is read is the file linked to)
     return look(st)
 
 
@@ -157,7 +159,10 @@ class Fingerprints:
         newest = _scan(game.path, parts)
         folder = self.resolved if game.key == "." else self.resolved / game.key
         for above in folder.parents:
-            parts.append(self._setting(above))
+            setting = self._setting(above)
+            parts.append(setting)
+            if setting is not None:
+                newest = max(newest, setting[2])
         digest = hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16)
         settled = self.now_ns - newest > RACY_NS
         return digest.hexdigest(), settled
@@ -171,28 +176,38 @@ class Fingerprints:
         return self._settings[folder]
 
 
-_NUMBERED = 8  # "0012.toml"
+_NUMBERED = 9  # "0012.toml"
 
 
 def _scan(directory: Path, parts: list[object]) -> int:
-    """Add the look of what a game's status reads to `parts`; the newest modification time.
+    """Add the look of what a game's status reads to `parts`; when the newest of them changed
+    (`_changed`).
 
-    Every entry of the game folder (its .lock aside) and of `orders/` and `mail/`; of
-    `history/`, every name, the look of the last two history files (the pending resolution's,
-    if interrupted, and the last one's) and of every other entry and what it holds (the
-    deadline changes, vacations, seat changes, undos and holds)."""
+    Every entry of the game folder (its .lock aside; an entry that is a link, the file linked
+    to as well) and of `orders/` and `mail/`; of `history/`, every name, the look of the first
+    history file and the last two (the pending resolution's, if interrupted, and the last
+    one's) and of every other entry and what it holds (the deadline changes, vacations, seat
+    changes, undos and holds)."""
     newest = 0
     for name, st, sub in _entries(directory):
         if name == LOCK_FILE:
             continue
         parts.append((name, look(st)))
-        newest = max(newest, st.st_mtime_ns)
+        newest = max(newest, _changed(st))
+        if stat.S_ISLNK(st.st_mode):  # (a game's own pbem.toml or game.toml behind a link)
+            try:
+                target = os.stat(directory / name)
+            except OSError:
+                parts.append((name, None))
+            else:
+                parts.append((name, look(target)))
+                newest = max(newest, _changed(target))
         if not sub:
             continue
         if name in (ORDERS, MAIL):
             for inner, ist, _ in _entries(directory / name):
                 parts.append((name, inner, look(ist)))
-                newest = max(newest, ist.st_mtime_ns)
+                newest = max(newest, _changed(ist))
         elif name == HISTORY:
             newest = max(newest, _scan_history(directory / name, parts))
     return newest
@@ -214,19 +229,26 @@ def _scan_history(folder: Path, parts: list[object]) -> int:
         return 0
     numbered.sort()
     parts.append(("history", tuple(numbered)))
-    for name in numbered[-2:] + sorted(others):
+    # the first history file (its key is checked against the seed) and the last two
+    for name in sorted({*numbered[:1], *numbered[-2:]}) + sorted(others):
         try:
             st = os.lstat(folder / name)
         except OSError:
             parts.append(("history", name, None))
             continue
         parts.append(("history", name, look(st)))
-        newest = max(newest, st.st_mtime_ns)
+        newest = max(newest, _changed(st))
         if stat.S_ISDIR(st.st_mode):
             for inner, ist, _ in _entries(folder / name):
                 parts.append(("history", name, inner, look(ist)))
-                newest = max(newest, ist.st_mtime_ns)
+                newest = max(newest, _changed(ist))
     return newest
+
+
+def _changed(st: os.stat_result) -> int:
+    """When a file last changed, as the guard for files changed just now counts it: its
+    modification time (its change time is in the fingerprint, not in this guard)."""
+    return st.st_mtime_ns
 
 
 def _entries(folder: Path) -> list[tuple[str, os.stat_result, bool]]:
