@@ -28,10 +28,10 @@ as a story in a mail should hold; `pbem stats DIR` lists them all."""
 FOG_RESOLUTIONS = 100
 """The most resolutions whose battles a finished fog game's last view file lists (`dice.game`,
 docs/fog.md): the latest, from `game_from`. A hundred resolutions are the whole of a game of
-three or four players (a fog game of the test bots,
-three players, ended in 74) and the last twenty rounds
-of a game of five or six; a player checks the battles they were told of before with the view
-files of those reports, and every battle of the game with the audit of its public record."""
+three or four players (a fog game of the test bots, three players, ended in 74) and the last
+twenty rounds of a game of five or six; a player checks the battles they were told of before
+with the view files of those reports, and every battle of the game with the audit of its
+public record."""
 
 T = TypeVar("T")
 
