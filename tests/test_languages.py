@@ -175,6 +175,58 @@ def test_every_language_writes_the_numbers_below_a_thousand_as_python_does(code:
     assert i18n.language(code).number(-5) == format_decimal(-5, locale=code)
 
 
+@pytest.mark.parametrize("code", i18n.LANGUAGES)
+def test_every_language_groups_whole_numbers_as_babel_does(code: str) -> None:
+    """Whole numbers are grouped by i18n.GROUPING, not by Babel: each language held to Babel
+    over every number to 100,000 on either side of 0, each power of ten and its neighbours,
+    and random numbers of up to 18 digits (Babel works to a precision of 28 digits)."""
+    import random
+
+    from babel.numbers import format_decimal
+
+    i18n._number.cache_clear()
+    numbers = list(range(-100_000, 100_001))
+    numbers += [s * (10**k + d) for k in range(19) for d in (-1, 0, 1) for s in (1, -1)]
+    rng = random.Random(code)
+    numbers += [rng.randrange(-(10**18), 10**18) for _ in range(20_000)]
+    wrong = [n for n in numbers if i18n._number(code, n) != format_decimal(n, locale=code)]
+    assert not wrong, f"{code}: {wrong[:5]} grouped otherwise than Babel does"
+
+
+def test_a_grouping_that_differs_from_babel_is_seen() -> None:
+    """The test above can fail: a separator or a group's size of its own is not Babel's."""
+    from babel.numbers import format_decimal
+
+    assert i18n._grouped(12345678, ",", 3, 3) != format_decimal(12345678, locale="gu")
+    assert i18n._grouped(12345678, ",", 3, 2) == format_decimal(12345678, locale="gu")
+    assert i18n._grouped(-1234, ".", 3, 3) == format_decimal(-1234, locale="nl")
+    assert i18n._grouped(1234, ",", 3, 3) != format_decimal(1234, locale="sv")
+
+
+def test_a_report_of_big_numbers_loads_no_number_formats(tmp_path: Path) -> None:
+    """A report of a long game (its turn past 999, stacks of thousands) writes its numbers
+    without Babel's locale data too."""
+    from conftest import new_game, write_skeletons
+
+    directory = new_game(tmp_path / "game")
+    game = directory / "game.toml"
+    write_skeletons(directory)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pbem.languages import i18n\n"
+        "from pbem.game import processor\n"
+        f"processor.resolve_game(Path({str(directory)!r}))\n"
+        "for c in i18n.LANGUAGES:\n"
+        "    print(i18n.language(c).number(-12345678), file=sys.stderr)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('babel')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert "-1,23,45,678" in out.stderr and "-12\xa0345\xa0678" in out.stderr
+    assert game.exists()
+
+
 def test_a_report_of_small_numbers_loads_no_number_formats(tmp_path: Path) -> None:
     """Babel's locale data is a fifth of a resolution's time to load: a report whose numbers
     are all below a thousand does without."""
