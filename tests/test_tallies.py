@@ -250,3 +250,29 @@ def test_old_game_fixtures_resolve_and_keep_tallies(name: str, tmp_path: Path) -
         == counted(directory).to_dict()
     )
     processor.audit_game(directory)
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ([3, 2, [1, True, 1], [1, 1, 1]], "True is not a whole number"),
+        ([3, 2, [1, 1, 1], [1, "4", 1]], "'4' is not a whole number"),
+        ([3, 2, [1, 1, 1], [1, 2.0, 1]], "2.0 is not a whole number"),
+        ([3, -2, [1, 1, 1], [1, 1, 1]], "-2 is below 0"),
+        ([3, 2, [1, -1, 1], [1, 1, 1]], "-1 is below 0"),
+        ([3, 2, [1, 1], [1, 1, 1]], "does not count every player"),
+        ([3, 2, [1, 1, 1]], "not enough values to unpack"),
+        ([None, 2, [1, 1, 1], [1, 1, 1]], "None is not a whole number"),
+    ],
+)
+def test_a_timeline_entry_that_is_not_numbers_is_refused_naming_it(entry: list, said: str) -> None:
+    """The timeline's numbers are checked all at once (`_timeline`), each kind of wrong value
+    still refused and named; armies may be below 0 in no entry pbem writes, but they are whole."""
+    tallies = Tallies(("a", "b", "c"))
+    tallies.fold(0, 0, ())
+    data = tallies.to_dict()
+    data["timeline"] = [[0, 0, [0, 0, 0], [0, 0, 0]], entry]
+    with pytest.raises(ValueError, match=said):
+        Tallies.from_dict(data)
+    data["timeline"] = [[0, 0, [0, 0, 0], [0, 0, 0]], [3, 2, [1, 0, 5], [1, -3, 9]]]
+    assert Tallies.from_dict(data).timeline[1] == (3, 2, (1, 0, 5), (1, -3, 9))

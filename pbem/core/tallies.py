@@ -235,13 +235,7 @@ class Tallies:
         out.winners = None if winners is None else tuple(_text(p) for p in winners)
         out.owner = {_text(t): _text(p) for t, p in data["owner"].items()}
         out.armies = {_text(t): _int(a) for t, a in data["armies"].items()}
-        out.timeline = []
-        for r, t, held, armies in data["timeline"]:
-            if len(held) != n or len(armies) != n:
-                raise ValueError("a timeline entry does not count every player")
-            out.timeline.append(
-                (_count(r), _count(t), tuple(map(_count, held)), tuple(map(_int, armies)))
-            )
+        out.timeline = _timeline(data["timeline"], n)
         out.fallen = [_record(f, _FALLEN) for f in data["eliminated"]]
         out.trades = [_record(t, _TRADE) for t in data["trades"]]
         out.biggest = [_record(b, _BATTLE) for b in data["biggest_battles"]]
@@ -256,6 +250,25 @@ class Tallies:
             out.luck.streak[p] = _count(luck["streak"])
             out.luck.longest[p] = _count(luck["longest_losing_streak"])
         return out
+
+
+def _timeline(entries: Any, n: int) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
+    """The timeline from its plain values, every entry [resolution, turn, each of the `n`
+    players' territories, their armies]: the numbers checked all at once (a long game's
+    timeline has tens of thousands), and the first that is not what it should be named."""
+    out = [(r, t, tuple(held), tuple(armies)) for r, t, held, armies in entries]
+    if any(len(e[2]) != n or len(e[3]) != n for e in out):
+        raise ValueError("a timeline entry does not count every player")
+    counts = [x for r, t, held, _ in out for x in (r, t, *held)]
+    whole = [x for e in out for x in e[3]]
+    if not (all(type(x) is int for x in counts) and all(type(x) is int for x in whole)):
+        for x in counts:
+            _count(x)  # (names the first that is not a whole number)
+        for x in whole:
+            _int(x)
+    if counts and min(counts) < 0:
+        raise ValueError(f"{min(counts)} is below 0")
+    return out
 
 
 def _text(value: Any) -> str:

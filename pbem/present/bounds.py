@@ -47,14 +47,20 @@ def evenly(items: Sequence[T], most: int) -> list[T]:
     return [items[(2 * i * (count - 1) + steps) // (2 * steps)] for i in range(most)]
 
 
+def kept_points(held: Sequence[bool]) -> list[int]:
+    """Which entries of a timeline a view file keeps, by whether the reader's side held land
+    after each: those in which it did and the others each cut to TIMELINE_POINTS (`evenly`),
+    in the order of the game."""
+    where = [i for i, h in enumerate(held) if h]
+    others = [i for i, h in enumerate(held) if not h]
+    return sorted(evenly(where, TIMELINE_POINTS) + evenly(others, TIMELINE_POINTS))
+
+
 def bounded_timeline(timeline: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The story's timeline as a view file holds it: the resolutions in which the reader's
     side held land and the others (before the draft's first pick, or once the reader's side
-    is out under fog) each cut to TIMELINE_POINTS, in the order of the game."""
-    held = [i for i, t in enumerate(timeline) if any(t["territories"].values())]
-    held_set = set(held)
-    others = [i for i in range(len(timeline)) if i not in held_set]
-    kept = sorted(evenly(held, TIMELINE_POINTS) + evenly(others, TIMELINE_POINTS))
+    is out under fog) each cut to TIMELINE_POINTS, in the order of the game (`kept_points`)."""
+    kept = kept_points([any(t["territories"].values()) for t in timeline])
     return [timeline[i] for i in kept]
 
 

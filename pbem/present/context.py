@@ -35,13 +35,12 @@ from pbem.present.sentences import card_name
 from pbem.present.sentences import cards_text as _cards
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import (
+    Story,
     battle_line,
-    charts,
     fallen_line,
     luck_line,
-    stats_after,
-    stats_for,
     stats_text,
+    story_after,
     trade_line,
 )
 from pbem.present.story import armies_before, tell
@@ -390,18 +389,18 @@ def report_context(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[Undone] = (),
-    stats: Mapping[str, Any] | None = None,
+    story: Story | None = None,
 ) -> dict[str, Any]:
     """Everything a report shows, as ready values (player None: the moderator's overview).
 
     `orders` are those the resolution carried out (for notes on what they asked); `now` is
     when the resolution was made (the deadline is told relative to it); `undone` the notes of
-    the resolutions the moderator took back; `stats` the story of the game so far (read from
-    the history when not given, see `stats.stats_after`)."""
+    the resolutions the moderator took back; `story` the story of the game so far (read from
+    the history when not given, see `stats.story_after`)."""
     state = game.state
-    if stats is None:
-        stats = stats_after(game.path, resolution, events, [p.name for p in state.players])
-    stats = stats_for(stats, state, player)  # (under fog, the reader's side's)
+    if story is None:
+        story = story_after(game.path, resolution, events, [p.name for p in state.players])
+    stats = story.told(state, player)  # (under fog, the reader's side's)
     view = game_view(state, player, game.commitment, deadline_iso(game))
     colours = player_colours(state)
     section = dice_section(game, resolution, events, player)
@@ -517,7 +516,7 @@ def report_context(
             + [t["owner"] for c in continents for t in c["territories"]]
         ),
         "stats_lines": stats_text(stats, full=False),
-        "charts": charts(stats, {p: c[0] for p, c in colours.items()}),
+        "charts": story.charts(full, player, {p: c[0] for p, c in colours.items()}),
         "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],
         "battle_lines": [battle_line(b) for b in stats["biggest_battles"]],
         "trade_lines": [trade_line(t) for t in stats["trades"]],

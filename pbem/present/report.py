@@ -41,7 +41,7 @@ from pbem.present.json_text import indented_json
 from pbem.present.secret_check import secret_hash
 from pbem.present.sentences import narrate
 from pbem.present.skeleton import next_turn_of, order_skeleton
-from pbem.present.stats import signed, stats_after, stats_for, without_battles
+from pbem.present.stats import Story, signed, story_after, without_battles
 from pbem.present.story import armies_before, tell
 from pbem.present.svgmap import draw_territories, map_shapes, player_colours
 from pbem.present.talk import press_items, press_view
@@ -272,14 +272,14 @@ def render(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[Undone] = (),
-    stats: Mapping[str, Any] | None = None,
+    story: Story | None = None,
     forecasts: Sequence[str] = (),
 ) -> str:
     """A report as text ("txt") or HTML ("html"); player None: the moderator's overview, with
     `forecasts`, what the orders carried out were forecast to do."""
     where = game.path.resolve()
     lang = player_language(game, player, where)
-    context = _context(game, lang, resolution, events, player, rejected, orders, now, undone, stats)
+    context = _context(game, lang, resolution, events, player, rejected, orders, now, undone, story)
     return _render(lang, where, player, kind, context, forecasts)
 
 
@@ -293,12 +293,12 @@ def _context(
     orders: Sequence[Orders] = (),
     now: datetime | None = None,
     undone: Sequence[Undone] = (),
-    stats: Mapping[str, Any] | None = None,
+    story: Story | None = None,
 ) -> dict[str, Any]:
     """The context of `player`'s reports (both kinds), in their language `lang`."""
     with i18n.speaking(lang):
         context = report_context(
-            game, resolution, events, player, rejected, orders, now, undone, stats
+            game, resolution, events, player, rejected, orders, now, undone, story
         )
     context["lang"] = lang.code
     return context
@@ -387,7 +387,7 @@ def view_file(
     resolution: int,
     events: Sequence[Event],
     player: str,
-    stats: Mapping[str, Any] | None = None,
+    story: Story | None = None,
 ) -> str:
     """The player's view (docs/views.md) with this resolution's dice check, the story of the
     game so far (public, for `pbem stats --view`) and the hash of the player's own secret, as
@@ -398,7 +398,7 @@ def view_file(
         player,
         view,
         dice_section(game, resolution, events, player),
-        stats if stats is not None else _stats(game, resolution, events),
+        story if story is not None else _story(game, resolution, events),
     )
 
 
@@ -407,7 +407,7 @@ def _view_file(
     player: str,
     view: Mapping[str, Any],
     dice: Mapping[str, Any],
-    stats: Mapping[str, Any],
+    story: Story,
     press: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The view file from the player's view and the resolution's dice check and story, and
@@ -420,7 +420,7 @@ def _view_file(
     reg = game.registration(player)
     if reg is not None:
         out["secret_check"] = secret_hash(game.seed, player, reg.secret).to_dict()
-    out["stats"] = bounded_story(without_battles(stats_for(stats, game.state, player)))
+    out["stats"] = bounded_story(without_battles(story.told(game.state, player)))
     return indented_json(out) + "\n"
 
 
@@ -449,22 +449,22 @@ def render_reports(
     the player's view for `pbem check --view` and `pbem verify`, .orders.toml the ready order
     file alone (to attach)."""
     files: dict[str, str] = {}
-    stats = _stats(game, resolution, events, tallies)
+    story = _story(game, resolution, events, tallies)
     where = game.path.resolve()
     for p in game.state.players:
         lang = player_language(game, p.name, where)
-        context = _context(game, lang, resolution, events, p.name, (), orders, now, undone, stats)
+        context = _context(game, lang, resolution, events, p.name, (), orders, now, undone, story)
         context["away"] = _days(away, lang)
         context["press"] = press_items(press, p.name, lang)
         for kind in ("txt", "html"):
             files[f"{p.name}.{kind}"] = _render(lang, where, p.name, kind, context)
         files[f"{p.name}.view.json"] = _view_file(
-            game, p.name, context["view"], context["dice"], stats, press_view(press, p.name)
+            game, p.name, context["view"], context["dice"], story, press_view(press, p.name)
         )
         if context["skeleton"] is not None:  # the players the next turn awaits
             files[f"{p.name}.orders.toml"] = context["skeleton"]
     lang = player_language(game, None, where)
-    context = _context(game, lang, resolution, events, None, rejected, orders, now, undone, stats)
+    context = _context(game, lang, resolution, events, None, rejected, orders, now, undone, story)
     context["away"] = _days(away, lang)
     context["press"] = press_items(press, None, lang)
     for kind in ("txt", "html"):
@@ -477,8 +477,8 @@ def _days(away: Sequence[Mapping[str, str]], lang: i18n.Language) -> list[dict[s
     return [{**a, "from_day": lang.day(a["from"]), "to_day": lang.day(a["to"])} for a in away]
 
 
-def _stats(
+def _story(
     game: Game, resolution: int, events: Sequence[Event], tallies: Tallies | None = None
-) -> dict[str, Any]:
+) -> Story:
     players = [p.name for p in game.state.players]
-    return stats_after(game.path, resolution, events, players, tallies)
+    return story_after(game.path, resolution, events, players, tallies)

@@ -5,7 +5,7 @@ Everything here is public (the board, the battles, the trades and the dice are i
 so the same numbers go into the moderator's `pbem stats`, the players' view files (for
 `pbem stats --view`) and the last report. Computed from the recorded events alone, resolution by
 resolution: `game_stats` takes them and returns plain values (JSON as the view file carries it).
-A resolution's reports read them from the tallies the game keeps (`stats_after`,
+A resolution's reports read them from the tallies the game keeps (`story_after`,
 pbem.core.tallies and pbem.records.tallies) and the new events, not from the whole history.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import GameState, team_name
 from pbem.core.tallies import Tallies
 from pbem.languages.i18n import _, current, language, n_, place, speaking
+from pbem.present.bounds import kept_points
 from pbem.present.plan import decimal
 from pbem.present.sentences import card_name
 from pbem.present.text import wrap
@@ -99,6 +100,15 @@ def luck_dict(luck: PlayerLuck, battles: bool = True) -> dict[str, Any]:
 def stats_of(tallies: Tallies, luck: Mapping[str, PlayerLuck] | None = None) -> dict[str, Any]:
     """The story of a game from its tallies, in plain values; each player's luck battle by
     battle too when `luck` (counted from every roll of the game, `luck.tally`) is given."""
+    whole = range(len(tallies.timeline))
+    return _story(tallies, timeline_of(tallies, tallies.players, whole), luck)
+
+
+def _story(
+    tallies: Tallies,
+    timeline: list[dict[str, Any]],
+    luck: Mapping[str, PlayerLuck] | None = None,
+) -> dict[str, Any]:
     players = tallies.players
     battles = luck is not None
     if luck is None:
@@ -110,19 +120,83 @@ def stats_of(tallies: Tallies, luck: Mapping[str, PlayerLuck] | None = None) -> 
         **({"winners": list(tallies.winners)} if tallies.winners else {}),
         "players": list(players),
         "eliminated": [dict(f) for f in tallies.fallen],
-        "timeline": [
-            {
-                "resolution": r,
-                "turn": turn,
-                "territories": dict(zip(players, held, strict=True)),
-                "armies": dict(zip(players, armies, strict=True)),
-            }
-            for r, turn, held, armies in tallies.timeline
-        ],
+        "timeline": timeline,
         "biggest_battles": [{k: v for k, v in b.items() if k != "end"} for b in tallies.biggest],
         "trades": [{**t, "cards": list(t["cards"])} for t in tallies.trades],
         "luck": {p: luck_dict(luck[p], battles) for p in players},
     }
+
+
+def timeline_of(
+    tallies: Tallies, side: Sequence[str], points: Iterable[int]
+) -> list[dict[str, Any]]:
+    """The entries `points` of the tallies' timeline in plain values, of the players `side`."""
+    at = [(p, tallies.players.index(p)) for p in side]
+    timeline = tallies.timeline
+    return [
+        {
+            "resolution": timeline[i][0],
+            "turn": timeline[i][1],
+            "territories": {p: timeline[i][2][j] for p, j in at},
+            "armies": {p: timeline[i][3][j] for p, j in at},
+        }
+        for i in points
+    ]
+
+
+class Story:
+    """The story of a game just after a resolution, as its reports and view files tell it to
+    each reader: worked out once for each side told (every player; under fog, each reader's
+    side), with the timeline a view file carries (`bounds.kept_points`) and charts drawn from
+    every point of it, so that what a resolution's reports cost does not grow with the game.
+    Its `told` is `stats_for` of the whole story with the timeline bounded as a view file
+    bounds it, which tells the same text (the first, middle and last points are kept)."""
+
+    def __init__(self, tallies: Tallies) -> None:
+        self.tallies = tallies
+        self._base = _story(tallies, [])
+        self._told: dict[frozenset[str] | None, dict[str, Any]] = {}
+        self._lines: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+
+    def _side(
+        self, state: GameState, player: str | None
+    ) -> tuple[frozenset[str] | None, list[str]]:
+        team = _team(state, player)
+        players = self.tallies.players
+        return team, [p for p in players if team is None or p in team]
+
+    def told(self, state: GameState, player: str | None) -> dict[str, Any]:
+        """The story as `player` may know it (`stats_for`), its timeline bounded."""
+        team, side = self._side(state, player)
+        if team not in self._told:
+            entries = self.tallies.timeline
+            at = [self.tallies.players.index(p) for p in side]
+            points = kept_points([any(e[2][j] for j in at) for e in entries])
+            told = {**self._base, "timeline": timeline_of(self.tallies, side, points)}
+            self._told[team] = told if team is None else _only(told, team)
+        return dict(self._told[team])
+
+    def charts(
+        self, state: GameState, player: str | None, colours: Mapping[str, str]
+    ) -> list[dict[str, Any]]:
+        """`charts` of the story `player` may know, from every point of its timeline."""
+        team, side = self._side(state, player)
+        entries = self.tallies.timeline
+        if len(entries) < 2:
+            return []
+        key = (team, tuple(colours.items()))
+        if key not in self._lines:
+            turns = [e[1] for e in entries]
+            at = [(p, self.tallies.players.index(p)) for p in side]
+            columns = [e[2] for e in entries], [e[3] for e in entries]
+            self._lines[key] = [
+                line_chart("", turns, {p: [held[j] for held in column] for p, j in at}, colours)
+                for column in columns
+            ]
+        return [
+            {**chart, "title": title}
+            for chart, title in zip(self._lines[key], _chart_titles(), strict=True)
+        ]
 
 
 def game_stats(resolutions: Sequence[Resolution], players: Sequence[str]) -> dict[str, Any]:
@@ -225,21 +299,38 @@ def stats_for(stats: Mapping[str, Any], state: GameState, player: str | None) ->
     """The story of the game as `player` may know it: under fog, until the game is over, only
     their side's (docs/fog.md): its players' territories, armies and luck over time and its
     trades; who fell; no list of the game's biggest battles (it would count those unseen)."""
-    if fog.sight_of(state, player) is None or player is None:
+    team = _team(state, player)
+    if team is None:
         return dict(stats)
-    team = set(state.team(player))
-    side = [p for p in stats["players"] if p in team]
+
+    def ours(values: Mapping[str, Any]) -> dict[str, Any]:
+        return {p: v for p, v in values.items() if p in team}
+
+    return {
+        **_only(stats, team),
+        "timeline": [
+            {**t, "territories": ours(t["territories"]), "armies": ours(t["armies"])}
+            for t in stats["timeline"]
+        ],
+    }
+
+
+def _team(state: GameState, player: str | None) -> frozenset[str] | None:
+    """The players whose story `player` is told under fog (their side), or None: everyone's."""
+    if player is None or fog.sight_of(state, player) is None:
+        return None
+    return frozenset(state.team(player))
+
+
+def _only(stats: Mapping[str, Any], team: frozenset[str]) -> dict[str, Any]:
+    """The story of `team`'s side (`stats_for`), its timeline as it is."""
 
     def ours(values: Mapping[str, Any]) -> dict[str, Any]:
         return {p: v for p, v in values.items() if p in team}
 
     return {
         **stats,
-        "players": side,
-        "timeline": [
-            {**t, "territories": ours(t["territories"]), "armies": ours(t["armies"])}
-            for t in stats["timeline"]
-        ],
+        "players": [p for p in stats["players"] if p in team],
         "biggest_battles": [],  # (the game's biggest, which would count the battles not seen)
         "trades": [t for t in stats["trades"] if t["player"] in team],
         "luck": ours(stats["luck"]),
@@ -347,20 +438,20 @@ def stats_text(stats: Mapping[str, Any], full: bool = True) -> list[str]:
     return out
 
 
-def stats_after(
+def story_after(
     directory: Path,
     resolution: int,
     events: Sequence[Event],
     players: Sequence[str],
     before: Tallies | None = None,
-) -> dict[str, Any]:
+) -> Story:
     """The story of a game just after `resolution`, whose `events` may not be recorded yet,
     from the tallies `before` it (read from the game's when not given: `tallies_before`);
     each player's luck without the battles one by one."""
     if before is None:
         before = tallies_before(directory, players, resolution)
     turn = max((e.turn for e in events if isinstance(e, Reinforced)), default=before.turn)
-    return stats_of(before.after(resolution, turn, events))
+    return Story(before.after(resolution, turn, events))
 
 
 CHART_WIDTH = 600
@@ -377,8 +468,12 @@ def charts(stats: Mapping[str, Any], colours: Mapping[str, str]) -> list[dict[st
         line_chart(
             title, turns, {p: [t[key][p] for t in timeline] for p in stats["players"]}, colours
         )
-        for key, title in (("territories", _("Territories")), ("armies", _("Armies")))
+        for key, title in zip(("territories", "armies"), _chart_titles(), strict=True)
     ]
+
+
+def _chart_titles() -> tuple[str, str]:
+    return _("Territories"), _("Armies")
 
 
 def line_chart(
