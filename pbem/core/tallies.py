@@ -195,7 +195,7 @@ class Tallies:
             "winners": list(self.winners) if self.winners is not None else None,
             "owner": dict(self.owner),
             "armies": dict(self.armies),
-            "timeline": [[r, t, list(ts), list(a)] for r, t, ts, a in self.timeline],
+            "timeline": self.timeline,  # (tuples: JSON writes them as lists)
             "eliminated": self.fallen,
             "trades": self.trades,
             "biggest_battles": self.biggest,

@@ -117,7 +117,7 @@ def answer(game: Game) -> list[Answer]:
     from pbem.core.state import Phase
     from pbem.game.readiness import readiness
 
-    if game.state.phase is Phase.OVER or history_count(game.path) != game.state.resolution:
+    if game.state.phase is Phase.OVER:
         return []
     seats = [
         reg
@@ -126,7 +126,7 @@ def answer(game: Game) -> list[Answer]:
         and reg.bot
         and game.state.player(name).alive
     ]
-    if not seats:
+    if not seats or history_count(game.path) != game.state.resolution:
         return []
     valid = {s.player: s for s in readiness(game).used}
     out = []

@@ -36,12 +36,7 @@ from pbem.present.sentences import cards_text as _cards
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
 from pbem.present.stats import (
     Story,
-    battle_line,
-    fallen_line,
-    luck_line,
-    stats_text,
     story_after,
-    trade_line,
 )
 from pbem.present.story import armies_before, tell
 from pbem.present.svgmap import NEUTRAL_COLOUR, map_shapes, player_colours
@@ -515,12 +510,8 @@ def report_context(
             for n in [NEUTRAL, *(p["label"] for p in players)]
             + [t["owner"] for c in continents for t in c["territories"]]
         ),
-        "stats_lines": stats_text(stats, full=False),
         "charts": story.charts(full, player, {p: c[0] for p, c in colours.items()}),
-        "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],
-        "battle_lines": [battle_line(b) for b in stats["biggest_battles"]],
-        "trade_lines": [trade_line(t) for t in stats["trades"]],
-        "luck_lines": {p: luck_line(stats["luck"][p]) for p in stats["players"]},
+        **story.lines(full, player),
     }
     if player is not None:
         context.update(_player_context(game, player))

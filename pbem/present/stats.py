@@ -23,7 +23,7 @@ from pbem.core.events import Event, Reinforced, Rolled
 from pbem.core.luck import PlayerLuck, SideLuck, tally
 from pbem.core.state import GameState, team_name
 from pbem.core.tallies import Tallies
-from pbem.languages.i18n import _, current, language, n_, place, speaking
+from pbem.languages.i18n import Language, _, current, language, n_, place, speaking
 from pbem.present.bounds import kept_points
 from pbem.present.plan import decimal
 from pbem.present.sentences import card_name
@@ -157,6 +157,7 @@ class Story:
         self._base = _story(tallies, [])
         self._told: dict[frozenset[str] | None, dict[str, Any]] = {}
         self._lines: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        self._words: dict[tuple[Any, ...], tuple[Language, dict[str, Any]]] = {}
 
     def _side(
         self, state: GameState, player: str | None
@@ -175,6 +176,27 @@ class Story:
             told = {**self._base, "timeline": timeline_of(self.tallies, side, points)}
             self._told[team] = told if team is None else _only(told, team)
         return dict(self._told[team])
+
+    def lines(self, state: GameState, player: str | None) -> dict[str, Any]:
+        """The story `player` may know in lines, in the language spoken now: its text
+        (`stats_text`, without the battles one by one), who fell, the biggest battles, the
+        cards traded and each player's luck (told once a side and a language)."""
+        team = _team(state, player)
+        lang = current()
+        key = (team, id(lang))
+        if key not in self._words:
+            stats = self.told(state, player)
+            self._words[key] = (
+                lang,
+                {
+                    "stats_lines": stats_text(stats, full=False),
+                    "fallen_lines": [fallen_line(f) for f in stats["eliminated"]],
+                    "battle_lines": [battle_line(b) for b in stats["biggest_battles"]],
+                    "trade_lines": [trade_line(t) for t in stats["trades"]],
+                    "luck_lines": {p: luck_line(stats["luck"][p]) for p in stats["players"]},
+                },
+            )
+        return dict(self._words[key][1])
 
     def charts(
         self, state: GameState, player: str | None, colours: Mapping[str, str]

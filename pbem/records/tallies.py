@@ -144,7 +144,7 @@ def _difference(kept: Any, counted: Any) -> tuple[list[Any], str] | None:
             if found:
                 return [key, *found[0]], found[1]
         return None
-    if isinstance(kept, list) and isinstance(counted, list):
+    if isinstance(kept, list | tuple) and isinstance(counted, list | tuple):  # (as JSON has it)
         for i, (a, b) in enumerate(zip(kept, counted, strict=False)):
             found = _difference(a, b)
             if found:
