@@ -5,8 +5,9 @@ is asserted)
 
 Rows (each against a baseline of the same run):
 - view N: the size of a player's view file (NAME.view.json, as a report writes it) of a game of
-  three N resolutions long, as a share of the most that `pbem check --view`, `pbem verify` and
-  the player's kit read (pbem.files.VIEW_FILE_LIMIT, 1 MiB); aim: under a quarter of it.
+  three N resolutions long, as a share of 1 MiB (what `pbem check --view`, `pbem verify` and
+  the player's kit read was 1 MiB until a resolution's rolls were written a line each; it is
+  pbem.files.VIEW_FILE_LIMIT, 4 MiB, now); aim: under a quarter of 1 MiB.
 - view growth: the view file at the longest game against the one at 1,000 resolutions; aim: at
   most 1.1x (what grows with the game is bounded, docs/views.md, and 1,000 resolutions are past
   every bound; a game of 50 has a shorter story, so its view file is smaller).
@@ -35,7 +36,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from long_game import three_player_game  # noqa: E402
 
-from pbem.files import VIEW_FILE_LIMIT  # noqa: E402
 from pbem.present.report import view_file  # noqa: E402
 from pbem.records.history import read_history  # noqa: E402
 from pbem.records.opening import read_game  # noqa: E402
@@ -43,6 +43,9 @@ from pbem.records.opening import read_game  # noqa: E402
 Rows = list[tuple[str, str, str, bool | None]]
 
 SHORT = 50
+
+MIB = 1024 * 1024
+"""The measure of the aim: a view file of any length of game under a quarter of it."""
 
 
 def view_bytes(directory: Path) -> int:
@@ -80,12 +83,12 @@ def rows(work: Path, quick: bool) -> Rows:
         directory = work / f"views{n}"
         three_player_game(directory, n)
         size[n] = view_bytes(directory)
-        share = size[n] / VIEW_FILE_LIMIT
+        share = size[n] / MIB
         out.append(
             (
                 f"view {n:,}",
-                f"{size[n] / 1024:6.1f} KiB, {share:.3f}x the 1 MiB limit",
-                "under 0.25x the limit",
+                f"{size[n] / 1024:6.1f} KiB, {share:.3f}x 1 MiB",
+                "under 0.25x 1 MiB",
                 share < 0.25,
             )
         )

@@ -21,8 +21,9 @@ from pbem.errors import DiskError, GameFileError
 
 ORDER_FILE_LIMIT = 64 * 1024
 """The largest order file read, in bytes (mail refuses larger ones too)."""
-VIEW_FILE_LIMIT = 1024 * 1024
-"""The largest view file or report read by `check --view` and `verify` (a real one is ~10 KiB)."""
+VIEW_FILE_LIMIT = 4 * 1024 * 1024
+"""The largest view file or report read by `check --view` and `verify` (a real one is ~10 to 50
+KiB; a resolution of tens of thousands of rolls, a line each, makes one of a few MiB)."""
 GAME_FILE_LIMIT = 16 * 1024 * 1024
 """The largest game.toml read."""
 

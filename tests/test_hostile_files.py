@@ -215,7 +215,7 @@ CRAFTED_VIEWS: dict[str, tuple[object, str]] = {
     "NaN": (lambda v: json.dumps(v).replace('"turn": 1', '"turn": NaN'), "NaN"),
     "1e400": (lambda v: json.dumps(v).replace('"turn": 1', '"turn": 1e400'), "1e400"),
     "deep": (lambda v: "[" * 100_000 + "]" * 100_000, "nests too deeply"),
-    "huge": (lambda v: json.dumps(v) + " " * VIEW_FILE_LIMIT, "at most 1024 KiB"),
+    "huge": (lambda v: json.dumps(v) + " " * VIEW_FILE_LIMIT, "at most 4096 KiB"),
     "armies as text": (
         lambda v: _changed(v, "territories", "Alaska", "armies", "1"),
         "whole number",

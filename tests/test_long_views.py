@@ -8,6 +8,7 @@ import json
 import random
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,52 @@ def test_pbem_dice_json_is_the_whole_lists_bytes_and_written_as_it_goes(
     code, out = run("dice", d, "--json")
     assert code == 1 and out.startswith('[\n  {\n    "resolution": 0\n  }'), out
     assert "history/0001.toml cannot be read" in out
+
+
+def test_a_resolution_of_tens_of_thousands_of_rolls_makes_a_view_every_reader_takes(
+    playing_dir: Path, tmp_path: Path
+) -> None:
+    """Each roll of a view file's dice check is written on a line of its own, and view files
+    are read up to 4 MiB: a battle between two stacks of 30,000 armies fought to the end
+    (about 20,000 rolls, a view file that passed 1 MiB before) is checked by `pbem verify`, and
+    the next turn's orders by `pbem check --view` and by the kit, from the player's view."""
+    from conftest import force_state
+
+    game = read_game(playing_dir)
+    state = game.state
+    player = state.awaiting()[0]
+    source = next(
+        t
+        for t in state.owned(player)
+        if any(state.owner(n) != player for n in state.board.neighbours(t))
+    )
+    target = next(n for n in state.board.neighbours(source) if state.owner(n) != player)
+    territories = dict(state.territories)
+    territories[source] = replace(territories[source], armies=30_000)
+    territories[target] = replace(territories[target], armies=30_000)
+    force_state(playing_dir, replace(state, territories=territories))
+    reg = game.registration(player)
+    assert reg is not None
+    text = report.order_skeleton(read_game(playing_dir).state, player, reg.secret)
+    text += f'\n[[attack]]\nfrom = "{source}"\nto = "{target}"\n'
+    (playing_dir / "orders" / f"{player}.toml").write_text(text, "utf-8")
+    processor.resolve_game(playing_dir)
+    view = report_dir(playing_dir, state.resolution) / f"{player}.view.json"
+    rolls = json.loads(view.read_text("utf-8"))["dice"]["rolls"]
+    assert len(rolls) > 12_000 and 1024 * 1024 < view.stat().st_size < VIEW_FILE_LIMIT
+    assert view.read_text("utf-8").count("\n") < len(rolls) + 2_000  # (a line a roll)
+    code, out = run("verify", "--report", view)
+    assert code == 0 and "chain OK" in out, out
+    after = read_game(playing_dir)
+    nxt = after.state.awaiting()[0]
+    mine = tmp_path / "next.toml"
+    nxt_reg = after.registration(nxt)
+    assert nxt_reg is not None
+    mine.write_text(report.order_skeleton(after.state, nxt, nxt_reg.secret))
+    nxt_view = report_dir(playing_dir, state.resolution) / f"{nxt}.view.json"
+    code, out = run("check", "--view", nxt_view, mine)
+    assert code == 0 and "valid" in out, out
+    code, out = run("kit", tmp_path)
+    assert code == 0, out
+    code, out = bare(sys.executable, tmp_path / KIT_NAME, tmp_path, "verify", "--report", str(view))
+    assert code == 0 and "chain OK" in out, out

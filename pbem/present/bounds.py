@@ -1,5 +1,5 @@
 """What a player's view file carries of the past, bounded, so that no view file passes the size
-pbem's own commands read (`pbem.files.VIEW_FILE_LIMIT`, 1 MiB), however long the game
+pbem's own commands read (`pbem.files.VIEW_FILE_LIMIT`, 4 MiB), however long the game
 (docs/views.md, "How much of the past a view file carries").
 
 A view file is sent with every report. What it says of the resolution just played (its dice,

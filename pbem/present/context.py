@@ -31,6 +31,7 @@ from pbem.languages.numbering import Played, Undone, played, played_after
 from pbem.present import missions as mission_view
 from pbem.present.aids import decision_aids
 from pbem.present.bounds import fog_window
+from pbem.present.json_text import OneLine
 from pbem.present.sentences import card_name
 from pbem.present.sentences import cards_text as _cards
 from pbem.present.skeleton import next_turn_of, order_skeleton, players_before
@@ -83,12 +84,14 @@ def dice_section(
         "previous_key": game.previous_key(resolution).hex(),
         "commitment": game.commitment,
         "rolls": [
-            {
-                "from": e.source,
-                "to": e.target,
-                "attacker": list(e.attacker),
-                "defender": list(e.defender),
-            }
+            OneLine(
+                {
+                    "from": e.source,
+                    "to": e.target,
+                    "attacker": list(e.attacker),
+                    "defender": list(e.defender),
+                }
+            )
             for e in events
             if isinstance(e, Rolled)
         ],
@@ -136,7 +139,7 @@ def fog_section(
                 "key": battle.hex(),
                 "index": index,
                 "path": [p.hex() for p in path],
-                "rolls": [{"attacker": list(a), "defender": list(d)} for a, d in b.rolls],
+                "rolls": [OneLine({"attacker": list(a), "defender": list(d)}) for a, d in b.rolls],
             }
         )
     return out

@@ -5,7 +5,8 @@ The standard library's C encoder does not indent, and its indenting encoder is P
 generators all the way down: for the view files of a resolution (one per player, a few
 thousand values each) that was a tenth of writing the reports. Strings are escaped by the
 standard library's own C function; anything this does not know (a key that is not a string, a
-float that is not finite, a type JSON has no word for) is left to `json.dumps` itself.
+float that is not finite, a type JSON has no word for) is left to `json.dumps` itself. A
+`OneLine` table is written on a line of its own, as `json.dumps` writes it without indenting.
 """
 
 from __future__ import annotations
@@ -16,12 +17,19 @@ from json.encoder import encode_basestring
 from typing import Any
 
 
+class OneLine(dict[str, Any]):
+    """A table written on one line (`json.dumps` without indenting), where a list holds many
+    small ones: each roll of a resolution's dice check in a view file, so that a resolution of
+    thousands of rolls writes a line each, not eleven."""
+
+
 class _Unusual(Exception):
     """A value `_write` leaves to `json.dumps`."""
 
 
 def indented_json(value: Any) -> str:
-    """`value` as `json.dumps(value, indent=2, ensure_ascii=False)` writes it."""
+    """`value` as `json.dumps(value, indent=2, ensure_ascii=False)` writes it, but for each
+    `OneLine` table inside it, which is written on one line."""
     out: list[str] = []
     try:
         _write(value, "\n", out)
@@ -65,6 +73,8 @@ def _write(value: Any, newline: str, out: list[str]) -> None:
         if value != value or value in (float("inf"), float("-inf")):
             raise _Unusual
         out.append(float.__repr__(value))
+    elif kind is OneLine:
+        out.append(json.dumps(value, ensure_ascii=False))
     elif kind is dict:
         if not value:
             out.append("{}")
