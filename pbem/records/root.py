@@ -119,9 +119,8 @@ def refuse_duplicate(directory: Path, name: str) -> None:
     if not root.is_dir():
         return
     target = directory.resolve()
-    folded = fold(name)
-    for known, other in rootindex.game_names(root, rootindex.walk(root), game_name):
-        if fold(known) == folded and other.resolve() != target:
+    for other in rootindex.games_named(root, fold(name), game_name, fold):
+        if other.resolve() != target:
             raise PbemError(
                 f"{other} already holds a game called '{name}' in {root}: names are unique "
                 "in a folder of games, so that mail reaches the right one; choose another "
