@@ -300,7 +300,7 @@ def test_a_new_name_is_checked_without_a_look_at_the_games_of_unchanged_folders(
     assert refused(root, "Waiting-Four") and refused(root, "ｄａｍａｇｅｄ")
     assert refused(root, "autumn") is None and refused(root, "brand-new") is None
     assert looked == []  # not one game file looked at, nor read
-    out = invoke("new", root / "one", "--players", "a,b", "--name", "overdue", code=1)
+    out = invoke("new", root / "new" / "one", "--players", "a,b", "--name", "overdue", code=1)
     assert f"{root / 'overdue'} already holds a game called 'overdue'" in out
 
 
