@@ -49,12 +49,45 @@ def invoke(*args: object, code: int = 0) -> str:
     return result.output
 
 
+class GuardClock:
+    """The clock of the index's guard against files changed just now (rootindex.now_ns), as
+    these tests move it: a file's change time cannot be set back, so a file is not aged, the
+    clock is moved on."""
+
+    def __init__(self) -> None:
+        self.ahead_ns = 0
+        self.stopped: int | None = None
+
+    def __call__(self) -> int:
+        return self.stopped if self.stopped is not None else time.time_ns() + self.ahead_ns
+
+
+GUARD = GuardClock()
+
+
+@pytest.fixture(autouse=True)
+def guard_clock(monkeypatch: pytest.MonkeyPatch) -> GuardClock:
+    GUARD.ahead_ns, GUARD.stopped = 0, None
+    monkeypatch.setattr(rootindex, "now_ns", GUARD)
+    return GUARD
+
+
 def age(root: Path, seconds: float = 3600) -> None:
-    """Every file and folder of a root as if written an hour ago: past the index's wait for
-    files that just changed (rootindex.RACY_NS)."""
+    """Every file and folder of a root as if written an hour ago: their modification times
+    (which the status reads: when orders came in) set back, and the guard's clock moved on,
+    past its wait for files that just changed (rootindex.RACY_NS)."""
     past = time.time() - seconds
     for path in [root, *root.rglob("*")]:
         os.utime(path, (past, past), follow_symlinks=False)
+    GUARD.ahead_ns += int(seconds * 1e9)
+
+
+def settle() -> None:
+    """What changed until now has settled, for the guard, and what changes next has not: its
+    clock stopped just past its wait after this moment."""
+    mark = time.time_ns()
+    time.sleep(0.05)  # (past a tick of the file system's clock, which may lag the machine's)
+    GUARD.stopped = mark + rootindex.RACY_NS + 1
 
 
 @pytest.fixture
@@ -179,7 +212,7 @@ def test_a_deadline_passes_with_no_file_changed_and_the_clock_goes_back(
 
 
 def test_a_game_changed_just_now_is_not_kept_in_the_index(root: Path, reads: list[str]) -> None:
-    age(root)
+    settle()
     os.utime(root / "waiting-four" / GAME_FILE)  # written a moment ago
     kept(root)
     reads.clear()
@@ -247,6 +280,33 @@ def test_a_new_game_is_refused_the_name_a_game_was_renamed_to_after_the_index(
     invoke("run", root, "--now", NOW, code=1)  # the next tick reads every game file's look
     out = invoke("new", root / "other", "--players", "a,b", "--name", "Sooner", code=1)
     assert "already holds a game called 'Sooner'" in out
+
+
+def test_a_file_copied_in_with_its_old_time_is_not_kept_until_it_settles(
+    root: Path, reads: list[str], tmp_path: Path
+) -> None:
+    """`cp -p` over a file writes it in place and keeps the old modification time; its change
+    time is the copy's. Counted by its modification time alone it would be kept at once, and a
+    second copy of the same size and time within the clock's tick of a coarse file system
+    never read."""
+    age(root)
+    kept(root)
+    ann = root / "waiting-four" / "orders" / "ann.toml"
+    wrong = tmp_path / "ann.toml"
+    wrong.write_text(ann.read_text().replace('secret = "', 'secret = "x', 1))
+    os.utime(wrong, (time.time() - 7200, time.time() - 7200))
+    settle()
+    shutil.copy2(wrong, ann)  # as `cp -p` copies: in place, the old time kept
+    assert ann.stat().st_mtime < time.time() - 3600
+    kept(root)
+    reads.clear()
+    assert state_of(root, "waiting-four").valid == ()
+    assert reads == ["waiting-four"]  # not kept: it changed a moment ago
+    GUARD.stopped = None
+    kept(root)
+    reads.clear()
+    assert state_of(root, "waiting-four").valid == ()
+    assert reads == []
 
 
 # --- pbem new: the names of a root from the index ------------------------------------------
@@ -327,6 +387,19 @@ def test_a_game_file_put_in_a_folder_that_was_no_game_is_seen(
     assert "winter already holds a game called 'spring'" in (refused(root, "spring") or "")
 
 
+def test_a_game_restored_with_its_folder_s_old_times_is_seen(root: Path) -> None:
+    """`rsync -a` and `cp -rp` set a folder's modification time back after filling it; its
+    change time cannot be set, and shows."""
+    indexed(root)
+    autumn = root / "club" / "autumn"
+    before = autumn.stat()
+    shutil.copytree(root / "overdue", autumn / "restored")
+    os.utime(autumn, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert f"{autumn / 'restored'} already holds a game called 'overdue'" in (
+        refused(root, "overdue") or ""
+    )
+
+
 def test_a_folder_removed_frees_its_games_names(root: Path) -> None:
     indexed(root)
     assert refused(root, "nested")
@@ -374,7 +447,7 @@ def test_a_folder_changed_just_before_the_index_is_listed_again(
     root: Path, looked: list[str]
 ) -> None:
     kept(root)
-    age(root)
+    settle()
     os.utime(root / "club" / "autumn")  # changed a moment ago: its clock may not tell the next
     kept(root)
     folders = json.loads(

@@ -49,6 +49,15 @@ VERSION = 1
 RACY_NS = 3_000_000_000
 """A game with a file changed this recently (against the machine's clock) is read again at the
 next tick rather than kept: its file system may not have told that change from the next."""
+
+
+def now_ns() -> int:
+    """The machine's clock, as the guard against files changed just now reads it (RACY_NS): a
+    seam, so that a test may move this clock on instead of ageing files, whose change times
+    cannot be set back."""
+    return time.time_ns()
+
+
 MAIL = "mail"
 
 Look = tuple[int, int, int, int]
@@ -107,7 +116,7 @@ def walk(root: Path) -> list[Found]:
 def survey(root: Path) -> Survey:
     """The games of `root` (as `walk`), with the look of every folder walked that is no game,
     for the index (`pbem new` trusts a folder that looks as it did: `games_named`)."""
-    started = time.time_ns()
+    started = now_ns()
     if (root / GAME_FILE).is_file():
         return Survey([Found(root, ".", None)], {}, started)
     base = os.fspath(root)
@@ -232,7 +241,7 @@ class Fingerprints:
         self.root = root
         self.resolved = root.resolve()
         self._settings: dict[Path, Look | None] = {}
-        self.now_ns = time.time_ns()
+        self.now_ns = now_ns()
 
     def of(self, game: Found) -> tuple[str, bool]:
         """A game's fingerprint, and whether it may be kept (no file of it changed in the last
@@ -244,7 +253,7 @@ class Fingerprints:
             setting = self._setting(above)
             parts.append(setting)
             if setting is not None:
-                newest = max(newest, setting[2])
+                newest = max(newest, setting[2], setting[3])
         digest = hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16)
         settled = self.now_ns - newest > RACY_NS
         return digest.hexdigest(), settled
@@ -328,9 +337,10 @@ def _scan_history(folder: Path, parts: list[object]) -> int:
 
 
 def _changed(st: os.stat_result) -> int:
-    """When a file last changed, as the guard for files changed just now counts it: its
-    modification time (its change time is in the fingerprint, not in this guard)."""
-    return st.st_mtime_ns
+    """When a file last changed, as the guard for files changed just now counts it: the later
+    of its modification and change times (a file copied in with its old modification time,
+    `cp -p`, changed when it was copied)."""
+    return max(st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _entries(folder: Path) -> list[tuple[str, os.stat_result, bool]]:
@@ -395,12 +405,14 @@ def save(root: Path, name: str, entries: Mapping[str, Any], version: int = VERSI
         return
 
 
-def settled_look(mark: Look | None, now_ns: int) -> bool:
-    return mark is not None and now_ns - mark[2] > RACY_NS
+def settled_look(mark: Look | None, now: int) -> bool:
+    """Whether a file's look had settled at `now`: no change (of its modification or change
+    time) in the RACY_NS before."""
+    return mark is not None and now - max(mark[2], mark[3]) > RACY_NS
 
 
-def _settled_folder(seen: FolderLook, now_ns: int) -> bool:
-    return now_ns - seen[3] > RACY_NS
+def _settled_folder(seen: FolderLook, now: int) -> bool:
+    return now - max(seen[3], seen[4]) > RACY_NS
 
 
 Entry = list[Any]
@@ -626,7 +638,7 @@ class _Search:
     wanted: str
     read: Callable[[Path], str]
     fold: Callable[[str], str]
-    now_ns: int = field(default_factory=time.time_ns)
+    now_ns: int = field(default_factory=lambda: now_ns())  # (the seam, looked up when called)
     found: list[str] = field(default_factory=list)
 
     def folder(self, path: str, key: str, st: os.stat_result | None) -> None:
@@ -636,9 +648,9 @@ class _Search:
         if children is not None:
             self._kept(path, key, children)
         else:
-            self._changed(path, key, st)
+            self._unknown(path, key, st)
 
-    def _changed(self, path: str, key: str, st: os.stat_result | None) -> None:
+    def _unknown(self, path: str, key: str, st: os.stat_result | None) -> None:
         if key and os.path.isdir(_join(path, INDEX_FOLDER)):  # a root with an index of its own
             inner = _Search(
                 _Names(load(Path(path), NAMES, NAMES_VERSION), self.fold),
@@ -668,7 +680,7 @@ class _Search:
             if mark is not None:
                 self._game(child, child_key, mark, None)
             else:
-                self._changed(child, child_key, st)
+                self._unknown(child, child_key, st)
 
     def _listed(self, path: str, key: str) -> None:
         kept = self.index.children(key)
