@@ -461,6 +461,21 @@ def test_a_folder_changed_just_before_the_index_is_listed_again(
     assert looked == ["nested", "read nested"]  # its game file looked at, and read: it changed
 
 
+def test_a_folder_with_an_index_of_its_own_is_searched_with_it(
+    root: Path, looked: list[str]
+) -> None:
+    """A club a tick is run over apart, inside a root searched whole (a pbem.toml above it):
+    the root has no index, the club's games are taken from the club's."""
+    club = root / "club"
+    indexed(club)
+    assert not (root / rootindex.INDEX_FOLDER).exists()
+    looked.clear()
+    found = rootindex.games_named(root, "nested", root_module.game_name, root_module.fold)
+    assert found == [club / "autumn" / "nested"]
+    assert "overdue" in looked and "read overdue" in looked  # (the root's own: no index)
+    assert "nested" not in looked and "read nested" not in looked
+
+
 def test_a_file_system_that_does_not_mark_folders_changed_is_never_trusted(
     root: Path, looked: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
