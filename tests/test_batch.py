@@ -362,6 +362,38 @@ def test_new_refuses_a_name_already_in_the_root(tmp_path: Path) -> None:
     invoke("new", tmp_path / "games" / "mondays" / "duel", "--players", "a,b", "--name", "duel2")
 
 
+def test_new_refuses_a_name_taken_outside_a_club_folder_with_its_own_settings(
+    tmp_path: Path,
+) -> None:
+    """A club folder with a pbem.toml of its own is the nearest root of its games, yet a tick
+    over the folder above takes its games in too: a name is refused if taken there."""
+    root = tmp_path / "games"
+    make(root, "g1", 2)
+    (root / "pbem.toml").write_text("")
+    (root / "club").mkdir()
+    (root / "club" / "pbem.toml").write_text('[mail]\ngrace = "1h"\n')
+    out = invoke("new", root / "club" / "x", "--players", "a,b", "--name", "G1", code=1)
+    assert f"{root / 'g1'} already holds a game called 'G1' in {root}" in out
+    assert not (root / "club" / "x").exists()
+    invoke("new", root / "club" / "x", "--players", "a,b", "--name", "g2")
+    assert "failed" not in invoke("run", root, "--now", NOW)
+
+
+def test_new_refuses_a_name_taken_in_a_folder_a_tick_is_run_over(tmp_path: Path) -> None:
+    """A folder with no pbem.toml that `pbem run` is run over (its index tells) is a root too:
+    a club folder inside it with settings of its own does not make a name free again."""
+    root = tmp_path / "games"
+    make(root, "g1", 2)
+    (root / "club").mkdir()
+    (root / "club" / "pbem.toml").write_text("")
+    invoke("new", root / "club" / "x", "--players", "a,b", "--name", "g1")  # (no tick yet)
+    assert "is also the name of" in invoke("run", root, "--now", NOW, code=1)
+    shutil.rmtree(root / "club" / "x")
+    out = invoke("new", root / "club" / "y", "--players", "a,b", "--name", "G1", code=1)
+    assert f"{root / 'g1'} already holds a game called 'G1' in {root}" in out
+    invoke("new", tmp_path / "elsewhere" / "y", "--players", "a,b", "--name", "G1")
+
+
 def test_games_with_one_name_are_not_run(tmp_path: Path) -> None:
     root = tmp_path / "games"
     write_skeletons(make(root, "twin", 2, "random"))

@@ -4,6 +4,7 @@ changed, yet never say what the files do not (docs/batch.md, "The index")."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ from pbem.club import status as game_status
 from pbem.club.status import State, root_status, tick
 from pbem.errors import PbemError
 from pbem.records import clock, rootindex
+from pbem.records import root as root_module
 from pbem.records.disk import GAME_FILE
 from pbem.records.history import history_count
 from pbem.records.opening import read_game
@@ -47,12 +49,45 @@ def invoke(*args: object, code: int = 0) -> str:
     return result.output
 
 
+class GuardClock:
+    """The clock of the index's guard against files changed just now (rootindex.now_ns), as
+    these tests move it: a file's change time cannot be set back, so a file is not aged, the
+    clock is moved on."""
+
+    def __init__(self) -> None:
+        self.ahead_ns = 0
+        self.stopped: int | None = None
+
+    def __call__(self) -> int:
+        return self.stopped if self.stopped is not None else time.time_ns() + self.ahead_ns
+
+
+GUARD = GuardClock()
+
+
+@pytest.fixture(autouse=True)
+def guard_clock(monkeypatch: pytest.MonkeyPatch) -> GuardClock:
+    GUARD.ahead_ns, GUARD.stopped = 0, None
+    monkeypatch.setattr(rootindex, "now_ns", GUARD)
+    return GUARD
+
+
 def age(root: Path, seconds: float = 3600) -> None:
-    """Every file and folder of a root as if written an hour ago: past the index's wait for
-    files that just changed (rootindex.RACY_NS)."""
+    """Every file and folder of a root as if written an hour ago: their modification times
+    (which the status reads: when orders came in) set back, and the guard's clock moved on,
+    past its wait for files that just changed (rootindex.RACY_NS)."""
     past = time.time() - seconds
     for path in [root, *root.rglob("*")]:
         os.utime(path, (past, past), follow_symlinks=False)
+    GUARD.ahead_ns += int(seconds * 1e9)
+
+
+def settle() -> None:
+    """What changed until now has settled, for the guard, and what changes next has not: its
+    clock stopped just past its wait after this moment."""
+    mark = time.time_ns()
+    time.sleep(0.05)  # (past a tick of the file system's clock, which may lag the machine's)
+    GUARD.stopped = mark + rootindex.RACY_NS + 1
 
 
 @pytest.fixture
@@ -177,7 +212,7 @@ def test_a_deadline_passes_with_no_file_changed_and_the_clock_goes_back(
 
 
 def test_a_game_changed_just_now_is_not_kept_in_the_index(root: Path, reads: list[str]) -> None:
-    age(root)
+    settle()
     os.utime(root / "waiting-four" / GAME_FILE)  # written a moment ago
     kept(root)
     reads.clear()
@@ -230,12 +265,247 @@ def test_mail_routed_into_a_game_makes_it_ready(club: Path, tmp_path: Path) -> N
 def test_a_new_game_is_refused_the_name_a_game_was_renamed_to_after_the_index(
     root: Path,
 ) -> None:
+    """A name edited by hand inside a game file (the game is then damaged: its history holds
+    its name) is seen by `pbem new` at once where the folder changed since the index, and
+    everywhere from the next tick on (docs/batch.md, "The index")."""
     age(root)
     invoke("run", root, "--now", NOW, code=1)
     game_file = root / "waiting-four" / GAME_FILE
     game_file.write_text(game_file.read_text().replace('game = "waiting-four"', 'game = "later"'))
     out = invoke("new", root / "other", "--players", "a,b", "--name", "Later", code=1)
     assert "already holds a game called 'Later'" in out
+    assert "does not match the history" in state_of(root, "later").reason
+    indexed(root)  # every folder as the index saw it
+    game_file.write_text(game_file.read_text().replace('game = "later"', 'game = "sooner"'))
+    invoke("run", root, "--now", NOW, code=1)  # the next tick reads every game file's look
+    out = invoke("new", root / "other", "--players", "a,b", "--name", "Sooner", code=1)
+    assert "already holds a game called 'Sooner'" in out
+
+
+def test_a_file_copied_in_with_its_old_time_is_not_kept_until_it_settles(
+    root: Path, reads: list[str], tmp_path: Path
+) -> None:
+    """`cp -p` over a file writes it in place and keeps the old modification time; its change
+    time is the copy's. Counted by its modification time alone it would be kept at once, and a
+    second copy of the same size and time within the clock's tick of a coarse file system
+    never read."""
+    age(root)
+    kept(root)
+    ann = root / "waiting-four" / "orders" / "ann.toml"
+    wrong = tmp_path / "ann.toml"
+    wrong.write_text(ann.read_text().replace('secret = "', 'secret = "x', 1))
+    os.utime(wrong, (time.time() - 7200, time.time() - 7200))
+    settle()
+    shutil.copy2(wrong, ann)  # as `cp -p` copies: in place, the old time kept
+    assert ann.stat().st_mtime < time.time() - 3600
+    kept(root)
+    reads.clear()
+    assert state_of(root, "waiting-four").valid == ()
+    assert reads == ["waiting-four"]  # not kept: it changed a moment ago
+    GUARD.stopped = None
+    kept(root)
+    reads.clear()
+    assert state_of(root, "waiting-four").valid == ()
+    assert reads == []
+
+
+# --- pbem new: the names of a root from the index ------------------------------------------
+
+
+def indexed(root: Path) -> None:
+    """The root indexed with every folder settled, as a root is between two ticks of cron: the
+    folders' looks are kept from the second save of the index on (`_folders_tell`)."""
+    kept(root)
+    age(root)
+    kept(root)
+
+
+@pytest.fixture
+def looked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The games whose game file the check of a new name looks at or reads, by folder name."""
+    seen: list[str] = []
+    real_look, real_read = rootindex._game_file, root_module.game_name
+
+    def look(folder: str) -> rootindex.Look | None:
+        mark = real_look(folder)
+        if mark is not None:
+            seen.append(Path(folder).name)
+        return mark
+
+    def read(directory: Path) -> str:
+        seen.append(f"read {directory.name}")
+        return real_read(directory)
+
+    monkeypatch.setattr(rootindex, "_game_file", look)
+    monkeypatch.setattr(root_module, "game_name", read)
+    return seen
+
+
+def refused(root: Path, name: str) -> str | None:
+    """Why `pbem new` would refuse a new game of this name in the root, or None."""
+    try:
+        root_module.refuse_duplicate(root / "brand-new", name)
+    except PbemError as err:
+        return str(err)
+    return None
+
+
+def test_a_new_name_is_checked_without_a_look_at_the_games_of_unchanged_folders(
+    root: Path, looked: list[str]
+) -> None:
+    indexed(root)
+    looked.clear()
+    reason = refused(root, "NESTED") or ""
+    assert f"{root / 'club' / 'autumn' / 'nested'} already holds a game called 'NESTED'" in reason
+    assert refused(root, "Waiting-Four") and refused(root, "ｄａｍａｇｅｄ")
+    assert refused(root, "autumn") is None and refused(root, "brand-new") is None
+    assert looked == []  # not one game file looked at, nor read
+    out = invoke("new", root / "new" / "one", "--players", "a,b", "--name", "overdue", code=1)
+    assert f"{root / 'overdue'} already holds a game called 'overdue'" in out
+
+
+@pytest.mark.parametrize("where", ["a new folder", "a folder of games", "the root"])
+def test_a_game_added_since_the_index_is_seen(root: Path, looked: list[str], where: str) -> None:
+    indexed(root)
+    folder = {"a new folder": root / "club" / "winter", "a folder of games": root / "club"}
+    test_batch.make(folder.get(where, root), "added", 2)
+    looked.clear()
+    assert "already holds a game called 'ADDED'" in (refused(root, "ADDED") or "")
+    assert "read added" in looked  # (its name is not in the index: it is read)
+    if where != "the root":  # the games of the root's own folder are taken from the index
+        assert set(looked) == {"added", "read added"}
+
+
+def test_a_game_file_put_in_a_folder_that_was_no_game_is_seen(
+    root: Path, looked: list[str]
+) -> None:
+    (root / "club" / "winter").mkdir()
+    indexed(root)
+    game = test_batch.make(root / "elsewhere", "spring", 2)
+    for path in game.iterdir():  # moved in file by file: the folder itself was there
+        path.rename(root / "club" / "winter" / path.name)
+    assert "winter already holds a game called 'spring'" in (refused(root, "spring") or "")
+
+
+def test_a_game_restored_with_its_folder_s_old_times_is_seen(root: Path) -> None:
+    """`rsync -a` and `cp -rp` set a folder's modification time back after filling it; its
+    change time cannot be set, and shows."""
+    indexed(root)
+    autumn = root / "club" / "autumn"
+    before = autumn.stat()
+    shutil.copytree(root / "overdue", autumn / "restored")
+    os.utime(autumn, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert f"{autumn / 'restored'} already holds a game called 'overdue'" in (
+        refused(root, "overdue") or ""
+    )
+
+
+def test_a_folder_removed_frees_its_games_names(root: Path) -> None:
+    indexed(root)
+    assert refused(root, "nested")
+    shutil.rmtree(root / "club" / "autumn")
+    assert refused(root, "nested") is None
+    indexed(root)
+    shutil.rmtree(root / "club")
+    assert refused(root, "nested") is None
+
+
+def test_a_game_moved_to_another_folder_is_found_where_it_is(root: Path) -> None:
+    indexed(root)
+    (root / "club" / "winter").mkdir()
+    (root / "waiting-four").rename(root / "club" / "winter" / "waiting-four")
+    reason = refused(root, "waiting-four") or ""
+    assert f"{root / 'club' / 'winter' / 'waiting-four'} already holds" in reason
+    (root / "club" / "winter" / "waiting-four").rename(root / "club" / "autumn" / "moved")
+    reason = refused(root, "waiting-four") or ""
+    assert f"{root / 'club' / 'autumn' / 'moved'} already holds" in reason
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.unlink(),
+        lambda p: p.write_bytes(b"\x00garbage"),
+        lambda p: p.write_bytes(p.read_bytes().replace(b'"version": 2', b'"version": 1', 1)),
+        lambda p: p.write_bytes(p.read_bytes().replace(b"nested", b"NESTLE")),
+        lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]),
+    ],
+    ids=["deleted", "garbage", "another version", "edited", "cut short"],
+)
+def test_a_names_index_lost_or_damaged_is_not_trusted(
+    root: Path, looked: list[str], damage: object
+) -> None:
+    indexed(root)
+    damage(root / rootindex.INDEX_FOLDER / rootindex.NAMES)  # type: ignore[operator]
+    looked.clear()
+    assert "already holds a game called 'nested'" in (refused(root, "nested") or "")
+    assert refused(root, "nestle") is None
+    assert "read nested" in looked and "read overdue" in looked  # every game read again
+
+
+def test_a_folder_changed_just_before_the_index_is_listed_again(
+    root: Path, looked: list[str]
+) -> None:
+    kept(root)
+    settle()
+    os.utime(root / "club" / "autumn")  # changed a moment ago: its clock may not tell the next
+    kept(root)
+    folders = json.loads(
+        (root / rootindex.INDEX_FOLDER / rootindex.NAMES).read_bytes().partition(b"\n")[2]
+    )["folders"]
+    assert folders["club/autumn"][0] is None and folders["club"][0] is not None
+    game_file = root / "club" / "autumn" / "nested" / GAME_FILE  # edited in place, by hand
+    game_file.write_text(game_file.read_text().replace('game = "nested"', 'game = "nestle"'))
+    looked.clear()
+    assert "already holds a game called 'nestle'" in (refused(root, "nestle") or "")
+    assert looked == ["nested", "read nested"]  # its game file looked at, and read: it changed
+
+
+def test_a_folder_with_an_index_of_its_own_is_searched_with_it(
+    root: Path, looked: list[str]
+) -> None:
+    """A club a tick is run over apart, inside a root searched whole (a pbem.toml above it):
+    the root has no index, the club's games are taken from the club's."""
+    club = root / "club"
+    indexed(club)
+    assert not (root / rootindex.INDEX_FOLDER).exists()
+    looked.clear()
+    found = rootindex.games_named(root, "nested", root_module.game_name, root_module.fold)
+    assert found == [club / "autumn" / "nested"]
+    assert "overdue" in looked and "read overdue" in looked  # (the root's own: no index)
+    assert "nested" not in looked and "read nested" not in looked
+
+
+def test_a_file_system_that_does_not_mark_folders_changed_is_never_trusted(
+    root: Path, looked: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rootindex, "_folders_tell", lambda root: False)
+    indexed(root)
+    looked.clear()
+    assert refused(root, "nested")
+    assert sorted(looked) == sorted(test_batch.STATES)  # every game file looked at
+    assert not any(seen.startswith("read ") for seen in looked)  # (names from the index)
+
+
+def test_the_index_folder_s_probe_tells_this_file_system_marks_folders(tmp_path: Path) -> None:
+    assert not rootindex._folders_tell(tmp_path)  # (its folder made just now: no answer yet)
+    assert rootindex._folders_tell(tmp_path)
+    assert [p.name for p in (tmp_path / rootindex.INDEX_FOLDER).iterdir()] == []
+
+
+def test_the_walk_finds_what_find_games_finds_in_its_order(tmp_path: Path) -> None:
+    from pbem.records.root import find_games
+
+    games = tmp_path / "games"
+    for key in ["a-b/x", "a/x", "a/b-c/y", "a/b/z", "B/q", "b/p", "a/x.y", "a0", "é/x", ".h/x"]:
+        (games / key).mkdir(parents=True)
+        (games / key / GAME_FILE).write_text("")
+    (games / "a" / "b" / "z" / "inner").mkdir()
+    (games / "a" / "b" / "z" / "inner" / GAME_FILE).write_text("")
+    (games / "linked").symlink_to(games / "a" / "x")
+    found = rootindex.walk(games)
+    assert [f.path for f in found] == find_games(games)
+    assert [f.key for f in found][:3] == ["B/q", "a/b/z", "a/b-c/y"]
 
 
 # --- shards --------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from pbem.records.deadline_changes import deadline_of
 from pbem.records.disk import held_by_another
 from pbem.records.history import history_path, played_in, read_history
 from pbem.records.opening import read_game
-from pbem.records.root import Root, game_name
+from pbem.records.root import Root, fold, game_name
 from pbem.records.store import Game
 
 
@@ -506,10 +506,11 @@ def tick(
 
     A game whose files could not be read for a reason pbem does not foresee raises, or, when
     `careful`, is given as None (for `pbem run` to try it alone, and tell what went wrong)."""
-    games = rootindex.walk(path)
+    found = rootindex.survey(path)
+    games = found.games
     if not games:
         raise PbemError(f"there is no game in {path}: no folder in it has a game.toml")
-    root = Root(path, tuple(rootindex.game_names(path, games, game_name, keep)))
+    root = Root(path, tuple(rootindex.game_names(path, found, game_name, fold, keep)))
     mine = [g for g in games if rootindex.in_shard(g.key, shard)]
     kept = rootindex.load(path, rootindex.shard_file(shard))
     prints = rootindex.Fingerprints(path)

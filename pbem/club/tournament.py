@@ -211,7 +211,8 @@ def _check_request(
 def _check_unused(root: Path, tournament: Tournament, rounds: int, tables: int) -> None:
     """Refuse a tournament whose name is taken, or any of whose games' names a game of the
     root already has (or whose folders hold something)."""
-    from pbem.records.root import find_games, fold, root_of
+    from pbem.records import rootindex
+    from pbem.records.root import fold, names_root
     from pbem.records.root import game_name as name_of_game
 
     name = tournament.name
@@ -224,9 +225,13 @@ def _check_unused(root: Path, tournament: Tournament, rounds: int, tables: int) 
                 f"'pbem tournament show {root} {other}' shows it; choose another name for a "
                 "new one"
             )
-    games_root = root_of(root / "x")
-    found = find_games(games_root) if games_root.is_dir() else []
-    taken = {fold(name_of_game(g)): g for g in found}
+    games_root = names_root(root / "x")  # (the roots a tick may be run over: pbem new's rule)
+    found = (
+        rootindex.game_names(games_root, rootindex.survey(games_root), name_of_game, fold)
+        if games_root.is_dir()
+        else []
+    )
+    taken = {fold(n): g for n, g in found}
     for k in range(1, rounds + 1):
         for j in range(1, tables + 1):
             wanted = game_name(name, k, j)

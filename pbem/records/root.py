@@ -112,16 +112,28 @@ def open_root(path: Path, games: Sequence[Path] | None = None) -> Root:
     return Root(path, tuple((game_name(g), g) for g in found))
 
 
+def names_root(directory: Path) -> Path:
+    """The folder in which a game at `directory` must have a name of its own: the outermost of
+    the roots a tick may be run over that would take it in. These are its root (`root_of`) and
+    every folder above it with a pbem.toml, or with the index a `pbem run` over it keeps
+    (`.pbem-tick/`): a tick over any of them finds every game below it, at any depth, and
+    routes mail among them by name. Each is inside the next, so the outermost holds them all."""
+    outer = root_of(directory)
+    for candidate in directory.resolve().parents:
+        if (candidate / ROOT_FILE).is_file() or (candidate / rootindex.INDEX_FOLDER).is_dir():
+            outer = candidate  # (the folders above come nearest first: the last is the outermost)
+    return outer
+
+
 def refuse_duplicate(directory: Path, name: str) -> None:
-    """Raise PbemError when the root a new game would join already has a game called `name`
-    (in any case or width of its letters)."""
-    root = root_of(directory)
+    """Raise PbemError when a root a new game would join (`names_root`) already has a game
+    called `name` (in any case or width of its letters)."""
+    root = names_root(directory)
     if not root.is_dir():
         return
     target = directory.resolve()
-    folded = fold(name)
-    for known, other in rootindex.game_names(root, rootindex.walk(root), game_name):
-        if fold(known) == folded and other.resolve() != target:
+    for other in rootindex.games_named(root, fold(name), game_name, fold):
+        if other.resolve() != target:
             raise PbemError(
                 f"{other} already holds a game called '{name}' in {root}: names are unique "
                 "in a folder of games, so that mail reaches the right one; choose another "
