@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import heapq
 import io
 import os
 import re
@@ -44,7 +45,8 @@ class FileProblem(Exception):
 PER_RESOLUTION = ("reports", os.path.join("orders", "done"))
 """The folders of a game holding a folder per resolution; a run writes only in the newest."""
 NEWEST = 2
-"""How many of the newest resolutions' folders the sweep of temporaries looks into."""
+"""How many of the newest resolutions' folders the link check and the sweep of temporaries
+look into (by their numbers; every command may read or write in those)."""
 
 
 def first_link(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> Path | None:
@@ -53,12 +55,17 @@ def first_link(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> Path
     Nothing is followed: each folder is looked at with lstat and walked entry by entry (the
     listing gives each entry's kind), so a link is found wherever it is looked for (a folder
     that is a link, a link to a folder outside, a file that is a link to the game file) and
-    nothing it points to is read. What reads, removes or mails anything inside a resolution's
-    folder looks for links on its way in as well (`refuse_links_in` or `files_in`:
-    pbem.records.history.report_dir, new_report_dir and done_dir go through it; `link_named`
-    for a file named on the command line). A link among the order files waiting in orders/ is
-    left to the reading of orders, which refuses it alone."""
+    nothing it points to is read. Everything is walked but the older folders of `reports/` and
+    `orders/done/` (PER_RESOLUTION: a folder per resolution, thousands in a long game): each of
+    their entries is looked at, so an older resolution's folder that is itself a link is found,
+    but only the NEWEST (by their numbers) and any folder not named so are walked inside. What
+    is inside an older one is looked at by the code that goes there, on its way in
+    (`refuse_links_in` or `files_in`: pbem.records.history.report_dir, new_report_dir and
+    done_dir go through it; `link_named` for a file named on the command line): however long
+    the game, the check costs what a command touches. A link among the order files waiting in
+    orders/ is left to the reading of orders, which refuses it alone."""
     orders = str(directory / "orders")
+    per_resolution = {str(directory / name) for name in PER_RESOLUTION}
     for name in folders:
         top = directory / name
         try:
@@ -66,7 +73,7 @@ def first_link(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> Path
                 return top
         except OSError:
             continue  # missing: pbem makes it when it needs it
-        link = _link_below(str(top), orders)
+        link = _link_below(str(top), orders, per_resolution)
         if link is not None:
             return link
     return None
@@ -352,10 +359,14 @@ def remove_temporaries(directory: Path) -> list[Path]:
 
 def _newest(folders: list[str]) -> list[str]:
     """The NEWEST folders of resolutions (named by their number first: `0014-turn-13`, `0014`),
-    and any folder not named so (not pbem's: looked into as before)."""
-    numbered = sorted((int(m.group(1)), f) for f in folders if (m := _NUMBERED.match(f)))
-    others = [f for f in folders if not _NUMBERED.match(f)]
-    return others + [f for _, f in numbered[-NEWEST:]]
-
-
-_NUMBERED = re.compile(r"^(\d+)(?:-|$)")
+    and any folder not named so (not pbem's: looked into as before). One pass, no sorting of
+    the thousands of a long game: every command's link check makes it."""
+    numbered: list[tuple[int, str]] = []
+    others: list[str] = []
+    for name in folders:
+        head = name.partition("-")[0]
+        if head.isdecimal():  # (the digits a regular expression's \d takes)
+            numbered.append((int(head), name))
+        else:
+            others.append(name)
+    return others + [name for _, name in sorted(heapq.nlargest(NEWEST, numbered))]
