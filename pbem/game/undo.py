@@ -118,6 +118,12 @@ def release(directory: Path) -> str | None:
     what it was held for, or None when it was not held. A game whose folders hold a symbolic
     link is refused first (pbem.files.refuse_links), so that nothing outside it is removed."""
     refuse_links(directory)
+    return released(directory)
+
+
+def released(directory: Path) -> str | None:
+    """`release` for a command that refused the game's links itself, under the lock it still
+    holds (a resolve: its game was read, so checked, before it wrote anything)."""
     why = held(directory)
     (directory / HISTORY / HELD).unlink(missing_ok=True)
     return why
