@@ -86,6 +86,7 @@ def resolved(game: Path, copy: Path) -> tuple[float, float]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
+        cwd=ROOT,  # `-m` looks in the current folder first: another checkout's pbem there won
     )
     _, status, usage = os.wait4(proc.pid, 0)
     err = proc.stderr.read().decode() if proc.stderr else ""
