@@ -8,8 +8,12 @@ machine; nothing is asserted)
 Both games are built as benchmarks/all.py's `long_game` builds them (the test bots' orders, 3
 players, random setup), as one game cut at each length, on a key chain of 5,001 keys (a game
 of 5,000 resolutions needs more than the default 4,096; with this chain and name no player
-wins before), with the tallies a game keeps written as a resolve would have left them; the
-pending turn's orders are in orders/. Each run resolves a fresh copy.
+wins before), with the tallies a game keeps written as a resolve would have left them, and
+with what a game played that long has on disk beside its history: a report folder per
+resolution (12 files, hard links to the deal's) and the order files each resolution used in
+orders/done/NNNN/; the pending turn's orders are in orders/. Each run resolves a fresh copy
+(the files of the report folders and of orders/done/ hard links to the built game's: a resolve
+writes new files there, never into one it finds).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ def built(work: Path, resolutions: int) -> Path:
     directory = work / f"long{resolutions}" / "game"  # (a folder each: game names are unique)
     if (directory / "game.toml").is_file():
         return directory
-    long_game(directory, resolutions, CHAIN, NAME)
+    long_game(directory, resolutions, CHAIN, NAME, folders=True)
     game = read_game(directory)
     players = [p.name for p in game.state.players]
     write_tallies(directory, tallies_before(directory, players, resolutions))
@@ -59,10 +63,22 @@ def built(work: Path, resolutions: int) -> Path:
     return directory
 
 
+_LINKED = (f"{os.sep}reports{os.sep}", f"{os.sep}orders{os.sep}done{os.sep}")
+
+
+def _linked(source: str, target: str) -> None:
+    """A file of the copy: a hard link for those of the report folders and of orders/done/ (tens
+    of thousands in the long game), a copy for the rest."""
+    if any(part in source for part in _LINKED):
+        os.link(source, target)
+    else:
+        shutil.copy2(source, target)
+
+
 def resolved(game: Path, copy: Path) -> tuple[float, float]:
     """(CPU seconds, max RSS in MiB) of one `pbem resolve` of a fresh copy of `game`."""
     shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(game, copy)
+    shutil.copytree(game, copy, copy_function=_linked)
     env = dict(os.environ, PYTHONPATH=str(ROOT))  # (this checkout's pbem)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     proc = subprocess.Popen(
@@ -70,6 +86,7 @@ def resolved(game: Path, copy: Path) -> tuple[float, float]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
+        cwd=ROOT,  # `-m` looks in the current folder first: another checkout's pbem there won
     )
     _, status, usage = os.wait4(proc.pid, 0)
     err = proc.stderr.read().decode() if proc.stderr else ""

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import heapq
 import io
 import os
 import re
 import stat
+from collections.abc import Container
 from pathlib import Path
 
 from pbem.errors import DiskError, GameFileError
@@ -41,13 +43,30 @@ class FileProblem(Exception):
     caller decides whether it stops a command or only refuses that one file)."""
 
 
-def first_link(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> Path | None:
-    """The first symbolic link among `folders` of `directory` and everything in them, or None.
+PER_RESOLUTION = ("reports", os.path.join("orders", "done"))
+"""The folders of a game holding a folder per resolution; a run writes only in the newest."""
+NEWEST = 2
+"""How many of the newest resolutions' folders the link check and the sweep of temporaries
+look into (by their numbers; every command may read or write in those)."""
 
-    Nothing is followed: each folder is looked at with lstat and walked entry by entry, so a
-    link is found wherever it is (a folder that is a link, a link to a folder outside, a file
-    that is a link to the game file) and nothing it points to is read. A link among the order
-    files waiting in orders/ is left to the reading of orders, which refuses it alone."""
+
+def first_link(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> Path | None:
+    """The first symbolic link among `folders` of `directory` and what is in them, or None.
+
+    Nothing is followed: each folder is looked at with lstat and walked entry by entry (the
+    listing gives each entry's kind), so a link is found wherever it is looked for (a folder
+    that is a link, a link to a folder outside, a file that is a link to the game file) and
+    nothing it points to is read. Everything is walked but the older folders of `reports/` and
+    `orders/done/` (PER_RESOLUTION: a folder per resolution, thousands in a long game): each of
+    their entries is looked at, so an older resolution's folder that is itself a link is found,
+    but only the NEWEST (by their numbers) and any folder not named so are walked inside. What
+    is inside an older one is looked at by the code that goes there, on its way in
+    (`refuse_links_in` or `files_in`: pbem.records.history.report_dir, new_report_dir and
+    done_dir go through it; `link_named` for a file named on the command line): however long
+    the game, the check costs what a command touches. A link among the order files waiting in
+    orders/ is left to the reading of orders, which refuses it alone."""
+    orders = str(directory / "orders")
+    per_resolution = {str(directory / name) for name in PER_RESOLUTION}
     for name in folders:
         top = directory / name
         try:
@@ -55,25 +74,60 @@ def first_link(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> Path
                 return top
         except OSError:
             continue  # missing: pbem makes it when it needs it
-        waiting = [str(top)]
-        while waiting:
-            folder = waiting.pop()
-            try:
-                with os.scandir(folder) as entries:
-                    for entry in entries:
-                        if entry.is_symlink() and not _order_file(entry, folder, directory):
-                            return Path(entry.path)
-                        if entry.is_dir(follow_symlinks=False):
-                            waiting.append(entry.path)
-            except OSError:
-                continue  # not a folder, or unreadable: the code that needs it says so
+        link = _link_below(str(top), orders, per_resolution)
+        if link is not None:
+            return link
     return None
 
 
-def _order_file(entry: os.DirEntry[str], folder: str, directory: Path) -> bool:
-    """Whether a link is an order file waiting in orders/: refused alone, by name, when the
-    orders are read (check.check_submission), so that the turn resolves from the others."""
-    return folder == str(directory / "orders") and not entry.is_dir()
+def _link_below(
+    top: str,
+    orders: str | None = None,
+    per_resolution: Container[str] = (),
+    files: list[str] | None = None,
+) -> Path | None:
+    """The first symbolic link in the folder `top` or below it, nothing followed; in the
+    folders named in `per_resolution`, only the NEWEST folders are walked inside (every entry
+    is looked at); a link to a file among the entries of `orders` is left (see first_link).
+    The other entries that are not folders are added to `files`, when given."""
+    waiting = [top]
+    while waiting:
+        folder = waiting.pop()
+        inner: list[str] = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_symlink() and not (folder == orders and not entry.is_dir()):
+                        return Path(entry.path)
+                    if entry.is_dir(follow_symlinks=False):
+                        inner.append(entry.name)
+                    elif files is not None:
+                        files.append(entry.path)
+        except OSError:
+            continue  # not a folder, or unreadable: the code that needs it says so
+        if folder in per_resolution:
+            inner = _newest(inner)
+        waiting += [os.path.join(folder, name) for name in inner]
+    return None
+
+
+def refuse_links_in(directory: Path, folder: Path) -> None:
+    """Raise GameFileError naming a symbolic link on the way from the game in `directory` down
+    to `folder` (`folder` included) or anywhere below it, nothing followed; a folder missing
+    holds none. What reads, removes or mails anything in a resolution's folder goes through
+    here first (`first_link` walks only the newest of them)."""
+    files_in(directory, folder)
+
+
+def files_in(directory: Path, folder: Path) -> list[Path]:
+    """Everything below `folder`, a folder of the game in `directory`, that is not a folder (a
+    FIFO as well as a file: the reader refuses it), once no symbolic link is on the way down
+    to it or anywhere below it (see `refuse_links_in`); nothing for a folder missing."""
+    found: list[str] = []
+    link = link_on_the_way(directory, folder) or _link_below(str(folder), files=found)
+    if link is not None:
+        raise GameFileError(link_sentence(link))
+    return [Path(path) for path in found]
 
 
 def link_sentence(link: Path) -> str:
@@ -114,6 +168,26 @@ def link_on_the_way(top: Path, path: Path) -> Path | None:
                 return current
         except OSError:
             return None
+    return None
+
+
+def link_named(directory: Path, path: Path) -> Path | None:
+    """The first symbolic link in the folders of the game in `directory` (GAME_FOLDERS) on the
+    way the system takes to `path`, a file named on the command line, or None: each part of
+    `path` as named (`..` and all) is placed where the system finds it, and looked at with
+    lstat if that is in one of the game's folders. A file named outside them, or reached
+    through links outside them, is the moderator's to name."""
+    game = os.path.realpath(directory)
+    named = path if path.is_absolute() else Path.cwd() / path
+    current = Path(named.anchor)
+    for part in named.parts[1:]:
+        where = os.path.join(os.path.realpath(current), part)
+        current = current / part
+        if part in (".", ".."):
+            continue
+        inside = os.path.relpath(where, game).split(os.sep)
+        if inside[0] in GAME_FOLDERS and os.path.islink(where):
+            return current
     return None
 
 
@@ -188,11 +262,12 @@ def _open_regular(path: Path, limit: int | None, follow: bool = True) -> int:
     return fd
 
 
-def read_regular(path: Path) -> bytes:
+def read_regular(path: Path, *, follow: bool = True) -> bytes:
     """A regular file's bytes, whatever its size (a mailbox's message, a state file pbem
     wrote); raises FileProblem for a FIFO, a device or a directory, refused before it is
-    opened the ordinary way (which would block on a FIFO)."""
-    fd = _open_regular(path, None)
+    opened the ordinary way (which would block on a FIFO); with `follow` false, for a
+    symbolic link too (opened with O_NOFOLLOW)."""
+    fd = _open_regular(path, None, follow)
     try:
         with os.fdopen(fd, "rb", closefd=False) as handle:
             return handle.read()
@@ -258,12 +333,6 @@ def lock_error(err: OSError, path: Path) -> DiskError:
     return disk_error(err, path, "create the lock file")
 
 
-PER_RESOLUTION = ("reports", os.path.join("orders", "done"))
-"""The folders of a game holding a folder per resolution; a run writes only in the newest."""
-NEWEST = 2
-"""How many of the newest resolutions' folders the sweep of temporaries looks into."""
-
-
 def remove_temporaries(directory: Path) -> list[Path]:
     """Remove the temporary files a killed run left in a game directory; call it under the lock.
 
@@ -291,10 +360,14 @@ def remove_temporaries(directory: Path) -> list[Path]:
 
 def _newest(folders: list[str]) -> list[str]:
     """The NEWEST folders of resolutions (named by their number first: `0014-turn-13`, `0014`),
-    and any folder not named so (not pbem's: looked into as before)."""
-    numbered = sorted((int(m.group(1)), f) for f in folders if (m := _NUMBERED.match(f)))
-    others = [f for f in folders if not _NUMBERED.match(f)]
-    return others + [f for _, f in numbered[-NEWEST:]]
-
-
-_NUMBERED = re.compile(r"^(\d+)(?:-|$)")
+    and any folder not named so (not pbem's: looked into as before). One pass, no sorting of
+    the thousands of a long game: every command's link check makes it."""
+    numbered: list[tuple[int, str]] = []
+    others: list[str] = []
+    for name in folders:
+        head = name.partition("-")[0]
+        if head.isdecimal():  # (the digits a regular expression's \d takes)
+            numbered.append((int(head), name))
+        else:
+            others.append(name)
+    return others + [name for _, name in sorted(heapq.nlargest(NEWEST, numbered))]

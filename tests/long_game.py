@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from pbem.core import dice
 from pbem.core.orders import Orders
 from pbem.core.state import GameState, Options, Phase, SetupMode, StopAt, state_digest
 from pbem.game import processor
+from pbem.languages.numbering import Played
 from pbem.records import history, store
 from pbem.records.opening import read_game
 from pbem.records.replay import replay_orders
@@ -52,10 +54,17 @@ def play_long_game(directory: Path, seed: int = 12, options: Options | None = No
 
 
 def three_player_game(
-    directory: Path, resolutions: int, chain_length: int | None = None, name: str | None = None
+    directory: Path,
+    resolutions: int,
+    chain_length: int | None = None,
+    name: str | None = None,
+    *,
+    folders: bool = False,
 ) -> None:
     """A 3-player game `resolutions` long, written as `pbem resolve` would write its history and
-    game file (reports left out: the audit does not read them). Players place their armies and
+    game file (reports left out: the audit does not read them; with `folders`, every
+    resolution's report folder and used order files are there too, as a game played that long
+    has them, see `resolution_folders`). Players place their armies and
     attack a little (stopping early), so no one is ever conquered out. The files are not
     synced to the disk while it is built (a thousand syncs of a busy disk take minutes). Its
     key chain is the default's, or longer for a game longer than that; no one attacks a player
@@ -65,7 +74,7 @@ def three_player_game(
     synced = os.fsync
     os.fsync = lambda fd: None
     try:
-        _three_player_game(directory, resolutions, chain_length, name)
+        _three_player_game(directory, resolutions, chain_length, name, folders)
     finally:
         os.fsync = synced
 
@@ -83,7 +92,7 @@ def short_orders(state: GameState, name: str, rng: random.Random, secret: str) -
 
 
 def _three_player_game(
-    directory: Path, resolutions: int, chain_length: int | None, name: str | None
+    directory: Path, resolutions: int, chain_length: int | None, name: str | None, folders: bool
 ) -> None:
     processor.new_game(
         directory,
@@ -115,7 +124,38 @@ def _three_player_game(
                 state_digest=state_digest(after),
             ),
         )
+        if folders:
+            played = history.played_in(game, r, state.turn)
+            resolution_folders(directory, r, records, played, after.awaiting())
         state = after
         if state.phase is Phase.OVER:
             raise SystemExit("the long game ended early: change its orders")
     store.write_game(replace(game, state=state))
+
+
+def resolution_folders(
+    directory: Path,
+    resolution: int,
+    records: Sequence[history.OrderRecord],
+    played: Played,
+    awaited: Sequence[str],
+) -> None:
+    """What a resolution leaves beside its history file: its report folder, named as pbem names
+    it, with the files a real one has (12 for three players: each one's report as text, HTML
+    and view file, the moderator's two, and the ready order file of each player awaited next),
+    each a hard link to a file of the deal's folder (the names and the number of the files, not
+    their contents); and the order files it used in orders/done/NNNN/, as
+    archived."""
+    deal = directory / "reports" / "0000-deal"
+    folder = directory / "reports" / played.folder()
+    folder.mkdir()
+    ready = sorted(deal.glob("*.orders.toml"))  # (the deal's: the first player's alone)
+    for path in deal.iterdir():
+        if path not in ready:
+            os.link(path, folder / path.name)
+    for player in awaited:
+        os.link(ready[0], folder / f"{player}.orders.toml")
+    done = history.done_dir(directory, resolution)
+    done.mkdir(parents=True)
+    for record in records:
+        (done / record.file).write_text(record.text, "utf-8")

@@ -242,9 +242,10 @@ def test_a_new_game_in_a_folder_with_a_link_is_not_created(tmp_path: Path, link:
 
 
 def test_a_link_inside_a_folder_of_the_game_is_found(playing_dir: Path, tmp_path: Path) -> None:
-    os.symlink(tmp_path, report_dir(playing_dir, 1) / "elsewhere")
-    assert first_link(playing_dir) == report_dir(playing_dir, 1) / "elsewhere"
-    refused(run("show", playing_dir, code=1), report_dir(playing_dir, 1) / "elsewhere")
+    link = report_dir(playing_dir, 1) / "elsewhere"  # (the newest folder: looked into)
+    os.symlink(tmp_path, link)
+    assert first_link(playing_dir) == link
+    refused(run("show", playing_dir, code=1), link)
 
 
 def test_links_elsewhere_in_the_game_folder_are_left_alone(

@@ -14,7 +14,8 @@ from pathlib import Path
 from pbem.core.order_parsing import between_cuts
 from pbem.core.orders import Orders
 from pbem.core.problems import check_text
-from pbem.errors import PbemError, Problem
+from pbem.errors import GameFileError, PbemError, Problem
+from pbem.files import link_named, link_sentence
 from pbem.game.checking import Checked, Submission, forecast, read_order_text, with_duplicates
 from pbem.languages.i18n import language, moderator_language
 from pbem.records.history import ORDERS, order_files
@@ -31,6 +32,9 @@ def check_submission(
     told = {"language": language or moderator_language(), "board": game.state.board.name}
     if text is None:  # an order file in the game's orders/ is not read through a link
         inside = path.parent.absolute() == (game.path / ORDERS).absolute()
+        link = None if inside else link_named(game.path, path)
+        if link is not None:  # named inside the game's folders (an older orders/done/NNNN/)
+            raise GameFileError(link_sentence(link))
         read = read_order_text(path, follow=not inside)
         if isinstance(read, Problem):
             return Submission(path, "", None, (read,), **told)

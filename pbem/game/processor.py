@@ -423,7 +423,7 @@ def resolve_game(
         paths_written = write_files(folder, reports)
         write_tallies(directory, before.after(r, record.turn, events))  # (before: see _complete)
         write_game(new)
-        undo.release(directory)  # resolved (by hand: `pbem run` leaves held games alone)
+        undo.released(directory)  # resolved (by hand: `pbem run` leaves held games alone)
         answered = early + tuple(bots.answer(new))
         return Outcome(
             r, state, events, tuple(used), tuple(rejected), False, paths_written, answered

@@ -21,6 +21,7 @@ import tomli_w
 from pbem.core.order_parsing import parse_orders
 from pbem.core.state import Phase
 from pbem.errors import GameFileError, PbemError
+from pbem.files import link_named, link_sentence
 from pbem.game.audit import final_view
 from pbem.records import away, deadline_changes, seat_changes, undone
 from pbem.records.clock import iso
@@ -208,6 +209,9 @@ def check_against_report(directory: Path, view_file: Path) -> str:
 
     game = load_game(directory, record=True)
     where = view_file.name
+    link = link_named(directory, view_file)  # a report of an older folder of the game's own
+    if link is not None:
+        raise GameFileError(link_sentence(link))
     try:
         view = load_json(view_file)
         dice = view["dice"]

@@ -31,6 +31,7 @@ from pbem.records.disk import atomic_write, locked
 from pbem.records.history import (
     HISTORY,
     ORDERS,
+    done_dir,
     drafted,
     history_count,
     history_path,
@@ -56,6 +57,7 @@ from pbem.records.undone import (
 def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, bool]:
     """Undo the last resolution (or finish an interrupted undo: then True)."""
     with locked(directory):
+        refuse_links(directory)  # (an interrupted undo is finished before the game is read)
         pending = _pending(directory)
         if pending is not None:
             _carry_out(directory, pending)
@@ -92,6 +94,8 @@ def undo_last(directory: Path, now: datetime, why: str) -> tuple[UndoRecord, boo
                 "orders for the seat are signed with the new player's secret; the turn stands"
             )
         history = read_history_file(history_path(directory, r))
+        report_dir(directory, r)  # a link in the folders the undo empties: refused now
+        done_dir(directory, r)
         for order in history.orders:  # checked before anything is changed
             if not plain_file_name(order.file):
                 raise GameFileError(
@@ -114,6 +118,12 @@ def release(directory: Path) -> str | None:
     what it was held for, or None when it was not held. A game whose folders hold a symbolic
     link is refused first (pbem.files.refuse_links), so that nothing outside it is removed."""
     refuse_links(directory)
+    return released(directory)
+
+
+def released(directory: Path) -> str | None:
+    """`release` for a command that refused the game's links itself, under the lock it still
+    holds (a resolve: its game was read, so checked, before it wrote anything)."""
     why = held(directory)
     (directory / HISTORY / HELD).unlink(missing_ok=True)
     return why
@@ -132,7 +142,7 @@ def taken_back(directory: Path, record: UndoRecord, finished: bool) -> str:
 
 def _copy(source: Path, target: Path) -> None:
     try:
-        atomic_write(target, read_regular(source))
+        atomic_write(target, read_regular(source, follow=False))
     except FileProblem as err:
         raise GameFileError(f"cannot read {source}: {err}; the undo cannot go on") from None
 
@@ -141,7 +151,7 @@ def _same_bytes(one: Path, other: Path) -> bool:
     """Whether two files hold the same bytes; a FIFO or a folder is never the same (and is
     not opened the ordinary way, which would block)."""
     try:
-        return read_regular(one) == read_regular(other)
+        return read_regular(one, follow=False) == read_regular(other, follow=False)
     except FileProblem:
         return False
 
@@ -168,7 +178,7 @@ def _carry_out(directory: Path, record: UndoRecord) -> None:
                 _copy(path, folder / "reports" / path.name)
         shutil.rmtree(reports)
 
-    done = directory / ORDERS / "done" / f"{r:04d}"
+    done = done_dir(directory, r)
     for order in history.orders:
         used = done / order.file
         if order.autopilot or not used.is_file():

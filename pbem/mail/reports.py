@@ -15,7 +15,7 @@ from typing import Any
 
 from pbem.core.state import team_name
 from pbem.errors import GameFileError
-from pbem.files import FileProblem, read_regular
+from pbem.files import FileProblem, files_in, read_regular, read_text
 from pbem.kit import KIT_NAME
 from pbem.languages import i18n
 from pbem.mail.found import normal, toml_data
@@ -124,9 +124,11 @@ def build_report(
 
 
 def _read_bytes(path: Path) -> bytes:
-    """A report file's bytes; one that is not a regular file (a FIFO) is refused unopened."""
+    """A report file's bytes; one that is not a regular file (a FIFO) is refused unopened, and
+    so is a symbolic link (its folder was checked for links by `report_dir`; this holds for a
+    link made since)."""
     try:
-        return read_regular(path)
+        return read_regular(path, follow=False)
     except FileProblem as err:
         raise GameFileError(f"cannot read {path}: {err}") from None
 
@@ -170,15 +172,17 @@ def ready_files(game: Game) -> dict[str, tuple[str, dict[str, Any] | None]]:
     the game: its text without the line-end differences mail makes, and its data."""
     out: dict[str, tuple[str, dict[str, Any] | None]] = {}
     folder = game.path / REPORTS
-    if folder.is_dir():
-        for path in sorted(folder.glob(f"*/*{ORDERS_SUFFIX}")):
-            try:
-                if path.is_symlink() or not path.is_file() or path.stat().st_size > 65536:
-                    continue
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeError):
-                continue
-            out[f"{path.parent.name}/{path.name}"] = (normal(text), toml_data(text))
+    # every report folder, old ones too: a symbolic link anywhere in reports/ is refused
+    # (GameFileError, which stops the fetch of this game), as the check of every command
+    # refuses one in the newest folders
+    for path in sorted(files_in(game.path, folder)):
+        if path.parent.parent != folder or not path.name.endswith(ORDERS_SUFFIX):
+            continue
+        try:
+            text = read_text(path, 65536, follow=False)
+        except (FileProblem, UnicodeError):
+            continue
+        out[f"{path.parent.name}/{path.name}"] = (normal(text), toml_data(text))
     state = game.state
     for reg in game.registrations:
         if reg.name in state.awaiting() and state.player(reg.name).alive:

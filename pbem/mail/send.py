@@ -145,11 +145,16 @@ def _send_game(
     if every:
         skipped = set()
     for resolution in range(count):
-        folder = report_dir(directory, resolution)
+        wanted = []
         for reg in game.registrations:
             key, whose, since = keyed(resolution, reg.name)
             if resolution < since or key in sent["reports"] or key in skipped:
                 continue
+            wanted.append((reg, key, whose, since))
+        if not wanted:
+            continue  # (its folder is not gone into: nothing in it is read)
+        folder = report_dir(directory, resolution)  # (refused if it is or holds a link)
+        for reg, key, whose, since in wanted:
             if not (folder / f"{reg.name}.txt").exists():
                 continue
             if not address(reg.email):

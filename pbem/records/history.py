@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.state import SetupMode
 from pbem.errors import GameFileError
-from pbem.files import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text
+from pbem.files import ORDER_FILE_LIMIT, FileProblem, disk_error, read_text, refuse_links_in
 from pbem.records.disk import GAME_FILE, atomic_write
 from pbem.records.store import Game, _load_toml
 
@@ -220,12 +220,16 @@ def recorded_order_files(directory: Path, orders: Sequence[OrderRecord]) -> list
 def report_dir(directory: Path, resolution: int) -> Path:
     """The folder of a resolution's reports: `reports/0014-turn-13/` as pbem names it from game
     file format 5 on, or `reports/0014/` as a game of an older format named it before
-    (docs/game-directory.md). When neither is there, the older name (which does not exist)."""
+    (docs/game-directory.md). When neither is there, the older name (which does not exist).
+
+    A folder that is a symbolic link or holds one is refused (GameFileError, see
+    pbem.files.refuse_links_in): the check every command makes looks inside the newest
+    resolutions' folders alone, so whatever reads, removes or mails a report of an older one
+    (mail send, resend, undo) finds its folder here, checked."""
     folder = directory / REPORTS
     old = folder / f"{resolution:04d}"
-    if old.is_dir():
-        return old
-    found = sorted(folder.glob(f"{resolution:04d}-*"))
+    found = [old] if old.is_dir() else sorted(folder.glob(f"{resolution:04d}-*"))
+    refuse_links_in(directory, found[0] if found else old)
     return found[0] if found else old
 
 
@@ -242,8 +246,11 @@ def played_in(game: Game, resolution: int, turn: int) -> Played:
 
 
 def new_report_dir(directory: Path, played: Played) -> Path:
-    """Where the reports of a resolution being made go: `reports/0014-turn-13/`."""
-    return directory / REPORTS / played.folder()
+    """Where the reports of a resolution being made go: `reports/0014-turn-13/` (refused, as
+    by `report_dir`, when it is there already as a link or holding one)."""
+    folder = directory / REPORTS / played.folder()
+    refuse_links_in(directory, folder)
+    return folder
 
 
 def order_files(directory: Path) -> list[Path]:
@@ -294,5 +301,8 @@ def game_files(directory: Path) -> list[str]:
 
 
 def done_dir(directory: Path, resolution: int) -> Path:
-    """Where the order files a resolution used are kept: orders/done/NNNN/."""
-    return directory / ORDERS / "done" / f"{resolution:04d}"
+    """Where the order files a resolution used are kept: orders/done/NNNN/; refused, as by
+    `report_dir`, when it is a symbolic link or holds one."""
+    folder = directory / ORDERS / "done" / f"{resolution:04d}"
+    refuse_links_in(directory, folder)
+    return folder
