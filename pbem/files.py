@@ -10,13 +10,14 @@ memory, and a full disk must end in a sentence that says what to do, not a trace
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import heapq
 import io
 import os
 import re
 import stat
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from pathlib import Path
 
 from pbem.errors import DiskError, GameFileError
@@ -146,7 +147,11 @@ def link_sentence(link: Path) -> str:
 
 def refuse_links(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> None:
     """Raise GameFileError naming the first symbolic link in `directory`'s `folders` (see
-    `first_link`); every command that opens a game calls it before it reads or writes any."""
+    `first_link`); every command that opens a game calls it before it reads or writes any.
+    Under the game's lock, whose sweep looked at the same folders (`swept`), a game found to
+    hold no link is not walked again."""
+    if folders == GAME_FOLDERS and os.path.abspath(directory) in _clean.get():
+        return
     link = first_link(directory, folders)
     if link is not None:
         raise GameFileError(link_sentence(link))
@@ -342,20 +347,62 @@ def remove_temporaries(directory: Path) -> list[Path]:
     it looks only into the NEWEST (by their numbers): a run writes only in those, and every run
     that takes the lock sweeps them, so an older folder holds none (however long the game, the
     sweep does not walk its every report)."""
+    return swept(directory)[0]
+
+
+def swept(directory: Path) -> tuple[list[Path], bool]:
+    """`remove_temporaries`, and whether `first_link` would find no link in the game's folders:
+    one walk for both, since the sweep lists every folder the link check does (and more)."""
     removed: list[Path] = []
-    for folder, dirs, files in os.walk(directory):
-        if os.path.relpath(folder, directory) in PER_RESOLUTION:
-            dirs[:] = _newest(dirs)
-        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-        for name in files:
-            if not TEMPORARY.match(name):  # (most names: no path made for them)
-                continue
-            path = Path(folder) / name
-            if path.is_file() and not path.is_symlink():
-                with contextlib.suppress(OSError):
-                    path.unlink()
-                    removed.append(path)
-    return removed
+    top = str(directory)
+    orders = os.path.join(top, "orders")
+    per_resolution = {os.path.join(top, name) for name in PER_RESOLUTION}
+    game_folders = {os.path.join(top, name) for name in GAME_FOLDERS}
+    clean = True
+    waiting = [(top, False)]  # (a folder, whether it is in one of the game's folders)
+    while waiting:
+        folder, inside = waiting.pop()
+        inner: list[tuple[str, bool]] = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    counted = inside or entry.path in game_folders
+                    if entry.is_symlink():  # (never followed, never removed)
+                        if counted and not (folder == orders and not entry.is_dir()):
+                            clean = False  # (first_link finds it: see there)
+                    elif entry.is_dir(follow_symlinks=False):
+                        inner.append((entry.name, counted))
+                    elif TEMPORARY.match(entry.name) and entry.is_file(follow_symlinks=False):
+                        with contextlib.suppress(OSError):
+                            os.unlink(entry.path)
+                            removed.append(Path(entry.path))
+        except OSError:
+            continue  # not a folder, or unreadable: nothing of pbem's to sweep there
+        if folder in per_resolution:
+            kept = set(_newest([name for name, _ in inner]))
+            inner = [(name, counted) for name, counted in inner if name in kept]
+        waiting += [(os.path.join(folder, name), counted) for name, counted in sorted(inner)]
+    return removed, clean
+
+
+_clean: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "pbem_clean_games", default=frozenset()
+)
+"""The games (by absolute path) whose folders the sweep under their lock, held now, found to
+hold no symbolic link (`refuse_links` does not walk them again)."""
+
+
+@contextlib.contextmanager
+def known_clean(directory: Path, clean: bool) -> Iterator[None]:
+    """While the lock of the game in `directory` is held: what its sweep found (`swept`)."""
+    if not clean:
+        yield
+        return
+    token = _clean.set(_clean.get() | {os.path.abspath(directory)})
+    try:
+        yield
+    finally:
+        _clean.reset(token)
 
 
 def _newest(folders: list[str]) -> list[str]:

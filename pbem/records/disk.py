@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pbem.errors import DiskError, GameFileError, LockedError, PbemError
-from pbem.files import disk_error, lock_error, remove_temporaries
+from pbem.files import disk_error, known_clean, lock_error, swept
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -390,9 +390,12 @@ def locked(directory: Path, *, creating: bool = False) -> Iterator[None]:
             raise LockedError(
                 f"{directory} is being resolved by another run; wait for it to finish"
             ) from None
-        if not creating:
-            remove_temporaries(directory)
-        yield
+        if creating:
+            yield
+            return
+        _, clean = swept(directory)
+        with known_clean(directory, clean):  # (the read under this lock needs no second walk)
+            yield
     finally:
         os.close(fd)
 
