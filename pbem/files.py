@@ -357,31 +357,36 @@ def swept(directory: Path) -> tuple[list[Path], bool]:
     top = str(directory)
     orders = os.path.join(top, "orders")
     per_resolution = {os.path.join(top, name) for name in PER_RESOLUTION}
-    game_folders = {os.path.join(top, name) for name in GAME_FOLDERS}
     clean = True
     waiting = [(top, False)]  # (a folder, whether it is in one of the game's folders)
     while waiting:
         folder, inside = waiting.pop()
-        inner: list[tuple[str, bool]] = []
+        inner: list[str] = []
+        links: list[os.DirEntry[str]] = []
         try:
             with os.scandir(folder) as entries:
-                for entry in entries:
-                    counted = inside or entry.path in game_folders
-                    if entry.is_symlink():  # (never followed, never removed)
-                        if counted and not (folder == orders and not entry.is_dir()):
-                            clean = False  # (first_link finds it: see there)
-                    elif entry.is_dir(follow_symlinks=False):
-                        inner.append((entry.name, counted))
+                for entry in entries:  # (thousands in a long game: as little as can be)
+                    if entry.is_dir(follow_symlinks=False):
+                        inner.append(entry.name)
+                    elif entry.is_symlink():  # (never followed, never removed)
+                        links.append(entry)
                     elif TEMPORARY.match(entry.name) and entry.is_file(follow_symlinks=False):
                         with contextlib.suppress(OSError):
                             os.unlink(entry.path)
                             removed.append(Path(entry.path))
         except OSError:
             continue  # not a folder, or unreadable: nothing of pbem's to sweep there
+        for link in links:  # (one that first_link finds: see there)
+            if (inside or link.name in GAME_FOLDERS and folder == top) and not (
+                folder == orders and not link.is_dir()
+            ):
+                clean = False
         if folder in per_resolution:
-            kept = set(_newest([name for name, _ in inner]))
-            inner = [(name, counted) for name, counted in inner if name in kept]
-        waiting += [(os.path.join(folder, name), counted) for name, counted in sorted(inner)]
+            inner = _newest(inner)
+        waiting += [
+            (os.path.join(folder, name), inside or folder == top and name in GAME_FOLDERS)
+            for name in sorted(inner)
+        ]
     return removed, clean
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from pbem.core.events import (
@@ -257,11 +259,12 @@ def _timeline(entries: Any, n: int) -> list[tuple[int, int, tuple[int, ...], tup
     players' territories, their armies]: the numbers checked all at once (a long game's
     timeline has tens of thousands), and the first that is not what it should be named."""
     out = [(r, t, tuple(held), tuple(armies)) for r, t, held, armies in entries]
-    if any(len(e[2]) != n or len(e[3]) != n for e in out):
+    held, armies = list(map(itemgetter(2), out)), list(map(itemgetter(3), out))
+    if (set(map(len, held)) | set(map(len, armies))) - {n}:
         raise ValueError("a timeline entry does not count every player")
-    counts = [x for r, t, held, _ in out for x in (r, t, *held)]
-    whole = [x for e in out for x in e[3]]
-    if not (all(type(x) is int for x in counts) and all(type(x) is int for x in whole)):
+    counts = [*map(itemgetter(0), out), *map(itemgetter(1), out), *chain.from_iterable(held)]
+    whole = list(chain.from_iterable(armies))
+    if (set(map(type, counts)) | set(map(type, whole))) - {int}:
         for x in counts:
             _count(x)  # (names the first that is not a whole number)
         for x in whole:
