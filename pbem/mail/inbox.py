@@ -22,7 +22,7 @@ from pbem.mail.send import SendResult, deliver_waiting, send_mail, stamp, waitin
 from pbem.mail.smtp import SmtpServer
 from pbem.records.disk import GAME_FILE, locked
 from pbem.records.mailbox_state import record_failure, record_fetch
-from pbem.records.root import open_root
+from pbem.records.root import Root, game_name, open_root
 from pbem.records.settings import Security, Settings, Value, in_force
 from pbem.records.settings import password as settings_password
 from pbem.terminal import printable
@@ -132,6 +132,8 @@ class RootSend:
     """What sending for a root did, game by game."""
 
     games: list[tuple[str, SendResult]] = field(default_factory=list)
+    results: dict[Path, SendResult] = field(default_factory=dict)
+    """What sending did in each game opened, by its folder."""
     failed: list[str] = field(default_factory=list)
     busy: list[str] = field(default_factory=list)
     """Games another run held (not a failure: their mail waits in their outbox)."""
@@ -216,19 +218,31 @@ def send_root(
     copy_sender: bool = False,
     kit: bool = False,
     answers: bool = True,
+    names: Mapping[Path, str] | None = None,
+    known: Mapping[Path, SendResult] | None = None,
 ) -> RootSend:
     """Send every game's mail, each with its own settings, then the root's own answers (unless
-    not `answers`: another run sends them)."""
+    not `answers`: another run sends them). `names`: the games' names, as the root's index
+    has them (else each is read from its game file); `known`: for the games not to be opened,
+    what sending would do in them (nothing; perhaps a note), which is told as if they were
+    (`pbem run`: pbem.mail.due)."""
     out = RootSend()
-    listing = open_root(root, games)
+    if names is not None and games is not None:
+        listing = Root(root, tuple((names.get(g) or game_name(g), g) for g in games))
+    else:
+        listing = open_root(root, games)
     for name, path in listing.games:
         twin = listing.duplicate_reason(path)
         if twin is not None:
             out.failed.append(f"{path}: not sent: {twin}")
             continue
+        if known is not None and path in known:
+            out.games.append((name, known[path]))
+            continue
         try:
             result = send_game(path, flags, server, ask, dry_run, every, now, copy_sender, kit)
             out.games.append((name, result))
+            out.results[path] = result
         except LockedError:  # another run is at it: its mail goes with that run or the next
             out.busy.append(f"{name}: busy (another run holds it); its mail waits")
         except PbemError as err:
