@@ -432,3 +432,33 @@ def test_only_the_first_shard_sends_the_roots_answers(many: Path, server: Server
     assert "many (messages for no game): sent answer.eml to stranger@example.net" in out
     assert not (many / "outbox" / "answer.eml").exists()
     assert [r for _, r in deliveries(server)].count("stranger@example.net") == 1
+
+
+def test_when_a_reminder_is_due_is_when_a_run_queues_one(tmp_path: Path) -> None:
+    """At any time, forward or back, a run queues a reminder exactly when the last run said one
+    was due then (`Reminded.due`, what the index keeps)."""
+    import random
+    from datetime import timedelta
+
+    from pbem.mail.inbox import game_settings
+    from pbem.mail.reminders import queue_reminders
+
+    game = tmp_path / "rome"
+    players = ",".join(f"{p}={p}@example.org" for p in ("alice", "bob", "carol"))
+    run("new", game, "--players", players, "--seed", "22" * 32, "--now", START, *ROME)
+    settings = game_settings(game, {"remind": "3d, 24h, 2h, 30m"})
+    deadline = clock.parse_instant("2026-12-03T20:00+01:00")
+    rng = random.Random(7)
+    last = queue_reminders(game, settings, clock.parse_instant(START))
+    queued = 0
+    at = clock.parse_instant(START)
+    for step in range(60):  # mostly forward, sometimes back, past the deadline at the end
+        at += timedelta(minutes=rng.randint(-3 * 60, 7 * 60))
+        if step == 30:  # alice's orders come in: what is due is told afresh
+            (game / "orders" / "alice.toml").write_text(orders_for(game, "alice"))
+            last = queue_reminders(game, settings, at)
+        done = queue_reminders(game, settings, at)
+        assert bool(done.queued) == last.due(at), (step, at, last)
+        queued += len(done.queued)
+        last = done
+    assert queued == 5 and at > deadline  # 24h: all three; 2h: bob and carol; then past it
