@@ -341,8 +341,8 @@ def _send(
         opened=resolved,
     )
     notes.extend(done.reminders)
+    notes.extend(done.sent.lines())
     if done.failed is not None:
         notes.append(f"send failed: {done.failed}")
         return False
-    notes.extend(done.sent.lines())
     return done.sent.ok

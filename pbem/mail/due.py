@@ -11,7 +11,10 @@ it (a report not mailed to a player without an address), and from when until whe
 would be queued in it as it stood (pbem.mail.reminders.Reminded.due: the earliest `remind` time
 before its deadline whose reminder a player still lacks, until the deadline).
 
-A tick opens a game (queues its reminders, sends its mail) when the index does not keep it,
+Each game is looked at when the tick's sending comes to it (in the order of the folders, after
+the resolutions), as a send of every game would come to it, so that a message written into its
+outbox while the tick runs goes with the tick whenever it would have before. A tick opens a
+game (queues its reminders, sends its mail) when the index does not keep it,
 when its fingerprint is not the one kept, when a reminder is due in it now (the clock goes
 forward or back: the times are kept, not what they gave), or when this run resolved it; every
 other game is told as sending it would tell it (its notes; "nothing to send"), unopened. What
@@ -42,10 +45,11 @@ from typing import Any
 
 from pbem import __version__
 from pbem.errors import PbemError
-from pbem.mail.inbox import RootSend, game_settings, send_root
+from pbem.mail.inbox import RootSend, game_settings, send_answers, send_into
 from pbem.mail.reminders import Reminded, queue_reminders
 from pbem.mail.send import SendResult
 from pbem.records import rootindex
+from pbem.records.root import game_name
 from pbem.records.rootindex import Found
 from pbem.records.settings import FROM_ENV, Value
 
@@ -110,7 +114,7 @@ class MailTick:
     sent: RootSend = field(default_factory=RootSend)
     opened: list[Path] = field(default_factory=list)
     failed: str | None = None
-    """Why the sending as a whole failed (the root's answers could not be sent, say)."""
+    """Why the root's own answers could not be sent (its lock held, its settings damaged)."""
 
 
 def send_due(
@@ -125,54 +129,42 @@ def send_due(
     names: Mapping[Path, str] | None = None,
     opened: Collection[Path] = (),
 ) -> MailTick:
-    """Queue the reminders due at `now` and send the mail of those of `games` (a root's, or
-    its shard's) that may have any, as the index of the root tells them, and of the games in
-    `opened` (resolved in this run); then the root's own answers (with `answers`). The index is
-    brought up to date. `names`: the games' names, from the root's index of names."""
+    """Queue the reminders due at `now` in each of `games` (a root's, or its shard's; names
+    of their own), and send its mail, opening only those that may have any, as the index of the
+    root tells them, and those of `opened` (resolved in this run); then the root's own answers
+    (with `answers`). Each game is looked at when its turn comes, as a send of every game
+    would come to it. The index is brought up to date. `names`: the games' names, from the
+    root's index of names (else read from their game files)."""
     digest = settings_digest(flags, kit)
     keep = rootindex.keeps_index(games)
     kept = _load(root, shard, digest) if keep else {}
-    before = rootindex.Fingerprints(root)
+    prints = rootindex.Fingerprints(root)
     fresh: dict[str, Any] = {}
-    known: dict[Path, SendResult] = {}
-    todo: list[tuple[Found, str, bool]] = []
+    out = MailTick()
     for game in games:
-        fingerprint, settled = before.of(game)
+        name = (names or {}).get(game.path) or game_name(game.path)
+        fingerprint, settled = prints.of(game)
         quiet = None if game.path in opened else _quiet(kept.get(game.key), fingerprint)
         if quiet is not None and not quiet.remind.due(now):
-            known[game.path] = SendResult(notes=list(quiet.notes))
+            out.sent.games.append((name, SendResult(notes=list(quiet.notes))))
             fresh[game.key] = kept[game.key]
-        else:
-            todo.append((game, fingerprint, settled))
-    out = MailTick(opened=[g.path for g, _, _ in todo])
-    reminded = _remind(out.opened, flags, now, out.reminders)
-    paths = [g.path for g in games]
-    try:
-        out.sent = send_root(
-            root,
-            flags,
-            None,
-            ask,
-            now=now,
-            games=paths,
-            kit=kit,
-            answers=answers,
-            names=names,
-            known=known,
-        )
-    except PbemError as err:
-        out.failed = str(err)
-        return out
-    after = rootindex.Fingerprints(root)
-    for game, fingerprint, settled in todo:
-        result = out.sent.results.get(game.path)
-        remind = reminded.get(game.path)
-        if not (settled and result is not None and remind is not None and not remind.queued):
+            continue
+        out.opened.append(game.path)
+        remind = _remind(game.path, flags, now, out.reminders)
+        result = send_into(out.sent, name, game.path, flags, None, ask, now=now, kit=kit)
+        if not (settled and remind is not None and result is not None) or remind.queued:
             continue
         if result.built or result.delivered or result.failed or result.pending:
             continue
-        if after.of(game)[0] == fingerprint:  # read as it was: nothing changed meanwhile
+        # kept only as it was read: nothing of it changed while it was opened (the settings
+        # above it looked at afresh)
+        if rootindex.Fingerprints(root).of(game)[0] == fingerprint:
             fresh[game.key] = [fingerprint, Quiet(tuple(result.notes), remind).to_json()]
+    if answers:
+        try:
+            send_answers(out.sent, root, [g.path for g in games], flags, None, ask)
+        except PbemError as err:
+            out.failed = str(err)
     if keep and fresh != kept:
         body = {"version": VERSION, "settings": digest, "games": fresh}
         rootindex.save(root, index_file(shard), body)
@@ -199,17 +191,14 @@ def _quiet(entry: object, fingerprint: str) -> Quiet | None:
 
 
 def _remind(
-    games: Sequence[Path], flags: Mapping[str, Value | None] | None, now: datetime, lines: list[str]
-) -> dict[Path, Reminded]:
-    """Queue the reminders due now in each game (its `remind` setting), a line each in
-    `lines`; what each game's reminders are, for those that could be read (a game that cannot
-    is told by the rest of the run, and reminds no one)."""
-    out: dict[Path, Reminded] = {}
-    for game in games:
-        try:
-            done = queue_reminders(game, game_settings(game, flags), now)
-        except PbemError:
-            continue
-        lines.extend(f"{game.name}: reminder queued: {name}" for name in done.queued)
-        out[game] = done
-    return out
+    game: Path, flags: Mapping[str, Value | None] | None, now: datetime, lines: list[str]
+) -> Reminded | None:
+    """Queue the reminders due now in a game (its `remind` setting), a line each in `lines`;
+    what its reminders are, or None when it cannot be read (it is told by the rest of the run,
+    and reminds no one)."""
+    try:
+        done = queue_reminders(game, game_settings(game, flags), now)
+    except PbemError:
+        return None
+    lines.extend(f"{game.name}: reminder queued: {name}" for name in done.queued)
+    return done

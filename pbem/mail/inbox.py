@@ -22,7 +22,7 @@ from pbem.mail.send import SendResult, deliver_waiting, send_mail, stamp, waitin
 from pbem.mail.smtp import SmtpServer
 from pbem.records.disk import GAME_FILE, locked
 from pbem.records.mailbox_state import record_failure, record_fetch
-from pbem.records.root import Root, game_name, open_root
+from pbem.records.root import open_root
 from pbem.records.settings import Security, Settings, Value, in_force
 from pbem.records.settings import password as settings_password
 from pbem.terminal import printable
@@ -38,7 +38,9 @@ __all__ = [
     "game_settings",
     "mailbox",
     "send",
+    "send_answers",
     "send_game",
+    "send_into",
     "send_root",
     "smtp_of",
 ]
@@ -132,8 +134,6 @@ class RootSend:
     """What sending for a root did, game by game."""
 
     games: list[tuple[str, SendResult]] = field(default_factory=list)
-    results: dict[Path, SendResult] = field(default_factory=dict)
-    """What sending did in each game opened, by its folder."""
     failed: list[str] = field(default_factory=list)
     busy: list[str] = field(default_factory=list)
     """Games another run held (not a failure: their mail waits in their outbox)."""
@@ -218,39 +218,63 @@ def send_root(
     copy_sender: bool = False,
     kit: bool = False,
     answers: bool = True,
-    names: Mapping[Path, str] | None = None,
-    known: Mapping[Path, SendResult] | None = None,
 ) -> RootSend:
     """Send every game's mail, each with its own settings, then the root's own answers (unless
-    not `answers`: another run sends them). `names`: the games' names, as the root's index
-    has them (else each is read from its game file); `known`: for the games not to be opened,
-    what sending would do in them (nothing; perhaps a note), which is told as if they were
-    (`pbem run`: pbem.mail.due)."""
+    not `answers`: another run sends them)."""
     out = RootSend()
-    if names is not None and games is not None:
-        listing = Root(root, tuple((names.get(g) or game_name(g), g) for g in games))
-    else:
-        listing = open_root(root, games)
+    listing = open_root(root, games)
     for name, path in listing.games:
         twin = listing.duplicate_reason(path)
         if twin is not None:
             out.failed.append(f"{path}: not sent: {twin}")
             continue
-        if known is not None and path in known:
-            out.games.append((name, known[path]))
-            continue
-        try:
-            result = send_game(path, flags, server, ask, dry_run, every, now, copy_sender, kit)
-            out.games.append((name, result))
-            out.results[path] = result
-        except LockedError:  # another run is at it: its mail goes with that run or the next
-            out.busy.append(f"{name}: busy (another run holds it); its mail waits")
-        except PbemError as err:
-            out.failed.append(f"{name}: {err}")
-    if answers and waiting(root) and root.resolve() not in {p.resolve() for _, p in listing.games}:
+        send_into(out, name, path, flags, server, ask, dry_run, every, now, copy_sender, kit)
+    if answers:
+        send_answers(out, root, [p for _, p in listing.games], flags, server, ask, dry_run)
+    return out
+
+
+def send_into(
+    out: RootSend,
+    name: str,
+    directory: Path,
+    flags: Mapping[str, Value | None] | None = None,
+    server: SmtpServer | None = None,
+    ask: Callable[[str, str], str] | None = None,
+    dry_run: bool = False,
+    every: bool = False,
+    now: datetime | None = None,
+    copy_sender: bool = False,
+    kit: bool = False,
+) -> SendResult | None:
+    """Send one game's mail as a root's send does, told in `out`: what it did, or None when
+    another run held the game or it could not be sent (told in `out` as such)."""
+    try:
+        result = send_game(directory, flags, server, ask, dry_run, every, now, copy_sender, kit)
+    except LockedError:  # another run is at it: its mail goes with that run or the next
+        out.busy.append(f"{name}: busy (another run holds it); its mail waits")
+        return None
+    except PbemError as err:
+        out.failed.append(f"{name}: {err}")
+        return None
+    out.games.append((name, result))
+    return result
+
+
+def send_answers(
+    out: RootSend,
+    root: Path,
+    games: Sequence[Path],
+    flags: Mapping[str, Value | None] | None = None,
+    server: SmtpServer | None = None,
+    ask: Callable[[str, str], str] | None = None,
+    dry_run: bool = False,
+) -> None:
+    """Send the root's own answers (the messages for no game), told in `out`; nothing when the
+    root is itself one of its `games` (its outbox is that game's)."""
+    if waiting(root) and root.resolve() not in {p.resolve() for p in games}:
         sent = _send_root_outbox(root, flags, server, ask, dry_run)
         out.games.append((f"{root.name} (messages for no game)", sent))
-    return out
 
 
 def _send_root_outbox(
