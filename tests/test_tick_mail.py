@@ -165,6 +165,25 @@ def test_a_message_written_into_an_outbox_by_hand_goes_at_the_next_tick(
     assert [str(m["Message-ID"]) for m in received(server)] == ["<word@club.example>"]
 
 
+def test_a_message_written_while_the_tick_sends_goes_with_it_when_it_would_have(
+    club: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written into league's outbox while the tick sends duel (before league, by its folder):
+    it goes with this tick, as it did when every game was opened."""
+    real = due.send_into
+
+    def meanwhile(out: Any, name: str, directory: Path, *args: Any, **kwargs: Any) -> Any:
+        if directory.name == "duel":
+            run("mail", "resend", club / "league", "--player", "dee")
+        return real(out, name, directory, *args, **kwargs)
+
+    monkeypatch.setattr(due, "send_into", meanwhile)
+    run("mail", "resend", club / "duel", "--player", "ann")
+    _, games = tick(club)
+    assert games == {"duel", "league"}
+    assert sorted(str(m["To"]) for m in received(server)) == ["ann@example.org", "dee@example.org"]
+
+
 def test_a_message_refused_for_now_is_sent_again_at_every_tick_until_it_goes(
     club: Path, server: Server
 ) -> None:
