@@ -141,10 +141,11 @@ def send_due(
     prints = rootindex.Fingerprints(root)
     fresh: dict[str, Any] = {}
     out = MailTick()
+    resolved = set(opened)
     for game in games:
         name = (names or {}).get(game.path) or game_name(game.path)
         fingerprint, settled = prints.of(game)
-        quiet = None if game.path in opened else _quiet(kept.get(game.key), fingerprint)
+        quiet = None if game.path in resolved else _quiet(kept.get(game.key), fingerprint)
         if quiet is not None and not quiet.remind.due(now):
             out.sent.games.append((name, SendResult(notes=list(quiet.notes))))
             fresh[game.key] = kept[game.key]
