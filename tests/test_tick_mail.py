@@ -49,11 +49,14 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             _RECORDING[-1].add(os.path.abspath(os.fsdecode(path)))
 
 
-sys.addaudithook(_audit)
+_HOOKED: list[bool] = []
 
 
 @contextmanager
 def recording() -> Iterator[set[str]]:
+    if not _HOOKED:  # (an audit hook cannot be taken back: one for the whole session)
+        sys.addaudithook(_audit)
+        _HOOKED.append(True)
     seen: set[str] = set()
     _RECORDING.append(seen)
     try:
