@@ -1,6 +1,8 @@
 """What a tick costs in a big folder of games: `pbem status` and `pbem run` over 100, 1,000 and
-10,000 games of which 100 are due, each against resolving those 100 alone in the same run; and
-`pbem new` in the 10,000-game folder against `pbem new` in an empty one.
+10,000 games of which 100 are due, each against resolving those 100 alone in the same run;
+`pbem run --send` over 1,000 and 10,000 games against resolving and mailing the 100 alone
+(`pbem run --send` over a folder of just them); and `pbem new` in the 10,000-game folder against
+`pbem new` in an empty one.
 
 Usage: python benchmarks/scale_tick.py [--quick] [--only new]   (prints its rows and the
 machine; nothing is asserted)
@@ -17,6 +19,13 @@ the ticks cron starts every few minutes. `--quick` leaves out the 10,000-game fo
 measures fewer runs. `--only new` measures `pbem new` alone, in a folder of 10,000 idle games
 indexed by two ticks (the index trusts a folder's look from its second save on, docs/batch.md),
 with 9 runs.
+
+The mail goes to an SMTP server on loopback that the benchmark starts (the tests' aiosmtpd
+server, in this process: its CPU time is not counted), named in each folder's `pbem.toml`;
+every player has an address. A `--send` tick resolves the 100 due games and mails their
+players' latest reports (400 messages, checked to arrive); the idle games have nothing to send.
+The first `--send` tick over a folder, which builds its index of mail (`.pbem-tick/mail.json`),
+is not counted either.
 """
 
 from __future__ import annotations
@@ -39,12 +48,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from conftest import write_skeletons  # noqa: E402
+from test_mail import Server  # noqa: E402
 
 from pbem.core.state import Options, SetupMode, state_digest  # noqa: E402
 from pbem.game import processor  # noqa: E402
 from pbem.records.store import load_game  # noqa: E402
 
 PLAYERS = ["alice", "bob", "carol", "dave"]
+SEATS = [f"{p}={p}@example.org" for p in PLAYERS]
 DUE = 100
 AIM_TICK = 3.0
 AIM_NEW = 1.2
@@ -85,7 +96,7 @@ def templates(work: Path) -> tuple[Path, Path]:
     for directory in (idle, due):
         processor.new_game(
             directory,
-            processor.parse_player_list(PLAYERS),
+            processor.parse_player_list(SEATS),
             Options(setup=SetupMode.RANDOM),
             seed=bytes(32),
             name=directory.name,
@@ -113,8 +124,16 @@ def place(root: Path, index: int) -> Path:
     return root / f"group-{index // 100:03d}" / f"game-{index:05d}"
 
 
+SMTP_PORT = 0
+"""The port of the benchmark's SMTP server, once started; every folder's pbem.toml names it."""
+
+
 def build(root: Path, idle: Path, due: Path, games: int) -> list[Path]:
     """A folder of `games` games, the first DUE of them due; the due games' folders."""
+    root.mkdir(parents=True)
+    (root / "pbem.toml").write_text(
+        f'[mail]\nfrom = "club@example.org"\nsmtp_host = "127.0.0.1"\nsmtp_port = {SMTP_PORT}\n'
+    )
     dues = []
     for i in range(games):
         copy_game(due if i < DUE else idle, place(root, i))
@@ -132,36 +151,83 @@ def refresh(root: Path, due: Path) -> None:
 
 
 def measure(work: Path, quick: bool) -> list[Row]:
+    """Every row, with an SMTP server on loopback for the ticks with --send (the tests' server:
+    aiosmtpd, keeping what it is sent until `sending` counts it)."""
+    global SMTP_PORT
+    from test_mail import running_server
+
+    serving = running_server()
+    smtp = next(serving)
+    SMTP_PORT = smtp.port
+    try:
+        return _measure(work, quick, smtp)
+    finally:
+        next(serving, None)
+
+
+def sending(smtp: Server, root: Path) -> float:
+    """The CPU time of a `pbem run --send` tick, which must mail the due games' reports."""
+    smtp.recorder.received.clear()
+    spent = child_cpu(pbem("run", str(root), "--send", "--now", NOW))
+    count = len(smtp.recorder.received)
+    if count != DUE * len(PLAYERS):
+        raise SystemExit(f"a --send tick over {root} sent {count} messages")
+    return spent
+
+
+def _measure(work: Path, quick: bool, smtp: Server) -> list[Row]:
     runs = 3 if quick else 5
     sizes = [DUE, 1000] if quick else [DUE, 1000, 10000]
+    mailed = [n for n in sizes if n >= 1000]
     idle, due = templates(work)
     alone = work / "alone"
     build(alone, idle, due, DUE)
     rows: list[Row] = []
     baseline: list[float] = []
-    ticks: dict[int, tuple[list[float], list[float]]] = {}
+    send_baseline: list[float] = []
+    ticks: dict[int, tuple[list[float], list[float], list[float]]] = {}
     roots = {}
     for size in sizes:
         root = work / f"root-{size}"
         build(root, idle, due, size)
         child_cpu(pbem("run", str(root), "--now", NOW))  # the first tick builds the index
+        if size in mailed:
+            refresh(root, due)
+            sending(smtp, root)  # and the first with --send, its index of mail
         roots[size] = root
-        ticks[size] = ([], [])
+        ticks[size] = ([], [], [])
     for _ in range(runs):  # interleaved, so that the machine's load weighs on all alike
         refresh(alone, due)
         baseline.append(child_cpu(pbem("run", str(alone), "--now", NOW)))
+        refresh(alone, due)
+        send_baseline.append(sending(smtp, alone))
         for size, root in roots.items():
             refresh(root, due)
             ticks[size][0].append(child_cpu(pbem("status", str(root), "--now", NOW)))
             ticks[size][1].append(child_cpu(pbem("run", str(root), "--now", NOW)))
+            if size in mailed:
+                refresh(root, due)
+                ticks[size][2].append(sending(smtp, root))
     base = statistics.median(baseline)
+    send_base = statistics.median(send_baseline)
     rows.append(
         (f"resolve {DUE} due games alone (pbem run)", f"{base:.2f} s CPU", "the baseline", None)
     )
+    rows.append(
+        (
+            f"resolve and mail {DUE} due games alone (pbem run --send)",
+            f"{send_base:.2f} s CPU",
+            "the baseline of --send",
+            None,
+        )
+    )
     for size in sizes:
-        for what, values in zip(("status", "run"), ticks[size], strict=True):
+        named = ("status", "run", "run --send")
+        for what, values in zip(named, ticks[size], strict=True):
+            if not values:
+                continue
             figure = statistics.median(values)
-            ratio = figure / base
+            ratio = figure / (send_base if what == "run --send" else base)
             rows.append(
                 (
                     f"pbem {what}: {size:,} games, {DUE} due",

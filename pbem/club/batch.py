@@ -230,7 +230,8 @@ def run_root(
     only shard 1 fetches the mail, and moves the tournaments on (docs/batch.md)."""
     if jobs < 1:
         raise PbemError("--jobs must be 1 or more")
-    if not rootindex.walk(path):
+    games = rootindex.walk(path)
+    if not games:
         raise PbemError(f"there is no game in {path}: no folder in it has a game.toml")
     notes: list[str] = []
     mail_failed = False
@@ -271,8 +272,11 @@ def run_root(
                 if root.duplicate_reason(g.path) is None and rootindex.in_shard(g.key, shard)
             ]
     if mail.send and not dry_run:
-        _remind(named, mail, now, notes)
-        mail_failed |= not _send(path, named, mail, now, notes, first)
+        mine = set(named)
+        sending = [g for g in games if g.path in mine]
+        names = {p: n for n, p in root.games}
+        sent = _send(path, sending, names, mail, now, notes, first, shard, todo)
+        mail_failed |= not sent
     return RunSummary(tuple(runs), now, tuple(notes), mail_failed)
 
 
@@ -306,45 +310,39 @@ def _fetch(path: Path, mail: MailRun, now: datetime, notes: list[str]) -> tuple[
     return not isinstance(result, inbox.RootFetch) or result.ok, None
 
 
-def _remind(games: Sequence[Path], mail: MailRun, now: datetime, notes: list[str]) -> None:
-    """Queue the reminders due now in every game (its `remind` setting); a game that cannot be
-    read is told by the rest of the run, and reminds no one."""
-    from pbem.mail import inbox
-    from pbem.mail.reminders import queue_reminders
-
-    for game in games:
-        try:
-            done = queue_reminders(game, inbox.game_settings(game, mail.flags), now)
-        except PbemError:
-            continue
-        notes.extend(f"{game.name}: reminder queued: {name}" for name in done.queued)
-
-
 def _send(
     path: Path,
-    games: Sequence[Path],
+    games: Sequence[rootindex.Found],
+    names: Mapping[Path, str],
     mail: MailRun,
     now: datetime,
     notes: list[str],
-    answers: bool = True,
+    answers: bool,
+    shard: tuple[int, int] | None,
+    resolved: Sequence[Path],
 ) -> bool:
-    """Send every game's mail, and the root's (with `answers`: shard 1 alone sends them);
-    False when anything could not go."""
-    from pbem.mail import inbox
+    """Queue the reminders due now in every game (its `remind` setting) and send every game's
+    mail, and the root's (with `answers`: shard 1 alone sends them); False when anything could
+    not go. Only the games that may have anything to send are opened: those whose files
+    changed since they were last found with nothing to send, those a reminder falls due in,
+    and those `resolved` in this run (pbem.mail.due); the rest are told as they were."""
+    from pbem.mail import due
 
-    try:
-        result = inbox.send_root(
-            path,
-            mail.flags,
-            None,
-            mail.ask_smtp,
-            now=now,
-            games=games,
-            kit=mail.kit,
-            answers=answers,
-        )
-    except PbemError as err:
-        notes.append(f"send failed: {err}")
+    done = due.send_due(
+        path,
+        games,
+        now,
+        mail.flags,
+        mail.ask_smtp,
+        kit=mail.kit,
+        answers=answers,
+        shard=shard,
+        names=names,
+        opened=resolved,
+    )
+    notes.extend(done.reminders)
+    notes.extend(done.sent.lines())
+    if done.failed is not None:
+        notes.append(f"send failed: {done.failed}")
         return False
-    notes.extend(result.lines())
-    return result.ok
+    return done.sent.ok

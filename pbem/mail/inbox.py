@@ -38,7 +38,9 @@ __all__ = [
     "game_settings",
     "mailbox",
     "send",
+    "send_answers",
     "send_game",
+    "send_into",
     "send_root",
     "smtp_of",
 ]
@@ -226,17 +228,53 @@ def send_root(
         if twin is not None:
             out.failed.append(f"{path}: not sent: {twin}")
             continue
-        try:
-            result = send_game(path, flags, server, ask, dry_run, every, now, copy_sender, kit)
-            out.games.append((name, result))
-        except LockedError:  # another run is at it: its mail goes with that run or the next
-            out.busy.append(f"{name}: busy (another run holds it); its mail waits")
-        except PbemError as err:
-            out.failed.append(f"{name}: {err}")
-    if answers and waiting(root) and root.resolve() not in {p.resolve() for _, p in listing.games}:
+        send_into(out, name, path, flags, server, ask, dry_run, every, now, copy_sender, kit)
+    if answers:
+        send_answers(out, root, [p for _, p in listing.games], flags, server, ask, dry_run)
+    return out
+
+
+def send_into(
+    out: RootSend,
+    name: str,
+    directory: Path,
+    flags: Mapping[str, Value | None] | None = None,
+    server: SmtpServer | None = None,
+    ask: Callable[[str, str], str] | None = None,
+    dry_run: bool = False,
+    every: bool = False,
+    now: datetime | None = None,
+    copy_sender: bool = False,
+    kit: bool = False,
+) -> SendResult | None:
+    """Send one game's mail as a root's send does, told in `out`: what it did, or None when
+    another run held the game or it could not be sent (told in `out` as such)."""
+    try:
+        result = send_game(directory, flags, server, ask, dry_run, every, now, copy_sender, kit)
+    except LockedError:  # another run is at it: its mail goes with that run or the next
+        out.busy.append(f"{name}: busy (another run holds it); its mail waits")
+        return None
+    except PbemError as err:
+        out.failed.append(f"{name}: {err}")
+        return None
+    out.games.append((name, result))
+    return result
+
+
+def send_answers(
+    out: RootSend,
+    root: Path,
+    games: Sequence[Path],
+    flags: Mapping[str, Value | None] | None = None,
+    server: SmtpServer | None = None,
+    ask: Callable[[str, str], str] | None = None,
+    dry_run: bool = False,
+) -> None:
+    """Send the root's own answers (the messages for no game), told in `out`; nothing when the
+    root is itself one of its `games` (its outbox is that game's)."""
+    if waiting(root) and root.resolve() not in {p.resolve() for p in games}:
         sent = _send_root_outbox(root, flags, server, ask, dry_run)
         out.games.append((f"{root.name} (messages for no game)", sent))
-    return out
 
 
 def _send_root_outbox(

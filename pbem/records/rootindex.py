@@ -278,13 +278,18 @@ def _scan(directory: Path, parts: list[object]) -> int:
     to as well) and of `orders/` and `mail/`; of `history/`, every name, the look of the first
     history file and the last two (the pending resolution's, if interrupted, and the last
     one's) and of every other entry and what it holds (the deadline changes, vacations, seat
-    changes, undos and holds)."""
+    changes, undos and holds). Of `mail/`, not its own look, which changes whenever its mail
+    state is read (SQLite's journal files come and go): what it holds is looked at entry by
+    entry."""
     newest = 0
     for name, st, sub in _entries(directory):
         if name == LOCK_FILE:
             continue
-        parts.append((name, look(st)))
-        newest = max(newest, _changed(st))
+        if name == MAIL and sub:
+            parts.append((name, "folder"))
+        else:
+            parts.append((name, look(st)))
+            newest = max(newest, _changed(st))
         if stat.S_ISLNK(st.st_mode):  # (a game's own pbem.toml or game.toml behind a link)
             try:
                 target = os.stat(directory / name)
