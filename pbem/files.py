@@ -10,7 +10,6 @@ memory, and a full disk must end in a sentence that says what to do, not a trace
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import errno
 import heapq
 import io
@@ -150,7 +149,7 @@ def refuse_links(directory: Path, folders: tuple[str, ...] = GAME_FOLDERS) -> No
     `first_link`); every command that opens a game calls it before it reads or writes any.
     Under the game's lock, whose sweep looked at the same folders (`swept`), a game found to
     hold no link is not walked again."""
-    if folders == GAME_FOLDERS and os.path.abspath(directory) in _clean.get():
+    if folders == GAME_FOLDERS and os.path.abspath(directory) in _clean:
         return
     link = first_link(directory, folders)
     if link is not None:
@@ -390,11 +389,10 @@ def swept(directory: Path) -> tuple[list[Path], bool]:
     return removed, clean
 
 
-_clean: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
-    "pbem_clean_games", default=frozenset()
-)
-"""The games (by absolute path) whose folders the sweep under their lock, held now, found to
-hold no symbolic link (`refuse_links` does not walk them again)."""
+_clean: dict[str, int] = {}
+"""The games (by absolute path) whose folders the sweep under their lock, held now by this
+process, found to hold no symbolic link (`refuse_links` does not walk them again), each with
+how many times it is held (a lock taken again inside, by another file descriptor, counts)."""
 
 
 @contextlib.contextmanager
@@ -403,11 +401,14 @@ def known_clean(directory: Path, clean: bool) -> Iterator[None]:
     if not clean:
         yield
         return
-    token = _clean.set(_clean.get() | {os.path.abspath(directory)})
+    key = os.path.abspath(directory)
+    _clean[key] = _clean.get(key, 0) + 1
     try:
         yield
     finally:
-        _clean.reset(token)
+        _clean[key] -= 1
+        if not _clean[key]:
+            del _clean[key]
 
 
 def _newest(folders: list[str]) -> list[str]:
