@@ -488,3 +488,21 @@ def test_when_a_reminder_is_due_is_when_a_run_queues_one(tmp_path: Path) -> None
         queued += len(done.queued)
         last = done
     assert queued == 5 and at > deadline  # 24h: all three; 2h: bob and carol; then past it
+
+
+def test_a_tick_that_fetches_reads_no_idle_game_file_for_its_name(
+    club: Path, tmp_path: Path
+) -> None:
+    """The fetch routes mail by the games' names, taken from the index of names where a game
+    file is as it was (`root.indexed_root`): a tick with a mailbox to read opens no idle game."""
+    import mailbox
+
+    box = tmp_path / "box"
+    mailbox.Maildir(box, create=True)
+    with recording() as seen:
+        out = run("run", club, "--maildir", box, "--now", NOW)
+    assert opened(club, seen) == set(), out
+    (club / rootindex.INDEX_FOLDER / rootindex.NAMES).unlink()  # (the names read from the files)
+    with recording() as seen:
+        run("run", club, "--maildir", box, "--now", NOW)
+    assert opened(club, seen) == set(CLUB)

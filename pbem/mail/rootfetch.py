@@ -49,7 +49,7 @@ from pbem.records.disk import grouped, locked, side_by_side
 from pbem.records.mailbox_state import record_fetch, unread_since
 from pbem.records.mailstate import OUTBOX, MailState
 from pbem.records.opening import read_game
-from pbem.records.root import Root, open_root
+from pbem.records.root import Root, indexed_root
 from pbem.records.settings import Settings, Value, in_force
 from pbem.terminal import printable
 
@@ -135,7 +135,7 @@ def fetch_root(
     those for none. When the mailbox breaks off (`RootFetch.broken`), what was handled stays
     handled and the rest is read next time."""
     read_at = now or datetime.now(timezone.utc)
-    games = open_root(root)
+    games = indexed_root(root)
     out = RootFetch()
     with opened(mailbox) as reading, locked(root, creating=True):
         _sweep(root)

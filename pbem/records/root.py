@@ -107,6 +107,14 @@ def fold(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
 
 
+def indexed_root(path: Path) -> Root:
+    """The games of a root by name as `open_root` finds them, each name read from the root's
+    index of names where the game file is as it was when the name was read (a tick's fetch:
+    no game file of 10,000 parsed for its name), else from the game file."""
+    found = rootindex.survey(path)
+    return Root(path, tuple(rootindex.game_names(path, found, game_name, fold)))
+
+
 def open_root(path: Path, games: Sequence[Path] | None = None) -> Root:
     found = find_games(path) if games is None else games
     return Root(path, tuple((game_name(g), g) for g in found))
