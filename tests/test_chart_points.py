@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from pbem.present.stats import CHART_WIDTH, line_chart
+from pbem.present.charts import CHART_WIDTH, line_chart
 
 
 def points(chart: dict[str, object], player: str) -> list[tuple[float, float]]:

@@ -21,15 +21,14 @@ from pbem.core.events import Conquered, Event, Rolled
 from pbem.core.luck import expected_losses
 from pbem.core.state import GameState, Phase
 from pbem.languages.i18n import _, current, n_
+from pbem.present.charts import charts, line_chart
 from pbem.present.context import KIT_COMMAND, game_over, variants
 from pbem.present.plan import decimal
 from pbem.present.report import render_template
 from pbem.present.stats import (
     battle_line,
-    charts,
     fallen_line,
     game_stats,
-    line_chart,
     luck_line,
     trade_line,
 )
