@@ -324,14 +324,10 @@ def stats_for(stats: Mapping[str, Any], state: GameState, player: str | None) ->
     team = _team(state, player)
     if team is None:
         return dict(stats)
-
-    def ours(values: Mapping[str, Any]) -> dict[str, Any]:
-        return {p: v for p, v in values.items() if p in team}
-
     return {
         **_only(stats, team),
         "timeline": [
-            {**t, "territories": ours(t["territories"]), "armies": ours(t["armies"])}
+            {**t, "territories": _ours(t["territories"], team), "armies": _ours(t["armies"], team)}
             for t in stats["timeline"]
         ],
     }
@@ -346,17 +342,18 @@ def _team(state: GameState, player: str | None) -> frozenset[str] | None:
 
 def _only(stats: Mapping[str, Any], team: frozenset[str]) -> dict[str, Any]:
     """The story of `team`'s side (`stats_for`), its timeline as it is."""
-
-    def ours(values: Mapping[str, Any]) -> dict[str, Any]:
-        return {p: v for p, v in values.items() if p in team}
-
     return {
         **stats,
         "players": [p for p in stats["players"] if p in team],
         "biggest_battles": [],  # (the game's biggest, which would count the battles not seen)
         "trades": [t for t in stats["trades"] if t["player"] in team],
-        "luck": ours(stats["luck"]),
+        "luck": _ours(stats["luck"], team),
     }
+
+
+def _ours(values: Mapping[str, Any], team: frozenset[str]) -> dict[str, Any]:
+    """Of `values` by player, those of `team`'s players."""
+    return {p: v for p, v in values.items() if p in team}
 
 
 def won_by(stats: Mapping[str, Any]) -> str:
